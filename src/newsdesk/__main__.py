@@ -1,0 +1,3 @@
+from newsdesk.cli import app
+
+app()

@@ -1,0 +1,148 @@
+"""Settings: defaults, overridden by a TOML file, overridden by NEWSDESK_* environment variables.
+
+The file is `newsdesk.toml` in the working directory, or the path in NEWSDESK_CONFIG.
+Every key is documented in the README ("Settings"). An environment variable names a key
+as NEWSDESK_<SECTION>_<KEY> (e.g. NEWSDESK_FETCH_ALLOW_PRIVATE=1) or NEWSDESK_<KEY> for
+top-level keys (e.g. NEWSDESK_DATABASE_URL).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ConfigError(Exception):
+    """A setting a user wrote is wrong; the message names the file, the key and the fix."""
+
+
+@dataclass
+class FetchSettings:
+    user_agent: str = "newsdesk/0.1 (+https://github.com/newsdesk/newsdesk; self-hosted AI newsroom)"
+    connect_timeout: float = 10.0
+    read_timeout: float = 20.0
+    total_timeout: float = 60.0
+    max_bytes: int = 10_000_000
+    max_redirects: int = 5
+    retries: int = 3
+    backoff_base: float = 1.0
+    max_retry_after: float = 120.0
+    per_host_concurrency: int = 2
+    per_host_delay: float = 1.0
+    concurrency: int = 16
+    allow_private: bool = False
+    fulltext_concurrency: int = 4
+
+
+@dataclass
+class LLMSettings:
+    # "embedded" runs Qwen2.5-0.5B in-process through llama.cpp; "openai" talks to base_url.
+    backend: str = "embedded"
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    embedding_backend: str = "use"  # "use" (embedded multilingual USE) or "openai"
+    embedding_model: str = ""
+    concurrency: int = 4
+    timeout: float = 120.0
+    retries: int = 3
+    max_tokens: int = 1200
+    temperature: float = 0.3
+    budget_tokens: int = 0  # 0 = no token budget per run
+    budget_usd: float = 0.0  # 0 = no money budget per run
+    prices_file: str = ""  # TOML of per-model prices; empty = packaged defaults
+
+
+@dataclass
+class Settings:
+    data_dir: str = "data"
+    database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
+    sources_file: str = ""  # user catalog, merged over the packaged one
+    rss_bridge_base: str = "https://rsshub.app"
+    site_name: str = "newsdesk"
+    site_dir: str = "site"
+    site_url: str = "http://localhost:8000/"
+    languages: list[str] = field(default_factory=lambda: ["zh", "en"])
+    timezone: str = "Asia/Shanghai"
+    fetch: FetchSettings = field(default_factory=FetchSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+
+    @property
+    def database(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{Path(self.data_dir) / 'newsdesk.db'}"
+
+
+def _coerce(value: str, like: object, name: str) -> object:
+    if isinstance(like, bool):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off", ""):
+            return False
+        raise ConfigError(f"environment {name}={value!r}: expected true/false")
+    if isinstance(like, int):
+        try:
+            return int(value)
+        except ValueError:
+            raise ConfigError(f"environment {name}={value!r}: expected an integer") from None
+    if isinstance(like, float):
+        try:
+            return float(value)
+        except ValueError:
+            raise ConfigError(f"environment {name}={value!r}: expected a number") from None
+    if isinstance(like, list):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return value
+
+
+def _apply(obj: object, data: dict, where: str) -> None:
+    fields = {f.name: f for f in dataclasses.fields(obj)}
+    for key, value in data.items():
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise ConfigError(f"{where}: unknown setting '{key}' (known: {known})")
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: '{key}' must be a [{key}] table")
+            _apply(current, value, f"{where} [{key}]")
+            continue
+        expected = type(current)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(
+                f"{where}: '{key}' = {value!r} should be {expected.__name__}"
+            )
+        setattr(obj, key, value)
+
+
+def load_settings(path: str | os.PathLike | None = None, env: dict | None = None) -> Settings:
+    env = os.environ if env is None else env
+    settings = Settings()
+    path = path or env.get("NEWSDESK_CONFIG") or "newsdesk.toml"
+    p = Path(path)
+    if p.exists():
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: not valid TOML ({exc}); fix the line it names") from None
+        _apply(settings, data, str(p))
+    elif path != "newsdesk.toml":
+        raise ConfigError(f"{p}: settings file not found; check NEWSDESK_CONFIG or --config")
+    for name, value in env.items():
+        if not name.startswith("NEWSDESK_") or name == "NEWSDESK_CONFIG":
+            continue
+        key = name[len("NEWSDESK_"):].lower()
+        target: object = settings
+        for section in ("fetch", "llm"):
+            if key.startswith(section + "_"):
+                target, key = getattr(settings, section), key[len(section) + 1:]
+                break
+        if key in {f.name for f in dataclasses.fields(target)}:
+            setattr(target, key, _coerce(value, getattr(target, key), name))
+    return settings

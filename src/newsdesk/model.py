@@ -1,0 +1,67 @@
+"""The newsroom's nouns as plain dataclasses, shared by every stage."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+MATERIAL_LEVELS = ("full", "summary", "title", "paywalled", "failed")
+SOURCE_KINDS = ("rss", "atom", "jsonfeed", "arxiv", "hn", "reddit", "podcast", "jsonl")
+LANGUAGES = ("zh", "en", "other")
+
+
+@dataclass
+class Source:
+    id: str
+    name: str
+    url: str
+    kind: str = "rss"
+    language: str = "en"
+    tier: int = 2
+    weight: float = 1.0
+    category: str = "media"
+    fulltext: bool = False
+    enabled: bool = True
+    origin: str = "catalog"
+
+
+@dataclass
+class Turn:
+    """One speaker turn of a transcript; times in seconds when the transcript has them."""
+
+    speaker: str
+    text: str
+    start: float | None = None
+    end: float | None = None
+
+
+@dataclass
+class Item:
+    """One story as one source published it (a row of `items`)."""
+
+    source_id: str
+    guid: str
+    url: str | None
+    title: str
+    summary: str = ""
+    body: str | None = None
+    language: str = "other"
+    published_at: datetime | None = None  # None = the store uses first_seen_at
+    material: str = "summary"
+    authors: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    engagement: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    transcript: list[Turn] | None = None
+    transcript_format: str | None = None
+    transcript_url: str | None = None
+
+    @property
+    def content_hash(self) -> str:
+        """Changes when what a reader sees changes; drives 'updated' on re-ingest."""
+        h = hashlib.sha256()
+        for part in (self.title, self.summary, self.body or "", self.url or "", self.material):
+            h.update(part.encode("utf-8"))
+            h.update(b"\x1f")
+        return h.hexdigest()

@@ -1,0 +1,48 @@
+"""Database access: one Engine per process, SQLite file by default, PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
+
+from newsdesk.store.migrate import migrate
+from newsdesk.store.schema import metadata  # noqa: F401  (re-exported for stages)
+
+
+class StoreError(Exception):
+    """The store cannot be opened; the message names the URL and the fix."""
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    # WAL lets the web app read while a run writes; a killed run loses at most its open transaction.
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
+    """Open (and by default migrate) the store at `url`."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        engine = create_engine(url, future=True, pool_pre_ping=True)
+    except (ArgumentError, ImportError) as exc:
+        raise StoreError(f"database URL {url!r} is not usable ({exc}); use sqlite:///path or postgresql://host/db") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    if migrate_schema:
+        try:
+            migrate(engine)
+        except OperationalError as exc:
+            raise StoreError(f"cannot open database {engine.url!r}: {exc.orig}; check database_url") from None
+    return engine

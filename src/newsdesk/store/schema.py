@@ -1,0 +1,140 @@
+"""The store's tables (SQLAlchemy Core). One table per newsroom concept.
+
+Times are stored as timezone-aware UTC datetimes. JSON columns hold small structured
+facts (warnings, score parts, engagement); anything queried is a real column.
+Stages that come later add their tables in their own section below; every table is
+created by migration 1 on a fresh store, and later changes go in store/migrate.py.
+"""
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+
+class UTCDateTime(TypeDecorator):
+    """Aware UTC datetimes on every backend (SQLite would hand back naive ones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; use UTC-aware datetimes")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect):
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# --- ingest -------------------------------------------------------------------------
+
+sources = Table(
+    "sources",
+    metadata,
+    Column("id", String(120), primary_key=True),  # slug, e.g. arxiv-cs-cl
+    Column("name", String(300), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("kind", String(20), nullable=False),  # rss | atom | jsonfeed | arxiv | hn | reddit | podcast | jsonl
+    Column("language", String(8), nullable=False),
+    Column("tier", Integer, nullable=False, default=2),  # 1 = most authoritative
+    Column("weight", Float, nullable=False, default=1.0),
+    Column("category", String(40), nullable=False, default="media"),
+    Column("fulltext", Boolean, nullable=False, default=False),
+    Column("enabled", Boolean, nullable=False, default=True),
+    Column("origin", String(20), nullable=False, default="catalog"),  # catalog | user | import
+    # Conditional-GET state, carried from one fetch to the next.
+    Column("etag", Text),
+    Column("last_modified", Text),
+    # Lease so only one worker fetches a source at a time (see ARCHITECTURE.md).
+    Column("lease_owner", String(80)),
+    Column("lease_until", UTCDateTime()),
+)
+
+fetches = Table(
+    "fetches",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("source_id", String(120), ForeignKey("sources.id"), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("duration_ms", Integer),
+    Column("url", Text),
+    Column("http_status", Integer),
+    Column("etag", Text),
+    Column("last_modified", Text),
+    Column("not_modified", Boolean, nullable=False, default=False),
+    Column("items_seen", Integer, nullable=False, default=0),
+    Column("items_new", Integer, nullable=False, default=0),
+    Column("items_updated", Integer, nullable=False, default=0),
+    Column("warnings", JSON, nullable=False, default=list),
+    Column("error", Text),
+    Index("ix_fetches_source_started", "source_id", "started_at"),
+)
+
+items = Table(
+    "items",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("source_id", String(120), ForeignKey("sources.id"), nullable=False),
+    Column("guid", Text, nullable=False),
+    Column("url", Text),  # canonical URL
+    Column("title", Text, nullable=False, default=""),
+    Column("summary", Text, nullable=False, default=""),
+    Column("body", Text),
+    Column("language", String(8), nullable=False, default="other"),
+    Column("published_at", UTCDateTime(), nullable=False),
+    Column("first_seen_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("material", String(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
+    Column("content_hash", String(64), nullable=False),
+    Column("authors", JSON, nullable=False, default=list),
+    Column("categories", JSON, nullable=False, default=list),
+    Column("engagement", JSON, nullable=False, default=dict),  # {"points": 312, "comments": 88}
+    Column("extra", JSON, nullable=False, default=dict),  # feed-specific facts (arxiv id, episode no, ...)
+    UniqueConstraint("source_id", "guid", name="uq_items_source_guid"),
+    Index("ix_items_source_url", "source_id", "url"),
+    Index("ix_items_published", "published_at"),
+)
+
+transcripts = Table(
+    "transcripts",
+    metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("format", String(10), nullable=False),  # vtt | srt | json | html | text
+    Column("source_url", Text),
+    Column("turns", JSON, nullable=False),  # [{"speaker", "start", "end", "text"}]
+    Column("stored_at", UTCDateTime(), nullable=False),
+)
+
+# --- cluster --------------------------------------------------------------------------
+
+item_vectors = Table(
+    "item_vectors",
+    metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("model", String(80), nullable=False),
+    Column("dim", Integer, nullable=False),
+    Column("vector", LargeBinary, nullable=False),  # float32 little-endian
+)
