@@ -45,3 +45,7 @@ def engine():
 def fail(message: str) -> None:
     err.print(f"[red]error:[/red] {message}")
     raise typer.Exit(2)
+
+
+sources_app = typer.Typer(help="The source catalog and each source's health.", invoke_without_command=True)
+app.add_typer(sources_app, name="sources")

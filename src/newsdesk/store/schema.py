@@ -138,3 +138,128 @@ item_vectors = Table(
     Column("dim", Integer, nullable=False),
     Column("vector", LargeBinary, nullable=False),  # float32 little-endian
 )
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("title", Text, nullable=False, default=""),  # the lead item's headline
+    Column("lead_item_id", Integer, ForeignKey("items.id")),
+    Column("first_seen_at", UTCDateTime(), nullable=False),  # earliest member publish time
+    Column("last_seen_at", UTCDateTime(), nullable=False),
+    Column("item_count", Integer, nullable=False, default=0),
+    Column("outlets", Integer, nullable=False, default=0),  # distinct sources
+    Column("independent_outlets", Integer, nullable=False, default=0),  # one origin counted once
+    Column("languages", JSON, nullable=False, default=list),
+    Column("category", String(40)),
+    Column("anchors", JSON, nullable=False, default=list),  # exact cross-language anchors: GPT-5.5, arXiv ids, ...
+    Column("score", Float, nullable=False, default=0.0),
+    Column("score_parts", JSON, nullable=False, default=dict),  # why it ranks where it does
+    Column("tier", String(12), nullable=False, default="all"),  # featured | p1 | all
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Index("ix_events_last_seen", "last_seen_at"),
+)
+
+event_members = Table(
+    "event_members",
+    metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
+    Column("role", String(12), nullable=False),  # lead | member | syndicated | duplicate
+    Column("origin_item_id", Integer, ForeignKey("items.id")),  # for syndicated / duplicate copies
+    Column("similarity", Float),
+    Column("reason", Text),  # why it joined (anchor match, cosine, arbitration)
+    Column("joined_at", UTCDateTime(), nullable=False),
+    Index("ix_event_members_event", "event_id"),
+)
+
+# --- write ----------------------------------------------------------------------------
+
+llm_cache = Table(
+    "llm_cache",
+    metadata,
+    Column("key", String(64), primary_key=True),  # sha256 of (model, messages, parameters)
+    Column("model", String(200), nullable=False),
+    Column("request", JSON, nullable=False),
+    Column("response", JSON, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+llm_usage = Table(
+    "llm_usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", UTCDateTime(), nullable=False),
+    Column("run_id", String(40)),
+    Column("stage", String(40), nullable=False),  # analysis | weekly | episode | translate | arbitrate | ...
+    Column("backend", String(20), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("prompt_tokens", Integer, nullable=False, default=0),
+    Column("completion_tokens", Integer, nullable=False, default=0),
+    Column("cached_tokens", Integer, nullable=False, default=0),
+    Column("latency_ms", Integer, nullable=False, default=0),
+    Column("cost_usd", Float, nullable=False, default=0.0),
+    Column("cache_hit", Boolean, nullable=False, default=False),  # served from llm_cache: no model call
+    Column("error", Text),
+    Index("ix_llm_usage_at", "at"),
+)
+
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
+    Column("language", String(8), nullable=False),
+    Column("headline", Text, nullable=False, default=""),
+    Column("body", Text, nullable=False),
+    Column("status", String(12), nullable=False),  # clean | flagged
+    Column("flags", JSON, nullable=False, default=list),
+    Column("attempts", Integer, nullable=False, default=1),
+    Column("model", String(200)),
+    Column("material_key", String(64), nullable=False),  # hash of the material: unchanged event = no rewrite
+    Column("created_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("event_id", "language", name="uq_analyses_event_language"),
+)
+
+checks = Table(
+    "checks",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("subject", String(20), nullable=False),  # analysis | weekly | episode | translation
+    Column("subject_id", String(80), nullable=False),
+    Column("attempt", Integer, nullable=False, default=1),
+    Column("passed", Boolean, nullable=False),
+    Column("findings", JSON, nullable=False, default=list),
+    Column("at", UTCDateTime(), nullable=False),
+    Index("ix_checks_subject", "subject", "subject_id"),
+)
+
+# --- editions and readers -------------------------------------------------------------
+
+editions = Table(
+    "editions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(12), nullable=False),  # daily | weekly | episode
+    Column("key", String(80), nullable=False),  # 2026-04-23 | 2026-W42 | episode slug
+    Column("language", String(8), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("body", Text, nullable=False),  # markdown
+    Column("meta", JSON, nullable=False, default=dict),
+    Column("status", String(12), nullable=False, default="clean"),  # clean | flagged
+    Column("material_key", String(64), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("kind", "key", "language", name="uq_editions_kind_key_language"),
+)
+
+feedback = Table(
+    "feedback",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
+    Column("kind", String(8), nullable=False),  # up | down | star
+    Column("note", Text, nullable=False, default=""),
+    Column("user", String(80), nullable=False, default="operator"),
+    Column("at", UTCDateTime(), nullable=False),
+    Index("ix_feedback_event", "event_id"),
+)
