@@ -1,0 +1,113 @@
+"""The daily edition: which events a day holds, their order, cards, tabs and skipping an unchanged day."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from sqlalchemy import insert, select, update
+
+from newsdesk.config import Settings
+from newsdesk.editions import build_daily, build_dailies, local_day_bounds
+from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
+
+
+def add_event(conn, *, title, when, score, tier="all", category="research", members=(), now=None):
+    """An event with its member items; `members` = [(source_id, title, url, published_at, role)]."""
+    now = now or datetime.now(UTC)
+    event_id = conn.execute(insert(events).values(
+        title=title, first_seen_at=min(m[3] for m in members), last_seen_at=when, item_count=len(members),
+        outlets=len({m[0] for m in members}), independent_outlets=1, languages=["zh"], category=category,
+        score=score, tier=tier, updated_at=now,
+    )).inserted_primary_key[0]
+    for source_id, item_title, url, published, role in members:
+        item_id = conn.execute(insert(items).values(
+            source_id=source_id, guid=url, url=url, title=item_title, summary=item_title, language="zh",
+            published_at=published, first_seen_at=now, updated_at=now, material="summary", content_hash=url,
+        )).inserted_primary_key[0]
+        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role, joined_at=now))
+    return event_id
+
+
+def seed(conn):
+    for sid, name in (("jqzx", "机器之心"), ("qbit", "量子位"), ("simonw", "Simon Willison")):
+        conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example/feed", kind="rss",
+                                            language="zh", tier=1, weight=1.0, category="media"))
+    t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
+    # 2026-03-11 20:00 UTC is 03-12 04:00 in Shanghai: belongs to the 12th.
+    big = add_event(conn, title="DeepSeek V4 发布", when=t(11, 20), score=0.9, tier="featured", category="model",
+                    members=[("jqzx", "DeepSeek V4 发布，1M 上下文", "https://jqzx.example/a", t(11, 18), "lead"),
+                             ("qbit", "DeepSeek V4 来了", "https://qbit.example/a", t(11, 20), "member")])
+    small = add_event(conn, title="一篇 RAG 论文", when=t(12, 3), score=0.4, members=[
+        ("simonw", "A RAG paper", "https://simonw.example/b", t(12, 3), "lead")])
+    # Late on the 12th in UTC = the 13th in Shanghai: not on the 12th's page.
+    other = add_event(conn, title="第二天的事", when=t(12, 17), score=0.99, tier="p1", members=[
+        ("qbit", "第二天的事", "https://qbit.example/c", t(12, 17), "lead")])
+    conn.execute(insert(analyses).values(
+        event_id=big, language="zh", headline="DeepSeek V4：1M 上下文", body="第一段。\n\n第二段。", status="clean",
+        flags=[], material_key="k", created_at=t(12, 1)))
+    conn.execute(insert(analyses).values(
+        event_id=small, language="zh", headline="RAG 论文", body="只有标题。", status="flagged",
+        flags=["number 42% not in the material"], material_key="k", created_at=t(12, 4)))
+    return big, small, other
+
+
+def test_day_bounds_follow_the_newsroom_timezone():
+    start, end = local_day_bounds(date(2026, 3, 12), "Asia/Shanghai")
+    assert start == datetime(2026, 3, 11, 16, tzinfo=UTC) and end == datetime(2026, 3, 12, 16, tzinfo=UTC)
+
+
+def test_daily_edition_cards_order_tabs_and_check_status(engine):
+    settings = Settings()
+    with engine.begin() as conn:
+        big, small, other = seed(conn)
+    stats = build_daily(engine, settings, "2026-03-12")
+    assert stats.events == 2 and stats.built == ["zh", "en"]
+    with engine.connect() as conn:
+        zh = conn.execute(select(editions).where(editions.c.kind == "daily", editions.c.key == "2026-03-12",
+                                                 editions.c.language == "zh")).one()
+        en = conn.execute(select(editions).where(editions.c.key == "2026-03-12", editions.c.language == "en")).one()
+    assert zh.title == "全部 · 2026-03-12" and en.title == "All · 2026-03-12"
+    assert zh.body.startswith("# 全部 · 2026-03-12\n")
+    cards = zh.meta["cards"]
+    assert [c["event_id"] for c in cards] == [big, small]  # by score; `other` is on the 13th
+    assert cards[0]["headline"] == "DeepSeek V4：1M 上下文"
+    assert [s["source"] for s in cards[0]["sources"]] == ["机器之心", "量子位"]  # lead first
+    assert cards[0]["sources"][0]["published_at"] == "2026-03-12 02:00"  # Shanghai time
+    assert cards[1]["check"] == "flagged" and zh.status == "flagged"
+    assert "⚠ 未通过核查: number 42% not in the material" in zh.body
+    assert "[DeepSeek V4 发布，1M 上下文](https://jqzx.example/a) — 机器之心 · 2026-03-12 02:00" in zh.body
+    tabs = {t["id"]: t["events"] for t in zh.meta["tabs"]}
+    assert tabs["all"] == [big, small] and tabs["featured"] == [big] and tabs["category-research"] == [small]
+    assert "p1" in tabs and tabs["p1"] == [big]
+    # No English analysis: the card falls back to the event title and says there is none.
+    assert en.meta["cards"][0]["headline"] == "DeepSeek V4 发布" and en.meta["cards"][0]["check"] == "missing"
+    assert "No analysis yet." in en.body
+
+
+def test_unchanged_day_is_not_rebuilt_and_a_new_analysis_is(engine):
+    settings = Settings(languages=["zh"])
+    with engine.begin() as conn:
+        big, small, _ = seed(conn)
+    build_daily(engine, settings, date(2026, 3, 12))
+    with engine.connect() as conn:
+        first = conn.execute(select(editions.c.updated_at, editions.c.id)).one()
+    again = build_daily(engine, settings, date(2026, 3, 12))
+    assert again.built == [] and again.unchanged == ["zh"]
+    with engine.connect() as conn:
+        assert conn.execute(select(editions.c.updated_at, editions.c.id)).one() == first
+    with engine.begin() as conn:
+        conn.execute(update(analyses).where(analyses.c.event_id == small).values(status="clean", flags=[]))
+    third = build_daily(engine, settings, date(2026, 3, 12))
+    assert third.built == ["zh"]
+    with engine.connect() as conn:
+        row = conn.execute(select(editions)).one()
+    assert row.status == "clean" and row.id == first.id
+
+
+def test_build_dailies_covers_every_day_with_events(sqlite_engine):
+    settings = Settings(languages=["zh"])
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+    built = build_dailies(sqlite_engine, settings)
+    assert [s.date.isoformat() for s in built] == ["2026-03-12", "2026-03-13"]
+    assert all(s.events for s in built)
