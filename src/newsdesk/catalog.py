@@ -1,0 +1,393 @@
+"""The source catalog: the packaged `sources.toml`, a user's file merged over it, and OPML.
+
+A catalog file is TOML with one `[[source]]` table per source:
+
+    [[source]]
+    id = "openai-news"          # slug: lower-case letters, digits, '-'
+    name = "OpenAI News"
+    url = "https://openai.com/news/rss.xml"   # "{bridge}/..." = the RSS bridge setting
+    kind = "rss"                # see newsdesk.model.SOURCE_KINDS
+    language = "en"             # zh | en | other
+    tier = 1                    # 1 primary, 2 strong secondary, 3 aggregator / community
+    weight = 1.0                # > 0, scales authority within a tier
+    category = "lab"            # see CATEGORIES
+    fulltext = true             # fetch the article page for a full body
+
+A user file uses the same shape. An entry whose id is already in the catalog only
+needs the fields it changes (`enabled = false` switches a source off); a new id
+needs at least name and url. Bad entries are skipped and reported, one line each,
+so one typo never takes the whole catalog down.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from importlib import resources
+from pathlib import Path
+from urllib.parse import urlsplit
+from xml.etree import ElementTree as ET
+
+import tomli_w
+
+from newsdesk.config import Settings
+from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
+
+CATEGORIES = (
+    "lab",  # AI labs' own blogs and newsrooms
+    "company",  # other companies' product / engineering blogs
+    "research",  # research groups, institutes, safety orgs
+    "papers",  # arXiv listings, paper aggregators
+    "community",  # Hacker News, Reddit, forums
+    "media",  # English-language news outlets
+    "newsletter",  # newsletters and personal blogs
+    "podcast",
+    "zh-media",  # Chinese-language outlets
+    "policy",  # governments, regulators, policy think tanks
+)
+
+FIELDS = ("id", "name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "enabled")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_DEFAULTS = {
+    "kind": "rss",
+    "language": "en",
+    "tier": 2,
+    "weight": 1.0,
+    "category": "media",
+    "fulltext": False,
+    "enabled": True,
+}
+
+
+class CatalogError(Exception):
+    """One bad thing in a catalog or OPML file, as one line naming file, entry and field."""
+
+
+def packaged_catalog_path() -> Path:
+    return Path(str(resources.files("newsdesk") / "data" / "sources.toml"))
+
+
+def user_catalog_path(settings: Settings) -> Path | None:
+    """The user's catalog: `sources_file` if set, else `<data_dir>/sources.toml` when it exists.
+
+    The fallback is where `newsdesk sources import` writes, so an import works
+    without first editing newsdesk.toml.
+    """
+    if settings.sources_file:
+        return Path(settings.sources_file)
+    fallback = Path(settings.data_dir) / "sources.toml"
+    return fallback if fallback.exists() else None
+
+
+def load_catalog(
+    settings: Settings, *, user_file: str | Path | None = None
+) -> tuple[list[Source], list[str]]:
+    """Packaged catalog with the user's file merged over it by id.
+
+    Returns (sources, errors). Disabled sources are returned with enabled=False so
+    the store can mark them; callers that fetch filter on `enabled`.
+    """
+    errors: list[str] = []
+    merged: dict[str, dict] = {}
+    origins: dict[str, str] = {}
+
+    packaged = packaged_catalog_path()
+    for raw in _read_entries(packaged, errors):
+        merged[raw["id"]] = raw
+        origins[raw["id"]] = "catalog"
+
+    user = Path(user_file) if user_file is not None else user_catalog_path(settings)
+    if user is not None:
+        if not user.exists():
+            errors.append(f"{user}: user catalog not found; fix sources_file in newsdesk.toml or create the file")
+        else:
+            for raw in _read_entries(user, errors):
+                if raw["id"] in merged:
+                    # Override: validate the merged entry, but blame the user's file.
+                    candidate = {**merged[raw["id"]], **raw}
+                    try:
+                        _to_source(candidate, user, settings, "user")
+                    except CatalogError as exc:
+                        errors.append(str(exc))
+                        continue
+                    merged[raw["id"]] = candidate
+                else:
+                    merged[raw["id"]] = raw
+                origins[raw["id"]] = "user"
+
+    result: list[Source] = []
+    for sid, raw in merged.items():
+        where = packaged if origins[sid] == "catalog" else user
+        try:
+            result.append(_to_source(raw, where, settings, origins[sid]))
+        except CatalogError as exc:
+            errors.append(str(exc))
+    return result, errors
+
+
+def _read_entries(path: Path, errors: list[str]) -> list[dict]:
+    """Raw `[[source]]` tables that have a usable, unique id; problems go to `errors`."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        errors.append(f"{path}: not valid TOML ({exc}); fix that line, no source from this file was loaded")
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        errors.append(f"{path}: cannot read ({exc}); check the path and that it is UTF-8")
+        return []
+    extra = sorted(set(data) - {"source"})
+    if extra:
+        errors.append(f"{path}: unknown top-level key(s) {', '.join(extra)}; entries go in [[source]] tables")
+    entries = data.get("source", [])
+    if not isinstance(entries, list):
+        errors.append(f"{path}: 'source' must be an array of tables, written [[source]]")
+        return []
+    out: list[dict] = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(entries, start=1):
+        sid = raw.get("id")
+        if not isinstance(sid, str) or not _SLUG.match(sid):
+            label = f"#{n}" if not isinstance(sid, str) else repr(sid)
+            errors.append(
+                f"{path}: entry {label} field 'id': "
+                + ("missing" if sid is None else "must be a slug like 'arxiv-cs-cl' (a-z, 0-9, '-')")
+            )
+            continue
+        if sid in seen:
+            errors.append(f"{path}: entry '{sid}' field 'id': duplicate of entry #{seen[sid]}; keep one")
+            continue
+        seen[sid] = n
+        out.append(raw)
+    return out
+
+
+def _to_source(raw: dict, path: Path | None, settings: Settings, origin: str) -> Source:
+    """Validate one raw entry and build its Source; the first bad field raises."""
+    sid = raw["id"]
+
+    def bad(field: str, why: str) -> CatalogError:
+        return CatalogError(f"{path}: entry '{sid}' field '{field}': {why}")
+
+    for key in raw:
+        if key not in FIELDS:
+            raise bad(key, f"unknown field (known: {', '.join(FIELDS)})")
+    for key in ("name", "url"):
+        if key not in raw:
+            raise bad(key, "missing")
+    values = {**_DEFAULTS, **raw}
+
+    name = values["name"]
+    if not isinstance(name, str) or not name.strip():
+        raise bad("name", "must be a non-empty string")
+    url = values["url"]
+    if not isinstance(url, str):
+        raise bad("url", "must be an http(s) URL")
+    url = url.replace("{bridge}", settings.rss_bridge_base.rstrip("/"))
+    if "{" in url or "}" in url:
+        raise bad("url", "unknown placeholder; only {bridge} is substituted")
+    if not _is_http_url(url):
+        raise bad("url", "must be an http(s) URL")
+    if values["kind"] not in SOURCE_KINDS:
+        raise bad("kind", f"{values['kind']!r} is not one of {', '.join(SOURCE_KINDS)}")
+    if values["language"] not in LANGUAGES:
+        raise bad("language", f"{values['language']!r} is not one of {', '.join(LANGUAGES)}")
+    tier = values["tier"]
+    if isinstance(tier, bool) or not isinstance(tier, int) or not 1 <= tier <= 3:
+        raise bad("tier", "must be 1, 2 or 3 (1 = primary source)")
+    weight = values["weight"]
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+        raise bad("weight", "must be a number above 0")
+    if values["category"] not in CATEGORIES:
+        raise bad("category", f"{values['category']!r} is not one of {', '.join(CATEGORIES)}")
+    for key in ("fulltext", "enabled"):
+        if not isinstance(values[key], bool):
+            raise bad(key, "must be true or false")
+    return Source(
+        id=sid,
+        name=name.strip(),
+        url=url,
+        kind=values["kind"],
+        language=values["language"],
+        tier=tier,
+        weight=float(weight),
+        category=values["category"],
+        fulltext=values["fulltext"],
+        enabled=values["enabled"],
+        origin=origin,
+    )
+
+
+def _is_http_url(url: str) -> bool:
+    if any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+# ---------------------------------------------------------------- OPML
+
+def slugify(text: str) -> str:
+    """ASCII slug of a title; '' when nothing ASCII is left (e.g. an all-Chinese title)."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
+
+
+def _url_slug(url: str) -> str:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+    return slugify(f"{host} {parts.path}") or "feed"
+
+
+def _guess_kind(url: str, declared: str | None) -> str:
+    if declared in SOURCE_KINDS:
+        return declared
+    host = (urlsplit(url).hostname or "").lower()
+    if host.endswith("arxiv.org"):
+        return "arxiv"
+    if host in ("hnrss.org", "news.ycombinator.com"):
+        return "hn"
+    if host.endswith("reddit.com"):
+        return "reddit"
+    return "rss"
+
+
+def read_opml(path: str | Path) -> list[Source]:
+    """Every feed outline (at any depth) of an OPML file, as sources with origin 'import'.
+
+    Attributes newsdesk writes (kind, language, tier, weight, category, fulltext)
+    are honoured when valid; other readers' exports get defaults, with the
+    language guessed from the title and the category from an enclosing folder
+    outline when its name is a newsdesk category.
+    """
+    path = Path(path)
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise CatalogError(f"{path}: not valid OPML/XML ({exc}); export it again from your reader") from None
+    except OSError as exc:
+        raise CatalogError(f"{path}: cannot read ({exc})") from None
+    if root.tag != "opml":
+        raise CatalogError(f"{path}: root element is <{root.tag}>, not <opml>; is this an OPML export?")
+
+    sources: list[Source] = []
+    used: set[str] = set()
+
+    def walk(node: ET.Element, folder: str | None) -> None:
+        for outline in node.findall("outline"):
+            url = (outline.get("xmlUrl") or "").strip()
+            title = (outline.get("title") or outline.get("text") or "").strip()
+            if not url:
+                walk(outline, title or folder)
+                continue
+            if not _is_http_url(url):
+                continue  # not a feed we could fetch; the import reports the count it kept
+            sources.append(_outline_source(outline, url, title, folder, used))
+
+    body = root.find("body")
+    walk(body if body is not None else root, None)
+    return sources
+
+
+def _outline_source(outline: ET.Element, url: str, title: str, folder: str | None, used: set[str]) -> Source:
+    name = title or url
+    base = slugify(outline.get("id") or "") or slugify(title) or _url_slug(url)
+    sid, n = base, 2
+    while sid in used:
+        sid, n = f"{base}-{n}", n + 1
+    used.add(sid)
+
+    language = outline.get("language", "")
+    language = language.split("-")[0].lower() if language else ""
+    if language not in LANGUAGES:
+        language = "zh" if _CJK.search(name) else "en"
+    category = outline.get("category") or (folder or "").lower()
+    if category not in CATEGORIES:
+        category = "zh-media" if language == "zh" else "media"
+    tier = _int_or(outline.get("tier"), 2)
+    weight = _float_or(outline.get("weight"), 1.0)
+    return Source(
+        id=sid,
+        name=name,
+        url=url,
+        kind=_guess_kind(url, outline.get("kind")),  # readers write type="rss" for every feed
+        language=language,
+        tier=tier if 1 <= tier <= 3 else 2,
+        weight=weight if weight > 0 else 1.0,
+        category=category,
+        fulltext=(outline.get("fulltext") or "").lower() == "true",
+        origin="import",
+    )
+
+
+def _int_or(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _float_or(value: str | None, default: float) -> float:
+    try:
+        return float(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk sources") -> None:
+    """OPML 2.0, one folder outline per category; newsdesk's fields ride along as attributes."""
+    root = ET.Element("opml", version="2.0")
+    head = ET.SubElement(root, "head")
+    ET.SubElement(head, "title").text = title
+    body = ET.SubElement(root, "body")
+    folders: dict[str, ET.Element] = {}
+    for src in sources:
+        folder = folders.get(src.category)
+        if folder is None:
+            folder = folders[src.category] = ET.SubElement(body, "outline", text=src.category, title=src.category)
+        ET.SubElement(
+            folder,
+            "outline",
+            {
+                "type": "rss",
+                "text": src.name,
+                "title": src.name,
+                "xmlUrl": src.url,
+                "id": src.id,
+                "kind": src.kind,
+                "language": src.language,
+                "tier": str(src.tier),
+                "weight": repr(float(src.weight)),
+                "category": src.category,
+                "fulltext": "true" if src.fulltext else "false",
+            },
+        )
+    ET.indent(root)
+    Path(path).write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+
+
+def append_user_entries(path: Path, new: list[Source]) -> None:
+    """Append sources to a user catalog as [[source]] tables, keeping what the file already says."""
+    tables = [
+        {
+            "id": s.id,
+            "name": s.name,
+            "url": s.url,
+            "kind": s.kind,
+            "language": s.language,
+            "tier": s.tier,
+            "weight": float(s.weight),
+            "category": s.category,
+            "fulltext": s.fulltext,
+        }
+        for s in new
+    ]
+    text = tomli_w.dumps({"source": tables})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    sep = "" if not existing or existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
+    path.write_text(existing + sep + text, encoding="utf-8")
