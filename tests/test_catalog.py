@@ -280,3 +280,57 @@ def test_bad_opml_is_one_clear_error(tmp_path):
     html.write_text("<html><body/></html>", encoding="utf-8")
     with pytest.raises(CatalogError, match="not <opml>"):
         read_opml(html)
+
+
+def test_import_opml_appends_new_feeds_once(tmp_path):
+    from newsdesk.catalog import import_opml
+
+    settings = _settings(tmp_path)
+    opml = tmp_path / "in.opml"
+    opml.write_text(
+        '<?xml version="1.0"?><opml version="1.0"><body><outline text="AI">'
+        '<outline type="rss" text="Simon Willison" xmlUrl="https://simonwillison.net/atom/everything/"/>'
+        '<outline type="rss" text="OpenAI News" xmlUrl="https://new.example/openai-mirror"/>'
+        '<outline type="rss" text="新智元" xmlUrl="https://bridge.example/wechat/aiera"/>'
+        "</outline></body></opml>",
+        encoding="utf-8",
+    )
+    target = Path(settings.data_dir) / "sources.toml"
+    target.parent.mkdir()
+    target.write_text("# my sources\n", encoding="utf-8")
+    added, skipped, where = import_opml(settings, opml)
+    assert where == target and skipped == 1
+    assert [s.url for s in added] == ["https://new.example/openai-mirror", "https://bridge.example/wechat/aiera"]
+    assert added[0].id == "openai-news-2"  # the catalog already has openai-news
+    assert target.read_text(encoding="utf-8").startswith("# my sources\n")  # the user's text is kept
+    sources, errors = load_catalog(settings)
+    ids = _by_id(sources)
+    assert errors == [] and ids["openai-news-2"].origin == "user" and ids["openai-news"].origin == "catalog"
+    zh = next(s for s in sources if s.name == "新智元")
+    assert zh.language == "zh"
+    again, skipped, _ = import_opml(settings, opml)
+    assert again == [] and skipped == 3
+
+
+def test_cli_export_then_import(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(cli, "_state", {})
+    runner = CliRunner()
+    result = runner.invoke(cli.app, ["sources", "export", "all.opml"])
+    assert result.exit_code == 0, result.output
+    enabled = [s for s in load_catalog(_settings(tmp_path))[0] if s.enabled]
+    assert f"exported {len(enabled)} sources" in result.output
+    assert len(read_opml(tmp_path / "all.opml")) == len(enabled)
+    monkeypatch.setattr(cli, "_state", {})
+    result = runner.invoke(cli.app, ["sources", "import", "all.opml"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # Rich wraps long lines
+    assert f"imported 0 sources into {tmp_path / 'data' / 'sources.toml'} ({len(enabled)} already" in out
+    monkeypatch.setattr(cli, "_state", {})
+    result = runner.invoke(cli.app, ["sources", "import", "missing.opml"])
+    assert result.exit_code == 2 and "missing.opml: cannot read" in " ".join(result.output.split())

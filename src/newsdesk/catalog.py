@@ -270,7 +270,7 @@ def read_opml(path: str | Path) -> list[Source]:
     except ET.ParseError as exc:
         raise CatalogError(f"{path}: not valid OPML/XML ({exc}); export it again from your reader") from None
     except OSError as exc:
-        raise CatalogError(f"{path}: cannot read ({exc})") from None
+        raise CatalogError(f"{path}: cannot read ({exc.strerror}); check the path") from None
     if root.tag != "opml":
         raise CatalogError(f"{path}: root element is <{root.tag}>, not <opml>; is this an OPML export?")
 
@@ -391,3 +391,30 @@ def append_user_entries(path: Path, new: list[Source]) -> None:
     existing = path.read_text(encoding="utf-8") if path.exists() else ""
     sep = "" if not existing or existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
     path.write_text(existing + sep + text, encoding="utf-8")
+
+
+def import_opml(settings: Settings, opml: str | Path, target: str | Path | None = None) -> tuple[list[Source], int, Path]:
+    """Add an OPML file's feeds to the user catalog; returns (added, already there, target file).
+
+    A feed whose URL the catalog already has is skipped, so importing the same
+    export twice adds nothing. An id that clashes with a catalog id gets a suffix.
+    """
+    target = Path(target) if target else (user_catalog_path(settings) or Path(settings.data_dir) / "sources.toml")
+    current, _ = load_catalog(settings, user_file=target if target.exists() else None)
+    urls = {s.url for s in current}
+    ids = {s.id for s in current}
+    added: list[Source] = []
+    skipped = 0
+    for src in read_opml(opml):
+        if src.url in urls:
+            skipped += 1
+            continue
+        base, n = src.id, 2
+        while src.id in ids:
+            src.id, n = f"{base}-{n}", n + 1
+        ids.add(src.id)
+        urls.add(src.url)
+        added.append(src)
+    if added:
+        append_user_entries(target, added)
+    return added, skipped, target
