@@ -1,0 +1,229 @@
+"""Small, fast normalizers every ingest path shares: URLs, titles, HTML text, language, time.
+
+They run once per item on the hot path (see benchmarks/ingest_throughput.py), so each
+one avoids work it does not need: plain text skips the HTML parser, language detection
+counts characters with compiled regexes and never looks past the first few kilobytes.
+"""
+
+from __future__ import annotations
+
+import calendar
+import html as htmllib
+import re
+import time
+from datetime import UTC, date, datetime
+from email.utils import parsedate_to_datetime
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import feedparser.datetimes
+import lxml.etree
+import lxml.html
+
+# ---------------------------------------------------------------- canonical URL
+
+_TRACKING_PARAMS = frozenset(
+    {"fbclid", "gclid", "mc_cid", "mc_eid", "ref", "ref_src", "igshid", "spm", "from", "isappinstalled"}
+)
+# A WeChat article is identified by these four; everything else (chksm, scene, sessionid…) is per-reader noise.
+_WECHAT_KEEP = ("__biz", "mid", "idx", "sn")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def canonical_url(url: str) -> str:
+    """One spelling per article, so the same story from two shares dedups to one row."""
+    url = (url or "").strip()
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # e.g. a non-numeric port: keep what the feed gave rather than guess
+        return url
+    scheme = parts.scheme.lower()
+    if not parts.netloc:
+        return url  # relative or opaque (mailto:, urn:): nothing to normalize safely
+    host = (parts.hostname or "").lower()
+    netloc = host
+    if parts.username is not None:
+        netloc = parts.username + (f":{parts.password}" if parts.password is not None else "") + "@" + host
+    if port is not None and _DEFAULT_PORTS.get(scheme) != port:
+        netloc += f":{port}"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if host == "mp.weixin.qq.com":
+        pairs = [(k, v) for k, v in pairs if k in _WECHAT_KEEP]
+    else:
+        pairs = [(k, v) for k, v in pairs if k.lower() not in _TRACKING_PARAMS and not k.lower().startswith("utm_")]
+    pairs.sort()
+    path = parts.path or "/"
+    return urlunsplit((scheme, netloc, path, urlencode(pairs, doseq=True), ""))
+
+
+# ---------------------------------------------------------------- titles and HTML
+
+_TAG = re.compile(r"<[^<>]*>")
+_SPACE = re.compile(r"\s+")
+
+
+def clean_title(text: str) -> str:
+    """Titles arrive with markup and entities (sometimes escaped twice); readers want one plain line."""
+    if not text:
+        return ""
+    if "<" in text:
+        text = _TAG.sub(" ", text)
+    if "&" in text:
+        text = htmllib.unescape(text)
+        if "&" in text and ";" in text:  # double-escaped feeds: "&amp;amp;" → "&amp;" → "&"
+            text = htmllib.unescape(text)
+    return _SPACE.sub(" ", text).strip()
+
+
+_DROP = frozenset({"script", "style", "noscript", "template", "head", "title", "iframe", "svg", "button", "form"})
+_PARAGRAPH = frozenset(
+    {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "ul", "ol", "dl", "table",
+     "section", "article", "header", "footer", "aside", "figure", "figcaption", "hr", "main", "nav", "address"}
+)
+_LINE = frozenset({"br", "li", "tr", "dt", "dd"})
+_PARA_MARK, _LINE_MARK = "\x00", "\x01"
+# Comments and processing instructions go at parse time, so their tails join the text around them.
+_HTML_PARSER = lxml.html.HTMLParser(remove_comments=True, remove_pis=True)
+_MARKS = re.compile(r"[ \x00\x01]*[\x00\x01][ \x00\x01]*")
+
+
+def _join_marks(match: re.Match) -> str:
+    return "\n\n" if _PARA_MARK in match.group(0) else "\n"
+
+
+def _plain_paragraphs(text: str) -> str:
+    paras = (_SPACE.sub(" ", p).strip() for p in re.split(r"\n\s*\n", text))
+    return "\n\n".join(p for p in paras if p)
+
+
+def html_to_text(html: str) -> str:
+    """Readable text with paragraphs as blank-line separated blocks; scripts and styles dropped."""
+    if not html:
+        return ""
+    if "<" not in html:
+        return _plain_paragraphs(htmllib.unescape(html) if "&" in html else html)
+    html = re.sub(r"^\s*<\?xml[^>]*\?>", "", html)  # lxml refuses str input that declares an encoding
+    try:
+        root = lxml.html.fromstring(html, parser=_HTML_PARSER)
+    except (lxml.etree.ParserError, ValueError):
+        return _plain_paragraphs(htmllib.unescape(_TAG.sub(" ", html)))
+    out: list[str] = []
+    walker = lxml.etree.iterwalk(root, events=("start", "end"))
+    for event, el in walker:
+        tag = el.tag
+        if event == "start":
+            if tag in _DROP:
+                walker.skip_subtree()  # its "end" still comes, and brings the tail
+                continue
+            if tag in _PARAGRAPH:
+                out.append(_PARA_MARK)
+            elif tag in _LINE:
+                out.append(_LINE_MARK)
+            if el.text:
+                out.append(el.text)
+            continue
+        if tag in _PARAGRAPH:
+            out.append(_PARA_MARK)
+        if el.tail and el is not root:
+            out.append(el.tail)
+    text = "".join(out)
+    text = _SPACE.sub(" ", text.replace("\n", " "))
+    text = _MARKS.sub(_join_marks, text)
+    return text.strip(" \n\x00\x01")
+
+
+# ---------------------------------------------------------------- language
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_OTHER_LETTER = re.compile(r"[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0e7f]")
+_EN_WORDS = frozenset(
+    "the a an of to and in is for on with by at from as that this are was be it its new how why what we our you".split()
+)
+# Function words of the other Latin-script languages AI feeds arrive in (de, fr, es, pt, it, nl).
+_NON_EN_WORDS = frozenset(
+    "der die das und ist mit für von den dem zu ein eine auf nicht wie le la les des du une est pour avec dans sur "
+    "qui el los las del por para con una que y em os um uma não il di che della per het een van voor niet zijn".split()
+)
+_SAMPLE = 2000
+
+
+def detect_language(text: str) -> str:
+    """'zh', 'en' or 'other' from script counts: cheap, deterministic, good enough for titles."""
+    if not text:
+        return "other"
+    sample = text[:_SAMPLE]
+    cjk = len(_CJK.findall(sample))
+    kana = len(_KANA.findall(sample))
+    hangul = len(_HANGUL.findall(sample))
+    if kana > 2 and kana * 5 >= cjk:
+        return "other"  # Japanese mixes kanji with kana; Chinese never uses kana
+    if hangul > 2:
+        return "other"
+    words = _LATIN_WORD.findall(sample)
+    # One Chinese character carries about a word; titles like "OpenAI 发布 GPT-5" are Chinese.
+    if cjk >= 2 and cjk >= len(words):
+        return "zh"
+    if not words:
+        return "zh" if cjk else "other"
+    if len(_OTHER_LETTER.findall(sample)) * 2 > sum(map(len, words)):
+        return "other"
+    lowered = [w.lower() for w in words[:300]]
+    en = sum(w in _EN_WORDS for w in lowered)
+    non_en = sum(w in _NON_EN_WORDS for w in lowered)
+    return "other" if non_en > en and non_en >= 2 else "en"
+
+
+# ---------------------------------------------------------------- time
+
+_MIN_YEAR, _MAX_YEAR = 1970, 2200
+
+
+def _sane(dt: datetime | None) -> datetime | None:
+    if dt is None or not (_MIN_YEAR <= dt.year <= _MAX_YEAR):
+        return None
+    if dt.tzinfo is None:
+        return dt.replace(tzinfo=UTC)  # feeds that omit the zone mean UTC far more often than local time
+    return dt.astimezone(UTC)
+
+
+def to_utc(value) -> datetime | None:
+    """Aware UTC datetime from what feeds and files carry; None when there is no usable time."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, time.struct_time) or (isinstance(value, tuple) and len(value) >= 6):
+            # feedparser's *_parsed values are already in UTC
+            return _sane(datetime.fromtimestamp(calendar.timegm(tuple(value)[:9]), UTC))
+        if isinstance(value, datetime):
+            return _sane(value)
+        if isinstance(value, date):
+            return _sane(datetime(value.year, value.month, value.day))
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, (int, float)):
+            seconds = value / 1000 if value > 1e11 else value  # milliseconds since the epoch (JavaScript)
+            return _sane(datetime.fromtimestamp(seconds, UTC))
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if not isinstance(value, str):
+            return None
+    except (OverflowError, OSError, ValueError):
+        return None
+    s = value.strip()
+    if re.fullmatch(r"\d{9,13}(\.\d+)?", s):
+        return to_utc(float(s))
+    try:
+        return _sane(datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith(("Z", "z")) else s))
+    except ValueError:
+        pass
+    try:
+        return _sane(parsedate_to_datetime(s))
+    except (TypeError, ValueError, IndexError):
+        pass
+    parsed = feedparser.datetimes._parse_date(s)  # the many odd formats feeds use (W3C-DTF, Korean, Greek…)
+    return to_utc(parsed) if parsed else None

@@ -1,0 +1,376 @@
+"""A fetched feed document → normalized items, with every problem said in one line.
+
+feedparser reads RSS / Atom / RDF (and their broken variants); JSON Feed it does not read,
+so that is mapped here by hand. The entry → Item mapping is shared by both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import xml.sax
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import feedparser
+
+from newsdesk.ingest.normalize import canonical_url, clean_title, detect_language, html_to_text, to_utc
+from newsdesk.model import Item, Source
+
+SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
+FULL_MIN_LATIN, FULL_MIN_CJK = 1200, 500  # below this, "content" is a teaser rather than the article
+_MAX_WARNINGS = 20
+
+
+@dataclass
+class ParsedFeed:
+    title: str | None
+    items: list[Item]
+    warnings: list[str]
+    error: str | None
+    dropped: int = 0  # entries not kept: duplicates inside the feed, or nothing to show at all
+    format: str | None = field(default=None)  # feedparser's version ('rss20', 'atom10', …) or 'json1'
+
+
+def parse_feed(
+    body: bytes,
+    source: Source,
+    *,
+    fetched_at: datetime,
+    url: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> ParsedFeed:
+    """Parse one feed document. Never raises on bad input: problems land in warnings / error."""
+    del fetched_at  # published_at stays None when missing: the store fills in first-seen itself
+    if not body or not body.strip():
+        return ParsedFeed(None, [], [], "empty document: the server sent no feed — check the source URL")
+    where = url or source.url
+    try:
+        head = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if head in (b"{", b"["):
+            return _parse_json(body, source)
+        return _parse_xml(body, source, url, headers)
+    except Exception as exc:  # noqa: BLE001 — a parser bug on one feed must not stop the run
+        return ParsedFeed(None, [], [], f"could not parse {where}: {type(exc).__name__}: {exc}")
+
+
+# ---------------------------------------------------------------- RSS / Atom / RDF via feedparser
+
+
+def _parse_xml(body: bytes, source: Source, url: str | None, headers: dict[str, str] | None) -> ParsedFeed:
+    hdrs = {k.lower(): v for k, v in (headers or {}).items()}
+    if url:
+        hdrs.setdefault("content-location", url)
+    # A BytesIO, never raw bytes: feedparser treats a bare string as a path or URL to open.
+    d = feedparser.parse(io.BytesIO(body), response_headers=hdrs)
+    warnings: list[str] = []
+    entries = d.get("entries") or []
+    if d.get("bozo"):
+        warnings.append(_describe_bozo(d.get("bozo_exception"), len(entries)))
+    title = clean_title((d.get("feed") or {}).get("title", "")) or None
+    if not entries and not d.get("version") and not d.get("feed"):
+        looks_html = re.search(rb"<html|<!doctype html", body[:2048], re.I)
+        hint = (
+            "this is a web page, not a feed — use the page's RSS/Atom link"
+            if looks_html
+            else "no RSS, Atom or JSON Feed found — check the source URL"
+        )
+        return ParsedFeed(title, [], warnings, f"not a feed: {hint}", format=None)
+    transcripts = _transcript_links(body, len(entries)) if any("podcast_transcript" in e for e in entries) else None
+    return _build(entries, title, source, warnings, d.get("version") or None, transcripts)
+
+
+def _describe_bozo(exc: BaseException | None, kept: int) -> str:
+    if isinstance(exc, xml.sax.SAXParseException):
+        what = f"not well-formed XML at line {exc.getLineNumber()}, column {exc.getColumnNumber()}: {exc.getMessage()}"
+    elif isinstance(exc, feedparser.CharacterEncodingOverride):
+        what = f"declared encoding was wrong, read with another: {exc}"
+    elif isinstance(exc, feedparser.CharacterEncodingUnknown):
+        what = f"encoding unknown: {exc}"
+    elif isinstance(exc, feedparser.NonXMLContentType):
+        what = f"served with a non-XML content type: {exc}"
+    elif exc is None:
+        what = "ill-formed feed"
+    else:
+        what = f"{type(exc).__name__}: {exc}"
+    what = " ".join(str(what).split())
+    return f"{what} (bozo): kept {kept} entr{'y' if kept == 1 else 'ies'}"
+
+
+_ITEM_BLOCK = re.compile(rb"<(item|entry)[\s>].*?</\1\s*>", re.S)
+_TRANSCRIPT_TAG = re.compile(rb"<podcast:transcript\b([^>]*)>")
+_ATTR = re.compile(rb"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def _transcript_links(body: bytes, n_entries: int) -> list[list[dict]] | None:
+    """All <podcast:transcript> links per entry; feedparser keeps only the last one of each entry."""
+    blocks = [m.group(0) for m in _ITEM_BLOCK.finditer(body)]
+    if not blocks or len(blocks) != n_entries:
+        return None  # cannot line blocks up with entries safely: use feedparser's single link
+    per_entry = []
+    for block in blocks:
+        links = []
+        for m in _TRANSCRIPT_TAG.finditer(block):
+            attrs = {k.decode(): (v1 or v2).decode("utf-8", "replace") for k, v1, v2 in _ATTR.findall(m.group(1))}
+            if attrs.get("url"):
+                links.append({"url": attrs["url"], "type": attrs.get("type", "")})
+        per_entry.append(links)
+    return per_entry
+
+
+# ---------------------------------------------------------------- JSON Feed (jsonfeed.org, 1.0 and 1.1)
+
+
+def _parse_json(body: bytes, source: Source) -> ParsedFeed:
+    try:
+        doc = json.loads(body.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        return ParsedFeed(None, [], [], f"JSON Feed is not UTF-8 ({exc.reason} at byte {exc.start}): re-save it as UTF-8")
+    except json.JSONDecodeError as exc:
+        return ParsedFeed(None, [], [], f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
+        return ParsedFeed(None, [], [], "JSON document is not a JSON Feed (no 'items' list): use the RSS/Atom/JSON Feed URL")
+    warnings = []
+    if "jsonfeed.org" not in str(doc.get("version", "")):
+        warnings.append(f"JSON Feed without a jsonfeed.org version ({doc.get('version')!r}): read it anyway")
+    entries = []
+    feed_authors = _json_authors(doc)
+    for raw in doc["items"]:
+        if not isinstance(raw, dict):
+            warnings.append(f"JSON Feed item is a {type(raw).__name__}, not an object: skipped")
+            continue
+        html = raw.get("content_html") or ""
+        text = raw.get("content_text") or ""
+        content = [{"value": html, "type": "text/html"}] if html else [{"value": text, "type": "text/plain"}] if text else []
+        summary = raw.get("summary") or ""
+        entries.append(
+            {
+                "id": str(raw["id"]) if raw.get("id") is not None else "",
+                "link": raw.get("url") or raw.get("external_url") or "",
+                "title": raw.get("title") or "",
+                "title_detail": {"type": "text/plain"},
+                "summary": summary or (content[0]["value"] if content else ""),
+                "summary_detail": {"type": "text/plain" if summary or not html else "text/html"},
+                "content": content,
+                "published": raw.get("date_published") or "",
+                "updated": raw.get("date_modified") or "",
+                "authors": _json_authors(raw) or feed_authors,
+                "tags": [{"term": t} for t in raw.get("tags") or [] if isinstance(t, str)],
+                "enclosures": [
+                    {"href": a.get("url"), "type": a.get("mime_type", "")}
+                    for a in raw.get("attachments") or []
+                    if isinstance(a, dict) and a.get("url")
+                ],
+            }
+        )
+    title = clean_title(str(doc.get("title") or "")) or None
+    return _build(entries, title, source, warnings, "json1", None)
+
+
+def _json_authors(obj: dict) -> list[dict]:
+    authors = obj.get("authors") or ([obj["author"]] if isinstance(obj.get("author"), dict) else [])
+    return [{"name": a["name"]} for a in authors if isinstance(a, dict) and a.get("name")]
+
+
+# ---------------------------------------------------------------- entry → Item
+
+
+def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
+    items: list[Item] = []
+    seen_guids: set[str] = set()
+    seen_urls: set[str] = set()
+    dropped = duplicates = 0
+    for index, entry in enumerate(entries):
+        item = _to_item(entry, source, warnings)
+        if item is None:
+            dropped += 1
+            _warn(warnings, f"entry {index + 1} has no title, link or text: skipped")
+            continue
+        if item.guid in seen_guids or (item.url and item.url in seen_urls):
+            dropped += 1
+            duplicates += 1
+            continue
+        seen_guids.add(item.guid)
+        if item.url:
+            seen_urls.add(item.url)
+        links = transcripts[index] if transcripts else _single_transcript(entry)
+        if links:
+            item.extra["transcripts"] = links
+        items.append(item)
+    if duplicates:
+        _warn(warnings, f"{duplicates} duplicate entr{'y' if duplicates == 1 else 'ies'} (same guid or link) dropped")
+    return ParsedFeed(title, items, warnings, None, dropped=dropped, format=fmt)
+
+
+def _warn(warnings: list[str], line: str) -> None:
+    if len(warnings) < _MAX_WARNINGS:
+        warnings.append(line)
+    elif len(warnings) == _MAX_WARNINGS:
+        warnings.append("more warnings not shown")
+
+
+def _single_transcript(entry) -> list[dict]:
+    t = entry.get("podcast_transcript")
+    return [{"url": t["url"], "type": t.get("type", "")}] if isinstance(t, dict) and t.get("url") else []
+
+
+def _detail_type(entry, key: str) -> str:
+    detail = entry.get(key) or {}
+    return detail.get("type") or "text/html"
+
+
+def _to_text(value: str, mime: str) -> str:
+    if "html" in mime or "xml" in mime:
+        return html_to_text(value)
+    # Plain text may hold a literal "<": escape it so html_to_text keeps it as text (and keeps paragraphs).
+    return html_to_text(value.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+_HN_BOILER = re.compile(r"^(Article URL|Comments URL|Points|# Comments):.*$", re.M)
+_HN_POINTS = re.compile(r"\bPoints:\s*(\d+)")
+_HN_COMMENTS = re.compile(r"#\s*Comments:\s*(\d+)")
+_REDDIT_BOILER = re.compile(r"\s*submitted by\s+/u/([\w-]+)(?:\s+to\s+/r/\w+)?\s*(\[link\])?\s*(\[comments\])?\s*$")
+_ARXIV_GUID = re.compile(r"oai:arXiv\.org:([\w./-]+?)(v\d+)?$", re.I)
+_ARXIV_LINK = re.compile(r"arxiv\.org/(?:abs|pdf)/([\w./-]+?)(v\d+)?(?:\.pdf)?/?$", re.I)
+_ARXIV_PREFIX = re.compile(r"^\s*arXiv:\S+\s+Announce Type:\s*(\S+)\s*(?:Abstract:\s*)?", re.I)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
+    link = (entry.get("link") or "").strip()
+    url = canonical_url(link) if link else None
+    raw_title = entry.get("title") or ""
+    title_type = _detail_type(entry, "title_detail")
+    title = clean_title(raw_title) if "html" in title_type else " ".join(raw_title.split())
+
+    summary_raw = entry.get("summary") or ""
+    summary = _to_text(summary_raw, _detail_type(entry, "summary_detail")) if summary_raw else ""
+    content_raw, content_type = "", "text/html"
+    for c in entry.get("content") or []:
+        if len(c.get("value") or "") > len(content_raw):
+            content_raw, content_type = c["value"], c.get("type") or "text/html"
+    if not content_raw:
+        content = ""
+    elif content_raw == summary_raw:
+        content = summary  # feedparser copies content into summary when there is no summary: parse once
+    else:
+        content = _to_text(content_raw, content_type)
+
+    extra: dict = {}
+    engagement: dict = {}
+    authors = _authors(entry)
+    categories = list(dict.fromkeys(t.get("term") or t.get("label") for t in entry.get("tags") or [] if t.get("term") or t.get("label")))
+
+    # Site-specific shapes: Hacker News (hnrss), Reddit, arXiv.
+    if "Comments URL:" in summary or source.kind == "hn":
+        if m := _HN_POINTS.search(summary):
+            engagement["points"] = int(m.group(1))
+        if m := _HN_COMMENTS.search(summary):
+            engagement["comments"] = int(m.group(1))
+        summary = _HN_BOILER.sub("", summary).strip()
+    if "submitted by" in summary and (source.kind == "reddit" or "reddit.com" in (url or "")):
+        if m := _REDDIT_BOILER.search(summary):
+            authors = authors or [m.group(1)]
+            summary = summary[: m.start()].strip()
+    if entry.get("comments"):
+        extra["comments_url"] = entry["comments"]
+    guid = (entry.get("id") or "").strip()
+    arxiv = _ARXIV_GUID.search(guid) or (_ARXIV_LINK.search(link) if "arxiv.org" in link else None)
+    if arxiv:
+        extra["arxiv_id"] = arxiv.group(1)
+        if arxiv.group(2):
+            extra["arxiv_version"] = arxiv.group(2)
+        if m := _ARXIV_PREFIX.match(summary):
+            extra.setdefault("arxiv_announce_type", m.group(1).lower())
+            summary = summary[m.end():]
+        if entry.get("arxiv_announce_type"):
+            extra["arxiv_announce_type"] = entry["arxiv_announce_type"].strip().lower()
+        if len(authors) == 1 and "," in authors[0]:  # arXiv lists every author in one dc:creator
+            authors = [a.strip() for a in authors[0].split(",") if a.strip()]
+
+    if entry.get("itunes_episode"):
+        extra["episode"] = str(entry["itunes_episode"]).strip()
+    enclosures = [e.get("href") for e in entry.get("enclosures") or [] if e.get("href")]
+    if enclosures:
+        extra["enclosure"] = enclosures[0]
+
+    if not title:
+        if summary:
+            title = summary[:80].rsplit(" ", 1)[0] + "…" if len(summary) > 80 else summary
+        elif url:
+            title = url
+        else:
+            return None
+    if not guid:
+        guid = url or "sha1:" + hashlib.sha1(f"{title}\x1f{entry.get('published', '')}".encode()).hexdigest()
+
+    # Material level: a body only when the feed clearly carries the whole article.
+    body = None
+    longest = content if len(content) >= len(summary) else summary
+    full_min = FULL_MIN_CJK if len(_CJK.findall(longest[:400])) > 100 else FULL_MIN_LATIN
+    if len(longest) >= full_min and (longest is summary or content_raw == summary_raw or len(content) > 1.2 * len(summary)):
+        body = longest
+        material = "full"
+    elif summary and _same_text(summary, title):
+        summary, material = "", "title"
+    else:
+        material = "summary" if summary or content else "title"
+        summary = summary or content
+    summary = _trim(summary, SUMMARY_MAX)
+
+    text = f"{title} {summary[:500]}"
+    language = detect_language(text) if any(ch.isalpha() for ch in text) else source.language
+
+    published = None
+    for key in ("published_parsed", "updated_parsed", "created_parsed"):
+        if entry.get(key):
+            published = to_utc(entry[key])
+            break
+    if published is None:
+        raw = entry.get("published") or entry.get("updated") or ""
+        published = to_utc(raw) if raw else None
+        if raw and published is None:
+            _warn(warnings, f"entry {title[:60]!r}: date {raw[:40]!r} not understood; first-seen time used")
+
+    return Item(
+        source_id=source.id,
+        guid=guid,
+        url=url,
+        title=title,
+        summary=summary,
+        body=body,
+        language=language,
+        published_at=published,
+        material=material,
+        authors=authors,
+        categories=categories,
+        engagement=engagement,
+        extra=extra,
+    )
+
+
+def _authors(entry) -> list[str]:
+    names = [a.get("name", "").strip() for a in entry.get("authors") or [] if isinstance(a, dict)]
+    names = [n for n in names if n]
+    if not names and entry.get("author"):
+        names = [entry["author"].strip()]
+    return list(dict.fromkeys(names))
+
+
+def _same_text(summary: str, title: str) -> bool:
+    """Many feeds repeat the title as the description; that is not a summary."""
+    a, b = summary.casefold().strip(" .…"), title.casefold().strip(" .…")
+    return a == b or (a.startswith(b) and len(a) - len(b) < 15)
+
+
+def _trim(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for stop in ("\n\n", "。", ". ", "\n"):
+        at = cut.rfind(stop)
+        if at > limit * 0.6:
+            return cut[: at + len(stop)].rstrip() + " …"
+    return cut.rsplit(" ", 1)[0] + " …"
