@@ -49,3 +49,35 @@ def fail(message: str) -> None:
 
 sources_app = typer.Typer(help="The source catalog and each source's health.", invoke_without_command=True)
 app.add_typer(sources_app, name="sources")
+
+
+@sources_app.command("import")
+def sources_import(
+    opml: Path = typer.Argument(..., help="OPML file exported from a feed reader."),
+    to: Path = typer.Option(None, "--to", help="User catalog to append to (default: sources_file, else DATA_DIR/sources.toml)."),
+) -> None:
+    """Add an OPML file's feeds to your catalog (feeds already there are skipped)."""
+    from newsdesk.catalog import CatalogError, import_opml, user_catalog_path
+
+    s = settings()
+    try:
+        added, skipped, target = import_opml(s, opml, to)
+    except CatalogError as exc:
+        fail(str(exc))
+    console.print(f"imported {len(added)} sources into {target} ({skipped} already in the catalog)")
+    read = user_catalog_path(s)
+    if added and (read is None or read.resolve() != target.resolve()):
+        console.print(f"newsdesk does not read {target} yet: set sources_file = \"{target}\" in newsdesk.toml")
+
+
+@sources_app.command("export")
+def sources_export(opml: Path = typer.Argument(..., help="OPML file to write.")) -> None:
+    """Write every enabled source of the catalog to an OPML file."""
+    from newsdesk.catalog import write_opml
+
+    catalog = [c for c in _catalog(settings()) if c.enabled]
+    try:
+        write_opml(catalog, opml)
+    except OSError as exc:
+        fail(f"{opml}: cannot write ({exc.strerror}); check the folder exists and is writable")
+    console.print(f"exported {len(catalog)} sources to {opml}")
