@@ -1,0 +1,204 @@
+"""The one LLM interface every stage uses: cache, ledger, retries, budget, structured output.
+
+    llm = open_llm(settings, engine, run_id="2026-04-23T06:00")
+    reply = llm.chat(messages, stage="analysis", max_tokens=900)
+
+A call first looks in the store's response cache (same model, messages and parameters:
+no model call, a ledger row with cache_hit). Otherwise it checks the run's budget, waits
+for a concurrency slot, calls the backend, retries timeouts / 429 / 5xx with backoff
+(Retry-After wins when the server sends it), records a ledger row per attempt and caches
+the answer. With a `schema`, the reply must be JSON that fits it; one repair call is made
+with the problems spelled out, then the call fails.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.llm import cache
+from newsdesk.llm.openai_backend import FatalError, OpenAIBackend, RawReply, TransientError
+from newsdesk.llm.schema_check import problems
+from newsdesk.llm.usage import PriceTable, record
+
+
+class LLMError(Exception):
+    """The model could not give an answer; the message is one line naming the endpoint or setting and the fix."""
+
+
+class BudgetExhausted(LLMError):
+    """This run's token / money budget is spent: stop cleanly, the rest waits for the next run."""
+
+
+@dataclass
+class Reply:
+    text: str
+    data: dict | list | None
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    cache_hit: bool
+    latency_ms: int
+    finish_reason: str = "stop"  # "length" = cut off at max_tokens
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
+
+
+def parse_json(text: str):
+    """The JSON value in a reply, tolerating a ``` fence around it; raises ValueError."""
+    m = _FENCE.match(text)
+    body = m.group(1) if m else text.strip()
+    return json.loads(body)
+
+
+class LLM:
+    def __init__(self, backend, engine: Engine, *, run_id: str | None = None, concurrency: int = 4,
+                 retries: int = 3, backoff_base: float = 1.0, max_retry_after: float = 60.0,
+                 max_tokens: int = 1200, temperature: float = 0.3, budget_tokens: int = 0,
+                 budget_usd: float = 0.0, prices: PriceTable | None = None):
+        self.backend = backend
+        self.engine = engine
+        self.run_id = run_id
+        self.model = backend.model
+        self.retries = retries
+        self.backoff_base = backoff_base
+        self.max_retry_after = max_retry_after
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.budget_tokens = budget_tokens
+        self.budget_usd = budget_usd
+        self.price = (prices or PriceTable([])).price(backend.model)
+        self._slots = threading.BoundedSemaphore(max(concurrency, 1))
+        self._lock = threading.Lock()
+        self.spent_tokens = 0
+        self.spent_usd = 0.0
+        self.calls = 0  # model calls made (cache hits excluded)
+
+    # -- public ---------------------------------------------------------------------
+
+    def chat(self, messages: list[dict], *, stage: str, schema: dict | None = None,
+             max_tokens: int | None = None, temperature: float | None = None) -> Reply:
+        reply = self._complete(messages, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
+        if schema is None:
+            return reply
+        issues = self._validate(reply.text, schema)
+        if not issues:
+            reply.data = parse_json(reply.text)
+            return reply
+        # One repair: show the model its own answer and exactly what is wrong with it.
+        repair = messages + [
+            {"role": "assistant", "content": reply.text},
+            {"role": "user", "content": "That reply does not fit the required JSON schema: " + "; ".join(issues[:8])
+             + ". Reply again with only the corrected JSON value, no prose, no code fence."},
+        ]
+        fixed = self._complete(repair, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
+        issues = self._validate(fixed.text, schema)
+        if issues:
+            raise LLMError(f"model {self.model} ({stage}): reply is not valid JSON for the schema after one repair ({issues[0]})")
+        fixed.data = parse_json(fixed.text)
+        return fixed
+
+    def close(self) -> None:
+        close = getattr(self.backend, "close", None)
+        if close:
+            close()
+
+    # -- internals ------------------------------------------------------------------
+
+    @staticmethod
+    def _validate(text: str, schema: dict) -> list[str]:
+        try:
+            value = parse_json(text)
+        except ValueError as exc:
+            return [f"not parseable JSON ({exc})"]
+        return problems(value, schema)
+
+    def _complete(self, messages, *, stage, schema, max_tokens, temperature) -> Reply:
+        params = {"max_tokens": max_tokens or self.max_tokens,
+                  "temperature": self.temperature if temperature is None else temperature}
+        if schema is not None:
+            params["schema"] = schema
+        key = cache.cache_key(self.model, messages, params)
+        hit = cache.lookup(self.engine, key)
+        if hit is not None:
+            record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model, cache_hit=True)
+            return Reply(text=hit["text"], data=None, model=hit.get("model", self.model), prompt_tokens=hit.get("prompt_tokens", 0),
+                         completion_tokens=hit.get("completion_tokens", 0), cached_tokens=hit.get("cached_tokens", 0),
+                         cache_hit=True, latency_ms=0, finish_reason=hit.get("finish_reason", "stop"))
+        raw = self._call(messages, stage=stage, schema=schema, max_tokens=params["max_tokens"], temperature=params["temperature"])
+        cache.store(self.engine, key, self.model, {"messages": messages, "params": params}, {
+            "text": raw.text, "finish_reason": raw.finish_reason, "model": raw.model, "prompt_tokens": raw.prompt_tokens,
+            "completion_tokens": raw.completion_tokens, "cached_tokens": raw.cached_tokens,
+        })
+        return Reply(text=raw.text, data=None, model=raw.model, prompt_tokens=raw.prompt_tokens,
+                     completion_tokens=raw.completion_tokens, cached_tokens=raw.cached_tokens, cache_hit=False,
+                     latency_ms=raw.latency_ms, finish_reason=raw.finish_reason)
+
+    def _check_budget(self, stage: str) -> None:
+        with self._lock:
+            if self.budget_tokens and self.spent_tokens >= self.budget_tokens:
+                raise BudgetExhausted(f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
+                                      f"the rest of '{stage}' waits for the next run")
+            if self.budget_usd and self.spent_usd >= self.budget_usd:
+                raise BudgetExhausted(f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
+                                      f"the rest of '{stage}' waits for the next run")
+
+    def _call(self, messages, *, stage, schema, max_tokens, temperature) -> RawReply:
+        attempt = 0
+        while True:
+            self._check_budget(stage)
+            started = time.monotonic()
+            try:
+                with self._slots:
+                    raw = self.backend.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
+            except TransientError as exc:
+                record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
+                       latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
+                if attempt >= self.retries:
+                    raise LLMError(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
+                wait = exc.retry_after if exc.retry_after is not None else self.backoff_base * (2 ** attempt) * (0.5 + random.random())
+                time.sleep(min(wait, self.max_retry_after))
+                attempt += 1
+                continue
+            except FatalError as exc:
+                record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
+                       latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
+                raise LLMError(str(exc)) from None
+            cost = self.price.cost(raw.prompt_tokens, raw.completion_tokens, raw.cached_tokens)
+            with self._lock:
+                self.spent_tokens += raw.prompt_tokens + raw.completion_tokens
+                self.spent_usd += cost
+                self.calls += 1
+            record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=raw.model,
+                   prompt_tokens=raw.prompt_tokens, completion_tokens=raw.completion_tokens,
+                   cached_tokens=raw.cached_tokens, latency_ms=raw.latency_ms, cost_usd=cost)
+            return raw
+
+
+def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
+    """The LLM for this run, with the backend settings.llm.backend names ("openai" | "embedded")."""
+    cfg = settings.llm
+    if cfg.backend == "openai":
+        backend = OpenAIBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout=cfg.timeout, json_mode=cfg.json_mode)
+    elif cfg.backend == "embedded":
+        from newsdesk.llm.embedded import embedded_backend
+
+        backend = embedded_backend(settings)
+    else:
+        raise LLMError(f"llm.backend = {cfg.backend!r} is not known; use \"openai\" or \"embedded\"")
+    return LLM(backend, engine, run_id=run_id, concurrency=cfg.concurrency, retries=cfg.retries,
+               backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
+               temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,
+               prices=PriceTable.load(cfg.prices_file or None))
