@@ -25,13 +25,12 @@ def test_upsert_is_idempotent_and_keyed_by_source_guid(engine):
         assert conn.execute(select(func.count()).select_from(items)).scalar() == 1
 
 
-def test_canonical_url_is_the_fallback_key(engine):
+def test_entries_with_their_own_guids_stay_apart_even_with_one_url(engine):
     with engine.begin() as conn:
         sync_sources(conn, [SRC])
-        upsert_item(conn, _item(guid="old-guid"))
-        # The feed changed its guid scheme but the story is the same URL.
-        assert upsert_item(conn, _item(guid="new-guid", title="A (updated)")) == "updated"
-        assert conn.execute(select(func.count()).select_from(items)).scalar() == 1
+        upsert_item(conn, _item(guid="v1.2", title="Release 1.2"))
+        assert upsert_item(conn, _item(guid="v1.3", title="Release 1.3")) == "new"
+        assert conn.execute(select(func.count()).select_from(items)).scalar() == 2
 
 
 def test_times_come_back_utc_aware(engine):

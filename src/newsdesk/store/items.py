@@ -30,8 +30,8 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
 def upsert_item(conn: Connection, item: Item, now: datetime | None = None) -> str:
     """Store one item; returns 'new', 'updated' or 'unchanged'.
 
-    Keyed by (source, guid); when the guid is new but the same source already holds the
-    canonical URL, that row is the same story (feeds do change guids) and is updated.
+    Keyed by (source, guid). An entry without a guid of its own is keyed by its canonical
+    URL (the parser puts it in `guid`, keeping a fragment that tells changelog entries apart).
     """
     now = now or datetime.now(UTC)
     digest = item.content_hash
@@ -40,12 +40,6 @@ def upsert_item(conn: Connection, item: Item, now: datetime | None = None) -> st
             and_(items.c.source_id == item.source_id, items.c.guid == item.guid)
         )
     ).first()
-    if row is None and item.url:
-        row = conn.execute(
-            select(items.c.id, items.c.content_hash).where(
-                and_(items.c.source_id == item.source_id, items.c.url == item.url)
-            ).limit(1)
-        ).first()
     fields = {
         "url": item.url,
         "title": item.title,

@@ -1,0 +1,271 @@
+"""The ingest stage end to end: replay, loopback network, kill and resume, source health."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import feedparser
+import pytest
+from sqlalchemy import func, select
+
+from newsdesk.config import Settings
+from newsdesk.ingest import run as ingest
+from newsdesk.ingest.health import source_health
+from newsdesk.ingest.normalize import canonical_url
+from newsdesk.model import Source
+from newsdesk.store import open_store
+from newsdesk.store.schema import fetches, items
+
+SNAPSHOTS = ["2026-07-04", "2026-07-18", "2026-08-01", "2026-08-15", "2026-08-22"]
+
+
+def _replay(engine, directory: Path) -> list[ingest.SourceOutcome]:
+    found, feeds = ingest.replay_sources(directory, {})
+    getter = ingest.DirectoryGetter(directory, feeds)
+    return asyncio.run(ingest.ingest_all(engine, Settings(), found, getter=getter))
+
+
+def _expected_pairs(directory: Path) -> set[tuple[str, str]]:
+    """(source, guid) as the feeds define them: the entry id, else its link."""
+    pairs = set()
+    for path in directory.glob("*.xml"):
+        for e in feedparser.parse(path.read_bytes()).entries:
+            key = (e.get("id") or "").strip() or e.get("link")
+            pairs.add((ingest.source_id_for_file(path), key))
+    return pairs
+
+
+def _count(engine, table=items) -> int:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar()
+
+
+def test_replaying_snapshots_in_date_order_stores_each_distinct_item_once(engine, shared):
+    root = shared / "fixtures/feeds/ai-blogs"
+    expected: set[tuple[str, str]] = set()
+    for snap in SNAPSHOTS:
+        outcomes = _replay(engine, root / snap)
+        assert all(o.status == "ok" for o in outcomes), [o.error for o in outcomes if o.error]
+        expected |= _expected_pairs(root / snap)
+    assert _count(engine) == len(expected)
+    with engine.connect() as conn:
+        stored = {(r.source_id, r.guid) for r in conn.execute(select(items.c.source_id, items.c.guid))}
+    # guids without an id of their own are canonical URLs: compare on that form.
+    assert {(s, g if not g.startswith("http") else canonical_url(g)) for s, g in expected} == {
+        (s, g if not g.startswith("http") else canonical_url(g)) for s, g in stored
+    }
+    for snap in (SNAPSHOTS[0], SNAPSHOTS[-1]):
+        again = _replay(engine, root / snap)
+        assert sum(o.new for o in again) == 0
+    assert _count(engine) == len(expected)
+
+
+# --- a loopback network -----------------------------------------------------------------
+
+RSS = """<?xml version="1.0" encoding="{enc}"?>
+<rss version="2.0"><channel><title>{title}</title>
+{items}
+</channel></rss>"""
+ITEM = "<item><title>{t}</title><link>http://127.0.0.1:{port}/a/{n}</link><guid>{g}</guid><description>{d}</description><pubDate>Mon, 24 Feb 2025 10:00:00 GMT</pubDate></item>"
+
+
+def _feed(port: int, title: str, n: int, enc: str = "utf-8", zh: bool = False) -> bytes:
+    body = "".join(
+        ITEM.format(t=("第%d条：大模型发布" % i) if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
+                    d=("国产大模型在推理基准上领先" if zh else "A model was released"))
+        for i in range(n)
+    )
+    return RSS.format(enc=enc, title=title, items=body).encode(enc)
+
+
+class _Server:
+    def __init__(self):
+        self.calls: dict[str, int] = {}
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):  # keep test output clean
+                pass
+
+            def do_GET(self):
+                path = self.path
+                outer.calls[path] = outer.calls.get(path, 0) + 1
+                n = outer.calls[path]
+                port = outer.port
+                if path == "/good.xml":
+                    if self.headers.get("If-None-Match") == '"v1"':
+                        self.send_response(304)
+                        self.end_headers()
+                        return
+                    return self._send(200, _feed(port, "good", 3), {"ETag": '"v1"'})
+                if path == "/flaky.xml":
+                    if n == 1:
+                        return self._send(500, b"oops")
+                    return self._send(200, _feed(port, "flaky", 2))
+                if path == "/limited.xml":
+                    if n == 1:
+                        return self._send(429, b"slow down", {"Retry-After": "1"})
+                    return self._send(200, _feed(port, "limited", 1))
+                if path == "/broken.xml":
+                    return self._send(200, b"<rss><channel><title>x</title><item><title>unclosed")
+                if path == "/gb2312.xml":
+                    return self._send(200, _feed(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
+                if path == "/huge.xml":
+                    return self._send(200, b"<rss>" + b" " * 300_000 + b"</rss>")
+                if path == "/loop.xml":
+                    self.send_response(302)
+                    self.send_header("Location", "/loop.xml")
+                    self.end_headers()
+                    return
+                if path == "/stall.xml":
+                    time.sleep(3)
+                    return self._send(200, _feed(port, "stall", 1))
+                if path.startswith("/a/"):
+                    return self._send(200, b"<html><body><p>short</p></body></html>", {"Content-Type": "text/html"})
+                self._send(404, b"no")
+
+            def _send(self, status, body, headers=None):
+                self.send_response(status)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+@pytest.fixture
+def server():
+    s = _Server()
+    yield s
+    s.httpd.shutdown()
+
+
+def _settings(allow_private: bool = True) -> Settings:
+    s = Settings()
+    f = s.fetch
+    f.allow_private, f.read_timeout, f.total_timeout, f.connect_timeout = allow_private, 1.0, 2.5, 1.0
+    f.max_bytes, f.retries, f.backoff_base, f.per_host_delay, f.per_host_concurrency = 100_000, 2, 0.05, 0.0, 8
+    return s
+
+
+def test_failing_sources_do_not_stop_the_others(engine, server):
+    names = ["good", "flaky", "limited", "broken", "gb2312", "huge", "loop", "stall"]
+    catalog = [Source(id=n, name=n, url=server.url(f"/{n}.xml"), language="en") for n in names]
+    out = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, _settings(), catalog))}
+    assert out["good"].new == 3 and out["good"].status == "ok"
+    assert out["flaky"].new == 2  # 500 then 200: retried
+    assert out["limited"].new == 1 and any("429" in w for w in out["limited"].warnings)
+    assert out["broken"].status in ("ok", "error") and out["broken"].warnings + [out["broken"].error or ""]
+    assert out["gb2312"].new == 2
+    for bad in ("huge", "loop", "stall"):
+        assert out[bad].status == "error" and out[bad].error and "\n" not in out[bad].error
+    with engine.connect() as conn:
+        titles = [r[0] for r in conn.execute(select(items.c.title).where(items.c.source_id == "gb2312"))]
+        assert "第0条：大模型发布" in titles
+        rows = conn.execute(select(fetches.c.source_id, fetches.c.error, fetches.c.warnings)).all()
+    assert {r.source_id for r in rows} == set(names)  # every attempt has its fetch row
+    assert [r.error for r in rows if r.source_id == "huge"][0]
+
+    # Second run: the ETag comes back as If-None-Match, the 304 is counted, nothing is lost.
+    before = _count(engine)
+    again = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, _settings(), catalog[:1]))}
+    assert again["good"].status == "not_modified"
+    assert _count(engine) == before
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).where(fetches.c.not_modified.is_(True))).scalar() == 1
+
+
+def test_private_addresses_are_refused_unless_allowed(sqlite_engine, server):
+    catalog = [Source(id="inside", name="inside", url=server.url("/good.xml"))]
+    out = asyncio.run(ingest.ingest_all(sqlite_engine, _settings(allow_private=False), catalog))
+    assert out[0].status == "error" and "allow_private" in out[0].error
+    assert server.calls == {}  # refused before any request was sent
+    assert _count(sqlite_engine) == 0
+
+
+def test_a_held_lease_keeps_a_second_worker_off_the_source(sqlite_engine, server):
+    catalog = [Source(id="good", name="good", url=server.url("/good.xml"))]
+    asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+    assert ingest.claim(sqlite_engine, "good", "worker-a", datetime.now(UTC))
+    out = asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+    assert out[0].status == "skipped"
+    ingest.release(sqlite_engine, "good", "worker-a")
+
+
+def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path, shared):
+    """Kill an ingest run with SIGKILL while it writes, re-run, compare with a clean run."""
+    feeds = tmp_path / "feeds"
+    feeds.mkdir()
+    # Many feed files so the run is still writing when it is killed.
+    for snap in SNAPSHOTS:
+        for f in (shared / "fixtures/feeds/ai-blogs" / snap).glob("*.xml"):
+            (feeds / f"{snap}-{f.name}").write_bytes(f.read_bytes())
+    env = {**os.environ, "NEWSDESK_CONFIG": "", "NEWSDESK_DATA_DIR": str(tmp_path / "killed")}
+    cmd = [sys.executable, "-m", "newsdesk", "ingest", "--from", str(feeds)]
+    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = tmp_path / "killed" / "newsdesk.db"
+    deadline = time.monotonic() + 60
+    killed_midway = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                n = _count(open_store(f"sqlite:///{db}", migrate_schema=False), fetches)
+            except Exception:
+                n = 0
+            if n >= 3:
+                proc.send_signal(signal.SIGKILL)
+                killed_midway = proc.wait() == -signal.SIGKILL
+                break
+        time.sleep(0.02)
+    assert killed_midway, "the run finished before it could be killed; give it more feeds"
+    partial = _count(open_store(f"sqlite:///{db}"))
+    # Leases of the killed worker expire; a re-run after that finishes the job.
+    eng = open_store(f"sqlite:///{db}")
+    with eng.begin() as conn:
+        from newsdesk.store.schema import sources
+
+        conn.execute(sources.update().values(lease_until=datetime.now(UTC) - timedelta(seconds=1)))
+    subprocess.run(cmd, env=env, cwd=tmp_path, check=True, capture_output=True)
+    clean_env = {**env, "NEWSDESK_DATA_DIR": str(tmp_path / "clean")}
+    subprocess.run(cmd, env=clean_env, cwd=tmp_path, check=True, capture_output=True)
+    clean = open_store(f"sqlite:///{tmp_path / 'clean' / 'newsdesk.db'}")
+
+    def pairs(e):
+        with e.connect() as conn:
+            return sorted(conn.execute(select(items.c.source_id, items.c.guid, items.c.content_hash)).all())
+
+    assert partial < _count(clean)
+    assert pairs(eng) == pairs(clean)
+
+
+def test_health_reports_failures_staleness_and_recent_items(sqlite_engine, server):
+    catalog = [
+        Source(id="good", name="good", url=server.url("/good.xml")),
+        Source(id="loop", name="loop", url=server.url("/loop.xml")),
+    ]
+    for _ in range(2):
+        asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+    with sqlite_engine.connect() as conn:
+        health = {h.source_id: h for h in source_health(conn)}
+    assert health["good"].last_success and health["good"].consecutive_failures == 0
+    assert health["good"].items_7d == 3
+    assert health["loop"].consecutive_failures == 2 and health["loop"].last_success is None
+    assert "redirect" in health["loop"].last_error.lower()
+    # All three items were published on one day long ago: too few gaps for an interval, so not judged.
+    assert health["good"].stale is False
