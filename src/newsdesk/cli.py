@@ -81,3 +81,29 @@ def sources_export(opml: Path = typer.Argument(..., help="OPML file to write."))
     except OSError as exc:
         fail(f"{opml}: cannot write ({exc.strerror}); check the folder exists and is writable")
     console.print(f"exported {len(catalog)} sources to {opml}")
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+) -> None:
+    """Run the web app: feed, events, editions, sources, usage, search and feedback."""
+    import socket
+
+    import uvicorn
+
+    from newsdesk.web.app import create_app
+
+    s = settings()
+    # uvicorn only logs a busy port and exits; check first so the message names the fix.
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port} ({exc.strerror}); pick another --port or --host")
+    if not s.web_token:
+        console.print("writes are disabled (feedback, sources): set NEWSDESK_WEB_TOKEN to enable them")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(f"serving on {host}: anyone who can reach it can read the newsroom")
+    uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")

@@ -67,6 +67,10 @@ class Settings:
     site_url: str = "http://localhost:8000/"
     languages: list[str] = field(default_factory=lambda: ["zh", "en"])
     timezone: str = "Asia/Shanghai"
+    # Web app: writes (feedback, sources) need this token; empty = writes disabled.
+    # Set it by environment (NEWSDESK_WEB_TOKEN) rather than in a file others can read.
+    web_token: str = ""
+    web_secret: str = ""  # signs session cookies; empty = a random one per process (logins end on restart)
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
 

@@ -1,0 +1,309 @@
+"""The JSON API: the same data as the pages, typed, so /openapi.json documents it.
+
+Reads are open. Writes need `Authorization: Bearer <token>` (the operator's
+NEWSDESK_WEB_TOKEN); a header a browser never sends by itself, so no CSRF token is needed.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from pydantic import BaseModel, Field
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.web import auth, queries
+from newsdesk.web.search import SearchIndex
+
+
+class Member(BaseModel):
+    item_id: int
+    role: str = Field(description="lead | member | syndicated | duplicate")
+    origin_item_id: int | None
+    reason: str | None
+    title: str
+    url: str | None
+    published_at: datetime
+    material: str = Field(description="full | summary | title | paywalled | failed")
+    language: str
+    source_id: str
+    source_name: str
+
+
+class Analysis(BaseModel):
+    id: int
+    language: str
+    headline: str
+    body: str = Field(description="markdown")
+    status: str = Field(description="clean | flagged")
+    flags: list
+    model: str | None
+    created_at: datetime
+
+
+class EventSummary(BaseModel):
+    id: int
+    title: str
+    score: float
+    tier: str = Field(description="featured | p1 | all")
+    category: str | None
+    outlets: int
+    independent_outlets: int
+    item_count: int
+    languages: list[str]
+    first_seen_at: datetime
+    last_seen_at: datetime
+
+
+class EventCard(EventSummary):
+    members: list[Member]
+    analyses: dict[str, Analysis] = Field(description="by language")
+    feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
+
+
+class Check(BaseModel):
+    subject_id: str
+    attempt: int
+    passed: bool
+    findings: list
+    at: datetime
+
+
+class FeedbackOut(BaseModel):
+    kind: str
+    note: str
+    user: str
+    at: datetime
+
+
+class EventDetail(EventCard):
+    score_parts: list[tuple[str, float | int | str | None]] = Field(description="why it ranks: (part, value), largest first")
+    anchors: list
+    checks: list[Check]
+    feedback_list: list[FeedbackOut]
+
+
+class FeedPage(BaseModel):
+    day: str
+    tab: str
+    page: int
+    pages: int
+    total: int
+    tabs: list[tuple[str, int]]
+    previous_day: date | None
+    next_day: date | None
+    events: list[EventCard]
+
+
+class EditionRef(BaseModel):
+    key: str
+    languages: list[str]
+    titles: dict[str, str]
+    updated_at: datetime
+
+
+class Edition(BaseModel):
+    kind: str
+    key: str
+    language: str
+    languages: list[str]
+    title: str
+    body: str = Field(description="markdown")
+    meta: dict
+    status: str
+    updated_at: datetime
+
+
+class SourceRow(BaseModel):
+    id: str
+    name: str
+    enabled: bool
+    url: str
+    kind: str
+    language: str
+    tier: int
+    category: str
+    origin: str
+    last_success: datetime | None
+    last_error: str | None
+    last_error_at: datetime | None
+    items_7d: int
+    consecutive_failures: int
+    latest_item: datetime | None
+    stale: bool
+
+
+class SourceIn(BaseModel):
+    id: str
+    name: str
+    url: str
+    kind: str = "rss"
+    language: str = "en"
+    tier: int = 2
+    category: str = "media"
+    fulltext: bool = False
+
+
+class SourceEnabled(BaseModel):
+    enabled: bool
+
+
+class UsageBucket(BaseModel):
+    calls: int
+    cache_hits: int
+    errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    cached_share: float
+    cost_usd: float
+
+
+class UsageDay(UsageBucket):
+    day: str
+
+
+class UsageStage(UsageBucket):
+    stage: str
+
+
+class UsageDayStage(UsageBucket):
+    day: str
+    stage: str
+
+
+class Usage(BaseModel):
+    days: int
+    since: datetime
+    total: UsageBucket
+    per_day: list[UsageDay]
+    per_stage: list[UsageStage]
+    per_day_stage: list[UsageDayStage]
+
+
+class SearchItem(BaseModel):
+    id: int
+    title: str
+    summary: str
+    url: str | None
+    published_at: datetime
+    language: str
+    material: str
+    source_id: str
+    source_name: str
+    event_id: int | None
+
+
+class SearchResults(BaseModel):
+    query: str
+    events: list[EventSummary]
+    items: list[SearchItem]
+
+
+class FeedbackIn(BaseModel):
+    kind: Literal["up", "down", "star"]
+    note: str = Field("", max_length=2000)
+    user: str = Field("operator", max_length=80)
+
+
+class Created(BaseModel):
+    id: int | str
+
+
+def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo) -> APIRouter:
+    api = APIRouter()
+
+    def writer(request: Request) -> None:
+        if not settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF["en"])
+        if not auth.token_matches(settings.web_token, auth.bearer(request)):
+            raise HTTPException(401, "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'")
+
+    def day_param(value: str | None) -> date | None:
+        if not value:
+            return None
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
+
+    @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
+    def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1), lang: str = "zh"):
+        with engine.connect() as conn:
+            chosen = day_param(day) or queries.latest_day(conn, tz) or date.today()
+            data = queries.feed(conn, chosen, tab, tz, page, lang)
+            data["tabs"] = queries.feed_tabs(conn, chosen, tz)
+            data["previous_day"], data["next_day"] = queries.neighbour_days(conn, chosen, tz)
+        return data
+
+    @api.get("/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts")
+    def event(event_id: int):
+        with engine.connect() as conn:
+            detail = queries.event_detail(conn, event_id)
+        if detail is None:
+            raise HTTPException(404, f"event {event_id} does not exist")
+        return detail
+
+    @api.post("/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event")
+    def feedback(event_id: int, body: FeedbackIn, request: Request):
+        writer(request)
+        try:
+            with engine.begin() as conn:
+                new_id = queries.add_feedback(conn, event_id, body.kind, body.note, body.user)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        return {"id": new_id}
+
+    @api.get("/editions/{kind}", response_model=list[EditionRef], summary="Archive of daily, weekly or episode editions")
+    def edition_archive(kind: Literal["daily", "weekly", "episode"]):
+        with engine.connect() as conn:
+            return queries.edition_keys(conn, kind)
+
+    @api.get("/editions/{kind}/{key}", response_model=Edition, summary="One edition in one language")
+    def edition(kind: Literal["daily", "weekly", "episode"], key: str, lang: str = "zh"):
+        with engine.connect() as conn:
+            found = queries.edition(conn, kind, key, lang)
+        if found is None:
+            raise HTTPException(404, f"no {kind} edition {key!r}")
+        return found
+
+    @api.get("/sources", response_model=list[SourceRow], summary="Every source with its health")
+    def sources():
+        with engine.connect() as conn:
+            return queries.sources_table(conn)
+
+    @api.post("/sources", response_model=Created, status_code=201, summary="Add a source")
+    def add_source(body: SourceIn, request: Request):
+        writer(request)
+        try:
+            with engine.begin() as conn:
+                return {"id": queries.add_source(conn, body.model_dump())}
+        except queries.InputError as exc:
+            raise HTTPException(400, str(exc)) from None
+
+    @api.patch("/sources/{source_id}", response_model=SourceEnabled, summary="Enable or disable a source")
+    def set_enabled(source_id: str, body: SourceEnabled, request: Request):
+        writer(request)
+        try:
+            with engine.begin() as conn:
+                queries.set_source_enabled(conn, source_id, body.enabled)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        return body
+
+    @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and stage")
+    def usage(days: int = Query(30, ge=1, le=366)):
+        with engine.connect() as conn:
+            return queries.usage(conn, tz, days)
+
+    @api.get("/search", response_model=SearchResults, summary="Search events and items (Chinese and English)")
+    def search(q: str = Query(..., min_length=1, max_length=200), lang: str = "zh"):
+        hits = index.search(q)
+        with engine.connect() as conn:
+            found = queries.search_results(conn, hits, lang)
+        return {"query": q, **found}
+
+    return api

@@ -1,0 +1,266 @@
+"""`newsdesk serve`: the newsroom in a browser, server-rendered, readable without JavaScript.
+
+create_app(engine, settings) builds the whole application (HTML pages, the JSON API
+under /api, /openapi.json); the CLI and the tests share it. Pages read the store
+through web/queries.py; nothing here knows SQL.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date
+from pathlib import Path
+from urllib.parse import quote, urlencode, urlsplit
+from zoneinfo import ZoneInfo
+
+from fastapi import FastAPI, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from sqlalchemy.engine import Engine
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
+
+from newsdesk.config import Settings
+from newsdesk.web import auth, queries, render
+from newsdesk.web.api import build_api
+from newsdesk.web.i18n import UI_LANGUAGES, Strings
+from newsdesk.web.search import SearchIndex
+
+HERE = Path(__file__).parent
+EDITION_PATHS = {"daily": "daily", "weekly": "weekly", "episodes": "episode"}  # URL segment -> edition kind
+
+
+def _local_path(target: str | None) -> str:
+    """Only same-site paths are followed after login or a language switch (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+def parse_day(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
+
+
+def create_app(engine: Engine, settings: Settings) -> FastAPI:
+    tz = ZoneInfo(settings.timezone)
+    index = SearchIndex(engine)
+    app = FastAPI(
+        title=f"{settings.site_name} API",
+        version="1",
+        description="Events, analyses, editions, sources, model usage, search and feedback of a newsdesk store. "
+        "Reading is open; writes need `Authorization: Bearer <NEWSDESK_WEB_TOKEN>`.",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    app.state.engine, app.state.settings, app.state.index, app.state.tz = engine, settings, index, tz
+    # Without a configured secret, sessions last as long as the process: safe, if forgetful.
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.web_secret or secrets.token_urlsafe(32),
+        session_cookie="newsdesk_session",
+        same_site="lax",
+        https_only=settings.site_url.startswith("https://"),
+    )
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.include_router(build_api(engine, settings, index, tz), prefix="/api")
+
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined)
+    env.filters.update(
+        clean=render.clean_html,
+        text=render.plain_text,
+        markdown=render.markdown_html,
+        snippet=render.snippet,
+        link=render.safe_url,
+        when=lambda v, fmt="%Y-%m-%d %H:%M": render.local_time(v, tz, fmt),
+        pct=lambda v: f"{v * 100:.1f}%",
+    )
+
+    def ui_lang(request: Request) -> str:
+        lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
+        return lang if lang in UI_LANGUAGES else "zh"
+
+    def page(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+        lang = ui_lang(request)
+        context.update(
+            request=request,
+            t=Strings(lang),
+            ui=lang,
+            user=auth.current_user(request),
+            csrf=auth.csrf_token(request),
+            writes_enabled=bool(settings.web_token),
+            writes_off=auth.WRITES_OFF[lang],
+            flash=request.session.pop("flash", None),
+            site_name=settings.site_name,
+            here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            urlencode=urlencode,
+        )
+        context.setdefault("error", None)
+        return HTMLResponse(env.get_template(template).render(**context), status_code=status)
+
+    def require_writer(request: Request, csrf: str | None) -> str:
+        """The logged-in user allowed to write, after the CSRF check; raises otherwise."""
+        if not settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
+        auth.check_csrf(request, csrf)
+        user = auth.current_user(request)
+        if not user:
+            raise HTTPException(401, Strings(ui_lang(request)).login_to_write)
+        return user
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        if request.url.path.startswith("/api/") or request.url.path == "/openapi.json":
+            from fastapi.exception_handlers import http_exception_handler
+
+            return await http_exception_handler(request, exc)
+        if exc.status_code == 401:
+            # Back to the page the form was on once logged in.
+            back = urlsplit(request.headers.get("referer", "")) if request.method == "POST" else request.url
+            target = back.path + (f"?{back.query}" if back.query else "") if back.path else "/"
+            return RedirectResponse(f"/login?next={quote(_local_path(target))}", 303)
+        message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else Strings(ui_lang(request)).not_found
+        return page(request, "message.html", status=exc.status_code, message=message)
+
+    # --- reading --------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def feed_page(request: Request, day: str | None = None, tab: str = "all", page_no: int = Query(1, alias="page")):
+        lang = ui_lang(request)
+        with engine.connect() as conn:
+            chosen = parse_day(day) or queries.latest_day(conn, tz) or date.today()
+            tabs = queries.feed_tabs(conn, chosen, tz)
+            data = queries.feed(conn, chosen, tab, tz, max(1, page_no), lang)
+            prev_day, next_day = queries.neighbour_days(conn, chosen, tz)
+        return page(request, "feed.html", feed=data, tabs=tabs, prev_day=prev_day, next_day=next_day)
+
+    @app.get("/events/{event_id}", response_class=HTMLResponse, include_in_schema=False)
+    def event_page(request: Request, event_id: int):
+        with engine.connect() as conn:
+            detail = queries.event_detail(conn, event_id, ui_lang(request))
+        if detail is None:
+            raise HTTPException(404, f"event {event_id} does not exist")
+        return page(request, "event.html", event=detail)
+
+    @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
+    def search_page(request: Request, q: str = ""):
+        results = {"events": [], "items": []}
+        if q.strip():
+            hits = index.search(q[:200])
+            with engine.connect() as conn:
+                results = queries.search_results(conn, hits, ui_lang(request))
+        return page(request, "search.html", q=q, results=results)
+
+    def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
+        kind = EDITION_PATHS[segment]
+        with engine.connect() as conn:
+            archive = queries.edition_keys(conn, kind)
+            if key is None and archive:
+                key = archive[0]["key"]
+            shown = queries.edition(conn, kind, key, lang or ui_lang(request)) if key else None
+        if key and shown is None:
+            raise HTTPException(404, f"no {kind} edition {key!r}")
+        return page(request, "edition.html", kind=kind, segment=segment, archive=archive, edition=shown)
+
+    for segment in EDITION_PATHS:
+        def latest(request: Request, lang: str | None = None, _segment=segment):
+            return edition_page(request, _segment, None, lang)
+
+        def one(request: Request, key: str, lang: str | None = None, _segment=segment):
+            return edition_page(request, _segment, key, lang)
+
+        app.add_api_route(f"/{segment}", latest, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+        app.add_api_route(f"/{segment}/{{key}}", one, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+
+    @app.get("/sources", response_class=HTMLResponse, include_in_schema=False)
+    def sources_page(request: Request):
+        with engine.connect() as conn:
+            table = queries.sources_table(conn)
+        return page(request, "sources.html", sources=table, form={})
+
+    @app.get("/usage", response_class=HTMLResponse, include_in_schema=False)
+    def usage_page(request: Request, days: int = 30):
+        with engine.connect() as conn:
+            data = queries.usage(conn, tz, max(1, min(days, 366)))
+        return page(request, "usage.html", usage=data)
+
+    @app.get("/ui/{lang}", include_in_schema=False)
+    def switch_language(lang: str, next: str = "/"):
+        if lang not in UI_LANGUAGES:
+            raise HTTPException(404, f"interface language {lang!r}: use one of {', '.join(UI_LANGUAGES)}")
+        response = RedirectResponse(_local_path(next), 303)
+        response.set_cookie("ui_lang", lang, max_age=365 * 86400, samesite="lax", httponly=True)
+        return response
+
+    # --- login ----------------------------------------------------------------------------
+
+    @app.get("/login", response_class=HTMLResponse, include_in_schema=False)
+    def login_form(request: Request, next: str = "/"):
+        return page(request, "login.html", next=_local_path(next))
+
+    @app.post("/login", response_class=HTMLResponse, include_in_schema=False)
+    def login_submit(request: Request, token: str = Form(""), name: str = Form(""), csrf: str = Form(""), next: str = Form("/")):
+        if not settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
+        auth.check_csrf(request, csrf)
+        if not auth.token_matches(settings.web_token, token):
+            return page(request, "login.html", status=401, next=_local_path(next), error=Strings(ui_lang(request)).bad_token)
+        auth.login(request, (name.strip() or "operator")[:80])
+        return RedirectResponse(_local_path(next), 303)
+
+    @app.post("/logout", include_in_schema=False)
+    def logout_submit(request: Request, csrf: str = Form("")):
+        auth.check_csrf(request, csrf)
+        auth.logout(request)
+        return RedirectResponse("/", 303)
+
+    # --- writing --------------------------------------------------------------------------
+
+    @app.post("/events/{event_id}/feedback", include_in_schema=False)
+    def feedback_submit(request: Request, event_id: int, kind: str = Form(""), note: str = Form(""), csrf: str = Form("")):
+        user = require_writer(request, csrf)
+        try:
+            with engine.begin() as conn:
+                queries.add_feedback(conn, event_id, kind, note, user)
+        except queries.InputError as exc:
+            raise HTTPException(400, str(exc)) from None
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        request.session["flash"] = "feedback_saved"
+        return RedirectResponse(f"/events/{event_id}#feedback", 303)
+
+    @app.post("/sources", response_class=HTMLResponse, include_in_schema=False)
+    async def source_add(request: Request):
+        form = dict(await request.form())
+        require_writer(request, form.get("csrf"))
+        try:
+            with engine.begin() as conn:
+                queries.add_source(conn, form)
+        except queries.InputError as exc:
+            with engine.connect() as conn:
+                table = queries.sources_table(conn)
+            return page(request, "sources.html", status=400, sources=table, form=form, error=str(exc))
+        request.session["flash"] = "source_added"
+        return RedirectResponse("/sources", 303)
+
+    @app.post("/sources/{source_id}/enabled", include_in_schema=False)
+    def source_toggle(request: Request, source_id: str, enabled: str = Form(""), csrf: str = Form("")):
+        require_writer(request, csrf)
+        try:
+            with engine.begin() as conn:
+                queries.set_source_enabled(conn, source_id, enabled == "1")
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        request.session["flash"] = "source_updated"
+        return RedirectResponse("/sources", 303)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> Response:
+        return Response("ok", media_type="text/plain")
+
+    return app

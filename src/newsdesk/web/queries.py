@@ -1,0 +1,415 @@
+"""What the web pages and the JSON API read and write, as plain dicts.
+
+Both the HTML pages and the API call these functions, so a page and its API route
+always show the same data. Reading functions take a Connection; each writing function
+is one small transaction on the tables the pipeline reads (sources, feedback).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import Connection
+
+from newsdesk.ingest.health import source_health
+from newsdesk.model import LANGUAGES, SOURCE_KINDS
+from newsdesk.store.schema import (
+    analyses,
+    checks,
+    editions,
+    event_members,
+    events,
+    feedback,
+    items,
+    llm_usage,
+    sources,
+)
+
+PAGE_SIZE = 30
+FEEDBACK_KINDS = ("up", "down", "star")
+EDITION_KINDS = ("daily", "weekly", "episode")
+
+
+class InputError(ValueError):
+    """A form or API field a user filled in is wrong; the message names it and the fix."""
+
+
+# --- feed -------------------------------------------------------------------------------
+
+
+def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, time(0), tzinfo=tz).astimezone(UTC)
+    end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+    return start, end
+
+
+def latest_day(conn: Connection, tz: ZoneInfo) -> date | None:
+    last = conn.execute(select(func.max(events.c.last_seen_at))).scalar()
+    return last.astimezone(tz).date() if last else None
+
+
+def neighbour_days(conn: Connection, day: date, tz: ZoneInfo) -> tuple[date | None, date | None]:
+    """The nearest earlier and later days that have events (empty days are skipped)."""
+    start, end = day_bounds(day, tz)
+    before = conn.execute(select(func.max(events.c.last_seen_at)).where(events.c.last_seen_at < start)).scalar()
+    after = conn.execute(select(func.min(events.c.last_seen_at)).where(events.c.last_seen_at >= end)).scalar()
+    return (before.astimezone(tz).date() if before else None, after.astimezone(tz).date() if after else None)
+
+
+def feed_tabs(conn: Connection, day: date, tz: ZoneInfo) -> list[tuple[str, int]]:
+    """Tabs of one day with their event counts: all, featured, then each category."""
+    start, end = day_bounds(day, tz)
+    in_day = (events.c.last_seen_at >= start) & (events.c.last_seen_at < end)
+    total = conn.execute(select(func.count()).select_from(events).where(in_day)).scalar()
+    featured = conn.execute(select(func.count()).select_from(events).where(in_day & (events.c.tier == "featured"))).scalar()
+    cats = conn.execute(
+        select(events.c.category, func.count())
+        .where(in_day & events.c.category.is_not(None))
+        .group_by(events.c.category)
+        .order_by(func.count().desc(), events.c.category)
+    ).all()
+    return [("all", total), ("featured", featured), *((c, n) for c, n in cats if c not in ("all", "featured"))]
+
+
+def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh") -> dict:
+    start, end = day_bounds(day, tz)
+    query = select(events).where((events.c.last_seen_at >= start) & (events.c.last_seen_at < end))
+    if tab == "featured":
+        query = query.where(events.c.tier == "featured")
+    elif tab != "all":
+        query = query.where(events.c.category == tab)
+    total = conn.execute(select(func.count()).select_from(query.subquery())).scalar()
+    rows = conn.execute(
+        query.order_by(events.c.score.desc(), events.c.id.desc()).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
+    ).all()
+    cards = _cards(conn, rows, lang)
+    return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-total // PAGE_SIZE)), "total": total, "events": cards}
+
+
+def _event_dict(row) -> dict:
+    return {
+        "id": row.id,
+        "title": row.title,
+        "score": row.score,
+        "tier": row.tier,
+        "category": row.category,
+        "outlets": row.outlets,
+        "independent_outlets": row.independent_outlets,
+        "item_count": row.item_count,
+        "languages": list(row.languages or []),
+        "first_seen_at": row.first_seen_at,
+        "last_seen_at": row.last_seen_at,
+    }
+
+
+def _members(conn: Connection, event_ids: list[int]) -> dict[int, list[dict]]:
+    rows = conn.execute(
+        select(
+            event_members.c.event_id, event_members.c.role, event_members.c.origin_item_id, event_members.c.reason,
+            event_members.c.similarity, items.c.id, items.c.title, items.c.url, items.c.published_at,
+            items.c.material, items.c.language, items.c.summary, items.c.source_id, sources.c.name.label("source_name"),
+        )
+        .select_from(event_members.join(items, items.c.id == event_members.c.item_id).join(sources, sources.c.id == items.c.source_id))
+        .where(event_members.c.event_id.in_(event_ids))
+        .order_by(event_members.c.event_id, (event_members.c.role != "lead"), items.c.published_at)
+    ).all()
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r.event_id, []).append(
+            {
+                "item_id": r.id, "role": r.role, "origin_item_id": r.origin_item_id, "reason": r.reason,
+                "similarity": r.similarity, "title": r.title, "url": r.url, "published_at": r.published_at,
+                "material": r.material, "language": r.language, "summary": r.summary,
+                "source_id": r.source_id, "source_name": r.source_name,
+            }
+        )
+    return out
+
+
+def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
+    out: dict[int, dict[str, dict]] = {}
+    for r in conn.execute(select(analyses).where(analyses.c.event_id.in_(event_ids))):
+        out.setdefault(r.event_id, {})[r.language] = {
+            "id": r.id, "language": r.language, "headline": r.headline, "body": r.body,
+            "status": r.status, "flags": list(r.flags or []), "model": r.model, "created_at": r.created_at,
+        }
+    return out
+
+
+def _feedback_counts(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, int]]:
+    out: dict[int, dict[str, int]] = {}
+    rows = conn.execute(
+        select(feedback.c.event_id, feedback.c.kind, func.count())
+        .where(feedback.c.event_id.in_(event_ids))
+        .group_by(feedback.c.event_id, feedback.c.kind)
+    )
+    for event_id, kind, n in rows:
+        out.setdefault(event_id, {})[kind] = n
+    return out
+
+
+def pick_analysis(by_language: dict[str, dict], lang: str) -> dict | None:
+    """The analysis in the reader's language, else whichever exists."""
+    return by_language.get(lang) or next(iter(by_language.values()), None)
+
+
+def _cards(conn: Connection, rows, lang: str) -> list[dict]:
+    ids = [r.id for r in rows]
+    if not ids:
+        return []
+    members, written, votes = _members(conn, ids), _analyses(conn, ids), _feedback_counts(conn, ids)
+    cards = []
+    for r in rows:
+        card = _event_dict(r)
+        card["members"] = members.get(r.id, [])
+        card["analyses"] = written.get(r.id, {})
+        card["analysis"] = pick_analysis(card["analyses"], lang)
+        card["feedback"] = votes.get(r.id, {})
+        cards.append(card)
+    return cards
+
+
+def event_detail(conn: Connection, event_id: int, lang: str = "zh") -> dict | None:
+    row = conn.execute(select(events).where(events.c.id == event_id)).first()
+    if row is None:
+        return None
+    detail = _cards(conn, [row], lang)[0]
+    detail["score_parts"] = sorted(
+        ((str(k), v) for k, v in (row.score_parts or {}).items()), key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0
+    )
+    detail["anchors"] = list(row.anchors or [])
+    detail["lead_item_id"] = row.lead_item_id
+    titles = {m["item_id"]: m for m in detail["members"]}
+    for m in detail["members"]:
+        origin = titles.get(m["origin_item_id"]) if m["origin_item_id"] else None
+        m["origin_source"] = origin["source_name"] if origin else None
+    analysis_ids = [str(a["id"]) for a in detail["analyses"].values()]
+    detail["checks"] = [
+        {"subject_id": c.subject_id, "attempt": c.attempt, "passed": c.passed, "findings": list(c.findings or []), "at": c.at}
+        for c in conn.execute(
+            select(checks)
+            .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(analysis_ids))
+            .order_by(checks.c.at, checks.c.id)
+        )
+    ] if analysis_ids else []
+    detail["feedback_list"] = [
+        {"kind": f.kind, "note": f.note, "user": f.user, "at": f.at}
+        for f in conn.execute(select(feedback).where(feedback.c.event_id == event_id).order_by(feedback.c.at.desc(), feedback.c.id.desc()))
+    ]
+    return detail
+
+
+def add_feedback(conn: Connection, event_id: int, kind: str, note: str, user: str) -> int:
+    if kind not in FEEDBACK_KINDS:
+        raise InputError(f"feedback kind {kind!r} is not one of {', '.join(FEEDBACK_KINDS)}")
+    note = (note or "").strip()
+    if len(note) > 2000:
+        raise InputError("feedback note is longer than 2,000 characters; shorten it")
+    if conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
+        raise LookupError(f"event {event_id} does not exist")
+    result = conn.execute(
+        insert(feedback).values(event_id=event_id, kind=kind, note=note, user=(user or "operator")[:80], at=datetime.now(UTC))
+    )
+    return result.inserted_primary_key[0]
+
+
+# --- editions ---------------------------------------------------------------------------
+
+
+def edition_keys(conn: Connection, kind: str) -> list[dict]:
+    """Archive of one kind: each key with its languages and title, newest first."""
+    rows = conn.execute(
+        select(editions.c.key, editions.c.language, editions.c.title, editions.c.status, editions.c.updated_at)
+        .where(editions.c.kind == kind)
+        .order_by(editions.c.key.desc(), editions.c.language)
+    ).all()
+    out: dict[str, dict] = {}
+    for r in rows:
+        entry = out.setdefault(r.key, {"key": r.key, "languages": [], "titles": {}, "updated_at": r.updated_at})
+        entry["languages"].append(r.language)
+        entry["titles"][r.language] = r.title
+    # Episode slugs do not sort by date; newest update first reads right for every kind.
+    return sorted(out.values(), key=lambda e: (e["updated_at"], e["key"]), reverse=True)
+
+
+def edition(conn: Connection, kind: str, key: str, lang: str) -> dict | None:
+    rows = {r.language: r for r in conn.execute(select(editions).where((editions.c.kind == kind) & (editions.c.key == key)))}
+    if not rows:
+        return None
+    row = rows.get(lang) or rows.get("zh") or next(iter(rows.values()))
+    return {
+        "kind": row.kind, "key": row.key, "language": row.language, "languages": sorted(rows),
+        "title": row.title, "body": row.body, "meta": dict(row.meta or {}), "status": row.status,
+        "updated_at": row.updated_at,
+    }
+
+
+# --- sources ----------------------------------------------------------------------------
+
+
+def sources_table(conn: Connection) -> list[dict]:
+    facts = {
+        r.id: r for r in conn.execute(
+            select(sources.c.id, sources.c.url, sources.c.kind, sources.c.language, sources.c.tier,
+                   sources.c.category, sources.c.origin)
+        )
+    }
+    out = []
+    for h in source_health(conn):
+        f = facts[h.source_id]
+        out.append(
+            {
+                "id": h.source_id, "name": h.name, "enabled": h.enabled, "url": f.url, "kind": f.kind,
+                "language": f.language, "tier": f.tier, "category": f.category, "origin": f.origin,
+                "last_success": h.last_success, "last_error": h.last_error, "last_error_at": h.last_error_at,
+                "items_7d": h.items_7d, "consecutive_failures": h.consecutive_failures,
+                "latest_item": h.latest_item, "stale": h.stale,
+            }
+        )
+    return out
+
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,118}$")
+
+
+def add_source(conn: Connection, fields: dict) -> str:
+    """Insert a user-added source after checking every field; returns its id."""
+    sid = str(fields.get("id", "")).strip()
+    if not _SLUG.match(sid):
+        raise InputError(f"source id {sid!r}: use 2-119 lowercase letters, digits and hyphens, e.g. 'openai-blog'")
+    name = str(fields.get("name", "")).strip()
+    if not name or len(name) > 300:
+        raise InputError("source name: give a display name of 1-300 characters")
+    url = str(fields.get("url", "")).strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"source url {url!r}: give an http(s) URL of the feed")
+    kind = str(fields.get("kind", "rss"))
+    if kind not in SOURCE_KINDS:
+        raise InputError(f"source kind {kind!r}: use one of {', '.join(SOURCE_KINDS)}")
+    language = str(fields.get("language", "en"))
+    if language not in LANGUAGES:
+        raise InputError(f"source language {language!r}: use one of {', '.join(LANGUAGES)}")
+    try:
+        tier = int(fields.get("tier", 2))
+    except (TypeError, ValueError):
+        tier = 0
+    if tier not in (1, 2, 3):
+        raise InputError("source tier: use 1 (most authoritative), 2 or 3")
+    category = str(fields.get("category", "media")).strip() or "media"
+    if len(category) > 40:
+        raise InputError("source category: use at most 40 characters")
+    if conn.execute(select(sources.c.id).where(sources.c.id == sid)).first():
+        raise InputError(f"source {sid!r} already exists; pick another id, or enable it in the table")
+    conn.execute(
+        insert(sources).values(
+            id=sid, name=name, url=url, kind=kind, language=language, tier=tier, weight=1.0, category=category,
+            fulltext=bool(fields.get("fulltext")), enabled=True, origin="user",
+        )
+    )
+    return sid
+
+
+def set_source_enabled(conn: Connection, source_id: str, enabled: bool) -> None:
+    result = conn.execute(update(sources).where(sources.c.id == source_id).values(enabled=enabled))
+    if result.rowcount == 0:
+        raise LookupError(f"source {source_id!r} does not exist")
+
+
+# --- usage ------------------------------------------------------------------------------
+
+
+def _usage_bucket() -> dict:
+    return {"calls": 0, "cache_hits": 0, "errors": 0, "prompt_tokens": 0, "completion_tokens": 0,
+            "cached_tokens": 0, "cost_usd": 0.0}
+
+
+def _finish(bucket: dict) -> dict:
+    bucket["cached_share"] = bucket["cached_tokens"] / bucket["prompt_tokens"] if bucket["prompt_tokens"] else 0.0
+    bucket["cost_usd"] = round(bucket["cost_usd"], 6)
+    return bucket
+
+
+def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None = None) -> dict:
+    """Model calls, tokens, cached-token share and cost per day (reader's time zone) and per stage.
+
+    A call answered from llm_cache is counted as a cache hit, not a model call: it cost nothing.
+    """
+    now = now or datetime.now(UTC)
+    since = now - timedelta(days=days)
+    per_day: dict[str, dict] = {}
+    per_stage: dict[str, dict] = {}
+    per_day_stage: dict[tuple[str, str], dict] = {}
+    total = _usage_bucket()
+    rows = conn.execute(
+        select(llm_usage.c.at, llm_usage.c.stage, llm_usage.c.prompt_tokens, llm_usage.c.completion_tokens,
+               llm_usage.c.cached_tokens, llm_usage.c.cost_usd, llm_usage.c.cache_hit, llm_usage.c.error)
+        .where(llm_usage.c.at >= since)
+    )
+    for r in rows:
+        day = r.at.astimezone(tz).date().isoformat()
+        for bucket in (
+            per_day.setdefault(day, _usage_bucket()),
+            per_stage.setdefault(r.stage, _usage_bucket()),
+            per_day_stage.setdefault((day, r.stage), _usage_bucket()),
+            total,
+        ):
+            if r.cache_hit:
+                bucket["cache_hits"] += 1
+            else:
+                bucket["calls"] += 1
+            bucket["errors"] += 1 if r.error else 0
+            bucket["prompt_tokens"] += r.prompt_tokens
+            bucket["completion_tokens"] += r.completion_tokens
+            bucket["cached_tokens"] += r.cached_tokens
+            bucket["cost_usd"] += r.cost_usd
+    return {
+        "days": days,
+        "since": since,
+        "total": _finish(total),
+        "per_day": [{"day": d, **_finish(b)} for d, b in sorted(per_day.items(), reverse=True)],
+        "per_stage": [{"stage": s, **_finish(b)} for s, b in sorted(per_stage.items(), key=lambda kv: -kv[1]["cost_usd"])],
+        "per_day_stage": [
+            {"day": d, "stage": s, **_finish(b)} for (d, s), b in sorted(per_day_stage.items(), key=lambda kv: (kv[0][0], kv[0][1]), reverse=True)
+        ],
+    }
+
+
+# --- search results ---------------------------------------------------------------------
+
+
+def search_results(conn: Connection, hits, lang: str) -> dict:
+    event_ids = [h.ref_id for h in hits if h.kind == "event"]
+    item_ids = [h.ref_id for h in hits if h.kind == "item"]
+    found_events = {}
+    if event_ids:
+        rows = conn.execute(select(events).where(events.c.id.in_(event_ids))).all()
+        written = _analyses(conn, event_ids)
+        for r in rows:
+            e = _event_dict(r)
+            e["analysis"] = pick_analysis(written.get(r.id, {}), lang)
+            found_events[r.id] = e
+    found_items = {}
+    if item_ids:
+        rows = conn.execute(
+            select(items.c.id, items.c.title, items.c.summary, items.c.url, items.c.published_at, items.c.language,
+                   items.c.material, items.c.source_id, sources.c.name.label("source_name"),
+                   event_members.c.event_id)
+            .select_from(items.join(sources, sources.c.id == items.c.source_id)
+                         .outerjoin(event_members, event_members.c.item_id == items.c.id))
+            .where(items.c.id.in_(item_ids))
+        ).all()
+        for r in rows:
+            found_items[r.id] = {
+                "id": r.id, "title": r.title, "summary": r.summary, "url": r.url, "published_at": r.published_at,
+                "language": r.language, "material": r.material, "source_id": r.source_id,
+                "source_name": r.source_name, "event_id": r.event_id,
+            }
+    return {
+        "events": [found_events[i] for i in event_ids if i in found_events],
+        "items": [found_items[i] for i in item_ids if i in found_items],
+    }
