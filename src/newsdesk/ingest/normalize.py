@@ -137,6 +137,7 @@ def html_to_text(html: str) -> str:
 # ---------------------------------------------------------------- language
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_PUNCT = re.compile(r"[\u3000-\u303f\uff01-\uff1f\uff5c]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
@@ -160,14 +161,18 @@ def detect_language(text: str) -> str:
     cjk = len(_CJK.findall(sample))
     kana = len(_KANA.findall(sample))
     hangul = len(_HANGUL.findall(sample))
-    if kana > 2 and kana * 5 >= cjk:
+    if kana and kana * 4 >= cjk:
         return "other"  # Japanese mixes kanji with kana; Chinese never uses kana
     if hangul > 2:
         return "other"
     words = _LATIN_WORD.findall(sample)
-    # One Chinese character carries about a word; titles like "OpenAI 发布 GPT-5" are Chinese.
-    if cjk >= 2 and cjk >= len(words):
-        return "zh"
+    # One Chinese character carries about a word, and Chinese tech prose is full of acronyms and model
+    # names ("RL101:从SFT到PPO", "OpenAI 发布 GPT-5"): weigh CJK (with its full-width punctuation)
+    # against the Latin words that read as prose, not against every capitalised token.
+    if cjk >= 2:
+        prose = sum(1 for w in words if not w.isupper())
+        if cjk + len(_CJK_PUNCT.findall(sample)) >= prose:
+            return "zh"
     if not words:
         return "zh" if cjk else "other"
     if len(_OTHER_LETTER.findall(sample)) * 2 > sum(map(len, words)):

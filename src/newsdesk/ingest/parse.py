@@ -20,7 +20,7 @@ from newsdesk.ingest.normalize import canonical_url, clean_title, detect_languag
 from newsdesk.model import Item, Source
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
-FULL_MIN_LATIN, FULL_MIN_CJK = 1200, 500  # below this, "content" is a teaser rather than the article
+FULL_MIN_LATIN, FULL_MIN_CJK = 800, 350  # below this, "content" is a teaser rather than the article
 _MAX_WARNINGS = 20
 
 
@@ -70,14 +70,11 @@ def _parse_xml(body: bytes, source: Source, url: str | None, headers: dict[str, 
     if d.get("bozo"):
         warnings.append(_describe_bozo(d.get("bozo_exception"), len(entries)))
     title = clean_title((d.get("feed") or {}).get("title", "")) or None
-    if not entries and not d.get("version") and not d.get("feed"):
-        looks_html = re.search(rb"<html|<!doctype html", body[:2048], re.I)
-        hint = (
-            "this is a web page, not a feed — use the page's RSS/Atom link"
-            if looks_html
-            else "no RSS, Atom or JSON Feed found — check the source URL"
-        )
-        return ParsedFeed(title, [], warnings, f"not a feed: {hint}", format=None)
+    if not entries and not d.get("version"):
+        if re.search(rb"<html|<!doctype html", body[:2048], re.I):
+            return ParsedFeed(title, [], warnings, "not a feed: this is a web page — use the page's RSS/Atom link")
+        if not title:  # CDF and other rare dialects have no version but do have a channel title
+            return ParsedFeed(None, [], warnings, "not a feed: no RSS, Atom or JSON Feed found — check the source URL")
     transcripts = _transcript_links(body, len(entries)) if any("podcast_transcript" in e for e in entries) else None
     return _build(entries, title, source, warnings, d.get("version") or None, transcripts)
 
@@ -297,8 +294,9 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         extra["enclosure"] = enclosures[0]
 
     if not title:
-        if summary:
-            title = summary[:80].rsplit(" ", 1)[0] + "…" if len(summary) > 80 else summary
+        if summary or content:
+            first = (summary or content).split("\n", 1)[0]
+            title = first[:80].rsplit(" ", 1)[0] + "…" if len(first) > 80 else first
         elif url:
             title = url
         else:
