@@ -1,0 +1,149 @@
+"""`newsdesk eval clusters`: score the clusterer against a file of items with gold event ids.
+
+The file is JSON Lines, one item a line: {id, text | title (+ summary), lang, published, event}
+with `published` in epoch seconds or ISO 8601. The same Clusterer as the store stage runs
+over it in memory, in (published, id) order.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import combinations
+from pathlib import Path
+
+from newsdesk.cluster.embed import Embedder, item_text
+from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
+
+
+class EvalFileError(Exception):
+    """A line of the evaluation file is unusable; the message names the file, line and field."""
+
+
+@dataclass
+class EvalItem:
+    id: str
+    text: str
+    lang: str
+    ts: float
+    event: str
+
+
+def _timestamp(value, where: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
+    raise EvalFileError(f"{where}: 'published' = {value!r} is not epoch seconds or an ISO 8601 time")
+
+
+def read_eval_file(path: str | Path) -> list[EvalItem]:
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EvalFileError(f"{path}: cannot read ({exc.strerror}); give a JSON Lines file") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvalFileError(f"{where}: not valid JSON ({exc.msg}); one JSON object per line") from None
+        if not isinstance(row, dict):
+            raise EvalFileError(f"{where}: expected a JSON object")
+        text = row.get("text") or item_text(row.get("title") or "", row.get("summary"))
+        for name, value in (("id", row.get("id")), ("text or title", text), ("event", row.get("event"))):
+            if value in (None, ""):
+                raise EvalFileError(f"{where}: missing '{name}'; each line needs id, text|title, lang, published, event")
+        out.append(EvalItem(str(row["id"]), text, str(row.get("lang") or "other"), _timestamp(row.get("published"), where), str(row["event"])))
+    if not out:
+        raise EvalFileError(f"{path}: no items")
+    return out
+
+
+# --- metrics -------------------------------------------------------------------------
+
+
+def bcubed(pred: list, gold: list) -> tuple[float, float, float]:
+    """B-cubed precision, recall, F1 (Bagga & Baldwin): per-item overlap of its cluster and its gold event."""
+    cp, cg, both = Counter(pred), Counter(gold), Counter(zip(pred, gold))
+    n = len(gold)
+    p = sum(both[(a, b)] / cp[a] for a, b in zip(pred, gold)) / n
+    r = sum(both[(a, b)] / cg[b] for a, b in zip(pred, gold)) / n
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def _pairs(labels: list) -> Counter:
+    return Counter(labels)
+
+
+def pairwise(pred: list, gold: list) -> tuple[float, float]:
+    """Precision and recall over item pairs placed together / belonging together."""
+    def c2(n):
+        return n * (n - 1) // 2
+
+    together = sum(c2(n) for n in Counter(pred).values())
+    same = sum(c2(n) for n in Counter(gold).values())
+    both = sum(c2(n) for n in Counter(zip(pred, gold)).values())
+    return (both / together if together else 1.0), (both / same if same else 1.0)
+
+
+def cross_lingual_recall(pred: list, gold: list, langs: list, a: str = "zh", b: str = "en") -> float | None:
+    """Share of same-event (a, b)-language pairs placed in one event; None when there are none."""
+    total = hit = 0
+    for i, j in combinations(range(len(gold)), 2):
+        if gold[i] == gold[j] and {langs[i], langs[j]} == {a, b}:
+            total += 1
+            hit += pred[i] == pred[j]
+    return hit / total if total else None
+
+
+# --- running -------------------------------------------------------------------------
+
+
+def cluster_items(rows: list[EvalItem], vectors, config: ClusterConfig | None = None, arbiter=None) -> list:
+    """Event key for each row (rows in any order; processed in (published, id) order)."""
+    order = sorted(range(len(rows)), key=lambda i: (rows[i].ts, rows[i].id))
+    clusterer = Clusterer(config, arbiter=arbiter)
+    assigned: list = [None] * len(rows)
+    for i in order:
+        r = rows[i]
+        assigned[i] = clusterer.add(Doc(r.id, r.text, r.lang, r.ts, vectors[i])).event
+    return assigned
+
+
+def evaluate(rows: list[EvalItem], embedder: Embedder, config: ClusterConfig | None = None) -> dict:
+    """Embed, cluster and score; returns the metrics and each item's event."""
+    start = time.perf_counter()
+    vectors = embedder.embed([r.text for r in rows])
+    embedded = time.perf_counter()
+    pred = cluster_items(rows, vectors, config)
+    done = time.perf_counter()
+    gold = [r.event for r in rows]
+    p, r, f = bcubed(pred, gold)
+    pp, pr = pairwise(pred, gold)
+    return {
+        "items": len(rows),
+        "gold_events": len(set(gold)),
+        "events": len(set(pred)),
+        "bcubed_precision": p,
+        "bcubed_recall": r,
+        "bcubed_f1": f,
+        "pairwise_precision": pp,
+        "pairwise_recall": pr,
+        "cross_lingual_recall": cross_lingual_recall(pred, gold, [x.lang for x in rows]),
+        "items_per_s": len(rows) / (done - start),
+        "cluster_items_per_s": len(rows) / max(done - embedded, 1e-9),
+        "assigned": {x.id: e for x, e in zip(rows, pred)},
+    }

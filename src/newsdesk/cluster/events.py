@@ -1,0 +1,306 @@
+"""Incremental event clustering, in memory. The store stage and `newsdesk eval clusters` both use it.
+
+Each item, taken in publish order, either joins the best-matching open event or opens a new
+one. Only events seen within `window_days` of the item are open: they live in a fixed-size
+matrix of per-language centroids, and older ones are evicted as time moves on, so the cost of
+placing an item depends on how busy the window is, never on how long the history is.
+
+How an item is matched to an event:
+1. Dedup first (dedup.py): a copy of a story already in an event joins that event.
+2. Cosine to the event's centroid **in each language it has**, against a threshold for that
+   language pair: a multilingual encoder puts translations much closer than unrelated texts,
+   but not as close as two same-language reports (USE: zh–en translations ≈0.5–0.7, same-
+   language reports of one happening ≥0.8), so one threshold cannot serve both.
+3. Anchors (anchors.py): a shared anchor adds weight, divided by how many open events carry
+   it (a name every story this week mentions proves nothing); two different versions of one
+   product family with no versioned name in common subtract a lot.
+4. A score just around the threshold may be put to an arbiter (an LLM), within a budget.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, version_conflict
+from newsdesk.cluster.dedup import Deduper
+
+DAY = 86400.0
+
+# keep (True) or split (False), and why: an LLM asked "is this item about this event?"
+Arbiter = Callable[[str, str], tuple[bool, str]]
+
+
+@dataclass
+class ClusterConfig:
+    window_days: float = 7.0  # an event stays open this long after its latest member
+    same_language: float = 0.70  # cosine to join an event's centroid in the item's own language
+    cross_language: float = 0.40  # cosine to join across languages (zh–en), only while the event has none in the item's
+    decay_per_day: float = 0.01  # the threshold rises with days since the event's last report in that language
+    conflict_penalty: float = 0.30  # GPT-4.5 vs GPT-4o
+    anchor_bonus_cap: float = 0.20
+    syndication_jaccard: float = 0.8
+    arbiter_band: float = 0.05  # scores within ± this of the threshold may be arbitrated
+    arbiter_budget: int = 20  # arbiter calls per run
+
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def text_language(text: str, declared: str = "other") -> str:
+    """The language the compared text is written in (zh / en), which can differ from the source's.
+
+    A feed item may carry an English headline and a Chinese summary; what the encoder sees is
+    mostly Chinese then, and it must be compared with the Chinese threshold.
+    """
+    cjk = len(_CJK.findall(text))
+    latin_words = len(_LATIN_WORD.findall(text))
+    if cjk and cjk >= latin_words:  # a Chinese character carries about a word
+        return "zh"
+    if latin_words:
+        return "en"
+    return declared or "other"
+
+
+@dataclass
+class Doc:
+    """One item as the clusterer sees it."""
+
+    key: object  # item id in the store, the file's id in an evaluation
+    text: str
+    lang: str
+    ts: float  # publish time, epoch seconds
+    vector: np.ndarray  # L2-normalized
+    url: str | None = None
+    guid: str | None = None
+    anchors: frozenset[str] | None = None
+
+    def __post_init__(self):
+        self.lang = text_language(self.text, self.lang)
+        if self.anchors is None:
+            self.anchors = frozenset(extract_anchors(self.text))
+
+
+@dataclass
+class Placement:
+    key: object
+    event: object
+    role: str  # member | syndicated | duplicate (the store picks the lead afterwards)
+    opened: bool  # this item opened the event
+    origin: object | None = None
+    similarity: float | None = None
+    reason: str = ""
+
+
+@dataclass
+class _Event:
+    key: object
+    first_ts: float
+    last_ts: float
+    text: str  # the first member's text: what an arbiter reads as "the event"
+    slots: dict[str, int] = field(default_factory=dict)  # language -> row in the centroid matrix
+    sums: dict[str, np.ndarray] = field(default_factory=dict)
+    lang_last: dict[str, float] = field(default_factory=dict)  # latest member per language
+    anchors: Counter = field(default_factory=Counter)
+    size: int = 0
+
+
+class _Centroids:
+    """Normalized centroids of open events, one row per (event, language), in a reusable matrix."""
+
+    def __init__(self, dim: int, capacity: int = 256):
+        self.m = np.zeros((capacity, dim), dtype=np.float32)
+        self.event: list[object] = [None] * capacity
+        self.lang: list[str | None] = [None] * capacity
+        self.free = list(range(capacity - 1, -1, -1))
+        self.used = np.zeros(capacity, dtype=bool)
+
+    def put(self, row: int | None, event, lang: str, vec: np.ndarray) -> int:
+        if row is None:
+            if not self.free:
+                self._grow()
+            row = self.free.pop()
+            self.used[row], self.event[row], self.lang[row] = True, event, lang
+        n = float(np.linalg.norm(vec))
+        self.m[row] = vec / n if n else vec
+        return row
+
+    def drop(self, row: int) -> None:
+        self.used[row], self.event[row], self.lang[row] = False, None, None
+        self.m[row] = 0.0
+        self.free.append(row)
+
+    def _grow(self) -> None:
+        old = len(self.event)
+        self.m = np.vstack([self.m, np.zeros_like(self.m)])
+        self.used = np.concatenate([self.used, np.zeros(old, dtype=bool)])
+        self.event += [None] * old
+        self.lang += [None] * old
+        self.free.extend(range(2 * old - 1, old - 1, -1))
+
+
+class Clusterer:
+    """Places documents, in publish order, into events. Deterministic for a given input order."""
+
+    def __init__(
+        self,
+        config: ClusterConfig | None = None,
+        *,
+        new_event: Callable[[Doc], object] | None = None,
+        arbiter: Arbiter | None = None,
+    ):
+        self.config = config or ClusterConfig()
+        counter = itertools.count(1)
+        self._new_event = new_event or (lambda doc: next(counter))
+        self.arbiter = arbiter
+        self.arbiter_calls = 0
+        self.dedup = Deduper(threshold=self.config.syndication_jaccard)
+        self.events: dict[object, _Event] = {}
+        self._event_of: dict[object, object] = {}  # doc key -> event key, for docs in the window
+        self._doc_expiry: list[tuple[float, int, object]] = []
+        self._event_expiry: list[tuple[float, int, object]] = []
+        self._seq = itertools.count()
+        self._df: Counter = Counter()  # anchor -> open events carrying it
+        self._centroids: _Centroids | None = None
+        self.now = float("-inf")
+
+    # --- the window ---------------------------------------------------------------
+
+    def advance(self, ts: float) -> None:
+        """Move the window's end to `ts`, evicting what fell out of it."""
+        if ts <= self.now:
+            return
+        self.now = ts
+        cutoff = ts - self.config.window_days * DAY
+        while self._event_expiry and self._event_expiry[0][0] < cutoff:
+            last, _, key = heapq.heappop(self._event_expiry)
+            ev = self.events.get(key)
+            if ev is None or ev.last_ts != last:
+                continue  # it grew since; a later entry covers it
+            for row in ev.slots.values():
+                self._centroids.drop(row)
+            for a in ev.anchors:
+                self._df[a] -= 1
+                if self._df[a] <= 0:
+                    del self._df[a]
+            del self.events[key]
+        while self._doc_expiry and self._doc_expiry[0][0] < cutoff:
+            _, _, key = heapq.heappop(self._doc_expiry)
+            self._event_of.pop(key, None)
+        self.dedup.evict(cutoff)
+
+    # --- placing ----------------------------------------------------------------------
+
+    def add(self, doc: Doc) -> Placement:
+        self.advance(doc.ts)
+        placement = self._dedup(doc) or self._match(doc)
+        self._remember(doc, placement)
+        return placement
+
+    def seed(self, doc: Doc, event, *, origin=None) -> None:
+        """Put back a document already placed in `event` (resuming from the store); no matching."""
+        self.advance(doc.ts)
+        role = "member" if origin is None else "syndicated"
+        self._remember(doc, Placement(doc.key, event, role, event not in self.events, origin))
+
+    def _dedup(self, doc: Doc) -> Placement | None:
+        hit = self.dedup.find(doc.url, doc.guid, doc.text)
+        if hit is None:
+            return None
+        role, origin, sim = hit
+        event = self._event_of.get(origin)
+        if event is None or event not in self.events:
+            return None
+        why = "same link or guid as" if role == "duplicate" else f"near-identical text (Jaccard {sim:.2f}) to"
+        return Placement(doc.key, event, role, False, origin, sim, f"{why} item {origin}")
+
+    def _threshold(self, a: str, b: str) -> float:
+        known = ("zh", "en")
+        if a != b and a in known and b in known:
+            return self.config.cross_language
+        return self.config.same_language
+
+    def _match(self, doc: Doc) -> Placement:
+        cfg = self.config
+        best = None  # (score, -order, event key, cosine, why)
+        if self._centroids is not None and self.events:
+            c = self._centroids
+            rows = np.flatnonzero(c.used)
+            cos = c.m[rows] @ doc.vector.astype(np.float32)
+            margins: dict[object, tuple[float, float, str]] = {}
+            for row, s in zip(rows.tolist(), cos.tolist()):
+                key, lang = c.event[row], c.lang[row]
+                ev = self.events[key]
+                if lang != doc.lang and doc.lang in ev.slots:
+                    continue  # like with like: the event's own-language centroid is the better witness
+                age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY
+                margin = s - self._threshold(doc.lang, lang) - cfg.decay_per_day * age
+                if key not in margins or margin > margins[key][0]:
+                    margins[key] = (margin, s, lang)
+            # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
+            reach = cfg.anchor_bonus_cap + max(cfg.arbiter_band, 0.0)
+            for order, (key, (margin, s, lang)) in enumerate(margins.items()):
+                if margin < -reach:
+                    continue
+                ev = self.events[key]
+                if ev.first_ts > doc.ts + cfg.window_days * DAY:
+                    continue  # an event that begins after this item's window
+                score, why = margin, [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"]
+                shared = sorted(a for a in doc.anchors if a in ev.anchors)
+                if shared:
+                    bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
+                    score += bonus
+                    why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
+                conflict = version_conflict(set(doc.anchors), set(ev.anchors))
+                if conflict:
+                    score -= cfg.conflict_penalty
+                    why.append(f"different versions {conflict[0][6:]} vs {conflict[1][6:]} (-{cfg.conflict_penalty:.2f})")
+                if best is None or score > best[0]:
+                    best = (score, key, s, "; ".join(why))
+        if best is not None:
+            score, key, s, why = best
+            if abs(score) < cfg.arbiter_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
+                self.arbiter_calls += 1
+                keep, verdict = self.arbiter(self.events[key].text, doc.text)
+                why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
+                if keep:
+                    return Placement(doc.key, key, "member", False, None, round(s, 4), why)
+                return self._open(doc, s, why)
+            if score >= 0:
+                return Placement(doc.key, key, "member", False, None, round(s, 4), why)
+            return self._open(doc, s, f"best candidate below threshold: {why}")
+        return self._open(doc, None, "no open event in the window")
+
+    def _open(self, doc: Doc, s: float | None, why: str) -> Placement:
+        key = self._new_event(doc)
+        return Placement(doc.key, key, "member", True, None, None if s is None else round(s, 4), f"opened a new event ({why})")
+
+    def _remember(self, doc: Doc, p: Placement) -> None:
+        ev = self.events.get(p.event)
+        if ev is None:
+            ev = self.events[p.event] = _Event(p.event, doc.ts, doc.ts, doc.text)
+        ev.first_ts = min(ev.first_ts, doc.ts)
+        if doc.ts > ev.last_ts or ev.size == 0:
+            ev.last_ts = max(ev.last_ts, doc.ts)
+        heapq.heappush(self._event_expiry, (ev.last_ts, next(self._seq), ev.key))
+        ev.size += 1
+        if self._centroids is None:
+            self._centroids = _Centroids(doc.vector.shape[0])
+        vec = doc.vector.astype(np.float32)
+        ev.lang_last[doc.lang] = max(ev.lang_last.get(doc.lang, doc.ts), doc.ts)
+        ev.sums[doc.lang] = ev.sums[doc.lang] + vec if doc.lang in ev.sums else vec.copy()
+        ev.slots[doc.lang] = self._centroids.put(ev.slots.get(doc.lang), ev.key, doc.lang, ev.sums[doc.lang])
+        for a in doc.anchors:
+            if ev.anchors[a] == 0:
+                self._df[a] += 1
+            ev.anchors[a] += 1
+        self._event_of[doc.key] = ev.key
+        heapq.heappush(self._doc_expiry, (doc.ts, next(self._seq), doc.key))
+        self.dedup.add(doc.key, doc.url, doc.guid, doc.text, doc.ts, origin=p.origin)
