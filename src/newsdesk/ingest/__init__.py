@@ -1,0 +1,1 @@
+"""Ingest: fetch, parse, normalize, extract full text."""

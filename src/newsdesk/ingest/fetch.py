@@ -1,0 +1,432 @@
+"""Fetching feeds over HTTP: polite, bounded, and unable to reach the operator's own network.
+
+`Fetcher.get(url)` never raises for anything a remote server or a bad URL can cause; it
+returns a `FetchResult` whose `error` is one line naming the URL, what happened and what
+the operator can do. Everything it does is bounded by `FetchSettings` (newsdesk.toml
+`[fetch]`): connect / read timeouts per socket operation, `total_timeout` per HTTP
+exchange (request to last byte, so a server trickling bytes forever still ends),
+`max_bytes` per body, `max_redirects` per attempt, `retries` tries in all.
+
+Address guard: every hop (the first URL and each redirect target) is resolved here and
+refused if any address it resolves to is not public, unless `fetch.allow_private`. The
+request is then sent to the vetted address itself (Host header and TLS SNI keep the
+name), so a DNS answer that changes between our check and the connect (DNS rebinding)
+cannot steer the request somewhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import random
+import socket
+import ssl
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import httpx
+
+from newsdesk.config import FetchSettings
+
+FEED_ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/feed+json, "
+    "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
+)
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+ALLOW_HINT = "set fetch.allow_private = true in newsdesk.toml to allow it"
+
+
+@dataclass
+class FetchResult:
+    url: str  # final URL after redirects
+    status: int | None = None  # last HTTP status; None when no response at all
+    body: bytes | None = None  # None on 304 or error
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case keys
+    etag: str | None = None
+    last_modified: str | None = None
+    not_modified: bool = False  # True on 304: counted, not parsed
+    error: str | None = None  # one line: the URL, what happened, what to do
+    warnings: list[str] = field(default_factory=list)  # non-fatal, e.g. retries
+    duration_ms: int = 0
+    attempts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.body is not None and self.error is None
+
+
+class FetchBlocked(Exception):
+    """The address guard refuses a URL; the message is the reason and the fix."""
+
+
+class _Failure(Exception):
+    """One try went wrong; `retriable` says whether another try may help."""
+
+    def __init__(self, message: str, *, retriable: bool, label: str = "", retry_after: float | None = None):
+        super().__init__(message)
+        self.message = " ".join(message.split())  # the operator's line stays one line
+        self.retriable = retriable
+        self.label = label or self.message.split(";")[0]  # short name for the retry warning
+        self.retry_after = retry_after
+
+
+def address_problem(address: str) -> str | None:
+    """What kind of non-public address this is ('loopback', 'private', ...), or None if public."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1 on the wire
+    for attribute, kind in (
+        ("is_unspecified", "unspecified"),
+        ("is_loopback", "loopback"),
+        ("is_link_local", "link-local"),
+        ("is_multicast", "multicast"),
+        ("is_private", "private"),
+        ("is_reserved", "reserved"),
+    ):
+        if getattr(ip, attribute):
+            return kind
+    if not ip.is_global:  # e.g. 100.64.0.0/10, carrier-grade NAT
+        return "non-public"
+    return None
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a Retry-After header asks for (delta-seconds or an HTTP date); None if absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _sendable(value: str) -> bool:
+    return value.isascii() and value.isprintable()
+
+
+@dataclass
+class _Host:
+    """Politeness state for one host name."""
+
+    slots: asyncio.Semaphore
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    next_start: float = 0.0
+
+
+class Fetcher:
+    """Fetches URLs under the limits in `settings`; one per ingest run, shared by all sources."""
+
+    def __init__(self, settings: FetchSettings, *, transport: httpx.AsyncBaseTransport | None = None):
+        self.settings = settings
+        if transport is None:
+            # No keep-alive: requests go to pinned IP addresses, and a pooled connection to a
+            # CDN address would otherwise carry a second site's request over the TLS session
+            # (and certificate check) of the first. One request per feed per run makes this cheap.
+            transport = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_keepalive_connections=0))
+        self._client = httpx.AsyncClient(
+            transport=transport,
+            follow_redirects=False,  # each hop goes through the address guard
+            timeout=httpx.Timeout(
+                connect=settings.connect_timeout,
+                read=settings.read_timeout,
+                write=settings.read_timeout,
+                pool=settings.total_timeout,
+            ),
+            headers={"User-Agent": settings.user_agent},
+        )
+        self._all = asyncio.Semaphore(max(1, settings.concurrency))
+        self._hosts: dict[str, _Host] = {}
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def get(
+        self,
+        url: str,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        accept: str = FEED_ACCEPT,
+    ) -> FetchResult:
+        started = time.monotonic()
+        result = FetchResult(url=url)
+        headers = {"Accept": accept}
+        # Validators come back from servers; one that could not be sent as a header is dropped.
+        if etag and _sendable(etag):
+            headers["If-None-Match"] = etag
+        if last_modified and _sendable(last_modified):
+            headers["If-Modified-Since"] = last_modified
+        tries = max(1, self.settings.retries)
+        for attempt in range(1, tries + 1):
+            result.attempts = attempt
+            try:
+                await self._attempt(url, headers, result)
+                if result.not_modified:
+                    result.etag = result.etag or etag
+                    result.last_modified = result.last_modified or last_modified
+                break
+            except _Failure as failure:
+                if not failure.retriable or attempt == tries:
+                    tried = f" (after {attempt} tries)" if attempt > 1 else ""
+                    result.error = f"{url}: {failure.message}{tried}"
+                    break
+                wait = self._wait(attempt, failure.retry_after, result.warnings)
+                asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
+                result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
+                await asyncio.sleep(wait)
+        result.duration_ms = int((time.monotonic() - started) * 1000)
+        return result
+
+    def _wait(self, attempt: int, retry_after: float | None, warnings: list[str]) -> float:
+        cap = self.settings.max_retry_after
+        if retry_after is not None:
+            if retry_after > cap:
+                warnings.append(f"Retry-After {retry_after:g}s capped at {cap:g}s (fetch.max_retry_after)")
+            return min(retry_after, cap)
+        # Exponential backoff with a little jitter so sources that failed together don't retry together.
+        backoff = self.settings.backoff_base * 2 ** (attempt - 1) * random.uniform(1.0, 1.25)
+        return min(backoff, cap)
+
+    async def _attempt(self, url: str, headers: dict[str, str], result: FetchResult) -> None:
+        """One try: follow redirects by hand until a final response fills `result`."""
+        chain = [url]
+        current = url
+        while True:
+            target = await self._hop(current, headers, result)
+            if target is None:
+                return
+            if target in chain:
+                loop = " -> ".join(chain[chain.index(target):] + [target])
+                raise _Failure(f"redirect loop ({loop}); fix the source URL", retriable=False)
+            if len(chain) > self.settings.max_redirects:
+                raise _Failure(
+                    f"more than {self.settings.max_redirects} redirects (fetch.max_redirects), "
+                    f"last to {target}; point the source at the final URL",
+                    retriable=False,
+                )
+            chain.append(target)
+            current = target
+
+    async def _hop(self, url: str, headers: dict[str, str], result: FetchResult) -> str | None:
+        """One request; returns the redirect target, or None once `result` holds the outcome."""
+        try:
+            target = httpx.URL(url)
+        except httpx.InvalidURL as exc:
+            raise _Failure(f"not a valid URL ({exc}); fix the source URL", retriable=False) from None
+        if target.scheme not in ("http", "https") or not target.host:
+            raise _Failure(
+                f"only http and https URLs with a host can be fetched, not {url!r}; fix the source URL",
+                retriable=False,
+            )
+        try:
+            addresses = await self.resolve(target.host, target.port or (443 if target.scheme == "https" else 80))
+        except FetchBlocked as exc:
+            raise _Failure(str(exc), retriable=False) from None
+
+        host = self._hosts.get(target.host)
+        if host is None:
+            host = self._hosts[target.host] = _Host(asyncio.Semaphore(max(1, self.settings.per_host_concurrency)))
+        # Host slot before the global one, so requests queued for a busy host don't hold global slots.
+        async with host.slots:
+            async with host.turn:
+                delay = host.next_start - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                host.next_start = time.monotonic() + self.settings.per_host_delay
+            async with self._all:
+                for index, address in enumerate(addresses):
+                    try:
+                        return await self._exchange(target, address, headers, result)
+                    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                        if index == len(addresses) - 1:
+                            raise self._transport_failure(exc, target) from None
+                    except httpx.HTTPError as exc:
+                        raise self._transport_failure(exc, target) from None
+        raise AssertionError("resolve() returns at least one address")
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        """The addresses to connect to, each vetted by the guard; raises FetchBlocked or _Failure."""
+        try:
+            addresses = [str(ipaddress.ip_address(host))]
+        except ValueError:
+            loop = asyncio.get_running_loop()
+            try:
+                infos = await asyncio.wait_for(
+                    loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), self.settings.connect_timeout
+                )
+            except TimeoutError:
+                raise _Failure(
+                    f"resolving {host} took longer than {self.settings.connect_timeout:g}s "
+                    "(fetch.connect_timeout); check DNS or try later",
+                    retriable=True,
+                ) from None
+            except socket.gaierror as exc:
+                raise _Failure(
+                    f"cannot resolve host {host} ({exc.strerror}); check the URL or the network",
+                    retriable=exc.errno == socket.EAI_AGAIN,
+                ) from None
+            addresses = list(dict.fromkeys(info[4][0] for info in infos))
+            if not addresses:
+                raise _Failure(f"{host} has no address; check the URL", retriable=False)
+        if not self.settings.allow_private:
+            for address in addresses:
+                kind = address_problem(address)
+                if kind:
+                    raise FetchBlocked(
+                        f"refused: {host} resolves to {address}, a {kind} address, and a feed URL "
+                        f"must not reach the operator's network; {ALLOW_HINT}"
+                    )
+        return addresses
+
+    async def _exchange(
+        self, target: httpx.URL, address: str, headers: dict[str, str], result: FetchResult
+    ) -> str | None:
+        """Send one request to `address` (pinned), read the response into `result`."""
+        url = str(target)
+        request_headers = dict(headers)
+        extensions = {}
+        if "%" not in address:  # a scoped IPv6 address (only allowed when private is) keeps its name
+            request_headers["Host"] = target.netloc.decode("ascii")
+            if target.scheme == "https":
+                extensions["sni_hostname"] = target.host  # TLS checks the certificate against the name
+            target = target.copy_with(host=address)
+        request = self._client.build_request("GET", target, headers=request_headers, extensions=extensions)
+        limit = self.settings.total_timeout
+        try:
+            async with asyncio.timeout(limit):
+                response = await self._client.send(request, stream=True)
+                try:
+                    return await self._read(url, response, result)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            raise _Failure(
+                f"not finished within {limit:g}s (fetch.total_timeout); the server is too slow, "
+                "raise the limit or drop the source",
+                retriable=False,  # a server that trickled once will trickle again
+            ) from None
+
+    async def _read(self, url: str, response: httpx.Response, result: FetchResult) -> str | None:
+        status = response.status_code
+        result.url = url
+        result.status = status
+        result.headers = {key.lower(): value for key, value in response.headers.items()}
+        result.etag = response.headers.get("etag")
+        result.last_modified = response.headers.get("last-modified")
+        if status in REDIRECT_CODES:
+            location = response.headers.get("location")
+            if not location:
+                raise _Failure(f"HTTP {status} redirect without a Location header; fix the source URL", retriable=False)
+            try:
+                return str(httpx.URL(url).join(location))
+            except httpx.InvalidURL:
+                raise _Failure(
+                    f"HTTP {status} redirect to an invalid URL {location!r}; fix the source URL", retriable=False
+                ) from None
+        if status == 304:
+            result.not_modified = True
+            return None
+        if status == 429:
+            raise _Failure(
+                "rate limited (HTTP 429); raise fetch.per_host_delay or fetch in fewer runs",
+                retriable=True,
+                label="HTTP 429",
+                retry_after=retry_after_seconds(response.headers.get("retry-after")),
+            )
+        if status >= 500:
+            raise _Failure(
+                f"server error HTTP {status} {response.reason_phrase}; "
+                "the site is failing, try later or drop the source",
+                retriable=True,
+                label=f"HTTP {status}",
+                retry_after=retry_after_seconds(response.headers.get("retry-after")),
+            )
+        if not 200 <= status < 300:
+            fix = {
+                404: "the feed moved or is gone; fix the source URL",
+                410: "the feed is gone; fix the source URL or drop the source",
+                401: "the feed needs a login; drop the source or use a public feed",
+                403: "the site refuses us; check the URL or drop the source",
+            }.get(status, "check the source URL")
+            raise _Failure(f"HTTP {status} {response.reason_phrase}; {fix}", retriable=False)
+
+        cap = self.settings.max_bytes
+        too_big = _Failure(
+            f"response larger than {cap} bytes (fetch.max_bytes); raise the cap or drop the source",
+            retriable=False,
+        )
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > cap:
+            raise too_big
+        body = bytearray()
+        # Counted after decompression: the cap bounds memory, so a gzip bomb cannot get past it.
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > cap:
+                raise too_big
+        result.body = bytes(body)
+        return None
+
+    def _transport_failure(self, exc: httpx.HTTPError, target: httpx.URL) -> _Failure:
+        s = self.settings
+        where = f"{target.host}:{target.port or (443 if target.scheme == 'https' else 80)}"
+        if isinstance(exc, httpx.ConnectTimeout):
+            return _Failure(
+                f"no connection to {where} within {s.connect_timeout:g}s (fetch.connect_timeout); "
+                "the host is down or unreachable, try later",
+                retriable=True,
+                label="connect timeout",
+            )
+        if isinstance(exc, httpx.ReadTimeout):
+            return _Failure(
+                f"no data from {where} for {s.read_timeout:g}s (fetch.read_timeout); "
+                "the server stalled, try later or raise the limit",
+                retriable=True,
+                label="read timeout",
+            )
+        if isinstance(exc, httpx.TimeoutException):
+            return _Failure(f"timed out talking to {where} ({type(exc).__name__}); try later", retriable=True)
+        if isinstance(exc, httpx.ConnectError) and _caused_by(exc, ssl.SSLCertVerificationError):
+            return _Failure(
+                f"the TLS certificate of {where} does not check out ({exc}); "
+                "the site is misconfigured or intercepted, drop the source until it is fixed",
+                retriable=False,  # a retry gets the same certificate
+            )
+        if isinstance(exc, httpx.ConnectError):
+            return _Failure(
+                f"cannot connect to {where} ({exc or type(exc).__name__}); check the URL or try later",
+                retriable=True,
+                label="connection error",
+            )
+        if isinstance(exc, httpx.DecodingError):
+            return _Failure(
+                f"the body could not be decompressed ({exc}); the server sent a broken response, try later",
+                retriable=False,
+            )
+        if isinstance(exc, httpx.TransportError):
+            return _Failure(f"connection to {where} failed ({type(exc).__name__}: {exc}); try later", retriable=True)
+        return _Failure(f"request failed ({type(exc).__name__}: {exc}); check the source URL", retriable=False)
