@@ -1,0 +1,1 @@
+"""Publishing: Markdown with front matter, the static HTML site, RSS and JSON Feed."""

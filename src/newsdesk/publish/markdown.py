@@ -1,0 +1,87 @@
+"""Markdown files with YAML front matter, one per edition.
+
+Hugo and Jekyll read the front matter directly; Notion's Markdown import takes the page
+body and the properties it recognizes (title, date, tags, status). The weekly report
+also carries its seed-003 property block (type, status, date, slug, summary) there.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import yaml
+
+from newsdesk.editions import labels
+
+
+def front_matter(fields: dict) -> str:
+    dumped = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=10_000)
+    return f"---\n{dumped}---\n"
+
+
+def split_front_matter(text: str) -> tuple[dict, str]:
+    """The inverse of front_matter(): (fields, body). Used by tests and by anyone re-importing."""
+    if not text.startswith("---\n"):
+        return {}, text
+    head, _, body = text[4:].partition("\n---\n")
+    return yaml.safe_load(head) or {}, body
+
+
+def edition_slug(edition: dict) -> str:
+    if edition["kind"] == "weekly":
+        return (edition["meta"].get("properties") or {}).get("slug") or f"ai-weekly-{edition['key']}"
+    return f"{edition['kind']}-{edition['key']}"
+
+
+def edition_date(edition: dict, tz: str) -> str:
+    if edition["kind"] == "daily":
+        return edition["key"]
+    updated: datetime = edition["updated_at"]
+    return updated.astimezone(ZoneInfo(tz)).isoformat(timespec="seconds")
+
+
+def edition_summary(edition: dict) -> str:
+    meta = edition["meta"]
+    if edition["kind"] == "weekly":
+        return meta.get("summary", "")
+    if edition["kind"] == "daily":
+        return " / ".join(c["headline"] for c in meta.get("cards", [])[:5])
+    return meta.get("summary") if isinstance(meta.get("summary"), str) else ""
+
+
+def weekly_body(meta: dict) -> str:
+    out = ["## 📊 本周概览", *meta.get("overview", [])]
+    for section in meta.get("sections", []):
+        heading, _, rest = section["text"].partition("\n\n")
+        out += [f"## {heading}", rest]
+    out.append("## 📌 本周简讯")
+    out += [f"- **{b['title']}** — {b['source']} / {b['text']}" for b in meta.get("briefs", [])]
+    return "\n\n".join(out) + "\n"
+
+
+def edition_markdown(edition: dict, tz: str) -> str:
+    """The edition as a Markdown document with front matter."""
+    meta = edition["meta"]
+    fields = {
+        "title": edition["title"],
+        "date": edition_date(edition, tz),
+        "slug": edition_slug(edition),
+        "summary": edition_summary(edition),
+        "tags": ["AI", {"daily": "daily", "weekly": "weekly", "episode": "episode"}.get(edition["kind"], edition["kind"])],
+        "lang": edition["language"],
+    }
+    if edition["kind"] == "weekly":
+        props = meta.get("properties", {})
+        fields.update({"type": props.get("type", "Post"), "status": props.get("status", "Published")})
+        body = weekly_body(meta)
+    else:
+        fields["status"] = "Published" if edition["status"] == "clean" else "Flagged"
+        body = edition["body"]
+        if body.startswith("# "):  # the title lives in the front matter
+            body = body.split("\n", 1)[1].lstrip("\n") if "\n" in body else ""
+    if edition["status"] != "clean":
+        fields["flagged"] = True  # never passed off as clean, in any tool that imports it
+        if edition["kind"] != "daily":  # a daily page marks its flagged cards one by one
+            body = f"> ⚠ {labels(edition['language'])['flagged']}\n\n{body}"
+    return front_matter(fields) + "\n" + body

@@ -1,0 +1,238 @@
+"""The static site: every stored edition rendered to HTML, Markdown and feeds under settings.site_dir.
+
+Layout (all links relative, so the folder works from file:// or any web server path):
+
+    index.html, style.css
+    {lang}/index.html                      every edition in that language
+    {lang}/daily/{date}.html               the 全部 tab; {date}-{tab}.html for the others; {date}.md
+    {lang}/events/{id}.html                one event card with its sources and analysis
+    {lang}/weekly/{week}.html, .md
+    {lang}/episodes/{key}.html, .md
+    {lang}/daily.xml|json, {lang}/weekly.xml|json   RSS 2.0 and JSON Feed 1.1
+
+Publishing is incremental: a manifest records a hash of every input (editions, templates,
+settings) and of every file written. Same inputs: nothing is rendered. Otherwise only the
+files whose bytes changed are written, and files no longer produced are removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.editions import labels
+from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
+from newsdesk.publish.markdown import edition_markdown, edition_summary
+from newsdesk.store.schema import editions
+
+SITE_FORMAT = 1
+MANIFEST = ".publish-manifest.json"
+
+UI = {
+    "zh": {"daily": "日报", "weekly": "周报", "episode": "播客精读", "home": "首页", "events": "个事件",
+           "other_language": "English", "feeds": "订阅", "flagged_note": "本期有内容未通过自动核查，已标出。",
+           "no_editions": "还没有内容。", "properties": "属性", "event": "事件", "back": "返回当日"},
+    "en": {"daily": "Daily", "weekly": "Weekly", "episode": "Episodes", "home": "Home", "events": "events",
+           "other_language": "中文", "feeds": "Feeds", "flagged_note": "Parts of this edition failed the automatic checks; they are marked.",
+           "no_editions": "Nothing published yet.", "properties": "Properties", "event": "Event", "back": "Back to the day"},
+}
+
+
+@dataclass
+class PublishStats:
+    pages: int = 0  # files the site consists of
+    written: int = 0  # files whose bytes changed
+    unchanged: int = 0
+    removed: int = 0
+    skipped: bool = False  # inputs unchanged since the last publish: nothing rendered
+    site_dir: str = ""
+
+
+def safe_name(key: str) -> str:
+    """A file name from an edition or tab key (keys come from feeds and users)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", key).strip("-.") or "untitled"
+
+
+def safe_url(url: str | None) -> str:
+    """Only web links leave the site; a javascript: or data: link from a feed becomes inert."""
+    return url if url and re.match(r"^https?://", url, re.I) else ""
+
+
+def paragraphs(text: str | None) -> list[str]:
+    return [p.strip() for p in re.split(r"\n\s*\n", text or "") if p.strip()]
+
+
+_md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
+
+
+def markdown_html(text: str) -> Markup:
+    # html=False: raw HTML in the text is shown as text, never interpreted.
+    return Markup(_md.render(text or ""))
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("newsdesk.publish", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(safe_url=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name)
+    return env
+
+
+def _load(engine: Engine) -> list[dict]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(editions).order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
+        return [dict(r._mapping) for r in rows]
+
+
+def _inputs_key(rows: list[dict], settings: Settings) -> str:
+    h = hashlib.sha256()
+    facts = [SITE_FORMAT, settings.site_name, settings.site_url, settings.timezone, settings.languages]
+    facts += [(r["kind"], r["key"], r["language"], r["material_key"], r["status"], str(r["updated_at"]), r["title"])
+              for r in rows]
+    h.update(json.dumps(facts, ensure_ascii=False, default=str).encode("utf-8"))
+    templates = resources.files("newsdesk.publish").joinpath("templates")
+    for entry in sorted(templates.iterdir(), key=lambda e: e.name):
+        h.update(entry.name.encode())
+        h.update(entry.read_bytes())
+    return h.hexdigest()
+
+
+def edition_path(edition: dict, lang: str | None = None) -> str:
+    folder = {"daily": "daily", "weekly": "weekly", "episode": "episodes"}.get(edition["kind"], edition["kind"])
+    return f"{lang or edition['language']}/{folder}/{safe_name(edition['key'])}.html"
+
+
+def _root(path: str) -> str:
+    return "../" * path.count("/")
+
+
+class _Site:
+    def __init__(self, rows: list[dict], settings: Settings):
+        self.settings = settings
+        self.env = _environment()
+        self.rows = rows
+        self.base_url = settings.site_url.rstrip("/") + "/"
+        self.files: dict[str, bytes] = {}
+        self.by = {(r["kind"], r["key"], r["language"]): r for r in rows}
+        self.languages = list(dict.fromkeys([*settings.languages, *(r["language"] for r in rows)]))
+
+    def page(self, path: str, template: str, **context) -> None:
+        lang = context.get("lang", "zh")
+        html = self.env.get_template(template).render(
+            root=_root(path), site_name=self.settings.site_name, ui=UI.get(lang, UI["en"]),
+            labels=labels(lang), path=path, **context,
+        )
+        self.files[path] = html.encode("utf-8")
+
+    def twin(self, edition: dict) -> str | None:
+        """The same edition in another language, as a path relative to the site root."""
+        for other in self.languages:
+            if other != edition["language"] and (edition["kind"], edition["key"], other) in self.by:
+                return edition_path(self.by[(edition["kind"], edition["key"], other)])
+        return None
+
+    def of(self, kind: str, lang: str) -> list[dict]:
+        return [r for r in self.rows if r["kind"] == kind and r["language"] == lang]
+
+    def build(self) -> dict[str, bytes]:
+        self.files["style.css"] = resources.files("newsdesk.publish").joinpath("templates", "style.css").read_bytes()
+        for r in self.rows:
+            {"daily": self.daily, "weekly": self.weekly}.get(r["kind"], self.episode)(r)
+            self.files[edition_path(r)[: -len(".html")] + ".md"] = edition_markdown(r, self.settings.timezone).encode()
+        for lang in self.languages:
+            feeds = [kind for kind in ("daily", "weekly") if self.of(kind, lang)]
+            for kind in feeds:
+                self.feed(kind, lang)
+            self.page(f"{lang}/index.html", "language.html", lang=lang, dailies=self.of("daily", lang),
+                      weeklies=self.of("weekly", lang) or [r for r in self.rows if r["kind"] == "weekly"],
+                      episodes=self.of("episode", lang), feeds=feeds, edition_path=edition_path,
+                      other=next((o for o in self.languages if o != lang), None))
+        self.page("index.html", "index.html", lang=self.languages[0] if self.languages else "zh",
+                  languages=[(lang, UI.get(lang, UI["en"]), self.of("daily", lang)[:1],
+                              self.of("weekly", lang)[:1]) for lang in self.languages],
+                  edition_path=edition_path)
+        return self.files
+
+    def daily(self, r: dict) -> None:
+        meta, lang, day = r["meta"], r["language"], r["key"]
+        cards = {c["event_id"]: c for c in meta.get("cards", [])}
+        tabs = meta.get("tabs") or [{"id": "all", "label": labels(lang)["all"], "events": list(cards)}]
+        base = f"{lang}/daily/{safe_name(day)}"
+        tab_paths = {t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs}
+        for tab in tabs:
+            self.page(tab_paths[tab["id"]], "daily.html", lang=lang, edition=r, day=day, tab=tab, tabs=tabs,
+                      tab_paths=tab_paths, cards=[cards[i] for i in tab["events"] if i in cards],
+                      twin=self.twin(r) if tab["id"] == "all" else None)
+        for card in cards.values():
+            self.page(f"{lang}/events/{card['event_id']}.html", "event.html", lang=lang, card=card, day=day,
+                      day_path=f"{base}.html")
+
+    def weekly(self, r: dict) -> None:
+        self.page(edition_path(r), "weekly.html", lang=r["language"], edition=r, meta=r["meta"], twin=self.twin(r))
+
+    def episode(self, r: dict) -> None:
+        self.page(edition_path(r), "episode.html", lang=r["language"], edition=r, twin=self.twin(r))
+
+    def feed(self, kind: str, lang: str) -> None:
+        entries = []
+        for r in sorted(self.of(kind, lang), key=lambda r: r["key"], reverse=True)[:30]:
+            url = self.base_url + edition_path(r)
+            template = "feed_daily.html" if kind == "daily" else "feed_weekly.html"
+            content = self.env.get_template(template).render(
+                root=self.base_url, edition=r, meta=r["meta"], labels=labels(lang), ui=UI.get(lang, UI["en"]))
+            entries.append(FeedEntry(id=url, title=r["title"], url=url, updated=r["updated_at"],
+                                     summary=edition_summary(r), content_html=content))
+        name = UI.get(lang, UI["en"])[kind]
+        feed = Feed(title=f"{self.settings.site_name} · {name}", home_url=self.base_url + f"{lang}/index.html",
+                    feed_url=self.base_url + f"{lang}/{kind}.xml", language=lang,
+                    description=f"{self.settings.site_name} {name}", entries=entries)
+        self.files[f"{lang}/{kind}.xml"] = rss(feed)
+        feed.feed_url = self.base_url + f"{lang}/{kind}.json"
+        self.files[f"{lang}/{kind}.json"] = json_feed(feed)
+
+
+def publish_site(engine: Engine, settings: Settings) -> PublishStats:
+    """Render every edition into settings.site_dir; writes only what changed."""
+    site_dir = Path(settings.site_dir)
+    stats = PublishStats(site_dir=str(site_dir))
+    rows = _load(engine)
+    key = _inputs_key(rows, settings)
+    manifest_path = site_dir / MANIFEST
+    old = json.loads(manifest_path.read_text("utf-8")) if manifest_path.exists() else {"key": "", "files": {}}
+    if old.get("key") == key and all((site_dir / p).exists() for p in old.get("files", {})):
+        stats.skipped, stats.pages, stats.unchanged = True, len(old["files"]), len(old["files"])
+        return stats
+
+    files = _Site(rows, settings).build()
+    for path, data in files.items():
+        target = site_dir / path
+        if target.exists() and target.read_bytes() == data:
+            stats.unchanged += 1
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(target)  # readers never see half a page
+        stats.written += 1
+    for path in set(old.get("files", {})) - set(files):
+        (site_dir / path).unlink(missing_ok=True)
+        stats.removed += 1
+    manifest = {"key": key, "files": {p: hashlib.sha256(d).hexdigest() for p, d in sorted(files.items())}}
+    manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=1), "utf-8")
+    stats.pages = len(files)
+    return stats
