@@ -1,0 +1,150 @@
+"""JSON Lines import in the shape of ai-daily-harvest.jsonl: one news item per line, outlet by name.
+
+Each outlet becomes an import source (origin 'import') whose id is a slug of its name. Chinese
+outlet names have no natural ASCII slug; the well-known ones get the slug of their own domain or
+pinyin brand, the rest a stable 'src-' + hash so re-imports land on the same source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from newsdesk.ingest.normalize import canonical_url, clean_title, detect_language, html_to_text, to_utc
+from newsdesk.model import Item, Source
+
+log = logging.getLogger(__name__)
+
+# Brands as the outlets spell themselves in Latin letters (site domain or official pinyin name).
+KNOWN_SLUGS = {
+    "机器之心": "jiqizhixin",
+    "量子位": "qbitai",
+    "新智元": "aiera",
+    "36氪": "36kr",
+    "虎嗅": "huxiu",
+    "极客公园": "geekpark",
+    "腾讯科技": "tencent-tech",
+    "腾讯研究院": "tencent-research",
+    "甲子光年": "jazzyear",
+    "硅星人Pro": "guixingren-pro",
+    "硅基观察Pro": "guiji-guancha-pro",
+    "AI科技评论": "ai-tech-review",
+    "AI前线": "infoq-ai-frontline",
+    "夕小瑶科技说": "xixiaoyao",
+    "晚点LatePost": "latepost",
+    "DeepTech深科技": "deeptech",
+    "财联社AI daily": "cls-ai-daily",
+    "智能涌现": "36kr-aiemergence",
+    "光锥智能": "guangzhui",
+    "数字生命卡兹克": "kazike",
+    "赛博禅心": "saibo-chanxin",
+    "歸藏的AI工具箱": "guizang",
+    "十字路口Crossing": "crossing",
+    "追问nextquestion": "nextquestion",
+    "饭後服用AfterHours": "afterhours",
+    "脑极体": "naojiti",
+    "阑夕": "lanxi",
+}
+
+_REQUIRED = ("title", "link", "source")
+_EXTRA_FIELDS = ("core_point", "highlights", "why_matters", "score", "level", "verdict", "source_channel", "category")
+_SUMMARY_MAX = 1500
+
+
+def source_slug(name: str) -> str:
+    """Stable source id for an outlet name: 'Simon Willison' → 'simon-willison', '机器之心' → 'jiqizhixin'."""
+    name = name.strip()
+    if name in KNOWN_SLUGS:
+        return KNOWN_SLUGS[name]
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower().replace("'", "")).strip("-")
+    # A name that is mostly CJK keeps no meaning in its ASCII leftovers ('AI产品黄叔' → 'ai'): hash it.
+    if slug and len(ascii_name.strip()) >= len(name) * 0.8:
+        return slug
+    return "src-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]
+
+
+def read_harvest(path, errors: list[str] | None = None) -> Iterator[tuple[Source, Item]]:
+    """Yield (source, item) per good line. A bad line yields nothing: it is appended to `errors`
+    as one line naming file, line number and the fix (or logged as a warning when errors is None)."""
+    path = Path(path)
+    sources: dict[str, Source] = {}
+
+    def report(line_no: int, what: str) -> None:
+        message = f"{path.name} line {line_no}: {what}"
+        if errors is None:
+            log.warning(message)
+        else:
+            errors.append(message)
+
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw.decode("utf-8-sig"))
+            except UnicodeDecodeError:
+                report(line_no, "not UTF-8 — save the file as UTF-8")
+                continue
+            except json.JSONDecodeError as exc:
+                report(line_no, f"not valid JSON ({exc.msg} at column {exc.colno}) — fix or remove the line")
+                continue
+            if not isinstance(record, dict):
+                report(line_no, f"a JSON {type(record).__name__}, not an object — each line must be one item object")
+                continue
+            missing = [f for f in _REQUIRED if not isinstance(record.get(f), str) or not record[f].strip()]
+            if missing:
+                report(line_no, f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source")
+                continue
+            url = canonical_url(record["link"])
+            if not urlsplit(url).netloc:
+                report(line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address")
+                continue
+            item = _to_item(record, url, line_no, report)
+            outlet = record["source"].strip()
+            source = sources.get(outlet)
+            if source is None:
+                source = sources[outlet] = _to_source(outlet, url, item.language)
+            item.source_id = source.id
+            yield source, item
+
+
+def _to_source(outlet: str, url: str, language: str) -> Source:
+    parts = urlsplit(url)
+    return Source(
+        id=source_slug(outlet),
+        name=outlet,
+        url=f"{parts.scheme}://{parts.netloc}/",
+        kind="jsonl",
+        language=language,
+        category="media",
+        origin="import",
+    )
+
+
+def _to_item(record: dict, url: str, line_no: int, report) -> Item:
+    title = clean_title(record["title"])
+    summary = html_to_text(str(record.get("summary") or ""))
+    if len(summary) > _SUMMARY_MAX:
+        summary = summary[:_SUMMARY_MAX].rsplit(" ", 1)[0] + " …"
+    published = to_utc(record.get("pub_date"))
+    if record.get("pub_date") and published is None:
+        report(line_no, f"pub_date {str(record['pub_date'])[:40]!r} is not a date; first-seen time used")
+    return Item(
+        source_id="",
+        guid=url,
+        url=url,
+        title=title,
+        summary=summary,
+        # The harvester wrote every summary in Chinese, whatever the article's language: the title tells.
+        language=detect_language(title if len(title) >= 8 else f"{title} {summary[:500]}"),
+        published_at=published,
+        material="summary" if summary else "title",
+        extra={k: record[k] for k in _EXTRA_FIELDS if record.get(k) not in (None, "", [])},
+    )
