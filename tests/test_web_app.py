@@ -1,0 +1,369 @@
+"""The web app over a real store (SQLite, and PostgreSQL where the backend matters), through its ASGI interface."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import insert, select, update
+
+from newsdesk.config import Settings
+from newsdesk.store.schema import (
+    analyses,
+    checks,
+    editions,
+    event_members,
+    events,
+    feedback,
+    fetches,
+    items,
+    llm_usage,
+    sources,
+)
+from newsdesk.web.app import create_app
+
+TOKEN = "test-operator-token"
+DAY1 = datetime(2026, 4, 22, 3, 0, tzinfo=UTC)  # 11:00 in Asia/Shanghai
+DAY2 = datetime(2026, 4, 23, 2, 0, tzinfo=UTC)
+XSS_TITLE = '<script>window.__pwned = 1</script>Evil <img src=x onerror="window.__pwned = 2"> headline'
+XSS_SUMMARY = '<a href="javascript:window.__pwned = 3">click</a> <img src=x onerror=alert(1)> <svg onload=alert(2)></svg> plain words'
+
+
+def _item(conn, id, source_id, title, summary, when, language, url=None, material="summary"):
+    conn.execute(
+        insert(items).values(
+            id=id, source_id=source_id, guid=f"g{id}", url=url or f"https://example.com/{id}", title=title,
+            summary=summary, language=language, published_at=when, first_seen_at=when, updated_at=when,
+            content_hash=f"h{id}", material=material,
+        )
+    )
+
+
+def _event(conn, id, title, when, score, tier, category, members, **extra):
+    conn.execute(
+        insert(events).values(
+            id=id, title=title, first_seen_at=when, last_seen_at=when, updated_at=when, score=score, tier=tier,
+            category=category, item_count=len(members), lead_item_id=members[0][0],
+            outlets=extra.pop("outlets", len(members)), independent_outlets=extra.pop("independent", 1),
+            languages=extra.pop("languages", ["zh"]), score_parts=extra.pop("score_parts", {"coverage": score}), **extra,
+        )
+    )
+    for item_id, role, origin in members:
+        conn.execute(
+            insert(event_members).values(
+                item_id=item_id, event_id=id, role=role, origin_item_id=origin, joined_at=when,
+                reason="anchor GPT-5.5" if role == "member" else None,
+            )
+        )
+
+
+def seed_store(engine) -> None:
+    """A small newsroom: two days of events, analyses, checks, editions, usage, fetches and one hostile item."""
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        for sid, name, lang in (("jiqizhixin", "机器之心", "zh"), ("openai-blog", "OpenAI Blog", "en"),
+                                ("bloomberg-tech", "Bloomberg Technology", "en"), ("hostile-feed", "Hostile Feed", "en")):
+            conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example.com/feed", kind="rss", language=lang))
+        _item(conn, 1, "jiqizhixin", "OpenAI 发布 GPT-5.5 大模型，推理成本下降 40%", "<p>机器之心报道：新模型在<b>编程</b>任务上更强。</p>", DAY2, "zh", material="full")
+        _item(conn, 2, "openai-blog", "Introducing GPT-5.5", "Our most capable model for coding and agents.", DAY2 + timedelta(hours=1), "en")
+        _item(conn, 3, "bloomberg-tech", "Cognition in talks for funding at $25 billion valuation", "Early talks, people familiar said.", DAY2, "en", material="paywalled")
+        _item(conn, 4, "jiqizhixin", "Cognition 洽谈新一轮融资，估值 250 亿美元", "据彭博社报道。", DAY2, "zh")
+        _item(conn, 5, "hostile-feed", XSS_TITLE, XSS_SUMMARY, DAY2, "en", url="javascript:window.__pwned=4")
+        _item(conn, 6, "jiqizhixin", "昨天的开源语音模型发布", "一个语音模型。", DAY1, "zh")
+        _event(conn, 1, "OpenAI 发布 GPT-5.5", DAY2, 9.5, "featured", "model", [(1, "lead", None), (2, "member", None)],
+               languages=["zh", "en"], independent=2, score_parts={"coverage": 2.0, "authority": 5.5, "recency": 1.2, "feedback": 0.8},
+               anchors=["GPT-5.5"])
+        _event(conn, 2, "Cognition 估值 250 亿美元", DAY2, 6.0, "p1", "funding", [(3, "lead", None), (4, "syndicated", 3)], independent=1)
+        _event(conn, 3, XSS_TITLE, DAY2, 2.0, "all", "model", [(5, "lead", None)])
+        _event(conn, 4, "开源语音模型", DAY1, 3.0, "all", "open-source", [(6, "lead", None)])
+        conn.execute(insert(analyses).values(
+            id=1, event_id=1, language="zh", headline="GPT-5.5：推理成本下降四成", status="clean", flags=[],
+            body="我的判断很直接：**成本**是主线。\n\n正文没披露训练算力。", material_key="k1", created_at=DAY2, model="test-model"))
+        conn.execute(insert(analyses).values(
+            id=2, event_id=1, language="en", headline="GPT-5.5 cuts inference cost by 40%", status="clean", flags=[],
+            body="My verdict: **cost** is the story.", material_key="k1", created_at=DAY2))
+        conn.execute(insert(analyses).values(
+            id=3, event_id=2, language="zh", headline="Cognition 估值翻倍，缺经营数据", status="flagged",
+            flags=[{"rule": "number", "message": "数字 ARR 30% 不在材料里"}],
+            body="估值 250 亿美元，正文没披露 ARR。\n\n[点我](javascript:alert(1)) <script>alert(1)</script>",
+            material_key="k2", created_at=DAY2))
+        conn.execute(insert(checks).values(subject="analysis", subject_id="3", attempt=1, passed=False,
+                                           findings=[{"rule": "number", "message": "数字 ARR 30% 不在材料里"}], at=DAY2))
+        for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
+            conn.execute(insert(editions).values(kind="weekly", key=key, language="zh", title=f"AI周报 {key}",
+                                                 body=f"## 本周概览\n\n{key} 中文正文", meta={"slug": f"ai-weekly-{key}"},
+                                                 material_key=key, updated_at=when))
+            conn.execute(insert(editions).values(kind="weekly", key=key, language="en", title=f"AI Weekly {key}",
+                                                 body=f"## Overview\n\n{key} English body", meta={}, material_key=key, updated_at=when))
+        conn.execute(insert(editions).values(kind="episode", key="ep-42", language="zh", title="42. 智能体的未来", body="摘要\n\n• 观点",
+                                             meta={}, material_key="e", updated_at=DAY2, status="flagged"))
+        for at, stage, p, c, cached, cost, hit in (
+            (now - timedelta(days=1), "analysis", 1000, 300, 400, 0.010, False),
+            (now - timedelta(days=1), "analysis", 1000, 300, 1000, 0.0, True),
+            (now - timedelta(days=1), "translate", 500, 500, 0, 0.004, False),
+            (now - timedelta(days=2), "analysis", 2000, 600, 500, 0.020, False),
+            (now - timedelta(days=90), "analysis", 9999, 9999, 0, 9.0, False),  # outside the window
+        ):
+            conn.execute(insert(llm_usage).values(at=at, stage=stage, backend="openai", model="m", prompt_tokens=p,
+                                                  completion_tokens=c, cached_tokens=cached, cost_usd=cost, cache_hit=hit))
+        conn.execute(insert(fetches).values(source_id="jiqizhixin", started_at=now - timedelta(hours=3), http_status=200, warnings=[]))
+        for h in (2, 1):
+            conn.execute(insert(fetches).values(source_id="bloomberg-tech", started_at=now - timedelta(hours=h), http_status=503,
+                                                warnings=[], error="HTTP 503 from bloomberg"))
+
+
+@pytest.fixture
+def client(sqlite_engine):
+    seed_store(sqlite_engine)
+    with TestClient(create_app(sqlite_engine, Settings(web_token=TOKEN))) as c:
+        yield c
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def login(client) -> None:
+    token = csrf_of(client.get("/login").text)
+    r = client.post("/login", data={"token": TOKEN, "name": "alice", "csrf": token, "next": "/events/1"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/events/1"
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
+    html = client.get("/").text
+    assert "全部 · 2026-04-23" in html
+    assert [m for m in re.findall(r'data-tab="([^"]+)"', html)] == ["all", "featured", "model", "funding"]
+    assert re.findall(r'data-event-id="(\d+)"', html) == ["1", "2", "3"]
+    assert "GPT-5.5：推理成本下降四成" in html  # the zh analysis headline
+    assert 'href="https://example.com/2"' in html and "OpenAI Blog" in html  # sources with links
+    assert "2026-04-23 10:00" in html  # times shown in the configured time zone (UTC+8)
+    assert "检查有问题 (1)" in html and "检查通过" in html
+    assert 'href="/?day=2026-04-22&amp;tab=all"' in html  # date navigation to the previous day with events
+
+
+def test_feed_tab_and_day_filter(client):
+    funding = client.get("/?day=2026-04-23&tab=funding").text
+    assert re.findall(r'data-event-id="(\d+)"', funding) == ["2"]
+    featured = client.get("/?day=2026-04-23&tab=featured").text
+    assert re.findall(r'data-event-id="(\d+)"', featured) == ["1"]
+    day1 = client.get("/?day=2026-04-22").text
+    assert re.findall(r'data-event-id="(\d+)"', day1) == ["4"]
+    assert 'href="/?day=2026-04-23&amp;tab=all"' in day1 and "2026-04-22" in day1
+    assert "这一天没有事件" in client.get("/?day=2026-01-01").text
+    bad = client.get("/?day=23-04-2026")
+    assert bad.status_code == 400 and "use YYYY-MM-DD" in bad.text
+
+
+def test_event_page_explains_coverage_analysis_checks_and_rank(client):
+    html = client.get("/events/2").text
+    assert "Bloomberg Technology" in html and "机器之心" in html
+    assert "转载自 Bloomberg Technology" in html  # syndicated copy names its origin
+    assert re.search(r"<strong>2</strong> 个来源, <strong>1</strong> 独立来源", html)
+    assert "paywalled" in html
+    assert "数字 ARR 30% 不在材料里" in html  # checker flag, and the check run
+    html1 = client.get("/events/1").text
+    parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
+    assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first
+    assert "我的判断很直接" in html1 and "My verdict" in html1  # both languages' analyses
+    assert "anchor GPT-5.5" in html1  # why a member joined
+    assert client.get("/events/999").status_code == 404
+
+
+def test_hostile_feed_html_is_inert_in_every_page(client):
+    for path in ("/", "/events/3", "/search?q=Evil", "/search?q=plain", "/events/2", "/api/events/3"):
+        body = client.get(path).text
+        if path.startswith("/api/"):
+            continue  # JSON is data, not markup; the pages are what a browser runs
+        assert not re.search(r"<script\b", body, re.I), path
+        assert not re.search(r"\son\w+\s*=", body, re.I), path  # no event-handler attributes
+        assert not re.search(r"href=\"\s*javascript:", body, re.I), path
+        assert "<img" not in body and "<svg" not in body, path
+    card = client.get("/events/3").text
+    assert "Evil" in card and "headline" in card and "plain words" in card  # the text survives, inert
+
+
+def test_search_finds_chinese_and_english_terms(client):
+    zh = client.get("/search", params={"q": "大模型"}).text
+    assert 'href="https://example.com/1"' in zh  # the item
+    en = client.get("/api/search", params={"q": "valuation"}).json()
+    assert [i["id"] for i in en["items"]] == [3]
+    assert en["items"][0]["event_id"] == 2
+    ev = client.get("/api/search", params={"q": "推理成本"}).json()
+    assert [e["id"] for e in ev["events"]] == [1]  # through its analysis headline
+    assert client.get("/api/search", params={"q": "nothing-like-this-anywhere"}).json() == {
+        "query": "nothing-like-this-anywhere", "events": [], "items": []}
+
+
+@pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
+def test_search_index_on_both_backends_keeps_up_with_the_store(engine):
+    seed_store(engine)
+    app = create_app(engine, Settings())
+    index = app.state.index
+    kinds = lambda q: sorted((h.kind, h.ref_id) for h in index.search(q))  # noqa: E731
+    assert ("item", 1) in kinds("大模型")
+    assert ("item", 4) in kinds("融资") and ("event", 2) in kinds("估值")
+    assert kinds("GPT-5.5 coding") == [("item", 2)]
+    assert kinds("洽谈新") == [("item", 4)]  # no jieba word: falls back to a substring match
+    # Another stage adds an item and rewrites one: the next search sees both.
+    with engine.begin() as conn:
+        _item(conn, 7, "openai-blog", "Sora 视频生成 update", "视频", DAY2, "en")
+        conn.execute(update(items).where(items.c.id == 6).values(title="语音合成 TTS", updated_at=DAY2 + timedelta(days=1)))
+    assert kinds("视频生成") == [("item", 7)]
+    assert kinds("语音合成") == [("item", 6)]
+    assert index.refresh() == 0  # nothing changed since: nothing re-indexed
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def test_writes_disabled_without_operator_token(sqlite_engine):
+    seed_store(sqlite_engine)
+    with TestClient(create_app(sqlite_engine, Settings())) as c:
+        page = c.get("/events/1").text
+        assert "NEWSDESK_WEB_TOKEN" in page and 'action="/events/1/feedback"' not in page
+        r = c.post("/events/1/feedback", data={"kind": "up", "csrf": "any"})
+        assert r.status_code == 403 and "写入已关闭" in r.text
+        assert c.post("/api/events/1/feedback", json={"kind": "up"}).status_code == 403
+        assert c.post("/login", data={"token": "x", "csrf": "any"}).status_code == 403
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(select(feedback)).all() == []
+
+
+def test_login_and_feedback_through_forms_with_csrf(client, sqlite_engine):
+    r = client.post("/events/1/feedback", data={"kind": "up"}, follow_redirects=False)
+    assert r.status_code == 403  # no CSRF token at all
+    page = client.get("/events/1").text
+    assert 'action="/events/1/feedback"' not in page  # not logged in: a link to log in instead
+    session_csrf = csrf_of(client.get("/login").text)
+    r = client.post("/events/1/feedback", data={"kind": "up", "csrf": session_csrf}, follow_redirects=False,
+                    headers={"referer": "http://testserver/events/1"})
+    assert r.status_code == 303 and r.headers["location"] == "/login?next=/events/1"  # back here after login
+    bad = client.post("/login", data={"token": "wrong", "csrf": csrf_of(client.get("/login").text)})
+    assert bad.status_code == 401 and "令牌不对" in bad.text
+    login(client)
+    page = client.get("/events/1").text
+    assert "alice" in page
+    forged = client.post("/events/1/feedback", data={"kind": "star", "csrf": "forged"})
+    assert forged.status_code == 403
+    r = client.post("/events/1/feedback", data={"kind": "star", "note": "值得跟踪", "csrf": csrf_of(page)}, follow_redirects=False)
+    assert r.status_code == 303
+    after = client.get(r.headers["location"]).text
+    assert "反馈已保存" in after and "值得跟踪" in after
+    assert client.post("/events/1/feedback", data={"kind": "meh", "csrf": csrf_of(after)}).status_code == 400
+    with sqlite_engine.connect() as conn:
+        rows = conn.execute(select(feedback.c.event_id, feedback.c.kind, feedback.c.note, feedback.c.user)).all()
+    assert [tuple(r) for r in rows] == [(1, "star", "值得跟踪", "alice")]
+
+
+def test_api_reads_and_token_guarded_writes(client, sqlite_engine):
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/events", "/api/events/{event_id}", "/api/events/{event_id}/feedback", "/api/search",
+                 "/api/usage", "/api/sources", "/api/editions/{kind}/{key}"):
+        assert path in spec["paths"], path
+    feed = client.get("/api/events", params={"day": "2026-04-23", "tab": "model"}).json()
+    assert [e["id"] for e in feed["events"]] == [1, 3] and feed["previous_day"] == "2026-04-22"
+    detail = client.get("/api/events/1").json()
+    assert detail["score_parts"][0] == ["authority", 5.5] and detail["independent_outlets"] == 2
+    assert {m["role"] for m in detail["members"]} == {"lead", "member"}
+    assert client.post("/api/events/1/feedback", json={"kind": "down"}).status_code == 401
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    r = client.post("/api/events/1/feedback", json={"kind": "down", "note": "hype", "user": "bot"}, headers=auth)
+    assert r.status_code == 201
+    assert client.post("/api/events/77/feedback", json={"kind": "up"}, headers=auth).status_code == 404
+    assert client.post("/api/events/1/feedback", json={"kind": "love"}, headers=auth).status_code == 422
+    assert client.get("/api/events/1").json()["feedback"] == {"down": 1}
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(select(feedback.c.kind, feedback.c.user)).all() == [("down", "bot")]
+
+
+def test_sources_health_add_and_disable(client, sqlite_engine):
+    html = client.get("/sources").text
+    row = re.search(r'<tr id="source-bloomberg-tech".*?</tr>', html, re.S).group(0)
+    assert "HTTP 503 from bloomberg" in row and "failing" in row
+    assert "<td>2</td>" in row  # two failures in a row
+    login(client)
+    page = client.get("/sources").text
+    bad = client.post("/sources", data={"csrf": csrf_of(page), "id": "new-feed", "name": "New", "url": "ftp://x", "kind": "rss"})
+    assert bad.status_code == 400 and "source url" in bad.text and 'value="new-feed"' in bad.text  # the form keeps its input
+    good = {"csrf": csrf_of(page), "id": "new-feed", "name": "New Feed", "url": "https://new.example.com/rss",
+            "kind": "atom", "language": "zh", "tier": "1", "category": "lab", "fulltext": "1"}
+    assert client.post("/sources", data=good, follow_redirects=False).status_code == 303
+    dup = client.post("/sources", data=good)
+    assert dup.status_code == 400 and "already exists" in dup.text
+    r = client.post("/sources/jiqizhixin/enabled", data={"csrf": csrf_of(page), "enabled": "0"}, follow_redirects=False)
+    assert r.status_code == 303
+    with sqlite_engine.connect() as conn:
+        new = conn.execute(select(sources).where(sources.c.id == "new-feed")).one()
+        assert (new.kind, new.language, new.tier, new.category, new.fulltext, new.origin, new.enabled) == (
+            "atom", "zh", 1, "lab", True, "user", True)
+        assert conn.execute(select(sources.c.enabled).where(sources.c.id == "jiqizhixin")).scalar() is False
+    assert client.patch("/api/sources/jiqizhixin", json={"enabled": True}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert next(s for s in client.get("/api/sources").json() if s["id"] == "jiqizhixin")["enabled"] is True
+
+
+# --- the rest ------------------------------------------------------------------------------
+
+
+def test_usage_per_day_and_stage(client):
+    data = client.get("/api/usage", params={"days": 30}).json()
+    total = data["total"]
+    assert (total["calls"], total["cache_hits"], total["prompt_tokens"], total["cached_tokens"]) == (3, 1, 4500, 1900)
+    assert total["cached_share"] == pytest.approx(1900 / 4500)
+    assert total["cost_usd"] == pytest.approx(0.034)
+    stages = {s["stage"]: s for s in data["per_stage"]}
+    assert stages["analysis"]["calls"] == 2 and stages["translate"]["cost_usd"] == pytest.approx(0.004)
+    assert len(data["per_day"]) == 2 and len(data["per_day_stage"]) == 3
+    html = client.get("/usage").text
+    assert "42.2%" in html and "0.0340" in html
+
+
+def test_weekly_and_episode_editions_with_language_toggle_and_archive(client):
+    latest = client.get("/weekly").text
+    assert "AI周报 2026-W17" in latest and "2026-W17 中文正文" in latest
+    assert 'href="/weekly/2026-W16"' in latest  # archive
+    assert 'href="/weekly/2026-W17?lang=en"' in latest
+    en = client.get("/weekly/2026-W17?lang=en").text
+    assert "2026-W17 English body" in en and "ai-weekly" not in en
+    assert "ai-weekly-2026-W16" in client.get("/weekly/2026-W16").text  # front matter shown
+    ep = client.get("/episodes").text
+    assert "42. 智能体的未来" in ep and "检查有问题" in ep
+    assert client.get("/weekly/2030-W01").status_code == 404
+    assert client.get("/api/editions/weekly/2026-W16", params={"lang": "en"}).json()["title"] == "AI Weekly 2026-W16"
+
+
+def test_interface_language_switch_and_no_open_redirect(client):
+    r = client.get("/ui/en", params={"next": "/sources"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/sources"
+    html = client.get("/").text
+    assert "All · 2026-04-23" in html and "Previous day" in html
+    assert client.get("/ui/zh", params={"next": "//evil.example.com"}, follow_redirects=False).headers["location"] == "/"
+    assert "全部 · 2026-04-23" in client.get("/").text
+
+
+def test_markdown_bodies_are_sanitized(client):
+    html = client.get("/events/2").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as text, not run
+    assert not re.search(r"href=\"\s*javascript:", html, re.I)  # the hostile markdown link got no href
+    assert "正文没披露 ARR" in html
+
+
+def test_serve_refuses_a_busy_port_with_one_line(tmp_path, monkeypatch):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from newsdesk.cli import _state, app
+
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path))
+    _state.clear()
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)])
+    _state.clear()
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
