@@ -1,0 +1,445 @@
+"""The output checker: deterministic, no LLM. Every number, quote and name in a written output
+must be found in the material it was written from; what the writer did not see must be said;
+the text must be clean.
+
+    result = check_output(text, material_texts, materials=["full", "title"], language="zh")
+    result.passed, [f.detail for f in result.findings]
+
+Numbers are compared as values, not strings: 1万亿 = 1 trillion = 1e12, 82.7% = 82.7 percent,
+8000 = 8,000, and a scale or currency changes the value, so "410.08 百万美元" is not the
+"$410.08" of the material. A bare number (no unit, no scale, e.g. the first end of a range)
+may match the mantissa of a scaled one ("1.05 至 1.15 万亿" against "1.05万亿").
+
+Outside context is allowed when the sentence marks it (我记得 / 我没核实 / from memory ...):
+years and names in such a sentence are not required to be in the material; numbers still are.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Finding:
+    kind: str  # number | quote | name | disclosure | truncated | escape | repeat | quotes
+    detail: str  # one line a person reads: what is wrong and what it names
+    span: str = ""  # the exact text in the output it is about
+    severity: str = "error"  # error fails the check; warn is recorded only
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CheckResult:
+    passed: bool
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def summary(self) -> str:
+        return "; ".join(f.detail for f in self.errors) or "clean"
+
+
+# --- normalization --------------------------------------------------------------------
+
+def _nfkc(text: str) -> str:
+    # Full-width digits, ％ and letters become ASCII; curly quotes are kept (they carry meaning here).
+    return unicodedata.normalize("NFKC", text)
+
+
+_URL = re.compile(r"https?://\S+")
+_PUNCT_SPACE = re.compile(r"[\s\W_]+", re.U)
+
+
+def _squash(text: str) -> str:
+    """Lowercase, no spaces or punctuation: 'Claude Code' = 'claude-code' = 'ClaudeCode'."""
+    return _PUNCT_SPACE.sub("", _nfkc(text).lower())
+
+
+# --- numbers --------------------------------------------------------------------------
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_SMALL = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10**4, "亿": 10**8}
+_SCALES = {
+    "万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "亿": 1e8, "千万": 1e7, "百万": 1e6, "十万": 1e5, "万": 1e4,
+    "千": 1e3, "trillion": 1e12, "tn": 1e12, "billion": 1e9, "bn": 1e9, "million": 1e6, "mn": 1e6, "m": 1e6,
+    "thousand": 1e3, "k": 1e3, "hundred": 1e2,
+}
+_CURRENCY_WORDS = {
+    "美元": "usd", "美金": "usd", "dollars": "usd", "dollar": "usd", "usd": "usd", "us$": "usd", "$": "usd",
+    "人民币": "cny", "元": "cny", "yuan": "cny", "rmb": "cny", "cny": "cny",
+    "欧元": "eur", "euros": "eur", "euro": "eur", "eur": "eur", "€": "eur",
+    "英镑": "gbp", "pounds": "gbp", "pound": "gbp", "gbp": "gbp", "£": "gbp",
+    "日元": "jpy", "yen": "jpy", "jpy": "jpy",
+}
+_PERCENT_WORDS = ("%", "percent", "per cent", "pct", "个百分点", "百分点", "percentage points", "percentage point")
+_EN_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9,
+    "dozen": 12,
+}
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
+_MONTHS.update({m[:3]: v for m, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+_SCALE_ALT = "|".join(sorted((re.escape(s) for s in _SCALES), key=len, reverse=True))
+_CUR_ALT = "|".join(sorted((re.escape(c) for c in _CURRENCY_WORDS if c not in ("$", "€", "£", "us$")), key=len, reverse=True))
+_PCT_ALT = "|".join(sorted((re.escape(p) for p in _PERCENT_WORDS), key=len, reverse=True))
+
+_DIGIT_NUM = re.compile(
+    rf"(?P<cur>US\$|[$€£¥])?\s?"
+    rf"(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    rf"(?:\s?(?P<scale>{_SCALE_ALT})(?![a-z]))?"
+    rf"(?:\s?(?P<pct>{_PCT_ALT}))?"
+    rf"(?:\s?(?P<cur2>{_CUR_ALT})(?![a-z]))?",
+    re.I,
+)
+_CN_NUM = re.compile(r"(?<![第数几])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]+(?![分])")
+_EN_NUM = re.compile(r"\b(" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")(?:[\s-](" +
+                     "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r"))?\b(?:\s(trillion|billion|million|thousand))?", re.I)
+_YEAR = re.compile(r"^(19|20)\d\d$")
+
+
+@dataclass(frozen=True)
+class Number:
+    text: str  # as written in the output
+    value: float  # with its scale applied
+    mantissa: float  # as written, before the scale
+    scaled: bool
+    kind: str  # plain | percent | times | usd | cny | eur | gbp | jpy
+    start: int
+
+
+def _cn_value(s: str) -> float | None:
+    total, section, digit = 0, 0, 0
+    for ch in s:
+        if ch in _CN_DIGITS:
+            digit = _CN_DIGITS[ch]
+        elif ch in _CN_SMALL:
+            section += (digit or 1) * _CN_SMALL[ch]
+            digit = 0
+        elif ch in _CN_BIG:
+            section += digit
+            if _CN_BIG[ch] == 10**8:
+                total = (total + section) * 10**8
+            else:
+                total += section * 10**4
+            section, digit = 0, 0
+        else:
+            return None
+    return float(total + section + digit)
+
+
+def _attached_to_word(text: str, start: int, end: int) -> bool:
+    """Digits that are part of a name (GPT-5.5, H100, pass@4, v2.1, 7B, Q4_K_M) are names, not numbers."""
+    before = text[start - 1] if start > 0 else ""
+    before2 = text[start - 2] if start > 1 else ""
+    after = text[end] if end < len(text) else ""
+    if before and (before.isascii() and before.isalpha() or before in "@_/.#"):
+        return True
+    if before in "-" and before2.isascii() and before2.isalpha():
+        return True
+    if after and after.isascii() and after.isalpha():
+        # 70th, 21st are ordinals (numbers); 7B, 5x, 100B are names or multipliers.
+        return not re.match(r"(st|nd|rd|th)\b", text[end:end + 3], re.I)
+    if after == "." and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum():
+        return True  # version strings like 2.1.116
+    return False
+
+
+_THOUSANDS_GAP = re.compile(r"(\d),\s(\d{3})\b")  # "£50, 000" (tokenized text) is 50,000
+_AMPM = re.compile(r"(\d)(am|pm|a\.m\.|p\.m\.)", re.I)
+_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\s?(?:am|pm|a\.m\.|p\.m\.)", re.I)
+
+
+def _prepare(text: str) -> str:
+    text = _URL.sub(" ", _nfkc(text))
+    return _AMPM.sub(r"\1 \2", _THOUSANDS_GAP.sub(r"\1,\2", text))
+
+
+def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
+    text = _prepare(text)
+    out: list[Number] = []
+    taken: list[tuple[int, int]] = []
+    for m in _DIGIT_NUM.finditer(text):
+        ns, ne = m.span("num")
+        has_unit = bool(m.group("scale") or m.group("pct") or m.group("cur2") or m.group("cur"))
+        if not has_unit and _attached_to_word(text, ns, ne):
+            continue
+        if text[ns - 1:ns] == "." or (ns > 0 and text[ns - 1].isdigit()):
+            continue
+        raw = float(m.group("num").replace(",", ""))
+        scale_word = (m.group("scale") or "").lower()
+        # A lone "m"/"k" after a number is a unit (m = metres) unless money is involved.
+        if scale_word in ("m", "k") and not (m.group("cur") or m.group("cur2")):
+            scale_word = ""
+        scale = _SCALES.get(scale_word, 1.0) if scale_word else 1.0
+        kind = "plain"
+        if m.group("pct"):
+            kind = "percent"
+        cur = (m.group("cur") or m.group("cur2") or "").lower()
+        if cur:
+            kind = "cny" if cur == "¥" else _CURRENCY_WORDS.get(cur, "plain")
+        end = m.end() if (scale_word or m.group("pct") or m.group("cur2")) else ne
+        tail = text[end:end + 2].lstrip()
+        if kind == "plain" and (tail.startswith("倍") or tail.startswith("×") or tail.startswith("x ")):
+            kind = "times"
+        out.append(Number(text[m.start():end].strip(), raw * scale, raw, bool(scale_word), kind, m.start()))
+        taken.append((m.start(), end))
+    for m in _CN_NUM.finditer(text):
+        v = _cn_value(m.group(0))
+        if v is None or v < 10 or any(a <= m.start() < b for a, b in taken):
+            continue
+        tail = text[m.end():m.end() + 2]
+        kind = "usd" if tail.startswith("美元") else "cny" if tail.startswith("元") else "percent" if tail.startswith("%") else "plain"
+        out.append(Number(m.group(0), v, v, any(c in m.group(0) for c in "万亿"), kind, m.start()))
+    if words:
+        for m in _EN_NUM.finditer(text):
+            a, b, scale_word = (m.group(1) or "").lower(), (m.group(2) or "").lower(), (m.group(3) or "").lower()
+            if a in ("hundred", "thousand", "million", "billion"):
+                continue  # "thousands of", "a million" without a count: not a claim about a value
+            v = float(_EN_WORDS[a])
+            if b:
+                bv = _EN_WORDS[b]
+                v = v * bv if bv >= 100 else v + bv
+            if scale_word:
+                v *= _SCALES[scale_word]
+            out.append(Number(m.group(0), v, v, bool(scale_word), "plain", m.start()))
+    return out
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1.0)
+
+
+class _NumberIndex:
+    """The material's numbers, looked up by value."""
+
+    def __init__(self, material: str):
+        self.nums = extract_numbers(material)
+        # "6:15pm" in the material supports "6.15 pm" in the output.
+        for m in _CLOCK.finditer(_prepare(material)):
+            v = float(f"{m.group(1)}.{m.group(2)}")
+            self.nums.append(Number(m.group(0), v, v, False, "plain", m.start()))
+        low = _nfkc(material).lower()
+        # Dates written with month names ("April 23") support "4 月 23 日".
+        self.months = {v for k, v in _MONTHS.items() if re.search(rf"\b{k}\b", low)}
+
+    def supports(self, n: Number) -> bool:
+        for m in self.nums:
+            if _close(m.value, n.value) and _kinds_agree(n.kind, m.kind):
+                return True
+            # A bare number may be the first end of a range whose scale is written once at the end.
+            if not n.scaled and n.kind in ("plain", "percent") and _close(m.mantissa, n.value) and _kinds_agree(n.kind, m.kind):
+                return True
+        if n.kind == "plain" and not n.scaled and n.value in self.months:
+            return True
+        return False
+
+
+def _kinds_agree(out_kind: str, mat_kind: str) -> bool:
+    if out_kind == mat_kind or "plain" in (out_kind, mat_kind):
+        return True
+    return False
+
+
+# --- quotes ---------------------------------------------------------------------------
+
+_QUOTE_PAIRS = [("“", "”"), ("「", "」"), ("『", "』"), ("``", "''")]
+_STRAIGHT = re.compile(r'"([^"\n]{2,400})"')
+
+
+def extract_quotes(text: str) -> list[str]:
+    text = _nfkc(text)
+    spans: list[str] = []
+    for left, right in _QUOTE_PAIRS:
+        spans += re.findall(re.escape(left) + r"([^\n]{1,400}?)" + re.escape(right), text)
+    spans += _STRAIGHT.findall(text)
+    out = []
+    for s in spans:
+        s = s.strip()
+        cjk = sum(1 for c in s if "\u4e00" <= c <= "\u9fff")
+        latin_words = len(re.findall(r"[A-Za-z]+", s))
+        # Short scare quotes (“降智”, "vibe working") are a style matter, not a claim.
+        if cjk >= 6 or latin_words >= 4:
+            out.append(s)
+    return out
+
+
+def _quote_supported(span: str, material_squashed: str) -> bool:
+    q = _squash(span)
+    if not q or q in material_squashed:
+        return True
+    # Tolerate a changed character or two (typography, a dropped article): 4-gram coverage.
+    grams = {q[i:i + 4] for i in range(max(len(q) - 3, 1))}
+    found = sum(1 for g in grams if g in material_squashed)
+    return found / len(grams) >= 0.9
+
+
+# --- names ----------------------------------------------------------------------------
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-+][A-Za-z0-9]+)*")
+_NAME_STOP = {
+    "AI", "I", "A", "The", "This", "That", "It", "In", "On", "If", "But", "And", "Or", "We", "He", "She", "They",
+    "CEO", "CTO", "API", "APIs", "PR", "ID", "OK", "US", "UK", "EU", "USD", "RSS", "LLM", "LLMs", "GPU", "GPUs", "CPU",
+    "HN", "FT", "PDF", "SaaS", "IT", "QA", "UI", "SDK", "HTTP", "JSON", "PS", "My", "Our", "Its", "As", "At", "For",
+    "To", "Of", "By", "With", "From", "So", "Not", "No", "Yes", "What", "When", "Why", "How", "Who", "Where",
+    "There", "Here", "These", "Those", "One", "Two", "Three", "First", "Second", "Third", "Also", "Still", "Even",
+    "Mr", "Ms", "Dr", "Q1", "Q2", "Q3", "Q4", "AGI", "RL", "RAG", "KV", "MoE", "SOTA", "ARR", "OPEX", "CAPEX",
+    "Pro", "Plus", "Max", "Mini", "Beta", "Demo", "Benchmark", "Agent", "Agents", "Model", "Models",
+}
+
+
+def extract_names(text: str, language: str) -> list[tuple[str, int]]:
+    """Product / model / organisation names: Latin tokens that are capitalised mid-sentence, CamelCase, or carry digits."""
+    text = _URL.sub(" ", _nfkc(text))
+    out = []
+    for m in _LATIN_TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok in _NAME_STOP or len(tok) < 2:
+            continue
+        has_digit = any(c.isdigit() for c in tok)
+        camel = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
+        capital = tok[0].isupper()
+        if language == "en" and capital and not (has_digit or camel):
+            before = text[:m.start()].rstrip()
+            if not before or before[-1] in ".!?:\"“'(\n—-":
+                continue  # sentence-initial capital says nothing
+        if has_digit or camel or capital:
+            out.append((tok, m.start()))
+    return out
+
+
+# --- sentences and context markers -----------------------------------------------------
+
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|[^.\n]+(?:\.(?!\d)|$)")
+_CONTEXT_MARKERS = re.compile(
+    r"我记得|印象里|我印象|没核实|没核过|未核实|我没查|文章外|正文外|材料外|外部参照|外部对比|背景|过去一年|去年|前年|此前|当年|"
+    r"as i recall|from memory|i have not verified|i haven't verified|not verified|for context|outside the (?:article|material)|"
+    r"last year|previously|in the past", re.I)
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    start = max(text.rfind(c, 0, pos) for c in "。！？!?\n")
+    ends = [i for i in (text.find(c, pos) for c in "。！？!?\n") if i != -1]
+    return text[start + 1:(min(ends) if ends else len(text))]
+
+
+# --- disclosure and hygiene ------------------------------------------------------------
+
+_DISCLOSE = {
+    "title": re.compile(r"只有标题|仅有标题|只看到标题|只拿到标题|标题级|仅标题|只有一个标题|没看到正文|没有正文|未见正文|正文未获取|"
+                        r"未能获取正文|拿不到正文|title only|only the (?:head)?line|only a (?:head)?line|only the title|did not see the (?:body|article|text)|"
+                        r"no (?:article )?body|without the (?:body|article)|headline alone", re.I),
+    "paywalled": re.compile(r"订阅墙|付费墙|paywall", re.I),
+    "summary": re.compile(r"摘要|RSS|导语|简介|summary|abstract|excerpt|snippet|teaser", re.I),
+}
+_ESCAPE = re.compile(r"\\[nrt]|\\u[0-9a-fA-F]{4}|\\\"")
+_ENDINGS = tuple("。！？.!?”」』\"'）)…") + ("**",)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n\s*\n|\n", text) if p.strip()]
+
+
+def _shingles(s: str, n: int = 5) -> set[str]:
+    s = _squash(s)
+    return {s[i:i + n] for i in range(max(len(s) - n + 1, 1))}
+
+
+def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
+    out: list[Finding] = []
+    stripped = text.rstrip()
+    if finish_reason == "length":
+        out.append(Finding("truncated", "output was cut off at the token limit", stripped[-40:]))
+    elif stripped and not stripped.endswith(_ENDINGS) and not stripped.endswith("...") :
+        out.append(Finding("truncated", f"output ends mid-sentence: …{stripped[-30:]!r}", stripped[-40:]))
+    elif stripped.endswith("...") or stripped.endswith("……"):
+        out.append(Finding("truncated", "output ends with an ellipsis", stripped[-40:]))
+    for m in _ESCAPE.finditer(text):
+        out.append(Finding("escape", f"literal escape sequence {m.group(0)!r} in the text", text[max(m.start() - 10, 0):m.end() + 10]))
+        break
+    paras = [p for p in _paragraphs(text) if len(_squash(p)) >= 20]
+    seen: list[tuple[str, set[str]]] = []
+    for p in paras:
+        sh = _shingles(p)
+        for q, qsh in seen:
+            if len(sh & qsh) / max(min(len(sh), len(qsh)), 1) >= 0.8:
+                out.append(Finding("repeat", f"paragraph repeats an earlier one: {p[:40]!r}…", p[:80]))
+                break
+        seen.append((p, sh))
+    for left, right in (("“", "”"), ("「", "」"), ("『", "』"), ("（", "）"), ("(", ")")):
+        if text.count(left) != text.count(right):
+            out.append(Finding("quotes", f"unbalanced {left}{right}: {text.count(left)} opening, {text.count(right)} closing", left + right))
+    if text.count('"') % 2:
+        out.append(Finding("quotes", 'odd number of straight double quotes (")', '"'))
+    return out
+
+
+def disclosure(text: str, materials: list[str], language: str) -> list[Finding]:
+    """Title-only or paywalled material must be said; so must summary-only when nothing better was there."""
+    levels = set(materials)
+    out: list[Finding] = []
+    if not levels or "full" in levels and "paywalled" not in levels:
+        return out
+    if "paywalled" in levels and not _DISCLOSE["paywalled"].search(text):
+        out.append(Finding("disclosure", "material includes a paywalled article but the text does not say it hit a paywall"))
+    if "full" not in levels:
+        best = "summary" if "summary" in levels else "title" if levels & {"title", "paywalled", "failed"} else None
+        if best == "title" and not (_DISCLOSE["title"].search(text) or _DISCLOSE["paywalled"].search(text)):
+            out.append(Finding("disclosure", "only titles were available but the text does not say so"))
+        if best == "summary" and not (_DISCLOSE["summary"].search(text) or _DISCLOSE["title"].search(text)):
+            out.append(Finding("disclosure", "only summaries were available but the text does not say so"))
+    return out
+
+
+# --- the check ------------------------------------------------------------------------
+
+def check_content(text: str, material_texts: list[str], *, language: str = "zh", words: bool = True,
+                  names: bool = True, quotes: bool = True) -> list[Finding]:
+    """Numbers, quotes and names of `text` looked up in the material."""
+    material = "\n".join(material_texts)
+    index = _NumberIndex(material)
+    squashed = _squash(material)
+    norm = _prepare(text)
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for n in extract_numbers(norm, words=words):
+        if index.supports(n) or n.text in seen:
+            continue
+        if n.kind == "plain" and _YEAR.match(n.text) and _CONTEXT_MARKERS.search(_sentence_at(norm, n.start)):
+            continue  # a year of outside context, marked as such
+        seen.add(n.text)
+        out.append(Finding("number", f"number not in the material: {n.text}", n.text))
+    if quotes:
+        for q in extract_quotes(norm):
+            if not _quote_supported(q, squashed):
+                out.append(Finding("quote", f"quote not in the material: “{q[:60]}”", q))
+    if names:
+        for tok, pos in extract_names(norm, language):
+            if tok in seen or _squash(tok) in squashed:
+                continue
+            seen.add(tok)
+            if _CONTEXT_MARKERS.search(_sentence_at(norm, pos)):
+                continue
+            # Short all-caps tokens are mostly jargon (ASP, PoC, HC): recorded, not failing.
+            short_caps = tok.isupper() and len(tok) <= 5 and not any(c.isdigit() for c in tok)
+            out.append(Finding("name", f"name not in the material: {tok}", tok, "warn" if short_caps else "error"))
+    return out
+
+
+def check_output(text: str, material_texts: list[str], *, materials: list[str] | None = None, language: str = "zh",
+                 finish_reason: str | None = None) -> CheckResult:
+    findings = check_content(text, material_texts, language=language)
+    findings += disclosure(text, materials or [], language)
+    findings += hygiene(text, finish_reason=finish_reason)
+    return CheckResult(passed=not any(f.severity == "error" for f in findings), findings=findings)

@@ -1,0 +1,137 @@
+"""The output checker on real sentences (seed 002 style, zh and en) and on the SummaC dev files."""
+
+from __future__ import annotations
+
+import pytest
+
+from newsdesk.write.check import check_output, extract_numbers, hygiene
+from newsdesk.write.check_eval import evaluate
+
+# Material as the writer saw it: an official post and two reports (facts from seed 002's events).
+MATERIAL = [
+    "OpenAI: Introducing GPT-5.5. GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4. "
+    "On FrontierMath Tier 4 it reaches 35.4%, up from 27.1%. Nearly 200 trusted early-access partners gave feedback. "
+    "API access is coming very soon.",
+    "Meta plans to lay off 10% of its workforce, about 8,000 people, and will not fill 6,000 open roles, starting May 20. "
+    "A fire at the depot left 16 deaths, officials said.",
+    "报道称，该公司上季度营收为 410.08 美元（每股口径），Anthropic 在私募二级市场被报到 1.05 万亿至 1.15 万亿美元，"
+    "三个月前融资估值为 3800 亿美元。",
+]
+
+ZH = (
+    "OpenAI在4月23日发布GPT-5.5。官方称它在Terminal-Bench 2.0上是82.7%，GPT-5.4是75.1%；FrontierMath Tier 4从27.1%涨到35.4%。"
+    "我的判断很直接：这是官方主导的发布，近200个早期合作方的反馈不等于第三方验证。\n\n"
+    "Meta计划裁员10%，约8000人，并冻结6000个在招岗位；报道称营收为410.08 美元。"
+    "Anthropic在二级市场被报到1.05万亿至1.15万亿美元，三个月前还是3800亿美元。API价格正文未披露。"
+)
+
+EN = (
+    "OpenAI released GPT-5.5 and says it scores 82.7 percent on Terminal-Bench 2.0, against 75.1% for GPT-5.4. "
+    "Meta will cut about 8000 jobs, 10% of staff, and leave 6,000 roles unfilled. The depot fire left 16 deaths. "
+    "Anthropic was quoted at 1.05 trillion to 1.15 trillion dollars, up from $380 billion three months earlier. "
+    "The price of the API was not disclosed."
+)
+
+def _numbers(result):
+    return [f.span for f in result.findings if f.kind == "number"]
+
+
+def test_zh_paragraph_with_its_numbers_intact_passes():
+    mat = MATERIAL + ["Published April 23."]
+    result = check_output(ZH, mat, materials=["full", "full", "full"], language="zh")
+    assert result.passed, result.summary()
+
+
+def test_en_paragraph_with_its_numbers_intact_passes():
+    result = check_output(EN, MATERIAL, materials=["full", "full", "full"], language="en")
+    assert result.passed, result.summary()
+
+
+@pytest.mark.parametrize("before, after, named", [
+    ("410.08 美元", "410.08 百万美元", "410.08 百万美元"),
+    ("82.7%", "87.2%", "87.2%"),
+    ("约8000人", "约9000人", "9000"),
+    ("1.05万亿至", "1.5万亿至", "1.5万亿"),
+    ("3800亿美元", "3800万美元", "3800万美元"),
+])
+def test_zh_altered_number_is_flagged_by_name(before, after, named):
+    text = ZH.replace(before, after)
+    assert text != ZH
+    result = check_output(text, MATERIAL + ["Published April 23."], materials=["full"] * 3, language="zh")
+    assert not result.passed
+    assert named in _numbers(result), result.summary()
+    assert len(_numbers(result)) == 1  # only the altered one
+
+
+@pytest.mark.parametrize("before, after, named", [
+    ("16 deaths", "17 deaths", "17"),
+    ("82.7 percent", "87.2 percent", "87.2 percent"),
+    ("$380 billion", "$380 million", "$380 million"),
+    ("1.05 trillion", "1.05 billion", "1.05 billion"),
+])
+def test_en_altered_number_is_flagged_by_name(before, after, named):
+    result = check_output(EN.replace(before, after), MATERIAL, materials=["full"] * 3, language="en")
+    assert not result.passed
+    assert named in _numbers(result), result.summary()
+
+
+def test_normalization_equates_written_forms():
+    values = {n.text: n.value for n in extract_numbers("1万亿 和 1 trillion，8,000 与 8000，二十亿，3800亿，82.7 percent")}
+    assert values["1万亿"] == values["1 trillion"] == 1e12
+    assert values["8,000"] == values["8000"] == 8000
+    assert values["二十亿"] == 2e9 and values["3800亿"] == 3.8e11
+    assert {n.kind for n in extract_numbers("82.7 percent and 82.7%")} == {"percent"}
+
+
+def test_names_with_digits_are_not_numbers():
+    texts = [n.text for n in extract_numbers("GPT-5.5 和 Claude Opus 4.7 在 H100 上跑 pass@4，v2.1.116 修复，7B 模型")]
+    assert texts == ["4.7"]  # the version after a space is a number, and 4.7 is in any material that names Opus 4.7
+
+
+def test_invented_name_and_quote_are_flagged():
+    text = "GPT-5.5 的对手是 Gemini 9 Ultra。OpenAI 官方称“这是我们有史以来最安全的模型，没有之一”。正文未披露价格。"
+    result = check_output(text, MATERIAL, materials=["full"], language="zh")
+    kinds = {(f.kind, f.span) for f in result.errors}
+    assert ("name", "Gemini") in kinds
+    assert any(k == "quote" for k, _ in kinds)
+
+
+def test_verbatim_quote_passes_and_hedged_context_years_pass():
+    text = ("官方原话是“API access is coming very soon”。我记得 2024 到 2025 年 Cursor 也走过这条路，我没核实细节。"
+            "正文未披露 API 价格。")
+    result = check_output(text, MATERIAL, materials=["full"], language="zh")
+    assert result.passed, result.summary()
+
+
+def test_disclosure_rule():
+    title_only = ["Intel forecast tops estimates on AI data centres"]
+    silent = "Intel 的指引超过预期，股价大涨，AI 数据中心是主要驱动。我的判断是这只是估值喘息。"
+    said = "正文被FT订阅墙挡住，当前可见信息只有标题。Intel 的指引超过预期。我的判断是这只是估值喘息。"
+    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, materials=["title"], language="zh").findings)
+    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, materials=["paywalled"], language="zh").findings)
+    assert check_output(said, title_only, materials=["paywalled"], language="zh").passed
+    summary_only = "现在材料只有 RSS 摘要级别。Intel 的指引超过预期。"
+    assert check_output(summary_only, title_only, materials=["summary"], language="zh").passed
+    assert not check_output(silent, title_only, materials=["summary"], language="zh").passed
+
+
+def test_hygiene_catches_seed_defects():
+    para = "微软把 Copilot Agent Mode 设为 Word、Excel、PowerPoint 默认体验，这是官方口径外放。"
+    kinds = lambda text, **kw: {f.kind for f in hygiene(text, **kw)}  # noqa: E731
+    assert kinds(para + "\\n\\n我对这个说法不太买账。") == {"escape"}  # seed 002 item 12
+    assert "repeat" in kinds(para + "\n\n另一段话，说点别的事情。\n\n" + para)  # seed 003's repeated overview
+    assert "truncated" in kinds("说真的，这条新闻的重点不是 Word 会不会更会写，PowerPoint 会不会更会")
+    assert "truncated" in kinds(para, finish_reason="length")
+    assert "quotes" in kinds("他说“这不对。")
+    assert kinds(para) == set()
+
+
+def test_summac_checker_beats_naive_baseline(shared):
+    base, ours, n = evaluate(shared / "eval/faithfulness/summac-xsumfaith.json")
+    assert n == 485
+    assert ours.precision >= 0.95
+    assert ours.recall > base.recall
+    for name in ("factcc", "polytope", "summeval"):
+        b, o, _ = evaluate(shared / f"eval/faithfulness/summac-{name}.json")
+        # Never worse than the baseline on precision by more than one false flag's worth.
+        assert o.fp <= b.fp + 1, (name, o.fp, b.fp)
