@@ -1,0 +1,321 @@
+"""Episode digest (Output C): transcript views, quote verification, naming, structure, storage.
+
+FakeLLM is a deterministic stand-in for the model that reads the prompt it is given and
+answers from the transcript lines in it, including the faults a real model makes (a quote
+slightly off, a quote made up, too few sections) so the code's repairs are exercised. One
+test at the end runs the real embedded model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import select
+
+from newsdesk.ingest.transcripts import parse_transcript
+from newsdesk.model import Turn
+from newsdesk.store.schema import checks, editions
+from newsdesk.write.episode import (
+    Bullet,
+    Digest,
+    DigestFormatError,
+    EpisodeOptions,
+    Section,
+    TranscriptIndex,
+    find_quotes,
+    mark_uncertain,
+    name_speakers,
+    parse_digest,
+    passages,
+    plan_sections,
+    speakers,
+    transcript_lines,
+    uncertain_names,
+    verify_quotes,
+    write_episode,
+)
+
+LINE = re.compile(r"^\[(\d+)\] ([^:]+): (.*)$", re.M)
+
+
+@dataclass
+class FakeReply:
+    text: str
+    data: dict
+    model: str = "fake"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_hit: bool = False
+    latency_ms: int = 0
+
+
+def normalized(text: str) -> str:
+    """The test's own, independent notion of 'the same words': letters and digits only."""
+    text = re.sub(r"\{[a-z_]+\}", " ", text)
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def first_sentence(text: str, words: int = 14) -> str:
+    return " ".join(text.split()[:words])
+
+
+class FakeLLM:
+    """Answers each prompt of the episode and translation stages from the prompt's own text."""
+
+    model = "fake-model"
+
+    def __init__(self, *, translation_faults: int = 0, section_count: int = 3):
+        self.calls: list[str] = []
+        self.translation_faults = translation_faults  # first N translation answers drop a bullet
+        self.section_count = section_count
+
+    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
+        system, user = messages[0]["content"], messages[1]["content"]
+        self.calls.append(stage)
+        if "note what is said" in system:
+            data = self._points(user)
+        elif "divide a long conversation" in system:
+            data = self._sections(user)
+        elif "write one section" in system:
+            data = self._section(user)
+        elif "write the summary" in system:
+            data = self._summary(user)
+        elif "translate" in system:
+            data = self._translate(system, user, retry=len(messages) > 2)
+        else:
+            raise AssertionError("unknown prompt: " + system[:80])
+        return FakeReply(json.dumps(data, ensure_ascii=False), data)
+
+    def _points(self, user):
+        lines = LINE.findall(user)
+        step = max(1, len(lines) // 4)
+        return {"points": [{"line": int(i), "point": f"{s} says {first_sentence(t, 8)}"} for i, s, t in lines[::step]]}
+
+    def _sections(self, user):
+        starts = [int(m) for m in re.findall(r"^\[(\d+)\]", user, re.M)]
+        step = max(1, len(starts) // self.section_count)
+        return {"sections": [{"start_line": s, "topic": f"议题{k}"} for k, s in enumerate(starts[::step][: self.section_count])]}
+
+    def _section(self, user):
+        lines = sorted(LINE.findall(user), key=lambda x: -len(x[2].split()))
+        speaker, text = lines[0][1], lines[0][2]
+        exact = first_sentence(text, 12)
+        words = exact.split()
+        near = " ".join(words[:-1] + ["zzz"]) if len(words) >= 6 else exact  # one word misheard by the writer
+        bullets = [
+            {"label": "观点", "text": f"{speaker}的判断是“{exact}”，这是本段的核心。"},
+            {"label": "", "text": f"他补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。"},
+        ]
+        if len(lines) > 1:
+            s2, t2 = lines[1][1], lines[1][2]
+            bullets.append({"label": "", "text": f"{s2}回应：“{first_sentence(t2, 10)}”。"})
+        topic = re.search(r"working topic: ([^)]+)\)", user)
+        return {"topic": topic.group(1) if topic else "讨论", "hook": f"{speaker}主导的一段", "bullets": bullets}
+
+    def _summary(self, user):
+        blocks = re.findall(r"^(\d+)\. ([^：\n]+)：.*?\n• (.+)$", user, re.M)
+        bullets = []
+        for n, topic, bullet in blocks[:7]:
+            quote = find_quotes(bullet)
+            evidence = f"依据：“{quote[0][2]}”。" if quote else "依据见精读。"
+            bullets.append({"thesis": f"第{n}段讨论{topic}", "evidence": evidence})
+        return {"bullets": bullets}
+
+    def _translate(self, system, user, retry):
+        def english(zh: str) -> str:
+            # Keep quotes and numbers, replace the Chinese prose with English words.
+            parts = []
+            for a, b, inner in find_quotes(zh):
+                parts.append(f"“{inner}”")
+            body = " ".join(parts) or "see the transcript"
+            hedge = " It may be so." if re.search("可能|也许", zh) else ""
+            digits = " ".join(re.findall(r"\d+(?:\.\d+)?", re.sub("“[^”]*”", "", zh)))
+            return f"The speaker says {body}.{hedge}" + (f" Numbers: {digits}." if digits else "")
+
+        bullets = [m for m in re.findall(r"^\d+\. (.+)$", user, re.M)]
+        if "translate the title" in system:
+            out = {"title": "Episode: " + english(re.search(r"^Title: (.+)$", user, re.M).group(1)), "bullets": []}
+        else:
+            topic = re.search(r"^Topic: (.*)$", user, re.M).group(1)
+            out = {"topic": "Topic " + english(topic)[:30], "hook": "Hook", "bullets": []}
+        out["bullets"] = [english(b) for b in bullets]
+        if self.translation_faults and not retry:
+            self.translation_faults -= 1
+            out["bullets"] = out["bullets"][:-1]  # one bullet short: the check must catch it
+        return out
+
+
+def qmsum_turns(shared, n: int) -> list[Turn]:
+    line = (shared / "fixtures/transcripts/qmsum-val.jsonl").read_text(encoding="utf-8").splitlines()[n]
+    fmt, turns = parse_transcript(line, name=f"qmsum-val.jsonl line {n + 1}")
+    assert fmt == "json"
+    return turns
+
+
+def parsed_quotes_in_transcript(text: str, turns: list[Turn]) -> list[str]:
+    """Quotes in text that are NOT in any single turn (an empty list is the pass)."""
+    spoken = [normalized(t.text) for t in turns]
+    return [q for _, _, q in find_quotes(text) if not any(normalized(q) in s for s in spoken)]
+
+
+# --- transcript views -----------------------------------------------------------------
+
+
+def test_passages_fit_the_budget_and_cut_only_between_lines(shared):
+    turns = qmsum_turns(shared, 31)  # the longest meeting: 134k characters
+    lines = transcript_lines(turns, 150)
+    chunks = passages(lines, 1000)
+    assert len(chunks) > 20
+    assert [ln.id for chunk in chunks for ln in chunk] == list(range(len(lines)))
+    from newsdesk.write.episode import estimate_tokens
+
+    assert all(sum(estimate_tokens(ln.render()) for ln in c) <= 1000 for c in chunks)
+    # A turn longer than the line budget is cut at sentence ends; its pieces keep the turn index.
+    long_turn = max(range(len(turns)), key=lambda i: len(turns[i].text))
+    pieces = [ln for ln in lines if ln.turn == long_turn]
+    assert len(pieces) > 1 and all(estimate_tokens(p.text) <= 170 for p in pieces)
+    assert not any("{vocalsound}" in ln.text or " ," in ln.text for ln in lines)
+
+
+def test_plan_sections_enforces_order_count_and_size(shared):
+    lines = transcript_lines(qmsum_turns(shared, 33), 400)
+    # The model proposed junk: out of range, duplicates, unordered, too few.
+    spans = plan_sections(lines, [999, 40, 40, -3, 10], min_sections=5, max_sections=9, max_tokens=800)
+    assert len(spans) >= 5
+    assert spans[0][0] == 0 and spans[-1][1] == len(lines) - 1
+    assert all(a[1] + 1 == b[0] for a, b in zip(spans, spans[1:]))
+    many = plan_sections(lines, list(range(1, len(lines))), min_sections=5, max_sections=9, max_tokens=10_000)
+    assert 5 <= len(many) <= 9
+
+
+# --- quotes -------------------------------------------------------------------------------
+
+
+def test_quotes_are_kept_corrected_unquoted_or_dropped():
+    turns = [
+        Turn("Grad A", "So the new recogniser , um , halves the error rate on the far-field mics ."),
+        Turn("Professor B", "I'm not sure it generalises beyond the meeting room {vocalsound} data we have ."),
+    ]
+    index = TranscriptIndex(transcript_lines(turns, 500))
+    text = (
+        "Grad A说“the new recogniser, um, halves the error rate”。"  # tokenizer spacing differs: found as is
+        "Professor B提醒“I'm not sure it generalizes beyond the meeting room data”。"  # one word off: corrected
+        "他称之为“远场”。"  # a two-character term: unquoted, sentence kept
+        "他还说“we shipped it to every customer last week already”。最后一句保留。"  # made up: sentence dropped
+    )
+    fixed, report = verify_quotes(text, index)
+    assert (report.kept, report.corrected, report.unquoted, report.dropped) == (1, 1, 1, 1)
+    assert "“I'm not sure it generalises beyond the meeting room data”" in fixed
+    assert "customer" not in fixed and "最后一句保留。" in fixed and "他称之为远场。" in fixed
+    assert all(index.contains(q) for _, _, q in find_quotes(fixed))
+    # A quote may not run across two speakers' turns.
+    assert not index.contains("far-field mics I'm not sure")
+
+
+def test_speakers_named_in_full_once_then_by_given_name_and_misheard_names_marked():
+    turns = [
+        Turn("Zheng Boyuan", "We built SeeAct last year. Boyuan here, by the way."),
+        Turn("Host", "Tell us about SeaAct and the Tesla demo."),
+        Turn("Zheng Boyuan", "SeeAct booked a Tesla test drive. Then SkillWeaver came later."),
+    ]
+    people = speakers(turns)
+    assert [(p.full, p.short) for p in people] == [("Zheng Boyuan", "Boyuan"), ("Host", "Host")]
+    texts = ["Boyuan认为“We built SeeAct last year.”", "Zheng Boyuan又说SeeAct和Tesla。", "Boyuan补充。"]
+    named = name_speakers(texts, people)
+    assert named[0].startswith("Zheng Boyuan认为") and named[1].startswith("Boyuan又说") and named[2] == "Boyuan补充。"
+    names = uncertain_names(transcript_lines(turns, 500))
+    assert {"SeeAct", "SeaAct", "SkillWeaver"} <= set(names) and "Tesla" not in names
+    marked = mark_uncertain(named, names, "zh")
+    # Not inside the quote (verbatim stays verbatim); first mention outside it, once.
+    assert "“We built SeeAct last year.”" in marked[0]
+    assert marked[1].count("SeeAct（音）") == 1 and "（音）" not in marked[2]
+
+
+# --- text shape -----------------------------------------------------------------------------
+
+
+def test_render_and_parse_back():
+    d = Digest(
+        "Kickoff meeting",
+        "12",
+        ["论点一。 证据“x y z”。", "论点二。 证据。"],
+        [Section("开场", "目标设定", [Bullet("正文一", "要点"), Bullet("正文二")]), Section("预算", "", [Bullet("正文三")])],
+    )
+    text = d.render()
+    assert text.splitlines()[:4] == ["12. Kickoff meeting", "", "摘要", ""]
+    assert "1. 开场：目标设定" in text and "• 要点：正文一" in text and "2. 预算" in text
+    back = parse_digest(text)
+    assert (back.number, back.title, len(back.summary), [len(s.bullets) for s in back.sections]) == ("12", "Kickoff meeting", 2, [2, 1])
+    with pytest.raises(DigestFormatError, match="line"):
+        parse_digest(text.replace("2. 预算", "3. 预算"))
+    with pytest.raises(DigestFormatError):
+        parse_digest(text.replace("精读", "Deep"))
+
+
+# --- the whole digest -------------------------------------------------------------------------
+
+
+def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
+    turns = qmsum_turns(shared, 3)
+    llm = FakeLLM(section_count=3)  # the model proposes too few sections: code must split
+    result = write_episode(sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3")
+    digest = parse_digest(result.text, "zh")
+    assert result.text.startswith("7. Remote control design: functional meeting\n")
+    assert 5 <= len(digest.summary) <= 9
+    assert len(digest.sections) >= 5
+    assert all(1 <= len(s.bullets) <= 4 for s in digest.sections)
+    assert parsed_quotes_in_transcript(result.text, turns) == []
+    assert "quantum teleporter" not in result.text  # the invented quote was dropped
+    assert result.quotes.corrected > 0 and result.quotes.dropped > 0
+    # Sections follow the conversation: their line spans ascend and cover it.
+    spans = [(s.first_line, s.last_line) for s in result.digest.sections]
+    assert spans == sorted(spans) and all(a[1] + 1 == b[0] for a, b in zip(spans, spans[1:]))
+    with sqlite_engine.connect() as conn:
+        row = conn.execute(select(editions).where(editions.c.key == "qmsum-3")).mappings().one()
+        check_rows = conn.execute(select(checks).where(checks.c.subject == "episode")).mappings().all()
+    assert row["language"] == "zh" and row["body"] == result.text and row["status"] == result.status
+    assert row["meta"]["sections"] == len(digest.sections) and len(check_rows) == 1
+    assert check_rows[0]["passed"] == (result.status == "clean")
+
+
+def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
+    turns = qmsum_turns(shared, 33)
+    llm = FakeLLM()
+    first = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
+    calls = len(llm.calls)
+    again = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
+    assert len(llm.calls) == calls and again.reused and again.text == first.text
+    changed = write_episode(engine, None, llm, turns[:-5], title="Kick-off", number=1)
+    assert len(llm.calls) > calls and not changed.reused
+    with engine.connect() as conn:
+        assert conn.execute(select(editions.c.id).where(editions.c.kind == "episode")).all().__len__() == 1
+
+
+@pytest.mark.slow
+def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tmp_path):
+    from newsdesk.config import load_settings
+    from newsdesk.llm.client import open_llm
+    from newsdesk.write.translate import translate_episode
+
+    settings = load_settings(env={"NEWSDESK_LLM_BACKEND": "embedded"})
+    llm = open_llm(settings, sqlite_engine)
+    turns = [t for t in qmsum_turns(shared, 33)[:60] if len(t.text.split()) > 3][:24]
+    options = EpisodeOptions(passage_tokens=900, min_sections=2, max_sections=3, summary_min=2, summary_max=4,
+                             summary_target=3, max_bullets=2, max_tokens=320)
+    started = time.monotonic()
+    zh = write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options)
+    en = translate_episode(sqlite_engine, settings, llm, zh, turns, original_title="Kick-off meeting", options=options)
+    elapsed = time.monotonic() - started
+    d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
+    assert len(d_zh.sections) >= 2 and len(d_zh.summary) >= 1
+    assert (len(d_en.summary), [len(s.bullets) for s in d_en.sections]) == (len(d_zh.summary), [len(s.bullets) for s in d_zh.sections])
+    assert parsed_quotes_in_transcript(zh.text, turns) == [] and parsed_quotes_in_transcript(en.text, turns) == []
+    calls = llm.calls
+    assert write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options).reused
+    assert llm.calls == calls
+    print(f"\nembedded model: {calls} calls, {elapsed:.0f}s, zh {zh.status}, en {en.status}\n{zh.text}\n{en.text}")
