@@ -1,0 +1,280 @@
+"""The cluster stage over the store: place every item not yet in an event, then refresh those events.
+
+Incremental and idempotent: only items without an `event_members` row are placed, in
+(published_at, id) order; the open events of the window they fall in are read back from the
+store first, so a later run continues where the previous one stopped. A run with nothing new
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.engine import Connection, Engine
+
+from newsdesk.cluster.anchors import extract_anchors
+from newsdesk.cluster.embed import Embedder, ensure_vectors, item_text, make_embedder
+from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc
+from newsdesk.cluster.independence import coverage
+from newsdesk.store.schema import event_members, events, items, sources
+
+BATCH = 256  # items embedded and committed together: a crash loses at most one batch of work
+
+
+@dataclass
+class ClusterStats:
+    items: int = 0
+    joined: int = 0
+    opened: int = 0
+    duplicates: int = 0
+    syndicated: int = 0
+    arbitrated: int = 0
+    events_touched: int = 0
+    seconds: float = 0.0
+
+
+def _global_guid(guid: str | None) -> str | None:
+    # Only guids that name the story itself (URLs, tag:/oai:/urn: ids) can match across sources;
+    # "post-12" from two blogs is two stories.
+    if guid and ("://" in guid or guid.split(":", 1)[0].lower() in ("tag", "oai", "urn", "doi")):
+        return guid
+    return None
+
+
+def _doc(row, vector) -> Doc:
+    return Doc(
+        key=row.id,
+        text=item_text(row.title, row.summary, row.body),
+        lang=row.language or "other",
+        ts=row.published_at.timestamp(),
+        vector=vector,
+        url=row.url,
+        guid=_global_guid(row.guid),
+    )
+
+
+_ITEM_COLUMNS = (items.c.id, items.c.title, items.c.summary, items.c.body, items.c.language, items.c.published_at,
+                 items.c.url, items.c.guid)
+
+
+def _seed(conn: Connection, clusterer: Clusterer, embedder: Embedder, since: datetime) -> None:
+    """Put back the events still open at `since`, with their members, in publish order."""
+    open_events = select(events.c.id).where(events.c.last_seen_at >= since)
+    rows = conn.execute(
+        select(*_ITEM_COLUMNS, event_members.c.event_id, event_members.c.origin_item_id)
+        .join(event_members, event_members.c.item_id == items.c.id)
+        .where(event_members.c.event_id.in_(open_events))
+        .order_by(items.c.published_at, items.c.id)
+    ).all()
+    vectors = ensure_vectors(conn, embedder, [r.id for r in rows])
+    for r in rows:
+        clusterer.seed(_doc(r, vectors[r.id]), r.event_id, origin=r.origin_item_id)
+
+
+def cluster_new_items(
+    engine: Engine,
+    settings=None,
+    *,
+    embedder: Embedder | None = None,
+    arbiter: Arbiter | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    config: ClusterConfig | None = None,
+) -> ClusterStats:
+    """Place every item that is in no event yet; returns what happened."""
+    start = time.perf_counter()
+    stats = ClusterStats()
+    config = config or ClusterConfig()
+    with engine.connect() as conn:
+        pending = conn.execute(
+            select(items.c.id, items.c.published_at)
+            .outerjoin(event_members, event_members.c.item_id == items.c.id)
+            .where(event_members.c.item_id.is_(None))
+            .order_by(items.c.published_at, items.c.id)
+        ).all()
+    if not pending:
+        return stats
+    embedder = embedder or make_embedder(settings)
+    touched: set[int] = set()
+    with engine.connect() as conn, _exclusive(conn):
+        since = pending[0].published_at - timedelta(days=config.window_days)
+        now = datetime.now(UTC)
+
+        def new_event(doc: Doc) -> int:
+            ts = datetime.fromtimestamp(doc.ts, UTC)
+            return conn.execute(
+                insert(events).values(title="", first_seen_at=ts, last_seen_at=ts, updated_at=now)
+            ).inserted_primary_key[0]
+
+        clusterer = Clusterer(config, new_event=new_event, arbiter=arbiter)
+        with conn.begin():
+            _seed(conn, clusterer, embedder, since)
+        for i in range(0, len(pending), BATCH):
+            ids = [r.id for r in pending[i : i + BATCH]]
+            batch_touched: set[int] = set()
+            with conn.begin():
+                vectors = ensure_vectors(conn, embedder, ids)
+                rows = conn.execute(
+                    select(*_ITEM_COLUMNS).where(items.c.id.in_(ids)).order_by(items.c.published_at, items.c.id)
+                ).all()
+                for row in rows:
+                    calls = clusterer.arbiter_calls
+                    p = clusterer.add(_doc(row, vectors[row.id]))
+                    conn.execute(
+                        insert(event_members).values(
+                            item_id=row.id, event_id=p.event, role=p.role, origin_item_id=p.origin,
+                            similarity=p.similarity, reason=p.reason[:2000], joined_at=now,
+                        )
+                    )
+                    batch_touched.add(p.event)
+                    stats.items += 1
+                    stats.opened += p.opened
+                    stats.joined += not p.opened
+                    stats.duplicates += p.role == "duplicate"
+                    stats.syndicated += p.role == "syndicated"
+                    stats.arbitrated += clusterer.arbiter_calls > calls
+                for event_id in sorted(batch_touched):
+                    refresh_event(conn, event_id, now=now)
+                touched |= batch_touched
+                stats.events_touched = len(touched)
+            if progress:
+                progress(min(i + BATCH, len(pending)), len(pending))
+    stats.seconds = time.perf_counter() - start
+    return stats
+
+
+@contextmanager
+def _exclusive(conn: Connection):
+    """One clusterer at a time per store: two would each open an event for the same story.
+
+    PostgreSQL: a session advisory lock (other workers wait). SQLite allows one writer anyway.
+    """
+    if conn.dialect.name != "postgresql":
+        yield
+        return
+    conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.cluster'))"))
+    conn.commit()
+    try:
+        yield
+    finally:
+        if conn.in_transaction():
+            conn.rollback()
+        conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.cluster'))"))
+        conn.commit()
+
+
+# --- event facts --------------------------------------------------------------------------
+
+
+def _members(conn: Connection, event_id: int) -> list[dict]:
+    rows = conn.execute(
+        select(
+            items.c.id.label("item_id"), items.c.source_id, items.c.title, items.c.url, items.c.guid, items.c.summary,
+            items.c.body, items.c.language, items.c.material, items.c.published_at, items.c.extra, items.c.engagement,
+            sources.c.name.label("source_name"), sources.c.tier, sources.c.weight, sources.c.category,
+            event_members.c.role, event_members.c.origin_item_id, event_members.c.similarity, event_members.c.reason,
+        )
+        .join(event_members, event_members.c.item_id == items.c.id)
+        .join(sources, sources.c.id == items.c.source_id)
+        .where(event_members.c.event_id == event_id)
+    ).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def _authority(m: dict) -> tuple:
+    # Lead: the most authoritative outlet (tier 1 first, then weight), then the earliest report.
+    return (m["tier"], -m["weight"], m["published_at"], m["item_id"])
+
+
+def refresh_event(conn: Connection, event_id: int, *, now: datetime | None = None) -> None:
+    """Recompute an event's lead, roles and coverage facts from its members."""
+    members = _members(conn, event_id)
+    if not members:
+        return
+    originals = [m for m in members if m["role"] in ("lead", "member")] or members
+    lead = min(originals, key=_authority)
+    for m in members:
+        role = "lead" if m is lead else ("member" if m["role"] == "lead" else m["role"])
+        if role != m["role"]:
+            conn.execute(update(event_members).where(event_members.c.item_id == m["item_id"]).values(role=role))
+            m["role"] = role
+    cov = coverage(members)
+    counts: Counter = Counter()
+    for m in members:
+        counts.update(extract_anchors(item_text(m["title"], m["summary"], m["body"])))
+    lead_anchors = extract_anchors(item_text(lead["title"], lead["summary"], lead["body"]))
+    anchors = [a for a, n in counts.most_common() if n >= 2 or a in lead_anchors][:12]
+    conn.execute(
+        update(events).where(events.c.id == event_id).values(
+            title=lead["title"],
+            lead_item_id=lead["item_id"],
+            first_seen_at=min(m["published_at"] for m in members),
+            last_seen_at=max(m["published_at"] for m in members),
+            item_count=len(members),
+            outlets=cov["outlets"],
+            independent_outlets=cov["independent_outlets"],
+            languages=sorted({m["language"] for m in members}),
+            category=lead["category"],
+            anchors=anchors,
+            updated_at=now or datetime.now(UTC),
+        )
+    )
+
+
+def event_brief(conn: Connection, event_id: int) -> dict:
+    """Everything a writer needs about one event: facts, coverage and every member, lead first."""
+    row = conn.execute(select(events).where(events.c.id == event_id)).mappings().first()
+    if row is None:
+        raise KeyError(f"event {event_id} is not in the store")
+    members = _members(conn, event_id)
+    cov = coverage(members)
+    members.sort(key=lambda m: (m["role"] != "lead", m["published_at"], m["item_id"]))
+    return {
+        "event_id": row["id"],
+        "title": row["title"],
+        "lead_item_id": row["lead_item_id"],
+        "first_seen_at": row["first_seen_at"],
+        "last_seen_at": row["last_seen_at"],
+        "item_count": row["item_count"],
+        "outlets": row["outlets"],
+        "independent_outlets": row["independent_outlets"],
+        "origin_groups": cov["origin_groups"],
+        "languages": row["languages"],
+        "category": row["category"],
+        "anchors": row["anchors"],
+        "score": row["score"],
+        "score_parts": row["score_parts"],
+        "tier": row["tier"],
+        "members": [
+            {
+                "item_id": m["item_id"],
+                "source_id": m["source_id"],
+                "source_name": m["source_name"],
+                "outlet_tier": m["tier"],
+                "title": m["title"],
+                "url": m["url"],
+                "published_at": m["published_at"],
+                "language": m["language"],
+                "material": m["material"],
+                "role": m["role"],
+                "origin_item_id": m["origin_item_id"],
+                "similarity": m["similarity"],
+                "reason": m["reason"],
+                "summary": m["summary"],
+                "body": m["body"],
+            }
+            for m in members
+        ],
+    }
+
+
+def event_count(conn: Connection) -> int:
+    return conn.execute(select(func.count()).select_from(events)).scalar_one()
+
+
+__all__ = ["ClusterStats", "cluster_new_items", "event_brief", "refresh_event", "DAY"]
