@@ -1,0 +1,157 @@
+"""The web app in a real browser: Debian's Chromium driven by Playwright, against uvicorn on loopback."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+from sqlalchemy import select
+
+from newsdesk.config import Settings
+from newsdesk.store.schema import feedback
+from newsdesk.web.app import create_app
+from test_web_app import TOKEN, seed_store
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+@pytest.fixture
+def server(sqlite_engine):
+    """The app served by uvicorn in a thread on a free loopback port."""
+    seed_store(sqlite_engine)
+    app = create_app(sqlite_engine, Settings(web_token=TOKEN))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def page():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
+        # Nothing may leave loopback: a request elsewhere fails the test instead of reaching the network.
+        outside: list[str] = []
+
+        def guard(route):
+            url = route.request.url
+            if url.startswith("http://127.0.0.1:") or url.startswith("data:") or url.startswith("about:"):
+                route.continue_()
+            else:
+                outside.append(url)
+                route.abort()
+
+        context.route("**/*", guard)
+        pg = context.new_page()
+        pg.set_default_timeout(15000)
+        yield pg
+        context.close()
+        browser.close()
+        assert outside == [], f"the pages asked for off-machine resources: {outside}"
+
+
+def test_reader_and_operator_journey(server, page, sqlite_engine):
+    page.goto(server + "/")
+    assert page.locator("h1.feed-head").inner_text() == "全部 · 2026-04-23"
+    assert page.locator("article.card").count() == 3
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "feed.png"), full_page=True)
+    assert (ARTIFACTS / "feed.png").stat().st_size > 10_000
+
+    # Switch tab, then go back one day with the date navigation.
+    page.click('nav.tabs a[data-tab="funding"]')
+    page.wait_for_url("**tab=funding**")
+    assert page.locator("article.card").count() == 1
+    assert "Cognition" in page.locator("article.card h2").inner_text()
+    page.click('nav.days a[rel="prev"]')
+    page.wait_for_url("**day=2026-04-22**")
+    assert page.locator("h1.feed-head").inner_text().endswith("2026-04-22")
+    # The date form works too (no JavaScript needed: a plain GET form).
+    page.fill('nav.days input[name="day"]', "2026-04-23")
+    page.click('nav.days button[type="submit"]')
+    page.wait_for_url("**day=2026-04-23**")
+
+    # Open an event from the feed.
+    page.click('nav.tabs a[data-tab="all"]')
+    page.click("article#event-1 h2 a")
+    page.wait_for_url("**/events/1")
+    assert page.locator("table.members tbody tr").count() == 2
+    assert page.locator("table.score-parts tbody tr").first.inner_text().startswith("authority")
+
+    # Search a Chinese and an English term from the header box.
+    page.fill('form.search input[name="q"]', "大模型")
+    page.press('form.search input[name="q"]', "Enter")
+    page.wait_for_url("**/search?q=**")
+    assert "OpenAI 发布 GPT-5.5 大模型" in page.locator("section.results-items").inner_text()
+    page.fill('form.search input[name="q"]', "valuation")
+    page.press('form.search input[name="q"]', "Enter")
+    page.wait_for_url("**q=valuation")
+    assert "Cognition in talks" in page.locator("section.results-items").inner_text()
+
+    # Log in, leave feedback, and find it in the store.
+    page.goto(server + "/events/2")
+    page.click("#feedback a")
+    page.wait_for_url("**/login?next=**")
+    page.fill('input[name="name"]', "editor-li")
+    page.fill('input[name="token"]', TOKEN)
+    page.click('form.login button[type="submit"]')
+    page.wait_for_url("**/events/2")
+    page.fill('form.feedback textarea[name="note"]', "估值缺经营数据，降权")
+    page.click('form.feedback button[value="down"]')
+    page.wait_for_url("**/events/2#feedback")
+    assert "反馈已保存" in page.locator("p.flash").inner_text()
+    assert "估值缺经营数据，降权" in page.locator("ul.feedback-list").inner_text()
+    with sqlite_engine.connect() as conn:
+        rows = conn.execute(select(feedback.c.event_id, feedback.c.kind, feedback.c.note, feedback.c.user)).all()
+    assert [tuple(r) for r in rows] == [(2, "down", "估值缺经营数据，降权", "editor-li")]
+
+
+def test_hostile_feed_item_renders_inert_in_the_browser(server, page):
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for path in ("/", "/events/3", "/search?q=Evil"):
+        page.goto(server + path)
+        page.wait_for_load_state("load")
+        assert page.evaluate("window.__pwned === undefined"), path  # no payload ran
+        assert page.evaluate("document.querySelectorAll('script').length") == 0, path
+        hrefs = page.evaluate("Array.from(document.querySelectorAll('[href]'), a => a.getAttribute('href'))")
+        assert not [h for h in hrefs if h.strip().lower().startswith("javascript:")], path
+        handlers = page.evaluate(
+            "Array.from(document.querySelectorAll('*')).flatMap(el => Array.from(el.attributes)"
+            ".filter(a => a.name.startsWith('on')).map(a => el.tagName + ' ' + a.name))"
+        )
+        assert handlers == [], path
+        assert page.locator("img, svg").count() == 0, path
+    # The payload's words are still there, as text.
+    page.goto(server + "/events/3")
+    assert "Evil" in page.locator("h1").inner_text()
+    assert "plain words" in page.locator("table.members").inner_text()
+    # Clicking the neutralised link goes nowhere dangerous either.
+    page.get_by_text("click", exact=True).first.click()
+    assert page.evaluate("window.__pwned === undefined")
+    assert dialogs == []
