@@ -99,55 +99,64 @@ class FakeLLM:
     def _sections(self, user):
         starts = [int(m) for m in re.findall(r"^\[(\d+)\]", user, re.M)]
         step = max(1, len(starts) // self.section_count)
-        return {"sections": [{"start_line": s, "topic": f"议题{k}"} for k, s in enumerate(starts[::step][: self.section_count])]}
+        picked = starts[::step][: self.section_count]
+        return {"sections": [{"start_line": s, "topic": f"议题{STEMS[k % 10]}"} for k, s in enumerate(picked)]}
 
     def _section(self, user):
         lines = sorted(LINE.findall(user), key=lambda x: -len(x[2].split()))
-        speaker, text = lines[0][1], lines[0][2]
-        exact = first_sentence(text, 12)
-        words = exact.split()
-        near = " ".join(words[:-1] + ["zzz"]) if len(words) >= 6 else exact  # one word misheard by the writer
+        (_, s0, t0), rest = lines[0], lines[1:] or lines
+        exact = first_sentence(t0, 12)
+        words = first_sentence(rest[0][2], 12).split()
+        near = " ".join(words[:-1] + ["zzz"]) if len(words) >= 6 else " ".join(words)  # one word misheard
         bullets = [
-            {"label": "观点", "text": f"{speaker}的判断是“{exact}”，这是本段的核心。"},
-            {"label": "", "text": f"他补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。"},
+            {"label": "观点", "text": f"{s0}的判断是“{exact}”，这是本段的核心。"},
+            {"label": "", "text": f"{rest[0][1]}补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。"},
         ]
-        if len(lines) > 1:
-            s2, t2 = lines[1][1], lines[1][2]
-            bullets.append({"label": "", "text": f"{s2}回应：“{first_sentence(t2, 10)}”。"})
+        if len(lines) > 2:
+            bullets.append({"label": "", "text": f"{lines[2][1]}回应：“{first_sentence(lines[2][2], 10)}”。"})
         topic = re.search(r"working topic: ([^)]+)\)", user)
-        return {"topic": topic.group(1) if topic else "讨论", "hook": f"{speaker}主导的一段", "bullets": bullets}
+        first = re.search(r"Transcript lines (\d+)", user).group(1)
+        fallback = "议题" + "".join(STEMS[int(d)] for d in first)
+        return {"topic": topic.group(1) if topic else fallback, "hook": f"{s0}从{' '.join(exact.split()[:4])}谈起", "bullets": bullets}
 
     def _summary(self, user):
-        blocks = re.findall(r"^(\d+)\. ([^：\n]+)：.*?\n• (.+)$", user, re.M)
+        blocks = re.findall(r"^\d+\. ([^：\n]+)：.*?\n• (.+)$", user, re.M)
         bullets = []
-        for n, topic, bullet in blocks[:7]:
+        for topic, bullet in blocks[:7]:
             quote = find_quotes(bullet)
-            evidence = f"依据：“{quote[0][2]}”。" if quote else "依据见精读。"
-            bullets.append({"thesis": f"第{n}段讨论{topic}", "evidence": evidence})
+            evidence = f"依据是开头那句“{' '.join(quote[0][2].split()[:7])}”。" if quote else "依据见精读。"
+            bullets.append({"thesis": f"{topic}这一段值得注意", "evidence": evidence})
         return {"bullets": bullets}
 
     def _translate(self, system, user, retry):
         def english(zh: str) -> str:
-            # Keep quotes and numbers, replace the Chinese prose with English words.
-            parts = []
-            for a, b, inner in find_quotes(zh):
-                parts.append(f"“{inner}”")
-            body = " ".join(parts) or "see the transcript"
-            hedge = " It may be so." if re.search("可能|也许", zh) else ""
+            # Keep quotes and numbers, put English words around them.
+            quotes = [f"“{inner}”" for _, _, inner in find_quotes(zh)]
+            body = " and ".join(quotes) or "nothing quotable"
+            hedge = " That may be so." if re.search("可能|也许", zh) else ""
             digits = " ".join(re.findall(r"\d+(?:\.\d+)?", re.sub("“[^”]*”", "", zh)))
             return f"The speaker says {body}.{hedge}" + (f" Numbers: {digits}." if digits else "")
 
-        bullets = [m for m in re.findall(r"^\d+\. (.+)$", user, re.M)]
+        def stems(zh: str) -> str:
+            return " ".join(chr(ord("A") + STEMS.index(c)) for c in zh if c in STEMS) or "general"
+
+        bullets = re.findall(r"^\d+\. (.+)$", user, re.M)
         if "translate the title" in system:
-            out = {"title": "Episode: " + english(re.search(r"^Title: (.+)$", user, re.M).group(1)), "bullets": []}
+            out = {"title": "Episode: " + re.search(r"^Title: (.+)$", user, re.M).group(1), "bullets": []}
         else:
             topic = re.search(r"^Topic: (.*)$", user, re.M).group(1)
-            out = {"topic": "Topic " + english(topic)[:30], "hook": "Hook", "bullets": []}
-        out["bullets"] = [english(b) for b in bullets]
+            out = {"topic": f"Item {stems(topic)}", "hook": f"the part about item {stems(topic)}", "bullets": []}
+        if "translate the title" in system:
+            out["bullets"] = [f"In summary, the discussion of {stems(b)} matters. " + english(b) for b in bullets]
+        else:
+            out["bullets"] = [english(b) for b in bullets]
         if self.translation_faults and not retry:
             self.translation_faults -= 1
             out["bullets"] = out["bullets"][:-1]  # one bullet short: the check must catch it
         return out
+
+
+STEMS = "甲乙丙丁戊己庚辛壬癸"
 
 
 def qmsum_turns(shared, n: int) -> list[Turn]:

@@ -1,0 +1,277 @@
+"""English edition of an episode digest (SPEC Output D, seed 001), one unit at a time.
+
+The units are the title + summary, then each section. Code keeps the structure: it asks
+for exactly as many bullets as the Chinese unit has and assembles the sections in the
+Chinese order, so the shape cannot drift. Each unit is checked — bullet count, every
+number kept (2万 = 20,000), quotes verbatim when the transcript is English, hedges not
+dropped, the Writing checker — regenerated once with the problems spelled out, then
+flagged. Seed 001's two errors (a fact about Qwen extended to Kimi; "目前可能还没有人在做"
+softened to "few may be working on this") are named in the prompts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.model import Turn
+from newsdesk.write.episode import (
+    _CJK,
+    Bullet,
+    Digest,
+    EpisodeOptions,
+    EpisodeResult,
+    QuoteReport,
+    Section,
+    TranscriptIndex,
+    ask_json,
+    clean_field,
+    find_quotes,
+    mark_uncertain,
+    name_speakers,
+    parse_digest,
+    prompt,
+    prompts_fingerprint,
+    record_check,
+    reuse,
+    run_checker,
+    save_edition,
+    speakers,
+    stored_edition,
+    transcript_lines,
+    uncertain_names,
+    verify_quotes,
+    with_feedback,
+)
+
+# --- numbers ------------------------------------------------------------------------------
+
+_SHORT_SCALE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s?([KMB])(?![A-Za-z])")  # 100K, 1.2B
+_TIMES = re.compile(r"(?<![A-Za-z0-9.])(\d+)x(?![A-Za-z])|([十百千])倍")
+
+
+def numbers(text: str) -> set[float]:
+    """Every quantity in text as a plain value, by the checker's own reading (2万 = 两万 =
+    20,000), plus the shorthands a translation uses: 100K = 10万, 10x = 十倍."""
+    from newsdesk.write.check import extract_numbers
+
+    found = {round(n.value, 6) for n in extract_numbers(text)}
+    for m in _SHORT_SCALE.finditer(text):
+        value = float(m.group(1))
+        found.discard(value)  # the checker reads "100K" as 100 (k = a unit there)
+        found.add(round(value * {"K": 1e3, "M": 1e6, "B": 1e9}[m.group(2)], 6))
+    for m in _TIMES.finditer(text):
+        found.add(float(m.group(1)) if m.group(1) else {"十": 10.0, "百": 100.0, "千": 1000.0}[m.group(2)])
+    return found
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
+
+
+def number_problems(zh: str, en: str) -> list[str]:
+    """Numbers the English dropped or made up (small bare counts are style, not facts)."""
+    a, b = numbers(zh), numbers(en)
+    out = [f"number {_fmt(v)} is missing from the English" for v in sorted(a - b) if v >= 10 or v != int(v)]
+    out += [f"number {_fmt(v)} is not in the Chinese" for v in sorted(b - a) if v >= 10 or v != int(v)]
+    return out
+
+
+_ZH_HEDGES = re.compile(r"可能|也许|或许|大概|似乎|好像|猜测|我猜|不一定|估计|粗略|倾向于|应该")
+_EN_HEDGES = re.compile(
+    r"\b(may|might|could|possibly|perhaps|probably|likely|seem\w*|appear\w*|guess\w*|suspect\w*|roughly|"
+    r"about|around|approximately|estimate\w*|think|believe\w*|tend\w*|should|not necessarily|unclear|uncertain)\b",
+    re.I,
+)
+
+
+def hedge_problems(zh: str, en: str) -> list[str]:
+    if _ZH_HEDGES.search(zh) and not _EN_HEDGES.search(en):
+        return ["the Chinese hedges this claim (可能 / 也许 / 估计 …) but the English states it as certain; keep the hedge"]
+    return []
+
+
+# --- one unit ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    """The result of translating one unit, with what is still wrong with it."""
+
+    head: list[str]  # [title] or [topic, hook]
+    bullets: list[str]
+    problems: list[str]
+
+
+def _bullets_schema(count: int, head: tuple[str, ...]) -> dict:
+    props = {name: {"type": "string"} for name in head}
+    props["bullets"] = {"type": "array", "minItems": count, "maxItems": count, "items": {"type": "string"}}
+    return {"type": "object", "properties": props, "required": [*head, "bullets"]}
+
+
+class _Translator:
+    def __init__(self, llm, index: TranscriptIndex, english_source: bool, options: EpisodeOptions, material: list[str]):
+        self.llm, self.index, self.english_source = llm, index, english_source
+        self.options, self.material = options, material
+        self.quotes = QuoteReport()
+
+    def unit(self, template: str, values: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str]) -> _Unit:
+        count = len(zh_bullets)
+        messages = prompt(
+            template,
+            count=count,
+            chinese_source=not self.english_source,
+            bullets="\n".join(f"{i}. {b}" for i, b in enumerate(zh_bullets, 1)),
+            **values,
+        )
+        schema = _bullets_schema(count, head)
+        best: _Unit | None = None
+        problems: list[str] = []
+        for attempt in (1, 2):
+            asked = messages if attempt == 1 else with_feedback(messages, problems)
+            data = ask_json(self.llm, asked, stage="translate", schema=schema, max_tokens=self.options.max_tokens * 2)
+            unit = self._check(data, head, zh_head, zh_bullets)
+            problems = unit.problems
+            if best is None or len(unit.problems) < len(best.problems):
+                best = unit
+            if not problems:
+                break
+        assert best is not None
+        return best
+
+    def _check(self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str]) -> _Unit:
+        problems: list[str] = []
+        got_head = [clean_field(data.get(name)).replace("：", ":") for name in head]
+        for name, value in zip(head, got_head):
+            if not value:
+                problems.append(f"'{name}' is empty")
+        raw = [clean_field(b) for b in data.get("bullets", []) if isinstance(b, str)]
+        bullets: list[str] = []
+        for k, text in enumerate(raw):
+            if self.english_source:
+                text, report = verify_quotes(text, self.index)
+                self.quotes.add(report)
+                problems += [f"bullet {k + 1}: {n}" for n in report.notes if "dropped" in n]
+            bullets.append(text)
+        if len(bullets) != len(zh_bullets) or not all(bullets):
+            problems.append(f"{len([b for b in bullets if b])} bullets, need exactly {len(zh_bullets)} (one per Chinese bullet)")
+        for k, (zh, en) in enumerate(zip(zh_bullets, bullets), 1):
+            problems += [f"bullet {k}: {p}" for p in number_problems(zh, en) + hedge_problems(zh, en)]
+            if len(find_quotes(zh)) and not find_quotes(en):
+                problems.append(f"bullet {k}: the Chinese quotes the speaker; keep the quotation in “…”")
+        problems += [p for zh, en in zip(zh_head, got_head) for p in number_problems(zh, en)]
+        if bullets and all(bullets):
+            passed, findings = run_checker("\n".join([h for name, h in zip(head, got_head) if name != "title"] + bullets), self.material, "en")
+            problems += [] if passed else findings
+        return _Unit(got_head, bullets, problems)
+
+
+# --- the edition ------------------------------------------------------------------------------
+
+
+def english_transcript(turns: list[Turn]) -> bool:
+    sample = " ".join(t.text for t in turns)[:20000]
+    return len(_CJK.findall(sample)) < 0.05 * max(1, len(sample))
+
+
+def translation_key(zh: EpisodeResult) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps([zh.material_key, zh.text, prompts_fingerprint(("translate",))]).encode())
+    return h.hexdigest()
+
+
+def shape(d: Digest) -> tuple[int, int, list[int]]:
+    return len(d.summary), len(d.sections), [len(s.bullets) for s in d.sections]
+
+
+def translate_episode(
+    engine: Engine,
+    settings,
+    llm,
+    zh: EpisodeResult,
+    turns: list[Turn],
+    *,
+    original_title: str | None = None,
+    options: EpisodeOptions | None = None,
+) -> EpisodeResult:
+    """The English edition of a stored Chinese digest, stored as editions(kind='episode',
+    language='en'). Unchanged Chinese edition + prompts = the stored English edition, no call.
+    `original_title`: the episode's own title, used as is when the episode is in English."""
+    options = options or EpisodeOptions()
+    mkey = translation_key(zh)
+    row = stored_edition(engine, zh.key, "en")
+    if row and row["material_key"] == mkey:
+        return reuse(row, "en")
+
+    lines = transcript_lines(turns, options.passage_tokens // 2)
+    index = TranscriptIndex(lines)
+    english = english_transcript(turns)
+    material = ["\n".join(f"{ln.speaker}: {ln.text}" for ln in lines)]
+    t = _Translator(llm, index, english, options, material)
+    source = zh.digest
+
+    summary = t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
+    title = summary.head[0]
+    if original_title and english and not _CJK.search(original_title):
+        title = clean_field(original_title)  # Output D keeps an English episode's own title
+    sections: list[Section] = []
+    unit_problems = [f"summary: {p}" for p in summary.problems]
+    for n, s in enumerate(source.sections, 1):
+        zh_bullets = [b.render("zh") for b in s.bullets]
+        u = t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook], zh_bullets)
+        topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
+        # A bullet the model failed to give keeps its place with the Chinese text, flagged.
+        bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]
+        sections.append(Section(topic, hook, bullets, s.first_line, s.last_line, u.problems))
+        unit_problems += [f"section {n}: {p}" for p in u.problems]
+    summary_bullets = [
+        summary.bullets[k] if k < len(summary.bullets) and summary.bullets[k] else zh_b
+        for k, zh_b in enumerate(source.summary)
+    ]
+    digest = Digest(title, source.number, summary_bullets, sections, "en")
+    _naming(digest, speakers(turns), uncertain_names(lines), zh.text)
+    text = digest.render()
+
+    findings = list(unit_problems)
+    back = parse_digest(text, "en")
+    if shape(back) != shape(parse_digest(zh.text, "zh")):
+        findings.append(f"shape differs: English {shape(back)} vs Chinese {shape(source)}")
+    if english:
+        findings += [f"quote not found in the transcript: “{q[:60]}”" for _, _, q in find_quotes(text) if not index.contains(q)]
+    passed, checker = run_checker(digest.prose(), material, "en")
+    findings += [] if passed else checker
+    findings = list(dict.fromkeys(findings))
+    status = "clean" if not findings else "flagged"
+    record_check(engine, "translation", zh.key, 1, not findings, findings)
+    result = EpisodeResult(zh.key, "en", text, digest, status, findings, mkey, quotes=t.quotes)
+    summary_n, sections_n, per = shape(digest)
+    meta = {
+        "number": source.number,
+        "summary_bullets": summary_n,
+        "sections": sections_n,
+        "bullets_per_section": per,
+        "translated_from": zh.material_key,
+        "quotes": {k: v for k, v in t.quotes.__dict__.items() if k != "notes"},
+        "findings": findings,
+        "model": getattr(llm, "model", None),
+    }
+    save_edition(engine, result, meta)
+    return result
+
+
+def _naming(digest: Digest, people, suspects: list[str], zh_text: str) -> None:
+    """Same speaker naming as the Chinese edition; uncertain names the Chinese marked stay marked."""
+    marked = [name for name in suspects if re.search(rf"{re.escape(name)}\s*（音", zh_text)]
+    n = len(digest.summary)
+    flat = digest.summary + [b.text for s in digest.sections for b in s.bullets]
+    flat = [re.sub(r"（音）", " (as heard)", x) for x in flat]
+    flat = mark_uncertain(name_speakers(flat, people), marked, "en")
+    digest.summary = flat[:n]
+    rest = iter(flat[n:])
+    for s in digest.sections:
+        for b in s.bullets:
+            b.text = next(rest)
