@@ -32,6 +32,10 @@ class LLMError(Exception):
     """The model could not give an answer; the message is one line naming the endpoint or setting and the fix."""
 
 
+class LLMUnavailable(LLMError):
+    """The endpoint cannot answer at all (unreachable, refused key, retries spent): later calls would fail too."""
+
+
 class BudgetExhausted(LLMError):
     """This run's token / money budget is spent: stop cleanly, the rest waits for the next run."""
 
@@ -167,7 +171,7 @@ class LLM:
                 record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
                        latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
                 if attempt >= self.retries:
-                    raise LLMError(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
+                    raise LLMUnavailable(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
                 wait = exc.retry_after if exc.retry_after is not None else self.backoff_base * (2 ** attempt) * (0.5 + random.random())
                 time.sleep(min(wait, self.max_retry_after))
                 attempt += 1
@@ -175,7 +179,7 @@ class LLM:
             except FatalError as exc:
                 record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
                        latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
-                raise LLMError(str(exc)) from None
+                raise (LLMUnavailable if exc.unavailable else LLMError)(str(exc)) from None
             cost = self.price.cost(raw.prompt_tokens, raw.completion_tokens, raw.cached_tokens)
             with self._lock:
                 self.spent_tokens += raw.prompt_tokens + raw.completion_tokens

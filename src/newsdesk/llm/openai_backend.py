@@ -23,7 +23,11 @@ class TransientError(Exception):
 
 
 class FatalError(Exception):
-    """Retrying will not help (bad request, auth, unknown model, unreachable endpoint)."""
+    """Retrying will not help. `unavailable`: no later call can succeed either (unreachable, bad key, unknown model)."""
+
+    def __init__(self, message: str, unavailable: bool = True):
+        super().__init__(message)
+        self.unavailable = unavailable
 
 
 @dataclass
@@ -101,7 +105,8 @@ class OpenAIBackend:
         except openai.APIStatusError as exc:
             if exc.status_code == 408:
                 raise TransientError(f"model endpoint {self.base_url}: request timeout (408)") from None
-            raise FatalError(f"model endpoint {self.base_url}: HTTP {exc.status_code}: {str(exc)[:200]}") from None
+            # e.g. 400 for a prompt longer than the context: this request fails, the next may not.
+            raise FatalError(f"model endpoint {self.base_url}: HTTP {exc.status_code}: {str(exc)[:200]}", unavailable=False) from None
         latency_ms = int((time.monotonic() - started) * 1000)
         if not getattr(resp, "choices", None):
             raise TransientError(f"model endpoint {self.base_url}: reply without choices")
