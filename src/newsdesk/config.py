@@ -54,6 +54,12 @@ class LLMSettings:
     budget_tokens: int = 0  # 0 = no token budget per run
     budget_usd: float = 0.0  # 0 = no money budget per run
     prices_file: str = ""  # TOML of per-model prices; empty = packaged defaults
+    json_mode: str = "schema"  # structured output: "schema" (json_schema), "object" (json_object) or "none"
+    backoff_base: float = 1.0  # seconds; retry n waits about backoff_base * 2**n unless Retry-After says
+    max_retry_after: float = 60.0  # never wait longer than this between retries
+    policy_file: str = ""  # editorial policy (markdown); empty = the packaged write/prompts/policy.md
+    embedded_threads: int = 2  # CPU threads for the embedded model
+    embedded_ctx: int = 8192  # context window of the embedded model, in tokens
 
 
 @dataclass
