@@ -1,0 +1,243 @@
+"""Event analyses (SPEC Output A): one per event and language, checked, regenerated once, stored.
+
+    stats = write_analyses(engine, settings, llm)
+
+For each event whose analysis is missing or whose material changed: build the prompt from
+the event brief (cluster.event_brief), ask the model, check the text against exactly what
+the model was shown (write/check.py), and if it fails ask once more with the findings.
+A second failure is stored with status 'flagged' and its flags: never shown as clean.
+Every check result goes into `checks`. An event whose material_key is unchanged is skipped
+before any model call, so a second run costs nothing.
+
+Prompt layout: the system message (policy + instructions + example) is byte-identical for
+every event of one language, and the event's material comes last, so a server with a
+prefix cache (llama.cpp, vLLM, OpenAI, DeepSeek) only processes the new tail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+from sqlalchemy import and_, desc, insert, select, update
+from sqlalchemy.engine import Engine
+
+from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable
+from newsdesk.store.schema import analyses, checks, events
+from newsdesk.write.check import CheckResult, check_output
+
+MAX_MEMBERS = 12  # the lead and the first members; the rest are counted in the facts line
+MAX_TEXT = 1500  # characters of body or summary shown per member
+LEVEL_LABELS = {
+    "full": "全文", "summary": "只有摘要", "title": "只有标题",
+    "paywalled": "订阅墙（只有标题）", "failed": "抓取失败（只有标题）",
+}
+PROMPT_VERSION = "analysis-1"
+
+
+@dataclass
+class WriteStats:
+    events: int = 0  # events looked at
+    written: int = 0  # analyses stored this run (clean + flagged)
+    clean: int = 0
+    flagged: int = 0
+    unchanged: int = 0  # material_key unchanged: skipped without a model call
+    failed: int = 0  # the model gave no answer; retried next run
+    errors: list[str] = field(default_factory=list)
+    stopped: str | None = None  # why the run stopped early: budget spent or endpoint unavailable
+
+
+# --- prompts --------------------------------------------------------------------------
+
+def _prompt_file(name: str) -> str:
+    return resources.files("newsdesk.write").joinpath("prompts", name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=8)
+def _policy(path: str) -> str:
+    if not path:
+        return _prompt_file("policy.md")
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LLMError(f"llm.policy_file {p}: not found; fix the path or leave it empty for the packaged policy") from None
+
+
+def system_prompt(language: str, policy_file: str = "") -> str:
+    """The shared prefix for every analysis in `language`: identical bytes, call after call."""
+    instructions = jinja2.Template(_prompt_file("analysis_system.md"), keep_trailing_newline=True).render(
+        language_instruction=_prompt_file(f"language_{language}.md").strip())
+    return _policy(policy_file).strip() + "\n\n" + instructions.strip() + "\n"
+
+
+def _fmt_time(value) -> str:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return str(value or "")
+
+
+def _member_view(m: dict) -> dict:
+    level = m.get("material") or "summary"
+    body, summary = (m.get("body") or "").strip(), (m.get("summary") or "").strip()
+    text, text_label = "", ""
+    if level == "full" and body:
+        text, text_label = body, "正文"
+    elif summary and level in ("full", "summary", "paywalled"):
+        text, text_label = summary, "摘要" if level != "paywalled" else "导语"
+    label = LEVEL_LABELS.get(level, level)
+    if level == "paywalled" and text:
+        label = "订阅墙（只有标题和导语）"
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT].rstrip() + " ……"
+        label += f"，节选前 {MAX_TEXT} 字"
+    return {
+        "source_name": m.get("source_name") or m.get("source_id") or "",
+        "title": (m.get("title") or "").strip(), "url": m.get("url") or "",
+        "published": _fmt_time(m.get("published_at")), "role": m.get("role") or "member",
+        "level": level, "level_label": label, "text": text, "text_label": text_label,
+    }
+
+
+def material_view(brief: dict) -> dict:
+    """What the writer is shown about an event; also the material the checker looks numbers up in."""
+    members = [_member_view(m) for m in brief["members"][:MAX_MEMBERS]]
+    levels = [m["level"] for m in members]
+    counts = {lvl: levels.count(lvl) for lvl in LEVEL_LABELS if lvl in levels}
+    levels_line = "，".join(f"{LEVEL_LABELS[k]} {v} 条" for k, v in counts.items())
+    if len(brief["members"]) > MAX_MEMBERS:
+        levels_line += f"（另有 {len(brief['members']) - MAX_MEMBERS} 条未列出）"
+    return {
+        "outlets": brief.get("outlets", len(members)), "independent_outlets": brief.get("independent_outlets", len(members)),
+        "languages": "/".join(brief.get("languages") or []) or "未知",
+        "first_seen": _fmt_time(brief.get("first_seen_at")), "last_seen": _fmt_time(brief.get("last_seen_at")),
+        "anchors": "、".join(brief.get("anchors") or []), "levels_line": levels_line, "members": members,
+    }
+
+
+def user_prompt(view: dict, findings: list[str] | None = None) -> str:
+    return jinja2.Template(_prompt_file("analysis_user.md"), keep_trailing_newline=True).render(
+        findings=findings or [], **view).strip() + "\n"
+
+
+def material_key(view: dict, language: str, system: str, model: str) -> str:
+    # The material, the exact instructions and the model: any change means a new analysis.
+    blob = json.dumps({"v": PROMPT_VERSION, "view": view, "lang": language, "model": model,
+                       "system": hashlib.sha256(system.encode()).hexdigest()}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def split_headline(text: str, fallback: str) -> tuple[str, str]:
+    lines = text.strip().splitlines()
+    if lines and lines[0].lstrip().startswith("#"):
+        return lines[0].lstrip("# ").strip() or fallback, "\n".join(lines[1:]).strip()
+    return fallback, text.strip()
+
+
+# --- the stage ------------------------------------------------------------------------
+
+def _record_check(engine: Engine, subject_id: str, attempt: int, result: CheckResult) -> None:
+    with engine.begin() as conn:
+        conn.execute(insert(checks).values(subject="analysis", subject_id=subject_id, attempt=attempt,
+                                           passed=result.passed, findings=[f.as_dict() for f in result.findings],
+                                           at=datetime.now(UTC)))
+
+
+def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
+    with engine.begin() as conn:
+        found = conn.execute(select(analyses.c.id).where(and_(analyses.c.event_id == event_id,
+                                                               analyses.c.language == language))).first()
+        if found:
+            conn.execute(update(analyses).where(analyses.c.id == found.id).values(**values))
+        else:
+            conn.execute(insert(analyses).values(event_id=event_id, language=language, **values))
+
+
+def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, *, policy_file: str = "",
+                   max_tokens: int | None = None) -> dict:
+    """Write, check and store one analysis; returns the stored row's values. Raises LLMError / BudgetExhausted."""
+    view = material_view(brief)
+    system = system_prompt(language, policy_file)
+    key = material_key(view, language, system, llm.model)
+    material = [user_prompt(view)]  # exactly what the writer saw, facts line included
+    levels = [m["level"] for m in view["members"]]
+    subject_id = f"{brief['event_id']}:{language}"
+    findings: list[str] = []
+    for attempt in (1, 2):
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(view, findings)}]
+        reply = llm.chat(messages, stage="analysis", max_tokens=max_tokens)
+        headline, body = split_headline(reply.text, brief.get("title") or "")
+        result = check_output(headline + "\n\n" + body, material, materials=levels, language=language,
+                              finish_reason=reply.finish_reason)
+        _record_check(engine, subject_id, attempt, result)
+        if result.passed:
+            break
+        findings = [f.detail for f in result.errors]
+    values = {
+        "headline": headline, "body": body, "status": "clean" if result.passed else "flagged",
+        "flags": [f.as_dict() for f in result.findings], "attempts": attempt, "model": reply.model,
+        "material_key": key, "created_at": datetime.now(UTC),
+    }
+    _store(engine, brief["event_id"], language, values)
+    return values
+
+
+def _current_key(engine: Engine, event_id: int, language: str) -> str | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(analyses.c.material_key).where(and_(analyses.c.event_id == event_id,
+                                                                      analyses.c.language == language))).first()
+    return row.material_key if row else None
+
+
+def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = None,
+                   progress: Callable[[str], None] | None = None, event_ids: list[int] | None = None) -> WriteStats:
+    """Analyses for every event (most important first) that lacks a current one, in every configured language."""
+    from newsdesk.cluster import event_brief
+
+    languages = ["zh"] + (["en"] if "en" in settings.languages else [])
+    policy_file = settings.llm.policy_file
+    stats = WriteStats()
+    with engine.connect() as conn:
+        query = select(events.c.id).order_by(desc(events.c.score), desc(events.c.last_seen_at), events.c.id)
+        if event_ids is not None:
+            query = query.where(events.c.id.in_(event_ids))
+        ids = [r.id for r in conn.execute(query)]
+    for event_id in ids:
+        if limit is not None and stats.written >= limit:
+            break
+        with engine.connect() as conn:
+            brief = event_brief(conn, event_id)
+        if not brief.get("members"):
+            continue
+        stats.events += 1
+        view = material_view(brief)
+        for language in languages:
+            key = material_key(view, language, system_prompt(language, policy_file), llm.model)
+            if _current_key(engine, event_id, language) == key:
+                stats.unchanged += 1
+                continue
+            try:
+                row = write_analysis(engine, llm, brief, language, policy_file=policy_file)
+            except (BudgetExhausted, LLMUnavailable) as exc:
+                # Everything written so far is stored; the rest waits for the next run.
+                stats.stopped = str(exc)
+                return stats
+            except LLMError as exc:
+                stats.failed += 1
+                stats.errors.append(f"event {event_id} ({language}): {exc}")
+                if progress:
+                    progress(f"event {event_id} ({language}): {exc}")
+                continue
+            stats.written += 1
+            stats.clean += row["status"] == "clean"
+            stats.flagged += row["status"] == "flagged"
+            if progress:
+                progress(f"event {event_id} ({language}): {row['status']} after {row['attempts']} attempt(s)")
+    return stats
