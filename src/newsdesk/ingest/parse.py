@@ -177,7 +177,6 @@ def _json_authors(obj: dict) -> list[dict]:
 def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
     items: list[Item] = []
     seen_guids: set[str] = set()
-    seen_urls: set[str] = set()
     dropped = duplicates = 0
     for index, entry in enumerate(entries):
         item = _to_item(entry, source, warnings)
@@ -185,13 +184,12 @@ def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
             dropped += 1
             _warn(warnings, f"entry {index + 1} has no title, link or text: skipped")
             continue
-        if item.guid in seen_guids or (item.url and item.url in seen_urls):
+        # Only the guid identifies an entry: changelog feeds give many entries one URL.
+        if item.guid in seen_guids:
             dropped += 1
             duplicates += 1
             continue
         seen_guids.add(item.guid)
-        if item.url:
-            seen_urls.add(item.url)
         links = transcripts[index] if transcripts else _single_transcript(entry)
         if links:
             item.extra["transcripts"] = links
@@ -302,7 +300,10 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         else:
             return None
     if not guid:
-        guid = url or "sha1:" + hashlib.sha1(f"{title}\x1f{entry.get('published', '')}".encode()).hexdigest()
+        # No guid of its own: the canonical URL is the key, keeping a fragment that tells
+        # entries of one page apart (changelog#1.12.3, changelog#1.12.2).
+        fragment = link.partition("#")[2]
+        guid = (f"{url}#{fragment}" if url and fragment else url) or "sha1:" + hashlib.sha1(f"{title}\x1f{entry.get('published', '')}".encode()).hexdigest()
 
     # Material level: a body only when the feed clearly carries the whole article.
     body = None
