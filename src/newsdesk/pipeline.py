@@ -1,0 +1,185 @@
+"""`newsdesk run`: ingest → cluster → rank → write → editions → publish, incrementally.
+
+Each stage decides from the store what is new (items in no event, events whose material
+changed, days and weeks whose events changed), so a second run with no new input does
+no work and makes no model call. A stage that fails records why and the run goes on
+with the stages that do not depend on it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.store.schema import editions, items, transcripts
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, object] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    model_calls: int = 0
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+class _LazyLLM:
+    """Opens the model only when a stage actually asks it something.
+
+    Starting the embedded model costs seconds; a run with nothing to write must not pay it.
+    """
+
+    def __init__(self, settings: Settings, engine: Engine, run_id: str):
+        self._args = (settings, engine)
+        self._run_id = run_id
+        self._llm = None
+
+    def __getattr__(self, name):
+        if self._llm is None:
+            from newsdesk.llm.client import open_llm
+
+            self._llm = open_llm(*self._args, run_id=self._run_id)
+        return getattr(self._llm, name)
+
+    @property
+    def opened(self) -> bool:
+        return self._llm is not None
+
+
+def _episodes(engine: Engine) -> list[dict]:
+    """Podcast items with a stored transcript."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(items.c.id, items.c.title, items.c.extra, items.c.source_id, transcripts.c.turns)
+            .join(transcripts, transcripts.c.item_id == items.c.id)
+            .order_by(items.c.published_at)
+        ).all()
+    return [dict(r._mapping) for r in rows]
+
+
+def run_pipeline(
+    engine: Engine,
+    settings: Settings,
+    *,
+    replay: Path | None = None,
+    analysis_limit: int | None = None,
+    ingest: Callable[[], list] | None = None,
+    say: Callable[[str], None] = lambda line: None,
+) -> RunReport:
+    """Run every stage once. `ingest` does the ingest step (the CLI passes its own, with progress)."""
+    from newsdesk.llm.client import BudgetExhausted, LLMError
+
+    report = RunReport(run_id=uuid.uuid4().hex[:12])
+    llm = _LazyLLM(settings, engine, report.run_id)
+
+    def stage(name: str, fn: Callable[[], object]):
+        started = time.perf_counter()
+        try:
+            return fn()
+        except (LLMError, BudgetExhausted) as exc:
+            report.problems.append(f"{name}: {exc}")
+        except Exception as exc:  # one stage failing must not lose what the others do
+            report.problems.append(f"{name}: {type(exc).__name__}: {exc}")
+        finally:
+            report.seconds[name] = round(time.perf_counter() - started, 3)
+            say(f"{name}: {report.seconds[name]:.1f}s")
+        return None
+
+    if ingest is not None:
+        outcomes = stage("ingest", ingest) or []
+        report.facts["items_new"] = sum(getattr(o, "new", 0) for o in outcomes)
+        report.facts["sources_failed"] = sum(getattr(o, "status", "") == "error" for o in outcomes)
+
+    from newsdesk.cluster import cluster_new_items
+    from newsdesk.rank import rank_events
+
+    clustered = stage("cluster", lambda: cluster_new_items(engine, settings))
+    if clustered is not None:
+        report.facts["items_clustered"] = clustered.items
+    stage("rank", lambda: rank_events(engine, settings))
+
+    from newsdesk.write.analysis import write_analyses
+
+    written = stage("write", lambda: write_analyses(engine, settings, llm, limit=analysis_limit))
+    if written is not None:
+        report.facts["analyses_written"] = written.written
+        report.facts["analyses_flagged"] = written.flagged
+        if written.stopped:
+            report.problems.append(f"write: {written.stopped}")
+
+    from newsdesk.editions import build_dailies
+
+    dailies = stage("daily", lambda: build_dailies(engine, settings)) or []
+    report.facts["daily_built"] = sum(bool(d.built) for d in dailies)
+
+    from newsdesk.write.weekly import WeeklyError, build_weekly, latest_week
+
+    def weekly():
+        with engine.connect() as conn:
+            week = latest_week(conn, settings.timezone)
+        if week is None:
+            return None
+        try:
+            return build_weekly(engine, settings, llm, week)
+        except WeeklyError as exc:
+            report.problems.append(f"weekly: {exc}")
+            return None
+
+    stage("weekly", weekly)
+
+    def episodes():
+        from newsdesk.model import Turn
+        from newsdesk.write.episode import write_episode
+        from newsdesk.write.translate import translate_episode
+
+        done = 0
+        for ep in _episodes(engine):
+            turns = [Turn(**t) for t in ep["turns"]]
+            number = (ep["extra"] or {}).get("episode")
+            zh = write_episode(engine, settings, llm, turns, title=ep["title"], number=number)
+            if "en" in settings.languages:
+                translate_episode(engine, settings, llm, zh, turns, original_title=ep["title"])
+            done += 1
+        return done
+
+    report.facts["episodes"] = stage("episode", episodes)
+
+    from newsdesk.publish.site import publish_site
+
+    published = stage("publish", lambda: publish_site(engine, settings))
+    if published is not None:
+        report.facts["site_dir"] = published.site_dir
+        report.facts["site_files_written"] = published.written
+
+    if llm.opened:
+        report.model_calls = _model_calls(engine, report.run_id)
+    return report
+
+
+def _model_calls(engine: Engine, run_id: str) -> int:
+    from sqlalchemy import and_, func
+
+    from newsdesk.store.schema import llm_usage
+
+    with engine.connect() as conn:
+        return conn.execute(
+            select(func.count()).where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
+        ).scalar()
+
+
+def edition_counts(engine: Engine) -> dict[str, int]:
+    from sqlalchemy import func
+
+    with engine.connect() as conn:
+        return dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())

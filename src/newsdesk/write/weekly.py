@@ -1,0 +1,509 @@
+"""The weekly report (SPEC Output B, seed 003): themed sections, an overview and briefs.
+
+How a week becomes a report:
+1. The week's events (newest member inside the ISO week, newsroom timezone), by score.
+2. Themes: the top events are grouped by their vectors (mean of the members' item
+   vectors), agglomerating the pair of groups whose centroids are most similar.
+3. One structured LLM call per theme writes heading, thesis, per-event fields and the
+   closing synthesis; one call writes the summary and the overview; briefs are written
+   in small batches. Code, not the model, assembles the text, so the form is fixed.
+4. Every written part is checked against its material; a failing part is written once
+   more with the findings, then kept but flagged (the report is then flagged too).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from importlib import resources
+from zoneinfo import ZoneInfo
+
+import numpy as np
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection, Engine
+
+from newsdesk.config import Settings
+from newsdesk.editions import local_day_bounds, local_time, material_key, store_edition, stored_material_key
+from newsdesk.llm.client import BudgetExhausted, LLMError
+from newsdesk.store.schema import analyses, checks, event_members, events, items, sources
+from newsdesk.write.check import check_output
+
+WEEKLY_FORMAT = 1
+LANGUAGE = "zh"  # the weekly report is written in Chinese (seed 003)
+WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
+MAX_CANDIDATES = 30  # events considered for themes; the rest can only be briefs
+MAX_SECTIONS = 6
+MIN_SECTIONS = 3
+PER_SECTION = 5
+MAX_GROUP = 6
+THEME_SIMILARITY = 0.35  # multilingual USE: related stories ≈0.4–0.7, unrelated ≈0.1
+MAX_BRIEFS = 12
+BRIEF_BATCH = 6
+BODY_CHARS = 800  # of each member's body sent to the model
+
+
+class WeeklyError(Exception):
+    """The weekly report cannot be built; the message names the input and the fix."""
+
+
+# --- weeks ---------------------------------------------------------------------------
+
+
+def parse_week(week: str) -> date:
+    """The Monday of an ISO week written as 2026-W42."""
+    m = WEEK_RE.match(week.strip())
+    if not m:
+        raise WeeklyError(f"week {week!r} is not an ISO week; write it as YYYY-Www, e.g. 2026-W42")
+    try:
+        return date.fromisocalendar(int(m.group(1)), int(m.group(2)), 1)
+    except ValueError:
+        raise WeeklyError(f"week {week!r} does not exist; ISO weeks run from W01 to W52 or W53") from None
+
+
+def week_key(day: date) -> str:
+    year, number, _ = day.isocalendar()
+    return f"{year}-W{number:02d}"
+
+
+def latest_week(conn: Connection, tz: str) -> str | None:
+    """The week of the newest event in the store (what `newsdesk weekly` builds by default)."""
+    newest = conn.execute(select(events.c.last_seen_at).order_by(events.c.last_seen_at.desc()).limit(1)).scalar()
+    return week_key(local_time(newest, tz).date()) if newest else None
+
+
+# --- the week's material ---------------------------------------------------------------
+
+
+@dataclass(eq=False)  # identity: two events are never "equal" by content
+class WeekEvent:
+    id: int
+    title: str
+    score: float
+    sources: list[str]  # outlet names, lead first
+    material: str  # what the writer may use, as sent to the model
+    members: list[int]
+    fingerprint: list  # what changes the report when it changes
+    vector: np.ndarray | None = None
+    brief: str = ""  # the brief's sentences, once written
+
+
+def _material_text(title: str, rows: list) -> str:
+    lines = [f"标题：{title}"]
+    for r in rows:
+        lines.append(f"- {r.source_name}｜{r.title}｜材料级别：{r.material}")
+        if r.summary:
+            lines.append(f"  摘要：{r.summary.strip()}")
+        if r.body:
+            lines.append(f"  正文：{r.body.strip()[:BODY_CHARS]}")
+    return "\n".join(lines)
+
+
+def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEvent]:
+    monday = parse_week(week)
+    start, _ = local_day_bounds(monday, settings.timezone)
+    _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
+    rows = conn.execute(
+        select(events).where(events.c.last_seen_at >= start, events.c.last_seen_at < end)
+        .order_by(events.c.score.desc(), events.c.id)
+    ).all()
+    if not rows:
+        return []
+    ids = [r.id for r in rows]
+    member_rows: dict[int, list] = {}
+    for i in range(0, len(ids), 900):
+        for m in conn.execute(
+            select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.summary,
+                   items.c.body, items.c.material, items.c.content_hash, sources.c.name.label("source_name"))
+            .join(items, items.c.id == event_members.c.item_id)
+            .join(sources, sources.c.id == items.c.source_id)
+            .where(event_members.c.event_id.in_(ids[i : i + 900]), event_members.c.role != "duplicate")
+            .order_by(items.c.published_at, items.c.id)
+        ):
+            member_rows.setdefault(m.event_id, []).append(m)
+    headlines = dict(conn.execute(
+        select(analyses.c.event_id, analyses.c.headline).where(analyses.c.language == LANGUAGE, analyses.c.headline != "")
+    ).all())
+    out = []
+    for r in rows:
+        members = sorted(member_rows.get(r.id, []), key=lambda m: m.role != "lead")
+        if not members:
+            continue
+        title = headlines.get(r.id) or r.title
+        out.append(WeekEvent(
+            id=r.id,
+            title=title,
+            score=r.score,
+            sources=list(dict.fromkeys(m.source_name for m in members)),
+            material=_material_text(title, members[:4]),
+            members=[m.id for m in members],
+            fingerprint=[r.id, title, round(r.score, 4), sorted(m.content_hash for m in members)],
+        ))
+    return out
+
+
+def attach_vectors(conn: Connection, settings: Settings, chosen: list[WeekEvent]) -> None:
+    """Each event's vector: the normalized mean of its members' item vectors (embedded if missing)."""
+    from newsdesk.cluster.embed import ensure_vectors, make_embedder
+
+    vectors = ensure_vectors(conn, make_embedder(settings), [i for e in chosen for i in e.members])
+    for e in chosen:
+        found = [vectors[i] for i in e.members if i in vectors]
+        if found:
+            mean = np.mean(found, axis=0)
+            e.vector = mean / (np.linalg.norm(mean) or 1.0)
+
+
+# --- themes ----------------------------------------------------------------------------
+
+
+def best_similarity(groups: list, cents: list) -> float:
+    best = -2.0
+    for i in range(len(groups)):
+        for j in range(i + 1, len(groups)):
+            if len(groups[i]) + len(groups[j]) <= MAX_GROUP:
+                best = max(best, float(cents[i] @ cents[j]))
+    return best
+
+
+def group_themes(chosen: list[WeekEvent]) -> list[list[WeekEvent]]:
+    """Agglomerative grouping on centroid cosine, best pair first, groups capped at MAX_GROUP.
+
+    Merging stops at THEME_SIMILARITY, unless fewer than MIN_SECTIONS groups of two or more
+    exist: then the closest pairs of single events keep pairing up until there are enough
+    (a thin week needs more themes, not bigger ones).
+    """
+    groups = [[e] for e in chosen if e.vector is not None]
+
+    def centroid(g):
+        v = np.mean([e.vector for e in g], axis=0)
+        return v / (np.linalg.norm(v) or 1.0)
+
+    def multi():
+        return sum(len(g) > 1 for g in groups)
+
+    cents = [centroid(g) for g in groups]
+    while len(groups) > 1:
+        best, pair = -2.0, None
+        below = best_similarity(groups, cents) < THEME_SIMILARITY
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                if len(groups[i]) + len(groups[j]) > MAX_GROUP or (below and len(groups[i]) + len(groups[j]) > 2):
+                    continue
+                sim = float(cents[i] @ cents[j])
+                if sim > best:
+                    best, pair = sim, (i, j)
+        if pair is None or (best < THEME_SIMILARITY and multi() >= MIN_SECTIONS):
+            break
+        i, j = pair
+        groups[i] = groups[i] + groups[j]
+        cents[i] = centroid(groups[i])
+        del groups[j], cents[j]
+    themed = [g for g in groups if len(g) > 1]
+    if len(themed) < MIN_SECTIONS:  # a thin week: single strong events become sections
+        themed += sorted((g for g in groups if len(g) == 1), key=lambda g: -g[0].score)[: MIN_SECTIONS - len(themed)]
+    themed.sort(key=lambda g: -sum(e.score for e in g))
+    return [sorted(g, key=lambda e: -e.score)[:PER_SECTION] for g in themed[:MAX_SECTIONS]]
+
+
+# --- prompts and schemas -----------------------------------------------------------------
+
+
+def prompt(name: str) -> str:
+    return resources.files("newsdesk.write").joinpath("prompts", name).read_text(encoding="utf-8")
+
+
+def messages(task: str, material: str) -> list[dict]:
+    """Shared system prefix (byte-identical for every weekly call), then the task, the material last."""
+    return [
+        {"role": "system", "content": prompt("weekly.md")},
+        {"role": "user", "content": prompt(task) + "\n\n材料：\n\n" + material},
+    ]
+
+
+_TEXT = {"type": "string", "minLength": 2}
+SECTION_SCHEMA = {
+    "type": "object",
+    "required": ["heading", "thesis", "items", "synthesis"],
+    "properties": {
+        "heading": _TEXT,
+        "thesis": _TEXT,
+        "items": {"type": "array", "minItems": 1, "items": {
+            "type": "object",
+            "required": ["n", "name", "problem", "method", "numbers", "assessment"],
+            "properties": {"n": {"type": "integer"}, "name": _TEXT, "problem": _TEXT, "method": _TEXT,
+                           "numbers": {"type": "string"}, "assessment": _TEXT},
+        }},
+        "synthesis": _TEXT,
+    },
+}
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "required": ["summary", "overview"],
+    "properties": {
+        "summary": {"type": "string", "minLength": 20},
+        "overview": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _TEXT}}},
+    },
+}
+BRIEFS_SCHEMA = {
+    "type": "object",
+    "required": ["briefs"],
+    "properties": {"briefs": {"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _TEXT}}}},
+}
+
+
+def numbered(chosen: list[WeekEvent]) -> str:
+    return "\n\n".join(f"[{n}] 来源：{'、'.join(e.sources[:3])}\n{e.material}" for n, e in enumerate(chosen, 1))
+
+
+# --- assembling text -----------------------------------------------------------------------
+
+_END = "。！？!?.…”\"）)"
+
+
+def sentence(text: str) -> str:
+    text = " ".join(str(text).split())  # the model's line breaks are not ours
+    return text if not text or text[-1] in _END else text + "。"
+
+
+def source_label(e: WeekEvent) -> str:
+    return "、".join(e.sources[:2])
+
+
+def item_paragraph(e: WeekEvent, fields: dict) -> str:
+    name = " ".join(str(fields.get("name") or e.title).split())
+    body = "".join(sentence(fields.get(k, "")) for k in ("problem", "method", "numbers", "assessment"))
+    return f"{name}（{source_label(e)}）{body}"
+
+
+def section_text(heading: str, thesis: str, paragraphs: list[str], synthesis: str) -> str:
+    return "\n\n".join([heading, sentence(thesis), *paragraphs, sentence(synthesis)])
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[。！？!?])", text) if len(s.strip()) >= 12]
+
+
+def repeated_sentences(summary: str, overview: str) -> list[str]:
+    """Summary sentences that reappear word for word in the overview (seed 003's defect)."""
+    return [f"overview repeats the summary: “{s}”" for s in _sentences(summary) if s in overview]
+
+
+# --- checked writing ------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    name: str
+    data: dict
+    text: str
+    status: str  # clean | flagged
+    findings: list = field(default_factory=list)
+
+
+class _Writer:
+    """Holds no transaction while the model thinks: the LLM client writes its cache and ledger meanwhile."""
+
+    def __init__(self, engine: Engine, llm, week: str):
+        self.engine, self.llm, self.week = engine, llm, week
+
+    def record(self, name: str, attempt: int, passed: bool, findings: list) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(checks).values(
+                subject="weekly", subject_id=self.week, attempt=attempt, passed=passed,
+                findings=[{"part": name, "finding": f} for f in findings], at=datetime.now(UTC),
+            ))
+
+    def write(self, name: str, task: str, material: str, schema: dict, assemble, extra_check=None) -> Part:
+        """One structured call, checked; once more with the findings if it fails; then flagged."""
+        msgs = messages(task, material)
+        for attempt in (1, 2):
+            try:
+                reply = self.llm.chat(msgs, stage="weekly", schema=schema)
+            except LLMError as exc:
+                if attempt == 1 or isinstance(exc, BudgetExhausted):
+                    raise
+                problems.append(f"the rewrite failed: {exc}")  # keep the first draft, flagged
+                break
+            data, text = reply.data, assemble(reply.data)
+            # Material levels are not passed: disclosure is the analyses' duty; the weekly digests them.
+            result = check_output(text, [material], language=LANGUAGE, finish_reason=reply.finish_reason)
+            problems = [f.detail for f in result.errors] + (extra_check(reply.data) if extra_check else [])
+            findings = [f.as_dict() for f in result.findings] + problems[len(result.errors):]
+            passed = not problems
+            self.record(name, attempt, passed, findings)
+            if passed:
+                return Part(name, data, text, "clean")
+            msgs = msgs + [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": "核查没有通过，问题如下：\n- " + "\n- ".join(problems)
+                 + "\n请改正这些问题，只用材料里的内容，重新输出完整的 JSON。"},
+            ]
+        return Part(name, data, text, "flagged", problems)
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+@dataclass
+class WeeklyStats:
+    week: str
+    events: int = 0
+    sections: int = 0
+    briefs: int = 0
+    built: bool = False  # False: nothing changed since the stored report, no model call made
+    status: str = ""
+
+
+def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> dict:
+    return {
+        "type": "Post",
+        "status": "Published" if status == "clean" else "Flagged",
+        "date": local_time(now, tz).strftime("%b %d, %Y %H:%M"),
+        "slug": f"ai-weekly-{week}",
+        "summary": summary,
+    }
+
+
+def render_weekly(title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str]) -> str:
+    """Seed 003's form: title line, property block, overview, sections, briefs; blank-line separated."""
+    blocks = [title]
+    for key in ("type", "status", "date", "slug", "summary"):
+        blocks += [key, props[key]]
+    blocks += ["📊 本周概览", *overview, *sections, "📌 本周简讯", *briefs]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part, list[WeekEvent]]:
+    """The written section and the events it actually covers (the others fall back to briefs)."""
+    def assemble(data):
+        by_n = {}
+        for fields in data["items"]:
+            by_n.setdefault(fields.get("n"), fields)
+        paras = [item_paragraph(e, by_n[n]) for n, e in enumerate(group, 1) if n in by_n]
+        return section_text(" ".join(data["heading"].split()).rstrip("。"), data["thesis"], paras, data["synthesis"])
+
+    def covered(data):
+        ns = {f.get("n") for f in data["items"]}
+        return [f"event [{n}] has no item in the section" for n in range(1, len(group) + 1) if n not in ns]
+
+    part = writer.write(f"section {number}", "weekly_section.md", numbered(group), SECTION_SCHEMA, assemble, covered)
+    written = {f.get("n") for f in part.data["items"]}
+    return part, [e for n, e in enumerate(group, 1) if n in written]
+
+
+def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, Part]]:
+    out = []
+    for start in range(0, len(chosen), BRIEF_BATCH):
+        batch = chosen[start : start + BRIEF_BATCH]
+
+        def assemble(data, batch=batch):
+            texts = {b.get("n"): b["text"] for b in data["briefs"]}
+            return "\n\n".join(brief_line(e, texts.get(n, "")) for n, e in enumerate(batch, 1))
+
+        def complete(data, batch=batch):
+            ns = {b.get("n") for b in data["briefs"]}
+            return [f"event [{n}] has no brief" for n in range(1, len(batch) + 1) if n not in ns]
+
+        part = writer.write(f"briefs {start // BRIEF_BATCH + 1}", "weekly_briefs.md", numbered(batch), BRIEFS_SCHEMA,
+                            assemble, complete)
+        texts = {b.get("n"): b["text"] for b in part.data["briefs"]}
+        out += [(e, part) for n, e in enumerate(batch, 1) if texts.get(n)]
+        for n, e in enumerate(batch, 1):
+            if texts.get(n):
+                e.brief = " ".join(texts[n].split())
+    return out
+
+
+def brief_line(e: WeekEvent, text: str) -> str:
+    return f"{e.title} — {source_label(e)} / {sentence(text)}"
+
+
+def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = None, *,
+                 now: datetime | None = None) -> WeeklyStats:
+    """Write (or keep, when its material is unchanged) the weekly report of `week`."""
+    with engine.begin() as conn:
+        week = week or latest_week(conn, settings.timezone)
+        if week is None:
+            raise WeeklyError("the store has no events yet; run `newsdesk ingest` and `newsdesk cluster` first")
+        parse_week(week)
+        all_events = week_events(conn, settings, week)
+    stats = WeeklyStats(week=week, events=len(all_events))
+    if not all_events:
+        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2026-W11)")
+    prompts = [prompt(n) for n in ("weekly.md", "weekly_section.md", "weekly_summary.md", "weekly_briefs.md")]
+    digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, getattr(llm, "model", ""), prompts,
+                          [e.fingerprint for e in all_events])
+    with engine.connect() as conn:
+        if stored_material_key(conn, "weekly", week, LANGUAGE) == digest:
+            stats.status = "unchanged"
+            return stats
+
+    candidates = all_events[:MAX_CANDIDATES]
+    with engine.begin() as conn:
+        attach_vectors(conn, settings, candidates)
+    groups = group_themes(candidates)
+    writer = _Writer(engine, llm, week)
+    sections, section_meta, themed = [], [], set()
+    for group in groups:
+        try:
+            part, kept = _section(writer, len(sections) + 1, group)
+        except BudgetExhausted:
+            raise  # nothing is stored; the cached calls make the next run cheap
+        except LLMError as exc:  # one theme failing leaves its events to the briefs
+            writer.record(f"section {len(sections) + 1}", 1, False, [str(exc)])
+            continue
+        sections.append(part)
+        themed |= {e.id for e in kept}
+        section_meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status,
+                             "findings": part.findings, "events": [e.id for e in kept], "text": part.text})
+    rest = [e for e in all_events if e.id not in themed][:MAX_BRIEFS]
+    brief_parts = _briefs(writer, rest)
+
+    # Summary and overview are written from the checked sections, against all their material.
+    headings = [m["heading"] for m in section_meta]
+
+    def assemble_summary(data):
+        texts = {o.get("n"): o["text"] for o in data["overview"]}
+        lines = [f"{h}：{sentence(texts[n])}" for n, h in enumerate(headings, 1) if texts.get(n)]
+        return "\n\n".join([" ".join(data["summary"].split()), *lines])
+
+    def not_repeated(data):
+        summary = " ".join(data["summary"].split())
+        overview = "\n".join(o["text"] for o in data["overview"])
+        missing = [f"section [{n}] has no overview line" for n in range(1, len(headings) + 1)
+                   if n not in {o.get("n") for o in data["overview"]}]
+        return repeated_sentences(summary, overview) + missing
+
+    material_all = "\n\n".join(
+        [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered([e for g in groups for e in g])])
+    top = writer.write("summary", "weekly_summary.md", material_all, SUMMARY_SCHEMA, assemble_summary, not_repeated)
+    summary_text, *overview = top.text.split("\n\n")
+
+    parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
+    status = "clean" if all(p.status == "clean" for p in parts) else "flagged"
+    now = now or datetime.now(UTC)
+    props = properties(week, summary_text, status, now, settings.timezone)
+    title = f"AI周报 {week} | {settings.site_name}"
+    briefs = [brief_line(e, e.brief) for e, _ in brief_parts]
+    body = render_weekly(title, props, overview, [p.text for p in sections], briefs)
+    with engine.begin() as conn:
+        store_edition(
+            conn, kind="weekly", key=week, language=LANGUAGE, title=title, body=body, status=status,
+            material_key=digest, now=now,
+            meta={
+                "week": week,
+                "properties": props,
+                "summary": summary_text,
+                "overview": overview,
+                "sections": section_meta,
+                "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief}
+                           for e, _ in brief_parts],
+                "flags": [{"part": p.name, "findings": p.findings} for p in parts if p.status != "clean"],
+                "events": len(all_events),
+            },
+        )
+    stats.sections, stats.briefs, stats.built, stats.status = len(sections), len(brief_parts), True, status
+    return stats
