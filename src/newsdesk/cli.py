@@ -256,3 +256,240 @@ def eval_clusters(
                     fh.write(json.dumps({"id": item_id, "event": event}, ensure_ascii=False) + "\n")
         except OSError as exc:
             fail(f"{out}: cannot write ({exc.strerror}); check the folder exists and is writable")
+
+
+def _load_transcript(source: str, s: Settings) -> tuple[str, list]:
+    """(default title, turns) from a file, a line of a .jsonl file (FILE.jsonl#N) or a URL."""
+    from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
+
+    if source.startswith(("http://", "https://")):
+        import asyncio
+
+        from newsdesk.ingest.fetch import Fetcher
+
+        async def get():
+            async with Fetcher(s.fetch) as fetcher:
+                return await fetcher.get(source, accept="text/vtt, application/x-subrip, application/json, text/html, text/plain, */*;q=0.5")
+
+        result = asyncio.run(get())
+        if not result.ok:
+            fail(result.error or f"{source}: no transcript came back")
+        hint = (result.headers.get("content-type") or "").split(";")[0].strip() or source.rsplit(".", 1)[-1]
+        name, data = source, result.body
+        title = source.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    else:
+        path, _, line = source.partition("#")
+        file = Path(path)
+        if not file.is_file():
+            fail(f"{file}: no such transcript file; give a VTT, SRT, JSON, HTML or text file, or an http(s) URL")
+        data, name, hint, title = file.read_bytes(), str(file), file.suffix.lstrip(".").lower(), file.stem
+        if hint == "jsonl":  # one transcript per line (QMSum): FILE.jsonl#N picks line N
+            rows = [r for r in data.decode("utf-8", "replace").splitlines() if r.strip()]
+            n = int(line) if line.isdigit() else 1
+            if not 1 <= n <= len(rows):
+                fail(f"{file}: has {len(rows)} lines; pick one with {path}#N, N from 1 to {len(rows)}")
+            data, name, title = rows[n - 1].encode(), f"{file} line {n}", f"{file.stem} #{n}"
+    try:
+        _, turns = parse_transcript(data, fmt=hint or None, name=name)
+    except TranscriptError as exc:
+        fail(str(exc))
+    return title, turns
+
+
+@app.command("episode")
+def episode_cmd(
+    transcript: str = typer.Argument(..., help="Transcript: a VTT / SRT / JSON / HTML / text file, FILE.jsonl#N (line N), or an http(s) URL."),
+    title: str = typer.Option(None, "--title", help="The episode's own title (default: the file name)."),
+    number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
+) -> None:
+    """Write an episode digest (摘要 + 精读) and its English edition from a transcript; print both."""
+    from newsdesk.llm.client import LLMError, open_llm
+    from newsdesk.write.episode import write_episode
+    from newsdesk.write.translate import translate_episode
+
+    s, eng = settings(), engine()
+    default_title, turns = _load_transcript(transcript, s)
+    title = title or default_title
+    try:
+        llm = open_llm(s, eng)
+        with err.status(f"writing the digest of {len(turns)} turns"):
+            zh = write_episode(eng, s, llm, turns, title=title, number=number)
+        with err.status("writing the English edition"):
+            en = translate_episode(eng, s, llm, zh, turns, original_title=title)
+    except (LLMError, ValueError) as exc:
+        fail(str(exc))
+    typer.echo(zh.text)
+    typer.echo(en.text)
+    for r in (zh, en):
+        state = "unchanged, stored edition reused" if r.reused else r.status
+        err.print(f"episode {r.key} [{r.language}]: {state}; {len(r.findings)} findings")
+        for f in r.findings[:10]:
+            err.print(f"  - {f}")
+    err.print(f"{llm.calls} model calls")
+
+
+@app.command("write")
+def write_cmd(
+    limit: int = typer.Option(None, "--limit", help="Write at most this many analyses this run (most important events first)."),
+) -> None:
+    """Write the analysis (zh, and en when configured) of every event without a current one; check and store each."""
+    import uuid
+
+    from newsdesk.llm.client import LLMError, open_llm
+    from newsdesk.write.analysis import write_analyses
+
+    s, eng = settings(), engine()
+    try:
+        llm = open_llm(s, eng, run_id=uuid.uuid4().hex[:12])
+        with err.status("writing analyses") as status:
+            stats = write_analyses(eng, s, llm, limit=limit, progress=lambda line: status.update(line))
+    except LLMError as exc:
+        fail(str(exc))
+    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} flagged), "
+                  f"{stats.unchanged} unchanged, {stats.failed} failed; {llm.calls} model calls, "
+                  f"{llm.spent_tokens} tokens, ${llm.spent_usd:.4f}")
+    for line in stats.errors[:10]:
+        err.print(f"  - {line}")
+    if stats.stopped:
+        err.print(f"[yellow]stopped early:[/yellow] {stats.stopped}")
+
+
+@eval_app.command("checker")
+def eval_checker(
+    files: list[Path] = typer.Argument(..., help="SummaC-style JSON: {id: {document, claim, label}} with label 1 = consistent."),
+) -> None:
+    """Precision / recall of the output checker's flags against human labels, beside the naive digit baseline."""
+    from newsdesk.write.check_eval import evaluate
+
+    for file in files:
+        try:
+            base, ours, n = evaluate(file)
+        except ValueError as exc:
+            fail(str(exc))
+        inconsistent = ours.tp + ours.fn
+        console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)")
+        for score in (base, ours):
+            console.print(f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
+                          f"flags {score.flagged} (tp {score.tp}, fp {score.fp})", soft_wrap=True)
+
+
+# --- editions and publishing ------------------------------------------------------------
+
+
+@app.command("daily")
+def daily_cmd(
+    day: str = typer.Option(None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with events)."),
+) -> None:
+    """Build the daily edition of one day (全部 + tier / category tabs) in every language."""
+    from datetime import date
+
+    from newsdesk.editions import build_daily
+
+    if day is not None:
+        try:
+            date.fromisoformat(day)
+        except ValueError:
+            fail(f"--date {day!r} is not a date; write it as YYYY-MM-DD, e.g. 2026-03-12")
+    stats = build_daily(engine(), settings(), day)
+    state = f"built {', '.join(stats.built)}" if stats.built else "unchanged"
+    if stats.unchanged and stats.built:
+        state += f"; unchanged {', '.join(stats.unchanged)}"
+    console.print(f"daily {stats.date}: {stats.events} events; {state}")
+
+
+@app.command("weekly")
+def weekly_cmd(
+    week: str = typer.Option(None, "--week", help="ISO week, e.g. 2026-W42 (default: the week of the newest event)."),
+) -> None:
+    """Write the weekly report (seed 003's form) and print it."""
+    from sqlalchemy import select
+
+    from newsdesk.llm.client import LLMError, open_llm
+    from newsdesk.store.schema import editions
+    from newsdesk.write.weekly import LANGUAGE, WeeklyError, build_weekly
+
+    s, eng = settings(), engine()
+    try:
+        llm = open_llm(s, eng)
+        with err.status("writing the weekly report"):
+            stats = build_weekly(eng, s, llm, week)
+    except (LLMError, WeeklyError) as exc:
+        fail(str(exc))
+    with eng.connect() as conn:
+        row = conn.execute(select(editions.c.body, editions.c.status, editions.c.meta).where(
+            editions.c.kind == "weekly", editions.c.key == stats.week, editions.c.language == LANGUAGE)).one()
+    typer.echo(row.body)
+    state = f"{stats.sections} sections, {stats.briefs} briefs, {row.status}" if stats.built else "unchanged, stored report kept"
+    err.print(f"weekly {stats.week}: {stats.events} events; {state}; {llm.calls} model calls")
+    for flag in row.meta.get("flags", []):
+        err.print(f"  [yellow]flagged[/yellow] {flag['part']}: {'; '.join(map(str, flag['findings']))[:300]}")
+
+
+@app.command("publish")
+def publish_cmd() -> None:
+    """Render every edition into settings.site_dir: HTML (zh / en), Markdown with front matter, RSS and JSON Feed."""
+    from newsdesk.publish.site import publish_site
+
+    s = settings()
+    try:
+        stats = publish_site(engine(), s)
+    except OSError as exc:
+        fail(f"cannot write the site to {s.site_dir!r} ({exc.strerror}); check site_dir and its permissions")
+    if stats.skipped:
+        console.print(f"site {stats.site_dir}: nothing changed ({stats.pages} files)")
+    else:
+        console.print(f"site {stats.site_dir}: {stats.written} files written, {stats.unchanged} unchanged, "
+                      f"{stats.removed} removed")
+    console.print(f"open {Path(stats.site_dir).resolve() / 'index.html'}")
+
+
+# --- the whole pipeline -----------------------------------------------------------------
+
+DEMO_ANALYSES = 5  # the demo writes full analyses for the five most important events only (2 cores, small model)
+
+
+def _run(s: Settings, replay: Path | None, analysis_limit: int | None) -> None:
+    from newsdesk.pipeline import edition_counts, run_pipeline
+
+    eng = engine()
+    report = run_pipeline(
+        eng,
+        s,
+        analysis_limit=analysis_limit,
+        ingest=lambda: run_ingest(s, eng, replay),
+        say=lambda line: console.print(f"[dim]{line}[/dim]"),
+    )
+    for line in report.problems:
+        err.print(f"[yellow]problem:[/yellow] {line}")
+    facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
+    console.print(f"run {report.run_id}: {report.total_seconds:.1f}s, {report.model_calls} model calls; {facts}")
+    console.print(f"editions: {edition_counts(eng)}")
+    if report.facts.get("site_dir"):
+        index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
+        console.print(f"site: [bold]{index}[/bold]  (or `newsdesk serve` to read it in the web app)")
+
+
+@app.command("run")
+def run_cmd(
+    source: Path = typer.Option(None, "--from", help="Replay a directory / import a .jsonl file instead of fetching."),
+    analyses: int = typer.Option(None, "--analyses", help="Write at most this many event analyses this run."),
+) -> None:
+    """ingest → cluster → rank → write → editions → publish; a re-run with nothing new does nothing."""
+    _run(settings(), source, analyses)
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Path = typer.Option(Path("demo-output"), "--out", help="Where the demo store and site go."),
+) -> None:
+    """The whole pipeline on the bundled demo pack, offline, with the embedded model."""
+    from importlib import resources
+
+    s = settings()
+    s.data_dir = str(out)
+    s.database_url = ""
+    s.site_dir = str(out / "site")
+    _state["engine"] = open_store(s.database)
+    pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
+    console.print(f"demo pack: {pack} (analyses for the {DEMO_ANALYSES} most important events; the rest list their sources)")
+    _run(s, pack, DEMO_ANALYSES)
