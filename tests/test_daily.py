@@ -111,3 +111,12 @@ def test_build_dailies_covers_every_day_with_events(sqlite_engine):
     built = build_dailies(sqlite_engine, settings)
     assert [s.date.isoformat() for s in built] == ["2026-03-12", "2026-03-13"]
     assert all(s.events for s in built)
+
+
+def test_checker_findings_show_as_lines_without_warnings():
+    from newsdesk.editions import flag_lines
+
+    findings = [{"kind": "number", "detail": "number not in the material: 42%", "span": "42%", "severity": "error"},
+                {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},
+                "hand-written note"]
+    assert flag_lines(findings) == ["number not in the material: 42%", "hand-written note"]

@@ -162,9 +162,22 @@ def _analyses(conn: Connection, event_ids: list[int]) -> dict[tuple[int, str], d
                analyses.c.status, analyses.c.flags).where(analyses.c.event_id.in_(event_ids))
     ).all()
     return {
-        (r.event_id, r.language): {"headline": r.headline, "body": r.body, "status": r.status, "flags": r.flags or []}
+        (r.event_id, r.language): {"headline": r.headline, "body": r.body, "status": r.status,
+                                   "flags": flag_lines(r.flags or [])}
         for r in rows
     }
+
+
+def flag_lines(flags: list) -> list[str]:
+    """The checker's findings as lines a reader can take in; warnings (recorded only) are left out."""
+    lines = []
+    for f in flags:
+        if isinstance(f, dict):
+            if f.get("severity") == "warn":
+                continue
+            f = f.get("detail") or f.get("finding") or f
+        lines.append(str(f))
+    return lines
 
 
 def daily_cards(conn: Connection, settings: Settings, day: date, language: str) -> list[dict]:
