@@ -62,7 +62,9 @@ def text_language(text: str, declared: str = "other") -> str:
     """
     cjk = len(_CJK.findall(text))
     latin_words = len(_LATIN_WORD.findall(text))
-    if cjk and cjk >= latin_words:  # a Chinese character carries about a word
+    # A Chinese character carries about a word; a Chinese summary under an English headline still
+    # makes the text Chinese to the encoder, so a little Chinese is enough.
+    if cjk >= 10 or (cjk and cjk >= latin_words):
         return "zh"
     if latin_words:
         return "en"
