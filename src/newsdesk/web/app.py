@@ -8,6 +8,8 @@ through web/queries.py; nothing here knows SQL.
 from __future__ import annotations
 
 import secrets
+import threading
+from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
@@ -50,7 +52,15 @@ def parse_day(value: str | None) -> date | None:
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        # Items and events written while the server was down get indexed in the background.
+        threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title=f"{settings.site_name} API",
         version="1",
         description="Events, analyses, editions, sources, model usage, search and feedback of a newsdesk store. "

@@ -388,10 +388,14 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
     found_events = {}
     if event_ids:
         rows = conn.execute(select(events).where(events.c.id.in_(event_ids))).all()
-        written = _analyses(conn, event_ids)
+        headlines: dict[int, dict[str, dict]] = {}  # a result list shows headlines only: skip the bodies
+        for a in conn.execute(
+            select(analyses.c.event_id, analyses.c.language, analyses.c.headline).where(analyses.c.event_id.in_(event_ids))
+        ):
+            headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
         for r in rows:
             e = _event_dict(r)
-            e["analysis"] = pick_analysis(written.get(r.id, {}), lang)
+            e["analysis"] = pick_analysis(headlines.get(r.id, {}), lang)
             found_events[r.id] = e
     found_items = {}
     if item_ids:
