@@ -36,7 +36,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.model import Turn
-from newsdesk.store.schema import checks, editions
+from newsdesk.store.schema import checks, editions, transcripts
 
 HEADINGS = {"zh": ("摘要", "精读"), "en": ("Summary", "Deep dive")}
 COLON = {"zh": "：", "en": ": "}
@@ -346,14 +346,10 @@ class TranscriptIndex:
         span = raw[a:b].strip(" ,;:")
         return span if span and self.contains(span) else None
 
-    def speaker_of(self, quote: str) -> str | None:
+    def speakers_of(self, quote: str) -> set[str]:
+        """Everyone whose line holds these words (a short phrase may have several)."""
         key = quote_key(quote)
-        at = self.norm.find(key) if key else -1
-        if at < 0:
-            return None
-        raw_at = self.where[at]
-        line = max(i for i, s in enumerate(self.starts) if s <= raw_at)
-        return self.lines[line].speaker
+        return {ln.speaker for ln, (n, _) in zip(self.lines, self.line_norms) if key and key in n}
 
 
 @dataclass
@@ -489,6 +485,26 @@ def name_speakers(texts: list[str], people: list[Speaker]) -> list[str]:
     return out
 
 
+def attribution_problems(text: str, index: TranscriptIndex, people: list[Speaker]) -> list[str]:
+    """A quote whose sentence names speakers, none of whom said it: misattributed."""
+    out = []
+    for a, b, quote in find_quotes(text):
+        said = index.speakers_of(quote)
+        if not said:
+            continue
+        s, e = _sentence_span(text, a, b)
+        outside = text[s:a] + text[b:e]
+        named = {
+            sp.full
+            for sp in people
+            if re.search(rf"(?<![A-Za-z]){re.escape(sp.full)}(?![A-Za-z])", outside)
+            or (sp.short != sp.full and re.search(rf"(?<![A-Za-z]){re.escape(sp.short)}(?![A-Za-z])", outside))
+        }
+        if named and not named & said:
+            out.append(f"quote “{quote[:50]}” is attributed to {', '.join(sorted(named))} but was said by {', '.join(sorted(said))}")
+    return out
+
+
 _NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
 
 
@@ -611,6 +627,7 @@ POINTS_SCHEMA = {
     "properties": {
         "points": {
             "type": "array",
+            "maxItems": 8,  # bounds a grammar-constrained model's answer, not only the prompt's wish
             "items": {
                 "type": "object",
                 "properties": {"line": {"type": "integer"}, "point": {"type": "string"}},
@@ -620,20 +637,17 @@ POINTS_SCHEMA = {
     },
     "required": ["points"],
 }
-SECTIONS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "sections": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"start_line": {"type": "integer"}, "topic": {"type": "string"}},
-                "required": ["start_line", "topic"],
-            },
-        }
-    },
-    "required": ["sections"],
-}
+def sections_schema(max_sections: int) -> dict:
+    item = {
+        "type": "object",
+        "properties": {"start_line": {"type": "integer"}, "topic": {"type": "string"}},
+        "required": ["start_line", "topic"],
+    }
+    return {
+        "type": "object",
+        "properties": {"sections": {"type": "array", "minItems": 1, "maxItems": max_sections, "items": item}},
+        "required": ["sections"],
+    }
 
 
 def section_schema(max_bullets: int) -> dict:
@@ -766,6 +780,13 @@ def reuse(row: dict, language: str) -> EpisodeResult:
     )
 
 
+def stored_turns(engine: Engine, item_id: int) -> list[Turn]:
+    """The transcript ingest stored for a podcast item ([] when it has none)."""
+    with engine.connect() as conn:
+        turns = conn.execute(select(transcripts.c.turns).where(transcripts.c.item_id == item_id)).scalar()
+    return [Turn(t.get("speaker") or "", t.get("text") or "", t.get("start"), t.get("end")) for t in turns or []]
+
+
 # --- writing the Chinese digest ---------------------------------------------------------
 
 
@@ -848,7 +869,7 @@ class _Writer:
             first_line=self.lines[0].id,
             points="\n".join(f"[{line}] {text}" for line, text in points),
         )
-        data = ask_json(self.llm, messages, stage="episode", schema=SECTIONS_SCHEMA, max_tokens=o.max_tokens)
+        data = ask_json(self.llm, messages, stage="episode", schema=sections_schema(o.max_sections), max_tokens=o.max_tokens)
         proposed = [s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)]
         hints = {s["start_line"]: clean_field(s.get("topic")) for s in proposed}
         spans = plan_sections(
@@ -910,6 +931,7 @@ class _Writer:
             self.quotes.add(report)
             problems += [n for n in report.notes if "dropped" in n]
             if text:
+                problems += attribution_problems(text, self.index, self.people)
                 bullets.append(Bullet(text, clean_field(b.get("label"))[:12]))
         hook, report = verify_quotes(hook, self.index)
         self.quotes.add(report)
@@ -960,6 +982,7 @@ class _Writer:
                 self.quotes.add(report)
                 problems += [n for n in report.notes if "dropped" in n]
                 if text:
+                    problems += attribution_problems(text, self.index, self.people)
                     bullets.append(text)
             if len(bullets) < o.summary_min:
                 problems.append(f"the summary has {len(bullets)} bullets; write {o.summary_target} ({o.summary_min}–{o.summary_max})")
