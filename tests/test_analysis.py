@@ -48,8 +48,7 @@ def _add_event(conn, members: list[tuple[str, Item]]) -> int:
     return event_id
 
 
-@pytest.fixture
-def two_events(engine):
+def build_two_events(engine) -> tuple[int, int]:
     """A multi-source release with full text, and a paywalled / title-only earnings story."""
     with engine.begin() as conn:
         sync_sources(conn, [
@@ -76,6 +75,11 @@ def two_events(engine):
                             published_at=T0, material="title")),
         ])
     return gpt, intel
+
+
+@pytest.fixture
+def two_events(engine):
+    return build_two_events(engine)
 
 
 def _answer(req) -> dict:

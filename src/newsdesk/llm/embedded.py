@@ -139,4 +139,6 @@ def embedded_backend(settings):
 
     path = ensure_model_file(model_cache_dir())
     base = start_server(path, threads=settings.llm.embedded_threads, ctx=settings.llm.embedded_ctx)
-    return OpenAIBackend(base, MODEL_NAME, timeout=settings.llm.timeout, json_mode="schema", name="embedded")
+    # A local model on a shared CPU can take minutes for a long prompt; a retry after a client-side
+    # timeout would only queue behind the request the server is still working on.
+    return OpenAIBackend(base, MODEL_NAME, timeout=max(settings.llm.timeout, 900.0), json_mode="schema", name="embedded")
