@@ -3,8 +3,9 @@
 Builds a store with 1,000 events and 5,000 items (titles and summaries from the real
 news fixture, analyses cut from seed 002), starts `create_app` under uvicorn in a child
 process on loopback, and times the feed page, an event page and a search (Chinese and
-English terms alternating) against a static file as large as the feed page, all from
-the same server in one run. Prints median and p95 of each and their ratio to static.
+English terms alternating), each next to a static file as large as that page, all from
+the same server in one run. Prints median and p95 of each and the ratio to its static twin.
+The search index is built once before the server starts and timed on its own.
 
     .venv/bin/python benchmarks/web_render.py [--requests 100]
 """
@@ -162,14 +163,18 @@ def main() -> None:
                         time.sleep(0.1)
                 days = sorted({(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d, hours=12)).date().isoformat() for d in range(DAYS)})
                 rnd = random.Random(1)
-                feed_size = timed(client, f"/?day={days[5]}")[1]
-                (static_dir / "page.html").write_bytes(b"x" * feed_size)
-                kinds = {
+                pages = {
                     "feed page": lambda i: f"/?day={days[i % len(days)]}",
                     "event page": lambda i: f"/events/{rnd.randint(1, EVENTS)}",
-                    "search": lambda i: "/search?" + httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]}).__str__(),
-                    "static file": lambda i: "/bench-static/page.html",
+                    "search": lambda i: "/search?" + str(httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]})),
                 }
+                # One static file per page kind, as large as that page's typical response.
+                kinds = dict(pages)
+                for kind, path_of in pages.items():
+                    size = int(statistics.median(timed(client, path_of(i))[1] for i in range(8)))
+                    name = kind.replace(" ", "-") + ".html"
+                    (static_dir / name).write_bytes(b"x" * size)
+                    kinds[f"static ~{kind}"] = lambda i, _n=name: f"/bench-static/{_n}"
                 for path_of in kinds.values():  # warm up every route once
                     timed(client, path_of(0))
                 results: dict[str, list[float]] = {k: [] for k in kinds}
@@ -184,12 +189,13 @@ def main() -> None:
             child.terminate()
             child.wait(10)
 
-    static_median, static_p95 = summary(results["static file"])
-    print(f"\n{args.requests} requests each, one client, keep-alive, loopback; static file = {feed_size:,} bytes (one feed page)")
-    print(f"{'':12} {'median ms':>10} {'p95 ms':>9} {'median bytes':>13} {'x static (median)':>18}")
-    for kind, ms in results.items():
-        med, p95 = summary(ms)
-        print(f"{kind:12} {med:10.2f} {p95:9.2f} {int(statistics.median(sizes[kind])):13,} {med / static_median:18.1f}")
+    print(f"\n{args.requests} requests each, interleaved, one client, keep-alive, loopback, same server")
+    print(f"{'':20} {'median ms':>10} {'p95 ms':>9} {'median bytes':>13} {'median / same-size static':>26}")
+    for kind in pages:
+        for row in (kind, f"static ~{kind}"):
+            med, p95 = summary(results[row])
+            ratio = med / summary(results[f"static ~{kind}"])[0]
+            print(f"{row:20} {med:10.2f} {p95:9.2f} {int(statistics.median(sizes[row])):13,} {ratio:26.1f}")
 
 
 if __name__ == "__main__":
