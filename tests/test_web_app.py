@@ -86,11 +86,11 @@ def seed_store(engine) -> None:
             body="My verdict: **cost** is the story.", material_key="k1", created_at=DAY2))
         conn.execute(insert(analyses).values(
             id=3, event_id=2, language="zh", headline="Cognition 估值翻倍，缺经营数据", status="flagged",
-            flags=[{"rule": "number", "message": "数字 ARR 30% 不在材料里"}],
+            flags=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}],
             body="估值 250 亿美元，正文没披露 ARR。\n\n[点我](javascript:alert(1)) <script>alert(1)</script>",
             material_key="k2", created_at=DAY2))
-        conn.execute(insert(checks).values(subject="analysis", subject_id="3", attempt=1, passed=False,
-                                           findings=[{"rule": "number", "message": "数字 ARR 30% 不在材料里"}], at=DAY2))
+        conn.execute(insert(checks).values(subject="analysis", subject_id="2:zh", attempt=1, passed=False,
+                                           findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}], at=DAY2))
         for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
             conn.execute(insert(editions).values(kind="weekly", key=key, language="zh", title=f"AI周报 {key}",
                                                  body=f"## 本周概览\n\n{key} 中文正文", meta={"slug": f"ai-weekly-{key}"},
@@ -165,7 +165,7 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     assert "转载自 Bloomberg Technology" in html  # syndicated copy names its origin
     assert re.search(r"<strong>2</strong> 个来源, <strong>1</strong> 独立来源", html)
     assert "paywalled" in html
-    assert "数字 ARR 30% 不在材料里" in html  # checker flag, and the check run
+    assert html.count("number: 数字 ARR 30% 不在材料里 «30%»") == 2  # the analysis's flag, and the check run
     html1 = client.get("/events/1").text
     parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
     assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first

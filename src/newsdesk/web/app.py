@@ -16,6 +16,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
 from fastapi import FastAPI, Form, HTTPException, Query, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -87,6 +88,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         markdown=render.markdown_html,
         snippet=render.snippet,
         link=render.safe_url,
+        finding=render.finding,
         when=lambda v, fmt="%Y-%m-%d %H:%M": render.local_time(v, tz, fmt),
         pct=lambda v: f"{v * 100:.1f}%",
     )
@@ -126,8 +128,6 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         if request.url.path.startswith("/api/") or request.url.path == "/openapi.json":
-            from fastapi.exception_handlers import http_exception_handler
-
             return await http_exception_handler(request, exc)
         if exc.status_code == 401:
             # Back to the page the form was on once logged in.

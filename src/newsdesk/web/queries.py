@@ -187,15 +187,16 @@ def event_detail(conn: Connection, event_id: int, lang: str = "zh") -> dict | No
     for m in detail["members"]:
         origin = titles.get(m["origin_item_id"]) if m["origin_item_id"] else None
         m["origin_source"] = origin["source_name"] if origin else None
-    analysis_ids = [str(a["id"]) for a in detail["analyses"].values()]
+    # The writer records each attempt's check as subject 'analysis', subject_id '<event id>:<language>'.
+    subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     detail["checks"] = [
         {"subject_id": c.subject_id, "attempt": c.attempt, "passed": c.passed, "findings": list(c.findings or []), "at": c.at}
         for c in conn.execute(
             select(checks)
-            .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(analysis_ids))
+            .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(subjects))
             .order_by(checks.c.at, checks.c.id)
         )
-    ] if analysis_ids else []
+    ] if subjects else []
     detail["feedback_list"] = [
         {"kind": f.kind, "note": f.note, "user": f.user, "at": f.at}
         for f in conn.execute(select(feedback).where(feedback.c.event_id == event_id).order_by(feedback.c.at.desc(), feedback.c.id.desc()))

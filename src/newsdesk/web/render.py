@@ -71,6 +71,16 @@ def safe_url(url: str | None) -> str | None:
     return url if parts.scheme.lower() in ("http", "https") and parts.netloc else None
 
 
+def finding(value) -> str:
+    """One checker finding as a line (the writer stores {kind, detail, span, severity})."""
+    if isinstance(value, dict):
+        line = f"{value.get('kind', '?')}: {value.get('detail', '')}"
+        if value.get("span"):
+            line += f" «{value['span']}»"
+        return line + (" (warn)" if value.get("severity") == "warn" else "")
+    return str(value)
+
+
 def snippet(fragment: str | None, limit: int = 220) -> str:
     text = " ".join(plain_text(fragment).split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
