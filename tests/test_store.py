@@ -61,3 +61,14 @@ def test_migrations_run_once(store_url):
 
     assert migrate(eng) == []
     eng.dispose()
+
+
+def test_catalog_sync_keeps_an_operator_disable_but_honours_a_catalog_disable(engine):
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+        conn.execute(sources.update().values(enabled=False))  # disabled in the web app
+        sync_sources(conn, [SRC])
+        assert conn.execute(select(sources.c.enabled)).scalar() is False
+        conn.execute(sources.update().values(enabled=True))
+        sync_sources(conn, [Source(**{**SRC.__dict__, "enabled": False})])
+        assert conn.execute(select(sources.c.enabled)).scalar() is False

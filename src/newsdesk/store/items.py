@@ -23,8 +23,11 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
     """Insert new catalog sources and refresh changed ones; fetch state is kept."""
     for src in catalog:
         values = {c: getattr(src, c) for c in _SOURCE_COLUMNS}
+        # An operator may disable a source in the web app; a catalog sync must not turn it
+        # back on. The catalog can still disable one (enabled = false).
+        refresh = {k: v for k, v in values.items() if k != "enabled" or not v}
         stmt = _dialect_insert(conn, sources).values(id=src.id, **values)
-        conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_=values))
+        conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_=refresh))
 
 
 def upsert_item(conn: Connection, item: Item, now: datetime | None = None) -> str:
