@@ -407,8 +407,14 @@ def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, P
             ns = {b.get("n") for b in data["briefs"]}
             return [f"event [{n}] has no brief" for n in range(1, len(batch) + 1) if n not in ns]
 
-        part = writer.write(f"briefs {start // BRIEF_BATCH + 1}", "weekly_briefs.md", numbered(batch), BRIEFS_SCHEMA,
-                            assemble, complete)
+        name = f"briefs {start // BRIEF_BATCH + 1}"
+        try:
+            part = writer.write(name, "weekly_briefs.md", numbered(batch), BRIEFS_SCHEMA, assemble, complete)
+        except BudgetExhausted:
+            raise
+        except LLMError as exc:  # these events go without a brief this week; the rest goes on
+            writer.record(name, 1, False, [str(exc)])
+            continue
         texts = {b.get("n"): b["text"] for b in part.data["briefs"]}
         out += [(e, part) for n, e in enumerate(batch, 1) if texts.get(n)]
         for n, e in enumerate(batch, 1):
