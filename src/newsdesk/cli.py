@@ -350,8 +350,10 @@ def write_cmd(
                   f"{llm.spent_tokens} tokens, ${llm.spent_usd:.4f}")
     for line in stats.errors[:10]:
         err.print(f"  - {line}")
+    if stats.unavailable:
+        fail(stats.stopped)
     if stats.stopped:
-        err.print(f"[yellow]stopped early:[/yellow] {stats.stopped}")
+        err.print(f"[yellow]stopped early:[/yellow] {stats.stopped}", soft_wrap=True)
 
 
 @eval_app.command("checker")
@@ -367,7 +369,8 @@ def eval_checker(
         except ValueError as exc:
             fail(str(exc))
         inconsistent = ours.tp + ours.fn
-        console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)")
+        console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)",
+                      soft_wrap=True)
         for score in (base, ours):
             console.print(f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
                           f"flags {score.flagged} (tp {score.tp}, fp {score.fp})", soft_wrap=True)
