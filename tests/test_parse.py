@@ -280,14 +280,20 @@ def test_json_feed(shared):
 
 
 def test_dedup_within_feed():
+    """The guid identifies an entry (changelog feeds give many entries one page); without a guid the
+    canonical URL does, fragment included."""
     body = b"""<rss version="2.0"><channel><title>t</title>
 <item><title>A</title><link>https://example.com/a?utm_source=rss</link><guid>1</guid></item>
-<item><title>A again</title><link>https://example.com/a</link><guid>2</guid></item>
+<item><title>A, second release</title><link>https://example.com/a</link><guid>2</guid></item>
 <item><title>B</title><link>https://example.com/b</link><guid>1</guid></item>
-<item><title>C</title><link>https://example.com/c</link><guid>3</guid></item>
+<item><title>C</title><link>https://example.com/c?utm_medium=feed</link></item>
+<item><title>C again</title><link>https://example.com/c</link></item>
+<item><title>D 1.2</title><link>https://example.com/changelog#1.2</link></item>
+<item><title>D 1.1</title><link>https://example.com/changelog#1.1</link></item>
 </channel></rss>"""
     parsed = parse_feed(body, SRC, fetched_at=NOW)
-    assert [i.title for i in parsed.items] == ["A", "C"]
+    assert [i.title for i in parsed.items] == ["A", "A, second release", "C", "D 1.2", "D 1.1"]
+    assert parsed.items[2].guid == "https://example.com/c"
     assert parsed.dropped == 2 and "2 duplicate entries" in parsed.warnings[-1]
 
 

@@ -48,13 +48,15 @@ def canonical_url(url: str) -> str:
         netloc = parts.username + (f":{parts.password}" if parts.password is not None else "") + "@" + host
     if port is not None and _DEFAULT_PORTS.get(scheme) != port:
         netloc += f":{port}"
+    path = parts.path or "/"
+    if not parts.query:  # most feed links: nothing to filter or sort
+        return urlunsplit((scheme, netloc, path, "", ""))
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     if host == "mp.weixin.qq.com":
         pairs = [(k, v) for k, v in pairs if k in _WECHAT_KEEP]
     else:
         pairs = [(k, v) for k, v in pairs if k.lower() not in _TRACKING_PARAMS and not k.lower().startswith("utm_")]
     pairs.sort()
-    path = parts.path or "/"
     return urlunsplit((scheme, netloc, path, urlencode(pairs, doseq=True), ""))
 
 
