@@ -47,11 +47,16 @@ def test_every_feed_parses_cleanly_with_dated_items(feeds):
             assert when.time() != datetime.min.time() or stem.startswith("arxiv"), f"{stem}: no time of day"
 
 
+# The demo podcast is a fictional show made for the pack, so it is not in the real catalog;
+# replay stores it as an imported source.
+DEMO_ONLY = {"newsdesk-week"}
+
+
 def test_file_stems_are_catalog_ids(tmp_path, feeds):
     catalog, errors = load_catalog(Settings(data_dir=str(tmp_path)))
     assert errors == []
     ids = {s.id for s in catalog}
-    assert set(feeds) <= ids, sorted(set(feeds) - ids)
+    assert set(feeds) - DEMO_ONLY <= ids, sorted(set(feeds) - ids - DEMO_ONLY)
 
 
 def test_size_sources_and_languages(feeds):
@@ -147,7 +152,7 @@ def test_paywall_page_and_article_page(pages):
 
 
 def test_podcast_transcript(feeds, pages):
-    episodes = feeds["practical-ai"].entries
+    episodes = feeds["newsdesk-week"].entries
     assert len(episodes) == 1
     # feedparser exposes <podcast:transcript> as podcast_transcript
     tr = episodes[0]["podcast_transcript"]
