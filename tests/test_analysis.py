@@ -195,3 +195,47 @@ def test_unreachable_endpoint_stops_the_run_and_loses_nothing(engine, two_events
     stats = write_analyses(engine, settings, open_llm(settings, engine))
     assert "connection refused" in stats.stopped
     assert len(rows(engine, analyses)) == 1  # the analysis written before is still there
+
+
+def test_cli_write_then_rerun(tmp_path, fake, monkeypatch):
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+    from newsdesk.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'nd.db'}"
+    build_two_events(open_store(url))
+    for k, v in {"NEWSDESK_DATABASE_URL": url, "NEWSDESK_LANGUAGES": "zh", "NEWSDESK_LLM_BACKEND": "openai",
+                 "NEWSDESK_LLM_BASE_URL": fake.base_url, "NEWSDESK_LLM_MODEL": "fake-model",
+                 "NEWSDESK_CONFIG": str(tmp_path / "absent.toml")}.items():
+        monkeypatch.setenv(k, v)
+    (tmp_path / "absent.toml").write_text("")
+    monkeypatch.setattr(cli, "_state", {})
+    first = CliRunner().invoke(cli.app, ["write"])
+    assert first.exit_code == 0, first.output
+    assert "2 analyses written (2 clean, 0 flagged), 0 unchanged, 0 failed; 2 model calls" in " ".join(first.output.split())
+    monkeypatch.setattr(cli, "_state", {})
+    second = CliRunner().invoke(cli.app, ["write"])
+    out = " ".join(second.output.split())
+    assert "0 analyses written" in out and "2 unchanged" in out and "0 model calls" in out
+    monkeypatch.setattr(cli, "_state", {})
+    monkeypatch.setenv("NEWSDESK_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("NEWSDESK_LLM_MODEL", "other-model")
+    down = CliRunner().invoke(cli.app, ["write"])
+    assert down.exit_code == 2
+    assert "connection refused; check llm.base_url or start the server" in " ".join(down.output.split())
+
+
+def test_cli_eval_checker(shared, monkeypatch):
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    monkeypatch.setattr(cli, "_state", {})
+    result = CliRunner().invoke(cli.app, ["eval", "checker", str(shared / "eval/faithfulness/summac-xsumfaith.json")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "485 pairs, 435 labelled inconsistent" in lines[0]
+    assert "baseline" in lines[1] and "checker" in lines[2]
+    bad = CliRunner().invoke(cli.app, ["eval", "checker", "/nonexistent/summac.json"])
+    assert bad.exit_code == 2 and "file not found" in bad.output

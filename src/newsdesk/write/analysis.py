@@ -52,6 +52,7 @@ class WriteStats:
     failed: int = 0  # the model gave no answer; retried next run
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early: budget spent or endpoint unavailable
+    unavailable: bool = False  # stopped because the endpoint cannot answer (an error, unlike a spent budget)
 
 
 # --- prompts --------------------------------------------------------------------------
@@ -228,6 +229,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
             except (BudgetExhausted, LLMUnavailable) as exc:
                 # Everything written so far is stored; the rest waits for the next run.
                 stats.stopped = str(exc)
+                stats.unavailable = isinstance(exc, LLMUnavailable)
                 return stats
             except LLMError as exc:
                 stats.failed += 1
