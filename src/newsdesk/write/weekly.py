@@ -440,8 +440,9 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     if not all_events:
         raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2026-W11)")
     prompts = [prompt(n) for n in ("weekly.md", "weekly_section.md", "weekly_summary.md", "weekly_briefs.md")]
-    digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, getattr(llm, "model", ""), prompts,
-                          [e.fingerprint for e in all_events])
+    # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
+    digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
+                          prompts, [e.fingerprint for e in all_events])
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, LANGUAGE) == digest:
             stats.status = "unchanged"
