@@ -26,7 +26,8 @@ from importlib import resources
 from pathlib import Path
 
 import jinja2
-from sqlalchemy import and_, desc, insert, select, update
+from sqlalchemy import and_, desc, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable
@@ -153,12 +154,10 @@ def _record_check(engine: Engine, subject_id: str, attempt: int, result: CheckRe
 
 def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
     with engine.begin() as conn:
-        found = conn.execute(select(analyses.c.id).where(and_(analyses.c.event_id == event_id,
-                                                               analyses.c.language == language))).first()
-        if found:
-            conn.execute(update(analyses).where(analyses.c.id == found.id).values(**values))
-        else:
-            conn.execute(insert(analyses).values(event_id=event_id, language=language, **values))
+        # An upsert: two workers that wrote the same event at once leave one row, never an error.
+        ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
+        conn.execute(ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
+            index_elements=["event_id", "language"], set_=values))
 
 
 def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, *, policy_file: str = "",
