@@ -1,0 +1,47 @@
+"""`newsdesk run` on the demo pack: first run, then a second run with no new input.
+
+Prints wall time and model calls of each, and the ratio (target: zero model calls and
+under 5% of the first run's time on the second run). Uses the embedded model.
+
+    .venv/bin/python benchmarks/pipeline_rerun.py [--analyses 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+from newsdesk.cli import run_ingest
+from newsdesk.config import load_settings
+from newsdesk.pipeline import run_pipeline
+from newsdesk.store import open_store
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--analyses", type=int, default=5)
+    args = ap.parse_args()
+    pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
+    with tempfile.TemporaryDirectory() as tmp:
+        s = load_settings(env={})
+        s.data_dir, s.site_dir = tmp, str(Path(tmp) / "site")
+        engine = open_store(s.database)
+        rows = []
+        for label in ("first run", "second run (no new input)"):
+            started = time.perf_counter()
+            report = run_pipeline(engine, s, analysis_limit=args.analyses, ingest=lambda: run_ingest(s, engine, pack))
+            wall = time.perf_counter() - started
+            rows.append((label, wall, report.model_calls, report))
+            print(f"{label:28s} {wall:8.1f} s  {report.model_calls:4d} model calls  "
+                  + "  ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
+            for p in report.problems:
+                print("   problem:", p)
+        first, second = rows[0][1], rows[1][1]
+        print(f"second / first wall time: {second / first:.3%} (target < 5%); second-run model calls: {rows[1][2]} (target 0)")
+
+
+if __name__ == "__main__":
+    main()
