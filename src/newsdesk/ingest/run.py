@@ -40,8 +40,12 @@ FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
 LEASE = timedelta(minutes=10)
 
 
+PAGE_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+
 class Getter(Protocol):
-    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None) -> FetchResult: ...
+    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
+                  accept: str = ...) -> FetchResult | None: ...
 
 
 @dataclass
@@ -93,7 +97,7 @@ def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, str]:
 async def _enrich(item: Item, source: Source, getter: Getter, known: dict[str, str], warnings: list[str]) -> None:
     """Full text for fulltext sources and transcripts for podcasts, once per item."""
     if source.fulltext and item.material in ("summary", "title") and item.url and item.guid not in known:
-        page = await getter.get(item.url)
+        page = await getter.get(item.url, accept=PAGE_ACCEPT)
         if page is None:
             pass  # replay without a stored page: keep what the feed gave
         elif page.ok:
@@ -109,7 +113,7 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict[str, s
     for ref in item.extra.get("transcripts", []):
         if item.guid in known:
             break
-        got = await getter.get(ref["url"])
+        got = await getter.get(ref["url"], accept="*/*")
         if got is None:
             continue
         if not got.ok:
@@ -121,6 +125,7 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict[str, s
             warnings.append(str(exc))
             continue
         item.transcript, item.transcript_format, item.transcript_url = turns, fmt, ref["url"]
+        item.material = "full"  # the whole conversation is the episode's material
         break
 
 
@@ -223,7 +228,8 @@ class DirectoryGetter:
         manifest = root / "pages.json"
         self.pages: dict[str, str] = json.loads(manifest.read_text("utf-8")) if manifest.exists() else {}
 
-    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None) -> FetchResult | None:
+    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
+                  accept: str = "") -> FetchResult | None:
         path = self.feeds.get(url)
         if path is None and url in self.pages:
             path = self.root / self.pages[url]
