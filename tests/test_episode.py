@@ -71,12 +71,14 @@ class FakeLLM:
 
     def __init__(self, *, translation_faults: int = 0, section_count: int = 3):
         self.calls: list[str] = []
+        self.prompts: list[str] = []
         self.translation_faults = translation_faults  # first N translation answers drop a bullet
         self.section_count = section_count
 
     def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
         system, user = messages[0]["content"], messages[1]["content"]
         self.calls.append(stage)
+        self.prompts.append(system + "\n" + user)
         if "note what is said" in system:
             data = self._points(user)
         elif "divide a long conversation" in system:
@@ -388,3 +390,18 @@ def test_misattributed_quote_is_named():
     assert attribution_problems("Bob说“We deployed twenty thousand sandboxes on the cloud.”", index, people)
     assert attribution_problems("Ann Lee说“We deployed twenty thousand sandboxes on the cloud.”", index, people) == []
     assert attribution_problems("有人说“We used Kubernetes for ours.”", index, people) == []
+
+
+def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sqlite_engine):
+    turns = qmsum_turns(shared, 31)  # 134k characters, ~35k tokens: far over one 8k context
+    llm = FakeLLM(section_count=4)
+    options = EpisodeOptions(passage_tokens=700)
+    result = write_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)
+    sectioning = [c for c in llm.prompts if "divide a long conversation" in c]
+    assert len(sectioning) > 1
+    from newsdesk.write.episode import estimate_tokens
+
+    assert max(estimate_tokens(p) for p in llm.prompts) < 3 * 700  # instructions + at most two passages' worth
+    d = parse_digest(result.text, "zh")
+    assert len(d.sections) >= 10 and 5 <= len(d.summary) <= 9
+    assert parsed_quotes_in_transcript(result.text, turns) == []

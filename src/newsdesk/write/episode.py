@@ -582,15 +582,23 @@ def prompts_fingerprint(prefixes: tuple[str, ...]) -> str:
 
 
 def editorial_policy(settings) -> str:
-    """The editable editorial policy (llm.policy_file, else the packaged one, if any)."""
+    """The banned phrases of the editable editorial policy (llm.policy_file, else the packaged
+    one). Only that part: the rest of the policy shapes an event analysis (first person, 4–9
+    paragraphs, no bullets), which is not a digest's form, and costs the small model time."""
     path = getattr(getattr(settings, "llm", None), "policy_file", "") or ""
     if path:
         try:
-            return Path(path).read_text(encoding="utf-8").strip()
+            text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise ValueError(f"llm.policy_file {path}: cannot read it ({exc.strerror}); fix the path in newsdesk.toml") from None
-    policy = resources.files("newsdesk") / "write" / "prompts" / "policy.md"
-    return policy.read_text(encoding="utf-8").strip() if policy.is_file() else ""
+    else:
+        packaged = resources.files("newsdesk") / "write" / "prompts" / "policy.md"
+        text = packaged.read_text(encoding="utf-8") if packaged.is_file() else ""
+    banned = re.search(r"^##\s*禁用[^\n]*\n(.*?)(?=^##\s|\Z)", text, re.M | re.S)
+    if not banned:
+        return ""
+    keep = [ln for ln in banned.group(1).splitlines() if ln.startswith("- ") and "项目符号" not in ln]
+    return "\n".join(keep)
 
 
 def ask_json(llm, messages: list[dict], *, stage: str, schema: dict, max_tokens: int) -> dict:
@@ -768,16 +776,24 @@ def save_edition(engine: Engine, result: EpisodeResult, meta: dict) -> None:
 
 def reuse(row: dict, language: str) -> EpisodeResult:
     meta = row.get("meta") or {}
+    digest = parse_digest(row["body"], language)
+    for section, span in zip(digest.sections, meta.get("section_lines", [])):
+        section.first_line, section.last_line = span  # which transcript lines each section covers
     return EpisodeResult(
         key=row["key"],
         language=language,
         text=row["body"],
-        digest=parse_digest(row["body"], language),
+        digest=digest,
         status=row["status"],
         findings=list(meta.get("findings", [])),
         material_key=row["material_key"],
         reused=True,
     )
+
+
+def section_material(lines: list[Line], people: list[Speaker], first: int, last: int) -> list[str]:
+    names = ", ".join(f"{sp.full} ({sp.short})" for sp in people)
+    return [f"Speakers: {names}", "\n".join(f"{ln.speaker}: {ln.text}" for ln in lines[first : last + 1])]
 
 
 def stored_turns(engine: Engine, item_id: int) -> list[Turn]:
@@ -831,6 +847,11 @@ class _Writer:
         self.quotes = QuoteReport()
         self.material = ["\n".join(f"{ln.speaker}: {ln.text}" for ln in self.lines)]
 
+    def section_material(self, first: int, last: int) -> list[str]:
+        """A section is checked against its own lines (and who is speaking): the checker's
+        cost grows with the material, and a section's facts come from its lines."""
+        return section_material(self.lines, self.people, first, last)
+
     def points(self) -> list[tuple[int, str]]:
         out: list[tuple[int, str]] = []
         chunks = passages(self.lines, self.options.passage_tokens)
@@ -859,19 +880,34 @@ class _Writer:
 
     def spans(self, points: list[tuple[int, str]]) -> tuple[list[tuple[int, int]], dict[int, str]]:
         o = self.options
-        total = sum(estimate_tokens(ln.render()) for ln in self.lines)
+        cost = {ln.id: estimate_tokens(ln.render()) for ln in self.lines}
+        total = sum(cost.values())
         target = max(o.min_sections, min(o.max_sections, round(total / o.tokens_per_section)))
-        messages = prompt(
-            "episode_sections.md",
-            target=target,
-            min_sections=o.min_sections,
-            max_sections=o.max_sections,
-            first_line=self.lines[0].id,
-            points="\n".join(f"[{line}] {text}" for line, text in points),
-        )
-        data = ask_json(self.llm, messages, stage="episode", schema=sections_schema(o.max_sections), max_tokens=o.max_tokens)
-        proposed = [s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)]
-        hints = {s["start_line"]: clean_field(s.get("topic")) for s in proposed}
+        # A long episode's points do not fit one prompt: windows of points, each asked for its
+        # share of the sections; code joins the boundaries and fixes the count below.
+        windows: list[list[tuple[int, str]]] = [[]]
+        for point in points:
+            if windows[-1] and estimate_tokens("\n".join(t for _, t in windows[-1] + [point])) > 2 * o.passage_tokens:
+                windows.append([])
+            windows[-1].append(point)
+        proposed: list[dict] = []
+        for k, window in enumerate(windows):
+            upto = windows[k + 1][0][0] if k + 1 < len(windows) else len(self.lines)
+            share = sum(c for i, c in cost.items() if window[0][0] <= i < upto) / max(1, total)
+            want = target if len(windows) == 1 else max(1, round(target * share))
+            messages = prompt(
+                "episode_sections.md",
+                target=want,
+                min_sections=1 if len(windows) > 1 else o.min_sections,
+                max_sections=o.max_sections,
+                first_line=window[0][0],
+                points="\n".join(f"[{line}] {text}" for line, text in window),
+            )
+            data = ask_json(self.llm, messages, stage="episode", schema=sections_schema(o.max_sections), max_tokens=o.max_tokens)
+            proposed += [s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)]
+            if k > 0:  # a window boundary is a candidate boundary too; plan_sections may merge it away
+                proposed.append({"start_line": window[0][0], "topic": ""})
+        hints = {s["start_line"]: clean_field(s.get("topic")) for s in proposed if clean_field(s.get("topic"))}
         spans = plan_sections(
             self.lines,
             [s["start_line"] for s in proposed],
@@ -891,10 +927,13 @@ class _Writer:
             first_line=first,
             last_line=last,
             lines="\n".join(ln.render() for ln in chunk),
+            # Only who speaks here and which doubtful names occur here: a parliament has hundreds.
             speakers="\n".join(
-                f"  {sp.full}" + (f" (later: {sp.short})" if sp.short != sp.full else "") for sp in self.people
+                f"  {sp.full}" + (f" (later: {sp.short})" if sp.short != sp.full else "")
+                for sp in self.people
+                if any(ln.speaker == sp.full for ln in chunk)
             ),
-            suspects=", ".join(self.suspects),
+            suspects=", ".join(n for n in self.suspects if any(n in ln.text for ln in chunk)),
             earlier="; ".join(earlier[-6:]),
             policy=self.policy,
         )
@@ -942,7 +981,7 @@ class _Writer:
         section = Section(topic, hook, bullets, first, last)
         if bullets:
             text = "\n".join([f"{topic}：{hook}", *(b.render("zh") for b in bullets)])
-            passed, findings = run_checker(text, self.material)
+            passed, findings = run_checker(text, self.section_material(first, last))
             if not passed:
                 problems += findings
         section.flags = problems
@@ -950,12 +989,12 @@ class _Writer:
 
     def summary(self, sections: list[Section]) -> tuple[list[str], list[str]]:
         o = self.options
-        budget = o.passage_tokens
+        budget = 2 * o.passage_tokens
         blocks = [
             "\n".join([f"{n}. {s.topic}：{s.hook}", *(f"• {b.render('zh')}" for b in s.bullets)])
             for n, s in enumerate(sections, 1)
         ]
-        per = max(60, budget // max(1, len(blocks)))
+        per = max(20, budget // max(1, len(blocks)))
         # Long episodes: each section keeps an equal share of the prompt (its heading first).
         shown = [b if estimate_tokens(b) <= per else _clip(b, per) for b in blocks]
         messages = prompt(

@@ -40,6 +40,7 @@ from newsdesk.write.episode import (
     reuse,
     run_checker,
     save_edition,
+    section_material,
     speakers,
     stored_edition,
     transcript_lines,
@@ -119,7 +120,8 @@ class _Translator:
         self.options, self.material = options, material
         self.quotes = QuoteReport()
 
-    def unit(self, template: str, values: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str]) -> _Unit:
+    def unit(self, template: str, values: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str],
+             material: list[str] | None = None) -> _Unit:
         count = len(zh_bullets)
         messages = prompt(
             template,
@@ -134,7 +136,7 @@ class _Translator:
         for attempt in (1, 2):
             asked = messages if attempt == 1 else with_feedback(messages, problems)
             data = ask_json(self.llm, asked, stage="translate", schema=schema, max_tokens=self.options.max_tokens * 2)
-            unit = self._check(data, head, zh_head, zh_bullets)
+            unit = self._check(data, head, zh_head, zh_bullets, material or self.material)
             problems = unit.problems
             if best is None or len(unit.problems) < len(best.problems):
                 best = unit
@@ -143,7 +145,7 @@ class _Translator:
         assert best is not None
         return best
 
-    def _check(self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str]) -> _Unit:
+    def _check(self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str], material: list[str]) -> _Unit:
         problems: list[str] = []
         got_head = [clean_field(data.get(name)).replace("：", ":") for name in head]
         for name, value in zip(head, got_head):
@@ -165,7 +167,7 @@ class _Translator:
                 problems.append(f"bullet {k}: the Chinese quotes the speaker; keep the quotation in “…”")
         problems += [p for zh, en in zip(zh_head, got_head) for p in number_problems(zh, en)]
         if bullets and all(bullets):
-            passed, findings = run_checker("\n".join([h for name, h in zip(head, got_head) if name != "title"] + bullets), self.material, "en")
+            passed, findings = run_checker("\n".join([h for name, h in zip(head, got_head) if name != "title"] + bullets), material, "en")
             problems += [] if passed else findings
         return _Unit(got_head, bullets, problems)
 
@@ -212,6 +214,7 @@ def translate_episode(
     english = english_transcript(turns)
     material = ["\n".join(f"{ln.speaker}: {ln.text}" for ln in lines)]
     t = _Translator(llm, index, english, options, material)
+    people = speakers(turns)
     source = zh.digest
 
     summary = t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
@@ -222,7 +225,8 @@ def translate_episode(
     unit_problems = [f"summary: {p}" for p in summary.problems]
     for n, s in enumerate(source.sections, 1):
         zh_bullets = [b.render("zh") for b in s.bullets]
-        u = t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook], zh_bullets)
+        own = section_material(lines, people, s.first_line, s.last_line) if s.last_line else None
+        u = t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook], zh_bullets, own)
         topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
         # A bullet the model failed to give keeps its place with the Chinese text, flagged.
         bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]
@@ -233,7 +237,7 @@ def translate_episode(
         for k, zh_b in enumerate(source.summary)
     ]
     digest = Digest(title, source.number, summary_bullets, sections, "en")
-    _naming(digest, speakers(turns), uncertain_names(lines), zh.text)
+    _naming(digest, people, uncertain_names(lines), zh.text)
     text = digest.render()
 
     findings = list(unit_problems)
