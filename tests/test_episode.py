@@ -405,3 +405,34 @@ def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sql
     d = parse_digest(result.text, "zh")
     assert len(d.sections) >= 10 and 5 <= len(d.summary) <= 9
     assert parsed_quotes_in_transcript(result.text, turns) == []
+
+
+def test_episode_command_reports_an_unreachable_transcript_url(tmp_path, monkeypatch):
+    import http.server
+    import threading
+
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    class Missing(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Missing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEWSDESK_DATABASE_URL", f"sqlite:///{tmp_path / 'nd.db'}")
+    monkeypatch.setenv("NEWSDESK_FETCH_ALLOW_PRIVATE", "1")
+    monkeypatch.setenv("NEWSDESK_FETCH_RETRIES", "1")
+    cli._state.clear()
+    try:
+        result = CliRunner().invoke(cli.app, ["episode", f"http://127.0.0.1:{server.server_port}/ep1.vtt"])
+    finally:
+        cli._state.clear()
+        server.shutdown()
+    assert result.exit_code == 2 and "404" in result.output and "Traceback" not in result.output

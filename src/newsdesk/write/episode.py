@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -508,6 +509,11 @@ def attribution_problems(text: str, index: TranscriptIndex, people: list[Speaker
 _NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b")
 
 
+_CALENDAR = {
+    f"{d}{s}" for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday") for s in ("", "s")
+} | {"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december"}
+
+
 def uncertain_names(lines: list[Line]) -> list[str]:
     """Proper nouns speech recognition may have misheard: spelled two ways across the
     transcript (SeeAct / SeaAct), or a mixed-case coinage heard only once."""
@@ -521,13 +527,16 @@ def uncertain_names(lines: list[Line]) -> list[str]:
                 lowered.add(w)
     # Proper nouns are never written in lower case; common words are, somewhere.
     proper = [w for w in counts if not w.islower() and w.lower() not in lowered and len(w) >= 4]
-    camel = re.compile(r"[a-z][A-Z]")
+    # A coinage heard once (SeeAct), not a surname pattern (McLeod, LeBlanc, DeBellefeuille).
+    camel = re.compile(r"^(?!Mc|Mac|De|Le|La|Di|Du|Van|Von)[A-Z][a-z]+[A-Z]")
     suspects = {w for w in proper if counts[w] == 1 and camel.search(w)}
     for i, a in enumerate(proper):
         for b in proper[i + 1 :]:
             la, lb = a.lower(), b.lower()
-            if la == lb or la.rstrip("s") == lb.rstrip("s") or min(len(a), len(b)) < 5:
+            if la == lb or min(len(a), len(b)) < 5 or la in lb or lb in la or {la, lb} <= _CALENDAR:
                 continue
+            if len(os.path.commonprefix([la, lb])) >= min(len(la), len(lb)) - 1:
+                continue  # differ only in the ending: Canada / Canadian, Transcriber / Transcribers
             if fuzz.ratio(la, lb) >= 80:
                 suspects.update((a, b))
     return sorted(suspects)
@@ -630,21 +639,18 @@ def with_feedback(messages: list[dict], problems: list[str]) -> list[dict]:
     return [*messages, {"role": "user", "content": note}]
 
 
-POINTS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "points": {
-            "type": "array",
-            "maxItems": 8,  # bounds a grammar-constrained model's answer, not only the prompt's wish
-            "items": {
-                "type": "object",
-                "properties": {"line": {"type": "integer"}, "point": {"type": "string"}},
-                "required": ["line", "point"],
-            },
-        }
-    },
-    "required": ["points"],
-}
+def points_schema(max_points: int) -> dict:
+    # maxItems bounds a grammar-constrained model's answer, not only the prompt's wish.
+    item = {
+        "type": "object",
+        "properties": {"line": {"type": "integer"}, "point": {"type": "string"}},
+        "required": ["line", "point"],
+    }
+    return {
+        "type": "object",
+        "properties": {"points": {"type": "array", "minItems": 1, "maxItems": max_points, "items": item}},
+        "required": ["points"],
+    }
 def sections_schema(max_sections: int) -> dict:
     item = {
         "type": "object",
@@ -857,6 +863,7 @@ class _Writer:
         chunks = passages(self.lines, self.options.passage_tokens)
         for k, chunk in enumerate(chunks, 1):
             ids = {ln.id for ln in chunk}
+            most = max(2, min(8, len(chunk) // 4))  # a point per few lines; a long turn is one line
             messages = prompt(
                 "episode_passage.md",
                 passage_no=k,
@@ -864,10 +871,10 @@ class _Writer:
                 first_line=chunk[0].id,
                 last_line=chunk[-1].id,
                 lines="\n".join(ln.render() for ln in chunk),
-                min_points=2 if len(chunk) < 10 else 3,
-                max_points=8,
+                min_points=min(3, most),
+                max_points=most,
             )
-            data = ask_json(self.llm, messages, stage="episode", schema=POINTS_SCHEMA, max_tokens=self.options.max_tokens)
+            data = ask_json(self.llm, messages, stage="episode", schema=points_schema(most), max_tokens=self.options.max_tokens)
             got = [
                 (p["line"], clean_field(p.get("point")))
                 for p in data.get("points", [])
