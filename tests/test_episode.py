@@ -335,9 +335,9 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
     # Generous per-call timeout: two shared cores may be busy with other work.
     settings = load_settings(env={"NEWSDESK_LLM_BACKEND": "embedded", "NEWSDESK_LLM_TIMEOUT": "600"})
     llm = open_llm(settings, sqlite_engine)
-    turns = [t for t in qmsum_turns(shared, 33)[:40] if len(t.text.split()) > 3][:14]
+    turns = [t for t in qmsum_turns(shared, 33)[:40] if len(t.text.split()) > 3][:12]
     options = EpisodeOptions(passage_tokens=700, min_sections=2, max_sections=2, summary_min=2, summary_max=3,
-                             summary_target=2, max_bullets=2, max_tokens=260)
+                             summary_target=2, max_bullets=2, max_tokens=240)
     started = time.monotonic()
     zh = write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options)
     en = translate_episode(sqlite_engine, settings, llm, zh, turns, original_title="Kick-off meeting", options=options)

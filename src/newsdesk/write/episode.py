@@ -967,18 +967,26 @@ class _Writer:
 
     def _section_from(self, data: dict, first: int, last: int) -> tuple[Section, list[str]]:
         problems: list[str] = []
-        topic = clean_field(data.get("topic")).replace("：", " ").replace(":", " ")
+        topic = clean_field(re.sub(r"[：:]", " ", clean_field(data.get("topic"))))
         hook = clean_field(data.get("hook"))
         bullets: list[Bullet] = []
+        seen: set[str] = set()
         for b in data.get("bullets", [])[: self.options.max_bullets]:
             if not isinstance(b, dict):
                 continue
             text, report = verify_quotes(clean_field(b.get("text")), self.index)
             self.quotes.add(report)
             problems += [n for n in report.notes if "dropped" in n]
-            if text:
-                problems += attribution_problems(text, self.index, self.people)
-                bullets.append(Bullet(text, clean_field(b.get("label"))[:12]))
+            key = _norm(text)[0]
+            if len(key) < 12 or key in seen:
+                problems.append(f"bullet too thin or repeated: {text[:40]!r}" if text else "an empty bullet")
+                continue
+            seen.add(key)
+            problems += attribution_problems(text, self.index, self.people)
+            label = clean_field(b.get("label"))
+            # A label is a short name for the bullet (观点, 数据), never a number or the text itself.
+            label = label if 0 < len(label) <= 12 and re.search(r"[^\W\d_]", label) and label not in text[:20] else ""
+            bullets.append(Bullet(text, label))
         hook, report = verify_quotes(hook, self.index)
         self.quotes.add(report)
         if not topic:
@@ -1027,7 +1035,9 @@ class _Writer:
                 text, report = verify_quotes(f"{thesis} {evidence}".strip(), self.index)
                 self.quotes.add(report)
                 problems += [n for n in report.notes if "dropped" in n]
-                if text:
+                if text and _norm(text)[0] in {_norm(x)[0] for x in bullets}:
+                    problems.append(f"summary bullet repeated: {text[:40]!r}")
+                elif text:
                     problems += attribution_problems(text, self.index, self.people)
                     bullets.append(text)
             if len(bullets) < o.summary_min:

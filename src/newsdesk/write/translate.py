@@ -218,9 +218,11 @@ def translate_episode(
     source = zh.digest
 
     summary = t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
-    title = summary.head[0]
-    if original_title and english and not _CJK.search(original_title):
-        title = clean_field(original_title)  # Output D keeps an English episode's own title
+    title = summary.head[0] or source.title
+    if not _CJK.search(source.title):
+        title = source.title  # an English episode keeps its own title
+    elif original_title and english and not _CJK.search(original_title):
+        title = clean_field(original_title)
     sections: list[Section] = []
     unit_problems = [f"summary: {p}" for p in summary.problems]
     for n, s in enumerate(source.sections, 1):
