@@ -45,6 +45,18 @@ class _LazyLLM:
         self._run_id = run_id
         self._llm = None
 
+    @property
+    def model(self) -> str:
+        """Known without starting anything: writers key their outputs on it."""
+        if self._llm is not None:
+            return self._llm.model
+        cfg = self._args[0].llm
+        if cfg.backend == "embedded":
+            from newsdesk.llm.embedded import MODEL_NAME
+
+            return MODEL_NAME
+        return cfg.model
+
     def __getattr__(self, name):
         if self._llm is None:
             from newsdesk.llm.client import open_llm
