@@ -643,7 +643,7 @@ def points_schema(max_points: int) -> dict:
     # maxItems bounds a grammar-constrained model's answer, not only the prompt's wish.
     item = {
         "type": "object",
-        "properties": {"line": {"type": "integer"}, "point": {"type": "string"}},
+        "properties": {"line": {"type": "integer"}, "point": {"type": "string", "maxLength": 160}},
         "required": ["line", "point"],
     }
     return {
@@ -654,7 +654,7 @@ def points_schema(max_points: int) -> dict:
 def sections_schema(max_sections: int) -> dict:
     item = {
         "type": "object",
-        "properties": {"start_line": {"type": "integer"}, "topic": {"type": "string"}},
+        "properties": {"start_line": {"type": "integer"}, "topic": {"type": "string", "maxLength": 40}},
         "required": ["start_line", "topic"],
     }
     return {
@@ -668,15 +668,16 @@ def section_schema(max_bullets: int) -> dict:
     return {
         "type": "object",
         "properties": {
-            "topic": {"type": "string"},
-            "hook": {"type": "string"},
+            # maxLength: a grammar-constrained model stops instead of copying the transcript.
+            "topic": {"type": "string", "maxLength": 40},
+            "hook": {"type": "string", "maxLength": 100},
             "bullets": {
                 "type": "array",
                 "minItems": 1,
                 "maxItems": max_bullets,
                 "items": {
                     "type": "object",
-                    "properties": {"label": {"type": "string"}, "text": {"type": "string"}},
+                    "properties": {"label": {"type": "string", "maxLength": 12}, "text": {"type": "string", "maxLength": 600}},
                     "required": ["label", "text"],
                 },
             },
@@ -695,7 +696,10 @@ def summary_schema(low: int, high: int) -> dict:
                 "maxItems": high,
                 "items": {
                     "type": "object",
-                    "properties": {"thesis": {"type": "string"}, "evidence": {"type": "string"}},
+                    "properties": {
+                        "thesis": {"type": "string", "maxLength": 120},
+                        "evidence": {"type": "string", "maxLength": 480},
+                    },
                     "required": ["thesis", "evidence"],
                 },
             }

@@ -109,8 +109,9 @@ class _Unit:
 
 
 def _bullets_schema(count: int, head: tuple[str, ...]) -> dict:
-    props = {name: {"type": "string"} for name in head}
-    props["bullets"] = {"type": "array", "minItems": count, "maxItems": count, "items": {"type": "string"}}
+    props = {name: {"type": "string", "maxLength": 200} for name in head}
+    item = {"type": "string", "maxLength": 1200}  # English runs longer than Chinese, but not forever
+    props["bullets"] = {"type": "array", "minItems": count, "maxItems": count, "items": item}
     return {"type": "object", "properties": props, "required": [*head, "bullets"]}
 
 
