@@ -982,6 +982,9 @@ class _Writer:
             self.quotes.add(report)
             problems += [n for n in report.notes if "dropped" in n]
             key = _norm(text)[0]
+            if _PLACEHOLDER.search(text):
+                problems.append(f"the prompt's placeholder was copied: {text[:40]!r}")
+                continue
             if len(key) < 12 or key in seen:
                 problems.append(f"bullet too thin or repeated: {text[:40]!r}" if text else "an empty bullet")
                 continue
@@ -1039,7 +1042,9 @@ class _Writer:
                 text, report = verify_quotes(f"{thesis} {evidence}".strip(), self.index)
                 self.quotes.add(report)
                 problems += [n for n in report.notes if "dropped" in n]
-                if text and _norm(text)[0] in {_norm(x)[0] for x in bullets}:
+                if text and _PLACEHOLDER.search(text):
+                    problems.append(f"the prompt's placeholder was copied: {text[:40]!r}")
+                elif text and _norm(text)[0] in {_norm(x)[0] for x in bullets}:
                     problems.append(f"summary bullet repeated: {text[:40]!r}")
                 elif text:
                     problems += attribution_problems(text, self.index, self.people)
@@ -1055,6 +1060,9 @@ class _Writer:
                 break
         assert best is not None
         return best[0], _defects(best[1])
+
+
+_PLACEHOLDER = re.compile(r"<[^<>]{1,30}>")  # the prompts show a bullet's shape with <…> slots
 
 
 def _defects(problems: list[str]) -> list[str]:
