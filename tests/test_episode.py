@@ -390,6 +390,10 @@ def test_misattributed_quote_is_named():
     assert attribution_problems("Bob说“We deployed twenty thousand sandboxes on the cloud.”", index, people)
     assert attribution_problems("Ann Lee说“We deployed twenty thousand sandboxes on the cloud.”", index, people) == []
     assert attribution_problems("有人说“We used Kubernetes for ours.”", index, people) == []
+    # One person under two labels (a parliament transcript adds the riding) is still one person.
+    turns = [Turn("Hon. Ann Lee", "Thank you."), Turn("Hon. Ann Lee (Carleton, CPC)", "We deployed twenty thousand sandboxes.")]
+    index, people = TranscriptIndex(transcript_lines(turns, 500)), speakers(turns)
+    assert attribution_problems("Hon. Ann Lee说“We deployed twenty thousand sandboxes.”", index, people) == []
 
 
 def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sqlite_engine):

@@ -486,6 +486,12 @@ def name_speakers(texts: list[str], people: list[Speaker]) -> list[str]:
     return out
 
 
+def _person(label: str) -> str:
+    """One person under several labels: "Hon. Pierre Poilievre (Carleton, CPC)" = "Pierre Poilievre"."""
+    label = re.sub(r"\([^)]*\)", " ", label)
+    return " ".join(t for t in label.split() if not t.endswith(".")).casefold()
+
+
 def attribution_problems(text: str, index: TranscriptIndex, people: list[Speaker]) -> list[str]:
     """A quote whose sentence names speakers, none of whom said it: misattributed."""
     out = []
@@ -501,7 +507,7 @@ def attribution_problems(text: str, index: TranscriptIndex, people: list[Speaker
             if re.search(rf"(?<![A-Za-z]){re.escape(sp.full)}(?![A-Za-z])", outside)
             or (sp.short != sp.full and re.search(rf"(?<![A-Za-z]){re.escape(sp.short)}(?![A-Za-z])", outside))
         }
-        if named and not named & said:
+        if named and not {_person(n) for n in named} & {_person(n) for n in said}:
             out.append(f"quote “{quote[:50]}” is attributed to {', '.join(sorted(named))} but was said by {', '.join(sorted(said))}")
     return out
 
