@@ -330,7 +330,7 @@ def episode_cmd(
 
 @app.command("write")
 def write_cmd(
-    limit: int = typer.Option(None, "--limit", help="Write at most this many analyses this run (most important events first)."),
+    limit: int = typer.Option(None, "--limit", help="Only the N most important events get analyses (events already current cost nothing)."),
 ) -> None:
     """Write the analysis (zh, and en when configured) of every event without a current one; check and store each."""
     import uuid
@@ -475,7 +475,7 @@ def _run(s: Settings, replay: Path | None, analysis_limit: int | None) -> None:
 @app.command("run")
 def run_cmd(
     source: Path = typer.Option(None, "--from", help="Replay a directory / import a .jsonl file instead of fetching."),
-    analyses: int = typer.Option(None, "--analyses", help="Write at most this many event analyses this run."),
+    analyses: int = typer.Option(None, "--analyses", help="Only the N most important events get analyses."),
 ) -> None:
     """ingest → cluster → rank → write → editions → publish; a re-run with nothing new does nothing."""
     _run(settings(), source, analyses)

@@ -198,7 +198,11 @@ def _current_key(engine: Engine, event_id: int, language: str) -> str | None:
 
 def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = None,
                    progress: Callable[[str], None] | None = None, event_ids: list[int] | None = None) -> WriteStats:
-    """Analyses for every event (most important first) that lacks a current one, in every configured language."""
+    """Analyses for every event (most important first) that lacks a current one, in every configured language.
+
+    `limit` caps how many events (the most important ones) have analyses; an event whose
+    analyses are current counts without costing a call, so a re-run stays within the same events.
+    """
     from newsdesk.cluster import event_brief
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
@@ -210,7 +214,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
             query = query.where(events.c.id.in_(event_ids))
         ids = [r.id for r in conn.execute(query)]
     for event_id in ids:
-        if limit is not None and stats.written >= limit:
+        if limit is not None and stats.events >= limit:
             break
         with engine.connect() as conn:
             brief = event_brief(conn, event_id)
