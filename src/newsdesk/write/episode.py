@@ -1043,6 +1043,9 @@ class _Writer:
                 if not isinstance(b, dict):
                     continue
                 thesis, evidence = clean_field(b.get("thesis")), clean_field(b.get("evidence"))
+                if _norm(evidence)[0] == _norm(thesis)[0]:
+                    problems.append(f"evidence only repeats the thesis: {thesis[:40]!r}")
+                    evidence = ""
                 if thesis and not re.search(r"[。.!?！？]$", thesis):
                     thesis += "。"
                 text, report = verify_quotes(f"{thesis} {evidence}".strip(), self.index)
