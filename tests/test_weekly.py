@@ -83,7 +83,8 @@ class CopyingBackend:
             blocks = _blocks(material)
             first = _title_of(blocks[1])
             out = {
-                "heading": re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s]+", " ", first)[:14].strip(),
+                # Numbers left out: a cut at 14 characters could turn "13 亿美元" into "3 亿美元".
+                "heading": re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first)[:14].strip(),
                 "thesis": "本节几条材料指向同一个方向，值得合起来看。",
                 "items": [{"n": n, "name": _title_of(b), "problem": _summary_of(b), "method": "方法细节材料未披露。",
                            "numbers": "材料未给出具体数字。", "assessment": "证据只有摘要，属于报道称。"}
@@ -223,7 +224,7 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, t
     assert 3 <= len(report["sections"]) <= 6
     assert len(report["overview"]) == len(report["sections"])
     for section in report["sections"]:
-        items = [p for p in section["paragraphs"] if re.match(r"^[^（]{1,80}（[^）]+）", p)]
+        items = [p for p in section["paragraphs"] if re.match(r"^[^（]{1,200}（[^）]+）", p)]
         assert items, section  # name（source）paragraphs
         assert len(section["paragraphs"]) == len(items) + 2  # thesis … items … synthesis
     assert report["briefs"] and all(re.match(r"^.+ — .+ / .+[。！？.!?]$", b) for b in report["briefs"])

@@ -185,7 +185,7 @@ def daily_cards(conn: Connection, settings: Settings, day: date, language: str) 
     start, end = local_day_bounds(day, settings.timezone)
     rows = conn.execute(
         select(events).where(events.c.last_seen_at >= start, events.c.last_seen_at < end)
-        .order_by(events.c.score.desc(), events.c.id)
+        .order_by(events.c.importance.desc(), events.c.id)
     ).all()
     ids = [r.id for r in rows]
     if not ids:
@@ -199,7 +199,7 @@ def daily_cards(conn: Connection, settings: Settings, day: date, language: str) 
             "event_id": r.id,
             "headline": (analysis or {}).get("headline") or r.title,
             "title": r.title,
-            "score": round(r.score, 4),
+            "importance": round(r.importance, 4),
             "tier": r.tier,
             "category": r.category or "",
             "outlets": r.outlets,

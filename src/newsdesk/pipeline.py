@@ -88,12 +88,15 @@ def run_pipeline(
     analysis_limit: int | None = None,
     ingest: Callable[[], list] | None = None,
     say: Callable[[str], None] = lambda line: None,
+    llm=None,
 ) -> RunReport:
-    """Run every stage once. `ingest` does the ingest step (the CLI passes its own, with progress)."""
+    """Run every stage once. `ingest` does the ingest step (the CLI passes its own, with progress);
+    `llm` replaces the configured model (tests pass a scripted one)."""
     from newsdesk.llm.client import BudgetExhausted, LLMError
 
     report = RunReport(run_id=uuid.uuid4().hex[:12])
-    llm = _LazyLLM(settings, engine, report.run_id)
+    lazy = _LazyLLM(settings, engine, report.run_id)
+    llm = llm or lazy
 
     def stage(name: str, fn: Callable[[], object]):
         started = time.perf_counter()
@@ -111,6 +114,7 @@ def run_pipeline(
     if ingest is not None:
         outcomes = stage("ingest", ingest) or []
         report.facts["items_new"] = sum(getattr(o, "new", 0) for o in outcomes)
+        report.facts["items_updated"] = sum(getattr(o, "updated", 0) for o in outcomes)
         report.facts["sources_failed"] = sum(getattr(o, "status", "") == "error" for o in outcomes)
 
     from newsdesk.cluster import cluster_new_items
@@ -174,7 +178,7 @@ def run_pipeline(
         report.facts["site_dir"] = published.site_dir
         report.facts["site_files_written"] = published.written
 
-    if llm.opened:
+    if lazy.opened:
         report.model_calls = _model_calls(engine, report.run_id)
     return report
 

@@ -80,7 +80,7 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -
         count = 0
         for ev in conn.execute(
             select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.last_seen_at,
-                   events.c.score, events.c.score_parts, events.c.tier)
+                   events.c.importance, events.c.score, events.c.score_parts, events.c.tier)
         ).all():
             facts = {
                 "independent_outlets": ev.independent_outlets,
@@ -94,5 +94,6 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -
             score, parts, tier = score_event(facts, now)
             count += 1
             if (score, parts, tier) != (ev.score, ev.score_parts, ev.tier):
-                conn.execute(update(events).where(events.c.id == ev.id).values(score=score, score_parts=parts, tier=tier))
+                conn.execute(update(events).where(events.c.id == ev.id).values(
+                    importance=parts["importance"], score=score, score_parts=parts, tier=tier))
     return count

@@ -83,20 +83,30 @@ def release(engine: Engine, source_id: str, owner: str) -> None:
         )
 
 
-def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, str]:
-    """material level of the items this source already holds, by guid."""
+def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, tuple[str, str | None]]:
+    """(material level, body) of the items this source already holds, by guid."""
     if not guids:
         return {}
     with engine.connect() as conn:
         rows = conn.execute(
-            select(items.c.guid, items.c.material).where(and_(items.c.source_id == source_id, items.c.guid.in_(guids)))
+            select(items.c.guid, items.c.material, items.c.body)
+            .where(and_(items.c.source_id == source_id, items.c.guid.in_(guids)))
         )
-        return {r.guid: r.material for r in rows}
+        return {r.guid: (r.material, r.body) for r in rows}
 
 
-async def _enrich(item: Item, source: Source, getter: Getter, known: dict[str, str], warnings: list[str]) -> None:
-    """Full text for fulltext sources and transcripts for podcasts, once per item."""
-    if source.fulltext and item.material in ("summary", "title") and item.url and item.guid not in known:
+async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warnings: list[str]) -> None:
+    """Full text for fulltext sources and transcripts for podcasts, once per item.
+
+    An item seen before keeps what was fetched for it then: the feed's shorter version must
+    not overwrite a stored body or a paywall finding.
+    """
+    if item.guid in known:
+        material, body = known[item.guid]
+        if material in ("full", "paywalled", "failed") and item.material in ("summary", "title"):
+            item.material, item.body = material, body
+        return
+    if source.fulltext and item.material in ("summary", "title") and item.url:
         page = await getter.get(item.url, accept=PAGE_ACCEPT)
         if page is None:
             pass  # replay without a stored page: keep what the feed gave
@@ -111,8 +121,6 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict[str, s
         else:
             warnings.append(f"{item.url}: full text not fetched ({page.error}); kept the feed summary")
     for ref in item.extra.get("transcripts", []):
-        if item.guid in known:
-            break
         got = await getter.get(ref["url"], accept="*/*")
         if got is None:
             continue

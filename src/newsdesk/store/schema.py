@@ -153,6 +153,9 @@ events = Table(
     Column("languages", JSON, nullable=False, default=list),
     Column("category", String(40)),
     Column("anchors", JSON, nullable=False, default=list),  # exact cross-language anchors: GPT-5.5, arXiv ids, ...
+    # importance: what the event is worth (coverage, authority, engagement, feedback); it orders a
+    # day's page, the weekly and which events get analyses. score = importance x recency: the live feed.
+    Column("importance", Float, nullable=False, default=0.0),
     Column("score", Float, nullable=False, default=0.0),
     Column("score_parts", JSON, nullable=False, default=dict),  # why it ranks where it does
     Column("tier", String(12), nullable=False, default="all"),  # featured | p1 | all

@@ -84,7 +84,7 @@ def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lan
         query = query.where(events.c.category == tab)
     total = conn.execute(select(func.count()).select_from(query.subquery())).scalar()
     rows = conn.execute(
-        query.order_by(events.c.score.desc(), events.c.id.desc()).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
+        query.order_by(events.c.importance.desc(), events.c.score.desc(), events.c.id.desc()).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
     ).all()
     cards = _cards(conn, rows, lang)
     return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-total // PAGE_SIZE)), "total": total, "events": cards}

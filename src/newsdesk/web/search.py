@@ -238,7 +238,7 @@ class SearchIndex:
         hits = [
             Hit("event", r.id, 0.0)
             for r in conn.execute(
-                select(events.c.id).where(events.c.title.ilike(pattern, escape="\\")).order_by(events.c.score.desc()).limit(limit)
+                select(events.c.id).where(events.c.title.ilike(pattern, escape="\\")).order_by(events.c.importance.desc()).limit(limit)
             )
         ]
         hits += [

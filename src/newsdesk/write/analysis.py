@@ -209,7 +209,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
     policy_file = settings.llm.policy_file
     stats = WriteStats()
     with engine.connect() as conn:
-        query = select(events.c.id).order_by(desc(events.c.score), desc(events.c.last_seen_at), events.c.id)
+        query = select(events.c.id).order_by(desc(events.c.importance), desc(events.c.last_seen_at), events.c.id)
         if event_ids is not None:
             query = query.where(events.c.id.in_(event_ids))
         ids = [r.id for r in conn.execute(query)]

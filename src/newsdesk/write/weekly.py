@@ -105,7 +105,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
         select(events).where(events.c.last_seen_at >= start, events.c.last_seen_at < end)
-        .order_by(events.c.score.desc(), events.c.id)
+        .order_by(events.c.importance.desc(), events.c.id)
     ).all()
     if not rows:
         return []
@@ -133,11 +133,11 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
         out.append(WeekEvent(
             id=r.id,
             title=title,
-            score=r.score,
+            score=r.importance,
             sources=list(dict.fromkeys(m.source_name for m in members)),
             material=_material_text(title, members[:4]),
             members=[m.id for m in members],
-            fingerprint=[r.id, title, round(r.score, 4), sorted(m.content_hash for m in members)],
+            fingerprint=[r.id, title, round(r.importance, 4), sorted(m.content_hash for m in members)],
         ))
     return out
 

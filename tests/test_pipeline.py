@@ -1,0 +1,74 @@
+"""`newsdesk run` on the demo pack: every stage produces its output; a re-run does nothing."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from newsdesk.cli import run_ingest
+from newsdesk.config import Settings
+from newsdesk.llm.client import LLM, Reply
+from newsdesk.pipeline import run_pipeline
+from newsdesk.store import open_store
+from newsdesk.store.schema import analyses, checks, editions, events, items
+from test_episode import FakeLLM as EpisodeFake
+from test_weekly import CopyingBackend
+
+PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
+
+
+class StageFake:
+    """One scripted writer per stage; counts every call that reaches it."""
+
+    model = "fake-model"
+
+    def __init__(self, engine):
+        self.calls: list[str] = []
+        self.episode = EpisodeFake(section_count=5)
+        self.weekly = LLM(CopyingBackend(), engine)
+
+    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
+        self.calls.append(stage)
+        if stage == "weekly":
+            return self.weekly.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
+        if stage in ("episode", "translate"):
+            return self.episode.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
+        assert stage == "analysis", stage
+        text = "标题给了发布消息，正文没披露价格和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文。"
+        return Reply(text, None, self.model, 0, 0, 0, False, 0)
+
+
+def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"))
+    engine = open_store(s.database)
+    fake = StageFake(engine)
+
+    first = run_pipeline(engine, s, analysis_limit=3, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    assert first.problems == []
+    assert first.facts["items_new"] >= 40 and first.facts["items_clustered"] == first.facts["items_new"]
+    with engine.connect() as conn:
+        kinds = dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())
+        assert kinds["daily"] >= 2 and kinds["weekly"] == 1 and kinds["episode"] == 2  # zh + en
+        written = conn.execute(select(func.count(func.distinct(analyses.c.event_id)))).scalar()
+        assert written == 3  # the cap: the three most important events
+        assert conn.execute(select(func.count()).select_from(checks)).scalar() >= 3
+        assert conn.execute(select(func.count()).select_from(events)).scalar() < conn.execute(
+            select(func.count()).select_from(items)
+        ).scalar()  # coverage of one happening was merged
+        stamps = conn.execute(select(editions.c.id, editions.c.updated_at)).all()
+    assert {"analysis", "weekly", "episode", "translate"} <= set(fake.calls)
+    index = Path(first.facts["site_dir"]) / "index.html"
+    assert index.exists()
+
+    calls = len(fake.calls)
+    second = run_pipeline(engine, s, analysis_limit=3, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    assert second.problems == []
+    assert fake.calls[calls:] == []  # no model call
+    # A re-read keeps what was fetched for an item (full text, paywall finding, transcript).
+    assert second.facts["items_new"] == 0 and second.facts["items_updated"] == 0
+    assert second.facts["items_clustered"] == 0
+    assert second.facts["site_files_written"] == 0
+    with engine.connect() as conn:
+        assert conn.execute(select(editions.c.id, editions.c.updated_at)).all() == stamps
