@@ -448,7 +448,7 @@ def publish_cmd() -> None:
 
 # --- the whole pipeline -----------------------------------------------------------------
 
-DEMO_ANALYSES = 5  # the demo writes full analyses for the five most important events only (2 cores, small model)
+DEMO_ANALYSES = 3  # the demo writes full analyses for the three most important events only (2 cores, small model)
 
 
 def _run(s: Settings, replay: Path | None, analysis_limit: int | None) -> None:
