@@ -107,10 +107,9 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
             item.material, item.body = material, body
         return
     if source.fulltext and item.material in ("summary", "title") and item.url:
+        # None: a replay directory without this page; the feed's version stands.
         page = await getter.get(item.url, accept=PAGE_ACCEPT)
-        if page is None:
-            pass  # replay without a stored page: keep what the feed gave
-        elif page.ok:
+        if page is not None and page.ok:
             material, body = extract_article(page.body, item.url)
             if material == "full" and body and len(body) > len(item.summary):
                 item.body, item.material = body, "full"
@@ -118,7 +117,7 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
                 item.material = "paywalled"
             elif material == "failed" and item.material != "title":
                 warnings.append(f"{item.url}: full text could not be extracted; kept the feed summary")
-        else:
+        elif page is not None:
             warnings.append(f"{item.url}: full text not fetched ({page.error}); kept the feed summary")
     for ref in item.extra.get("transcripts", []):
         got = await getter.get(ref["url"], accept="*/*")

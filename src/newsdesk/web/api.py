@@ -213,6 +213,16 @@ class Created(BaseModel):
     id: int | str
 
 
+def parse_day(value: str | None) -> date | None:
+    """A `day` parameter (YYYY-MM-DD) for pages and the API alike."""
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
+
+
 def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo) -> APIRouter:
     api = APIRouter()
 
@@ -222,18 +232,10 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
         if not auth.token_matches(settings.web_token, auth.bearer(request)):
             raise HTTPException(401, "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'")
 
-    def day_param(value: str | None) -> date | None:
-        if not value:
-            return None
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
-
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
     def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1), lang: str = "zh"):
         with engine.connect() as conn:
-            chosen = day_param(day) or queries.latest_day(conn, tz) or date.today()
+            chosen = parse_day(day) or queries.latest_day(conn, tz) or date.today()
             data = queries.feed(conn, chosen, tab, tz, page, lang)
             data["tabs"] = queries.feed_tabs(conn, chosen, tz)
             data["previous_day"], data["next_day"] = queries.neighbour_days(conn, chosen, tz)

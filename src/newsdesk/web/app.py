@@ -26,7 +26,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk.config import Settings
 from newsdesk.web import auth, queries, render
-from newsdesk.web.api import build_api
+from newsdesk.web.api import build_api, parse_day
 from newsdesk.web.i18n import UI_LANGUAGES, Strings
 from newsdesk.web.search import SearchIndex
 
@@ -40,14 +40,6 @@ def _local_path(target: str | None) -> str:
         return "/"
     return target
 
-
-def parse_day(value: str | None) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
