@@ -180,3 +180,33 @@ def test_ensure_vectors_embeds_each_item_once(sqlite_engine, embedder):
     assert calls == [2]
     assert all((first[i] == second[i]).all() for i in (1, 2))
     assert abs(float(first[1] @ first[1]) - 1.0) < 1e-5
+
+
+def test_the_model_rules_on_borderline_merges_through_the_llm_layer(sqlite_engine, embedder):
+    """llm_arbiter over the real LLM client and a loopback endpoint; no ruling when it is down."""
+    import json
+
+    from llm_fake import FakeEndpoint, completion
+    from newsdesk.cluster.arbiter import llm_arbiter
+    from newsdesk.llm import open_llm
+    from newsdesk.store.schema import llm_usage
+
+    _store(sqlite_engine, ITEMS[:3])
+    fake = FakeEndpoint(lambda req: completion(json.dumps({"same_event": False, "reason": "a different announcement"})))
+    s = Settings()
+    s.llm.backend, s.llm.base_url, s.llm.model, s.llm.timeout, s.llm.backoff_base = "openai", fake.base_url, "m", 1.0, 0.05
+    try:
+        config = ClusterConfig(arbiter_band=1.0, arbiter_budget=1)
+        stats = cluster_new_items(sqlite_engine, s, embedder=embedder, arbiter=llm_arbiter(open_llm(s, sqlite_engine)),
+                                  config=config)
+    finally:
+        fake.close()
+    assert stats.arbitrated == 1 and len(fake.requests) == 1
+    with sqlite_engine.connect() as conn:
+        reasons = [r.reason for r in conn.execute(select(event_members.c.reason).order_by(event_members.c.item_id))]
+        assert conn.execute(select(llm_usage.c.stage)).scalars().all() == ["arbitrate"]
+    assert "arbiter: split (a different announcement)" in reasons[1]
+
+    # An endpoint that is down gives no ruling: the score decides and clustering goes on.
+    s.llm.base_url, s.llm.retries = "http://127.0.0.1:9/v1", 1
+    assert llm_arbiter(open_llm(s, sqlite_engine))("event", "item") is None

@@ -206,10 +206,17 @@ def cluster_cmd() -> None:
     from newsdesk.cluster import cluster_new_items
     from newsdesk.cluster.embed import EmbeddingError
 
+    arbiter = None
+    if settings().llm.arbitrate_merges:
+        from newsdesk.cluster.arbiter import llm_arbiter
+        from newsdesk.pipeline import LazyLLM
+
+        arbiter = llm_arbiter(LazyLLM(settings(), engine(), "cluster"))
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("clustering", total=None)
         try:
-            stats = cluster_new_items(engine(), settings(), progress=lambda done, total: bar.update(task, completed=done, total=total))
+            stats = cluster_new_items(engine(), settings(), arbiter=arbiter,
+                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
         except EmbeddingError as exc:
             fail(str(exc))
     console.print(

@@ -60,6 +60,7 @@ class LLMSettings:
     policy_file: str = ""  # editorial policy (markdown); empty = the packaged write/prompts/policy.md
     embedded_threads: int = 2  # CPU threads for the embedded model
     embedded_ctx: int = 8192  # context window of the embedded model, in tokens
+    arbitrate_merges: bool = False  # let the model rule on borderline event merges (worth it with a strong model)
 
 
 @dataclass

@@ -34,7 +34,7 @@ class RunReport:
         return sum(self.seconds.values())
 
 
-class _LazyLLM:
+class LazyLLM:
     """Opens the model only when a stage actually asks it something.
 
     Starting the embedded model costs seconds; a run with nothing to write must not pay it.
@@ -95,7 +95,7 @@ def run_pipeline(
     from newsdesk.llm.client import BudgetExhausted, LLMError
 
     report = RunReport(run_id=uuid.uuid4().hex[:12])
-    lazy = _LazyLLM(settings, engine, report.run_id)
+    lazy = LazyLLM(settings, engine, report.run_id)
     llm = llm or lazy
 
     def stage(name: str, fn: Callable[[], object]):
@@ -120,7 +120,12 @@ def run_pipeline(
     from newsdesk.cluster import cluster_new_items
     from newsdesk.rank import rank_events
 
-    clustered = stage("cluster", lambda: cluster_new_items(engine, settings))
+    arbiter = None
+    if settings.llm.arbitrate_merges:
+        from newsdesk.cluster.arbiter import llm_arbiter
+
+        arbiter = llm_arbiter(llm)
+    clustered = stage("cluster", lambda: cluster_new_items(engine, settings, arbiter=arbiter))
     if clustered is not None:
         report.facts["items_clustered"] = clustered.items
     stage("rank", lambda: rank_events(engine, settings))

@@ -34,7 +34,7 @@ from newsdesk.cluster.dedup import Deduper
 DAY = 86400.0
 
 # keep (True) or split (False), and why: an LLM asked "is this item about this event?"
-Arbiter = Callable[[str, str], tuple[bool, str]]
+Arbiter = Callable[[str, str], tuple[bool, str] | None]
 
 
 @dataclass
@@ -270,11 +270,14 @@ class Clusterer:
             score, key, s, why = best
             if abs(score) < cfg.arbiter_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
                 self.arbiter_calls += 1
-                keep, verdict = self.arbiter(self.events[key].text, doc.text)
-                why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
-                if keep:
-                    return Placement(doc.key, key, "member", False, None, round(s, 4), why)
-                return self._open(doc, s, why)
+                ruling = self.arbiter(self.events[key].text, doc.text)
+                if ruling is not None:  # None: the arbiter could not rule; the score decides
+                    keep, verdict = ruling
+                    why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
+                    if keep:
+                        return Placement(doc.key, key, "member", False, None, round(s, 4), why)
+                    return self._open(doc, s, why)
+                why += "; arbiter gave no ruling"
             if score >= 0:
                 return Placement(doc.key, key, "member", False, None, round(s, 4), why)
             return self._open(doc, s, f"best candidate below threshold: {why}")

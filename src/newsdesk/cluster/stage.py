@@ -116,31 +116,36 @@ def cluster_new_items(
             _seed(conn, clusterer, embedder, since)
         for i in range(0, len(pending), BATCH):
             ids = [r.id for r in pending[i : i + BATCH]]
-            batch_touched: set[int] = set()
             with conn.begin():
                 vectors = ensure_vectors(conn, embedder, ids)
                 rows = conn.execute(
                     select(*_ITEM_COLUMNS).where(items.c.id.in_(ids)).order_by(items.c.published_at, items.c.id)
                 ).all()
-                for row in rows:
-                    calls = clusterer.arbiter_calls
-                    p = clusterer.add(_doc(row, vectors[row.id]))
-                    conn.execute(
-                        insert(event_members).values(
-                            item_id=row.id, event_id=p.event, role=p.role, origin_item_id=p.origin,
-                            similarity=p.similarity, reason=p.reason[:2000], joined_at=now,
+            # With an arbiter each placement commits on its own: the model's cache and ledger are
+            # written to the store between placements, and SQLite has a single writer.
+            step = 1 if arbiter else max(1, len(rows))
+            for j in range(0, len(rows), step):
+                chunk_touched: set[int] = set()
+                with conn.begin():
+                    for row in rows[j : j + step]:
+                        calls = clusterer.arbiter_calls
+                        p = clusterer.add(_doc(row, vectors[row.id]))
+                        conn.execute(
+                            insert(event_members).values(
+                                item_id=row.id, event_id=p.event, role=p.role, origin_item_id=p.origin,
+                                similarity=p.similarity, reason=p.reason[:2000], joined_at=now,
+                            )
                         )
-                    )
-                    batch_touched.add(p.event)
-                    stats.items += 1
-                    stats.opened += p.opened
-                    stats.joined += not p.opened
-                    stats.duplicates += p.role == "duplicate"
-                    stats.syndicated += p.role == "syndicated"
-                    stats.arbitrated += clusterer.arbiter_calls > calls
-                for event_id in sorted(batch_touched):
-                    refresh_event(conn, event_id, now=now)
-                touched |= batch_touched
+                        chunk_touched.add(p.event)
+                        stats.items += 1
+                        stats.opened += p.opened
+                        stats.joined += not p.opened
+                        stats.duplicates += p.role == "duplicate"
+                        stats.syndicated += p.role == "syndicated"
+                        stats.arbitrated += clusterer.arbiter_calls > calls
+                    for event_id in sorted(chunk_touched):
+                        refresh_event(conn, event_id, now=now)
+                touched |= chunk_touched
                 stats.events_touched = len(touched)
             if progress:
                 progress(min(i + BATCH, len(pending)), len(pending))
