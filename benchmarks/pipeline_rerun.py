@@ -3,7 +3,9 @@
 Prints wall time and model calls of each, and the ratio (target: zero model calls and
 under 5% of the first run's time on the second run). Uses the embedded model.
 
-    .venv/bin/python benchmarks/pipeline_rerun.py [--analyses 5]
+    .venv/bin/python benchmarks/pipeline_rerun.py [--analyses 5] [--demo]
+
+--demo runs with the demo command's limits (newsdesk.pipeline.DEMO_LIMITS) instead.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from pathlib import Path
 
 from newsdesk.cli import run_ingest
 from newsdesk.config import load_settings
-from newsdesk.pipeline import run_pipeline
+from newsdesk.pipeline import DEMO_LIMITS, Limits, run_pipeline
 from newsdesk.store import open_store
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--analyses", type=int, default=5)
+    ap.add_argument("--demo", action="store_true", help="the demo command's limits")
     args = ap.parse_args()
+    limits = DEMO_LIMITS if args.demo else Limits(analyses=args.analyses)
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
     with tempfile.TemporaryDirectory() as tmp:
         s = load_settings(env={})
@@ -32,7 +36,7 @@ def main() -> None:
         rows = []
         for label in ("first run", "second run (no new input)"):
             started = time.perf_counter()
-            report = run_pipeline(engine, s, analysis_limit=args.analyses, ingest=lambda: run_ingest(s, engine, pack))
+            report = run_pipeline(engine, s, limits=limits, ingest=lambda: run_ingest(s, engine, pack))
             wall = time.perf_counter() - started
             rows.append((label, wall, report.model_calls, report))
             print(f"{label:28s} {wall:8.1f} s  {report.model_calls:4d} model calls  "

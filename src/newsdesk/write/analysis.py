@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from sqlalchemy import and_, desc, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable
+from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable, in_parallel
 from newsdesk.store.schema import analyses, checks, events
 from newsdesk.write.check import CheckResult, check_output
 
@@ -213,6 +214,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         if event_ids is not None:
             query = query.where(events.c.id.in_(event_ids))
         ids = [r.id for r in conn.execute(query)]
+    todo: list[tuple[dict, str]] = []  # (event brief, language) without a current analysis
     for event_id in ids:
         if limit is not None and stats.events >= limit:
             break
@@ -226,23 +228,37 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
             key = material_key(view, language, system_prompt(language, policy_file), llm.model)
             if _current_key(engine, event_id, language) == key:
                 stats.unchanged += 1
-                continue
-            try:
-                row = write_analysis(engine, llm, brief, language, policy_file=policy_file)
-            except (BudgetExhausted, LLMUnavailable) as exc:
-                # Everything written so far is stored; the rest waits for the next run.
-                stats.stopped = str(exc)
-                stats.unavailable = isinstance(exc, LLMUnavailable)
-                return stats
-            except LLMError as exc:
-                stats.failed += 1
-                stats.errors.append(f"event {event_id} ({language}): {exc}")
-                if progress:
-                    progress(f"event {event_id} ({language}): {exc}")
-                continue
+            else:
+                todo.append((brief, language))
+
+    stop = threading.Event()  # set when the endpoint is gone or the budget spent: the rest waits for the next run
+
+    def write_one(job: tuple[dict, str]):
+        brief, language = job
+        if stop.is_set():
+            return None
+        try:
+            row = write_analysis(engine, llm, brief, language, policy_file=policy_file)
+        except (BudgetExhausted, LLMUnavailable) as exc:
+            stop.set()
+            return exc
+        except LLMError as exc:
+            row = exc
+        if progress:
+            progress(f"event {brief['event_id']} ({language}): " + (
+                str(row) if isinstance(row, LLMError) else f"{row['status']} after {row['attempts']} attempt(s)"))
+        return row
+
+    # Events are independent: their calls overlap up to llm.concurrency.
+    for (brief, language), row in zip(todo, in_parallel(llm, write_one, todo)):
+        if isinstance(row, (BudgetExhausted, LLMUnavailable)):
+            stats.stopped = stats.stopped or str(row)
+            stats.unavailable = stats.unavailable or isinstance(row, LLMUnavailable)
+        elif isinstance(row, LLMError):
+            stats.failed += 1
+            stats.errors.append(f"event {brief['event_id']} ({language}): {row}")
+        elif row is not None:
             stats.written += 1
             stats.clean += row["status"] == "clean"
             stats.flagged += row["status"] == "flagged"
-            if progress:
-                progress(f"event {event_id} ({language}): {row['status']} after {row['attempts']} attempt(s)")
     return stats

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from rapidfuzz import fuzz, process
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
+from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
 from newsdesk.store.schema import checks, editions, transcripts
 
@@ -353,6 +355,9 @@ class TranscriptIndex:
         return {ln.speaker for ln, (n, _) in zip(self.lines, self.line_norms) if key and key in n}
 
 
+_QUOTE_TALLY = threading.Lock()
+
+
 @dataclass
 class QuoteReport:
     kept: int = 0
@@ -362,6 +367,10 @@ class QuoteReport:
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: QuoteReport) -> None:
+        with _QUOTE_TALLY:  # sections are written side by side
+            self._add(other)
+
+    def _add(self, other: QuoteReport) -> None:
         self.kept += other.kept
         self.corrected += other.corrected
         self.unquoted += other.unquoted
@@ -822,6 +831,9 @@ def stored_turns(engine: Engine, item_id: int) -> list[Turn]:
 # --- writing the Chinese digest ---------------------------------------------------------
 
 
+EPISODE_FORMAT = 2  # bump when the way a digest is planned changes: stored digests are rewritten (2: section cap)
+
+
 @dataclass
 class EpisodeOptions:
     passage_tokens: int = 1800  # a passage (and a section) fits the model's context with room to answer
@@ -844,6 +856,7 @@ def material_key(turns: list[Turn], title: str, number, options: EpisodeOptions,
         "options": options.__dict__,
         "prompts": prompts_fingerprint(("episode",)),
         "policy": policy,
+        "format": EPISODE_FORMAT,
     }
     h.update(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode())
     return h.hexdigest()
@@ -869,9 +882,10 @@ class _Writer:
         return section_material(self.lines, self.people, first, last)
 
     def points(self) -> list[tuple[int, str]]:
-        out: list[tuple[int, str]] = []
         chunks = passages(self.lines, self.options.passage_tokens)
-        for k, chunk in enumerate(chunks, 1):
+
+        def note(job) -> list[tuple[int, str]]:
+            k, chunk = job
             ids = {ln.id for ln in chunk}
             most = max(2, min(8, len(chunk) // 4))  # a point per few lines; a long turn is one line
             messages = prompt(
@@ -892,14 +906,19 @@ class _Writer:
             ]
             if not got:  # the passage still needs a marker: its opening words stand in
                 got = [(chunk[0].id, f"{chunk[0].speaker}: {' '.join(chunk[0].text.split()[:25])}")]
-            out += sorted(set(got))
-        return out
+            return sorted(set(got))
+
+        # Passages are read independently, side by side.
+        return [p for got in in_parallel(self.llm, note, enumerate(chunks, 1)) for p in got]
 
     def spans(self, points: list[tuple[int, str]]) -> tuple[list[tuple[int, int]], dict[int, str]]:
         o = self.options
         cost = {ln.id: estimate_tokens(ln.render()) for ln in self.lines}
         total = sum(cost.values())
         target = max(o.min_sections, min(o.max_sections, round(total / o.tokens_per_section)))
+        # The model proposes where topics change; it may not cut a short talk into two-line
+        # sections (a 0.5B model proposed 36 for 71 turns): at most half again the target.
+        most = min(o.max_sections, target + max(2, target // 2))
         # A long episode's points do not fit one prompt: windows of points, each asked for its
         # share of the sections; code joins the boundaries and fixes the count below.
         windows: list[list[tuple[int, str]]] = [[]]
@@ -912,15 +931,16 @@ class _Writer:
             upto = windows[k + 1][0][0] if k + 1 < len(windows) else len(self.lines)
             share = sum(c for i, c in cost.items() if window[0][0] <= i < upto) / max(1, total)
             want = target if len(windows) == 1 else max(1, round(target * share))
+            cap = most if len(windows) == 1 else max(1, round(most * share))
             messages = prompt(
                 "episode_sections.md",
                 target=want,
                 min_sections=1 if len(windows) > 1 else o.min_sections,
-                max_sections=o.max_sections,
+                max_sections=cap,
                 first_line=window[0][0],
                 points="\n".join(f"[{line}] {text}" for line, text in window),
             )
-            data = ask_json(self.llm, messages, stage="episode", schema=sections_schema(o.max_sections), max_tokens=o.max_tokens)
+            data = ask_json(self.llm, messages, stage="episode", schema=sections_schema(cap), max_tokens=o.max_tokens)
             proposed += [s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)]
             if k > 0:  # a window boundary is a candidate boundary too; plan_sections may merge it away
                 proposed.append({"start_line": window[0][0], "topic": ""})
@@ -929,7 +949,7 @@ class _Writer:
             self.lines,
             [s["start_line"] for s in proposed],
             min_sections=o.min_sections,
-            max_sections=o.max_sections,
+            max_sections=most,
             max_tokens=o.passage_tokens,
         )
         return spans, hints
@@ -1119,10 +1139,10 @@ def write_episode(
 
     w = _Writer(llm, turns, options, policy)
     spans, hints = w.spans(w.points())
-    sections: list[Section] = []
-    for n, span in enumerate(spans, 1):
-        hint = next((h for start, h in sorted(hints.items()) if span[0] <= start <= span[1] and h), "")
-        sections.append(w.section(n, span, hint, [s.topic for s in sections]))
+    topics = [next((h for start, h in sorted(hints.items()) if span[0] <= start <= span[1] and h), "") for span in spans]
+    # Sections are written side by side; each is told the planned topics before it, not the written ones.
+    sections: list[Section] = in_parallel(
+        llm, lambda n: w.section(n + 1, spans[n], topics[n], [t for t in topics[:n] if t]), range(len(spans)))
     summary, summary_problems = w.summary(sections)
 
     digest = Digest(title, number, summary, sections, "zh")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
 from newsdesk.write.episode import (
     _CJK,
@@ -218,7 +219,16 @@ def translate_episode(
     people = speakers(turns)
     source = zh.digest
 
-    summary = t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
+    def translate(n: int) -> _Unit:
+        """Unit 0 is the title and summary, unit n the n-th section: independent, so they run side by side."""
+        if n == 0:
+            return t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
+        s = source.sections[n - 1]
+        own = section_material(lines, people, s.first_line, s.last_line) if s.last_line else None
+        return t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook],
+                      [b.render("zh") for b in s.bullets], own)
+
+    summary, *units = in_parallel(llm, translate, range(len(source.sections) + 1))
     title = summary.head[0] or source.title
     if not _CJK.search(source.title):
         title = source.title  # an English episode keeps its own title
@@ -226,10 +236,8 @@ def translate_episode(
         title = clean_field(original_title)
     sections: list[Section] = []
     unit_problems = [f"summary: {p}" for p in summary.problems]
-    for n, s in enumerate(source.sections, 1):
+    for n, (s, u) in enumerate(zip(source.sections, units), 1):
         zh_bullets = [b.render("zh") for b in s.bullets]
-        own = section_material(lines, people, s.first_line, s.last_line) if s.last_line else None
-        u = t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook], zh_bullets, own)
         topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
         # A bullet the model failed to give keeps its place with the Chinese text, flagged.
         bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions import local_day_bounds, local_time, material_key, store_edition, stored_material_key
-from newsdesk.llm.client import BudgetExhausted, LLMError
+from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, checks, event_members, events, items, sources
 from newsdesk.write.check import check_output
 
@@ -41,6 +41,7 @@ THEME_SIMILARITY = 0.35  # multilingual USE: related stories ≈0.4–0.7, unrel
 MAX_BRIEFS = 12
 BRIEF_BATCH = 6
 BODY_CHARS = 800  # of each member's body sent to the model
+SUMMARY_EVENT_CHARS = 4000  # of all themed events' material together, in the summary's prompt
 
 
 class WeeklyError(Exception):
@@ -166,7 +167,8 @@ def best_similarity(groups: list, cents: list) -> float:
     return best
 
 
-def group_themes(chosen: list[WeekEvent]) -> list[list[WeekEvent]]:
+def group_themes(chosen: list[WeekEvent], *, max_sections: int = MAX_SECTIONS,
+                 per_section: int = PER_SECTION) -> list[list[WeekEvent]]:
     """Agglomerative grouping on centroid cosine, best pair first, groups capped at MAX_GROUP.
 
     Merging stops at THEME_SIMILARITY, unless fewer than MIN_SECTIONS groups of two or more
@@ -203,7 +205,7 @@ def group_themes(chosen: list[WeekEvent]) -> list[list[WeekEvent]]:
     if len(themed) < MIN_SECTIONS:  # a thin week: single strong events become sections
         themed += sorted((g for g in groups if len(g) == 1), key=lambda g: -g[0].score)[: MIN_SECTIONS - len(themed)]
     themed.sort(key=lambda g: -sum(e.score for e in g))
-    return [sorted(g, key=lambda e: -e.score)[:PER_SECTION] for g in themed[:MAX_SECTIONS]]
+    return [sorted(g, key=lambda e: -e.score)[:per_section] for g in themed[:max_sections]]
 
 
 # --- prompts and schemas -----------------------------------------------------------------
@@ -254,8 +256,11 @@ BRIEFS_SCHEMA = {
 }
 
 
-def numbered(chosen: list[WeekEvent]) -> str:
-    return "\n\n".join(f"[{n}] 来源：{'、'.join(e.sources[:3])}\n{e.material}" for n, e in enumerate(chosen, 1))
+def numbered(chosen: list[WeekEvent], chars: int | None = None) -> str:
+    def clip(text: str) -> str:
+        return text if chars is None or len(text) <= chars else text[:chars].rstrip() + "……"
+
+    return "\n\n".join(f"[{n}] 来源：{'、'.join(e.sources[:3])}\n{clip(e.material)}" for n, e in enumerate(chosen, 1))
 
 
 # --- assembling text -----------------------------------------------------------------------
@@ -395,31 +400,37 @@ def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part
 
 
 def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, Part]]:
-    out = []
-    for start in range(0, len(chosen), BRIEF_BATCH):
-        batch = chosen[start : start + BRIEF_BATCH]
+    batches = [chosen[start : start + BRIEF_BATCH] for start in range(0, len(chosen), BRIEF_BATCH)]
 
-        def assemble(data, batch=batch):
+    def write_batch(job):
+        number, batch = job
+
+        def assemble(data):
             texts = {b.get("n"): b["text"] for b in data["briefs"]}
             return "\n\n".join(brief_line(e, texts.get(n, "")) for n, e in enumerate(batch, 1))
 
-        def complete(data, batch=batch):
+        def complete(data):
             ns = {b.get("n") for b in data["briefs"]}
             return [f"event [{n}] has no brief" for n in range(1, len(batch) + 1) if n not in ns]
 
-        name = f"briefs {start // BRIEF_BATCH + 1}"
+        name = f"briefs {number}"
         try:
-            part = writer.write(name, "weekly_briefs.md", numbered(batch), BRIEFS_SCHEMA, assemble, complete)
+            return writer.write(name, "weekly_briefs.md", numbered(batch), BRIEFS_SCHEMA, assemble, complete)
         except BudgetExhausted:
             raise
         except LLMError as exc:  # these events go without a brief this week; the rest goes on
             writer.record(name, 1, False, [str(exc)])
+            return None
+
+    out = []
+    for batch, part in zip(batches, in_parallel(writer.llm, write_batch, enumerate(batches, 1))):
+        if part is None:
             continue
         texts = {b.get("n"): b["text"] for b in part.data["briefs"]}
-        out += [(e, part) for n, e in enumerate(batch, 1) if texts.get(n)]
         for n, e in enumerate(batch, 1):
             if texts.get(n):
                 e.brief = " ".join(texts[n].split())
+                out.append((e, part))
     return out
 
 
@@ -428,8 +439,13 @@ def brief_line(e: WeekEvent, text: str) -> str:
 
 
 def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = None, *,
-                 now: datetime | None = None) -> WeeklyStats:
-    """Write (or keep, when its material is unchanged) the weekly report of `week`."""
+                 now: datetime | None = None, max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION,
+                 max_briefs: int = MAX_BRIEFS) -> WeeklyStats:
+    """Write (or keep, when its material is unchanged) the weekly report of `week`.
+
+    `max_sections` (at least MIN_SECTIONS), `per_section` and `max_briefs` cap the model's
+    work: the demo asks for the smallest report of the full form."""
+    max_sections = max(MIN_SECTIONS, max_sections)
     with engine.begin() as conn:
         week = week or latest_week(conn, settings.timezone)
         if week is None:
@@ -442,7 +458,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     prompts = [prompt(n) for n in ("weekly.md", "weekly_section.md", "weekly_summary.md", "weekly_briefs.md")]
     # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
     digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
-                          prompts, [e.fingerprint for e in all_events])
+                          prompts, [e.fingerprint for e in all_events], [max_sections, per_section, max_briefs])
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, LANGUAGE) == digest:
             stats.status = "unchanged"
@@ -451,22 +467,30 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     candidates = all_events[:MAX_CANDIDATES]
     with engine.begin() as conn:
         attach_vectors(conn, settings, candidates)
-    groups = group_themes(candidates)
+    groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
     writer = _Writer(engine, llm, week)
     sections, section_meta, themed = [], [], set()
-    for group in groups:
+
+    def write_section(job):
+        number, group = job
         try:
-            part, kept = _section(writer, len(sections) + 1, group)
+            return _section(writer, number, group)
         except BudgetExhausted:
             raise  # nothing is stored; the cached calls make the next run cheap
         except LLMError as exc:  # one theme failing leaves its events to the briefs
-            writer.record(f"section {len(sections) + 1}", 1, False, [str(exc)])
+            writer.record(f"section {number}", 1, False, [str(exc)])
+            return None
+
+    # Themes are written side by side; briefs wait for them (they take the events no theme kept).
+    for written in in_parallel(llm, write_section, enumerate(groups, 1)):
+        if written is None:
             continue
+        part, kept = written
         sections.append(part)
         themed |= {e.id for e in kept}
         section_meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status,
                              "findings": part.findings, "events": [e.id for e in kept], "text": part.text})
-    rest = [e for e in all_events if e.id not in themed][:MAX_BRIEFS]
+    rest = [e for e in all_events if e.id not in themed][:max_briefs]
     brief_parts = _briefs(writer, rest)
 
     # Summary and overview are written from the checked sections, against all their material.
@@ -484,8 +508,12 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
                    if n not in {o.get("n") for o in data["overview"]}]
         return repeated_sentences(summary, overview) + missing
 
+    # The sections carry the week's checked facts; the events' own material is clipped to a
+    # share of SUMMARY_EVENT_CHARS so that the prompt fits an 8k-token model with any number of themes.
+    themed_events = [e for g in groups for e in g]
+    share = SUMMARY_EVENT_CHARS // max(1, len(themed_events))
     material_all = "\n\n".join(
-        [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered([e for g in groups for e in g])])
+        [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)])
     top = writer.write("summary", "weekly_summary.md", material_all, SUMMARY_SCHEMA, assemble_summary, not_repeated)
     summary_text, *overview = top.text.split("\n\n")
 
