@@ -16,10 +16,13 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from sqlalchemy import func, select
+
 from newsdesk.cli import run_ingest
 from newsdesk.config import load_settings
 from newsdesk.pipeline import DEMO_LIMITS, Limits, run_pipeline
 from newsdesk.store import open_store
+from newsdesk.store.schema import llm_usage
 
 
 def main() -> None:
@@ -43,6 +46,15 @@ def main() -> None:
                   + "  ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
             for p in report.problems:
                 print("   problem:", p)
+            with engine.connect() as conn:
+                per_stage = conn.execute(
+                    select(llm_usage.c.stage, func.count(), func.sum(llm_usage.c.prompt_tokens),
+                           func.sum(llm_usage.c.cached_tokens), func.sum(llm_usage.c.completion_tokens))
+                    .where(llm_usage.c.run_id == report.run_id, llm_usage.c.cache_hit.is_(False))
+                    .group_by(llm_usage.c.stage)).all()
+            for stage, calls, prompt, cached, completion in per_stage:
+                print(f"   {stage:10s} {calls:3d} calls  prompt {prompt or 0:6d} tokens ({cached or 0} cached)  "
+                      f"completion {completion or 0:6d} tokens")
         first, second = rows[0][1], rows[1][1]
         print(f"second / first wall time: {second / first:.3%} (target < 5%); second-run model calls: {rows[1][2]} (target 0)")
 

@@ -101,6 +101,10 @@ class CopyingBackend:
             if "repeat" in self.defects and not rewrite:
                 overview[0]["text"] = f"本周最清晰的信号是：{names[0]}。"
             out = {"summary": summary, "overview": overview}
+            if "cut-summary" in self.defects:  # cut off at max_tokens, every time: no usable answer
+                text = json.dumps(out, ensure_ascii=False)[:40]
+                return RawReply(text=text, finish_reason="length", model=self.model, prompt_tokens=len(user) // 2,
+                                completion_tokens=100, cached_tokens=0, latency_ms=1)
         else:
             out = {"briefs": [{"n": n, "text": _summary_of(b)} for n, b in _blocks(material).items()]}
         return RawReply(text=json.dumps(out, ensure_ascii=False), finish_reason="stop", model=self.model,
@@ -263,6 +267,19 @@ def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, shared):
     assert row.status == "flagged" and row.meta["properties"]["status"] == "Flagged"
     assert "Flagged" in row.body and "Published" not in row.body
     assert any("987.65" in str(flag["findings"]) for flag in row.meta["flags"])
+
+
+def test_a_summary_the_model_cannot_give_leaves_the_report_flagged_not_lost(sqlite_engine, shared):
+    load_week(sqlite_engine, shared, limit=40)
+    stats = build_weekly(sqlite_engine, Settings(), copying_llm(sqlite_engine, defects={"cut-summary"}), HARVEST_WEEK)
+    assert stats.built and stats.status == "flagged" and stats.sections >= 3
+    with sqlite_engine.connect() as conn:
+        row = conn.execute(select(editions).where(editions.c.kind == "weekly")).one()
+    report = parse_report(row.body)
+    assert len(report["sections"]) == stats.sections and len(report["overview"]) == stats.sections
+    assert report["properties"]["summary"].startswith(f"本周 {stats.sections} 个主题")
+    assert not repeated_sentences(report["properties"]["summary"], "\n".join(report["overview"]))
+    assert any("no summary from the model" in str(flag["findings"]) for flag in row.meta["flags"])
 
 
 def test_a_week_without_events_says_so(sqlite_engine):

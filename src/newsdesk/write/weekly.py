@@ -223,36 +223,41 @@ def messages(task: str, material: str) -> list[dict]:
     ]
 
 
-_TEXT = {"type": "string", "minLength": 2}
+def _text(most: int) -> dict:
+    # maxLength bounds a grammar-constrained model (llama.cpp) from running on inside one string until
+    # max_tokens cuts the JSON off; sized well above what each prompt asks for.
+    return {"type": "string", "minLength": 2, "maxLength": most}
+
+
 SECTION_SCHEMA = {
     "type": "object",
     "required": ["heading", "thesis", "items", "synthesis"],
     "properties": {
-        "heading": _TEXT,
-        "thesis": _TEXT,
-        "items": {"type": "array", "minItems": 1, "items": {
+        "heading": _text(60),
+        "thesis": _text(400),
+        "items": {"type": "array", "minItems": 1, "maxItems": PER_SECTION, "items": {
             "type": "object",
             "required": ["n", "name", "problem", "method", "numbers", "assessment"],
-            "properties": {"n": {"type": "integer"}, "name": _TEXT, "problem": _TEXT, "method": _TEXT,
-                           "numbers": {"type": "string"}, "assessment": _TEXT},
+            "properties": {"n": {"type": "integer"}, "name": _text(80), "problem": _text(240), "method": _text(360),
+                           "numbers": {"type": "string", "maxLength": 240}, "assessment": _text(360)},
         }},
-        "synthesis": _TEXT,
+        "synthesis": _text(400),
     },
 }
 SUMMARY_SCHEMA = {
     "type": "object",
     "required": ["summary", "overview"],
     "properties": {
-        "summary": {"type": "string", "minLength": 20},
-        "overview": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _TEXT}}},
+        "summary": {"type": "string", "minLength": 20, "maxLength": 700},
+        "overview": {"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS, "items": {
+            "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _text(200)}}},
     },
 }
 BRIEFS_SCHEMA = {
     "type": "object",
     "required": ["briefs"],
-    "properties": {"briefs": {"type": "array", "minItems": 1, "items": {
-        "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _TEXT}}}},
+    "properties": {"briefs": {"type": "array", "minItems": 1, "maxItems": BRIEF_BATCH, "items": {
+        "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _text(300)}}}},
 }
 
 
@@ -302,7 +307,7 @@ def repeated_sentences(summary: str, overview: str) -> list[str]:
 @dataclass
 class Part:
     name: str
-    data: dict
+    data: dict | None  # None: the model gave no usable answer
     text: str
     status: str  # clean | flagged
     findings: list = field(default_factory=list)
@@ -434,6 +439,15 @@ def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, P
     return out
 
 
+def fallback_summary(sections: list[Part]) -> str:
+    """Summary and overview assembled from the sections themselves when the model gave none:
+    the summary names the themes, each overview line is its section's thesis."""
+    heads = [p.text.split("\n\n")[0] for p in sections]
+    theses = [(p.text.split("\n\n") + [""])[1] for p in sections]
+    summary = f"本周 {len(heads)} 个主题：" + "；".join(heads) + "。"
+    return "\n\n".join([summary, *(f"{h}：{t}" for h, t in zip(heads, theses))])
+
+
 def brief_line(e: WeekEvent, text: str) -> str:
     return f"{e.title} — {source_label(e)} / {sentence(text)}"
 
@@ -514,7 +528,13 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     share = SUMMARY_EVENT_CHARS // max(1, len(themed_events))
     material_all = "\n\n".join(
         [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)])
-    top = writer.write("summary", "weekly_summary.md", material_all, SUMMARY_SCHEMA, assemble_summary, not_repeated)
+    try:
+        top = writer.write("summary", "weekly_summary.md", material_all, SUMMARY_SCHEMA, assemble_summary, not_repeated)
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:  # the written sections are not lost for want of a summary: a plain one, flagged
+        writer.record("summary", 1, False, [str(exc)])
+        top = Part("summary", None, fallback_summary(sections), "flagged", [f"no summary from the model: {exc}"])
     summary_text, *overview = top.text.split("\n\n")
 
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
