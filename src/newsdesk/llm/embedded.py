@@ -94,12 +94,11 @@ def start_server(model_path: Path, *, threads: int = 2, ctx: int = 8192, timeout
         p.hostnames = ["127.0.0.1"]
         p.port = 0  # any free port; listening_address says which
         p.n_ctx = ctx
-        # One slot, so every call finds the shared prompt prefix cached. Measured on 2 cores with
-        # our ~1,900-token analysis prefix: 4 slots decode ~2.2x the tokens/s of one, but each
-        # slot recomputes the prefix at ~110 tokens/s and llama.cpp shares none between slots,
-        # so 4 concurrent analyses took longer than 4 in a row (105 s vs 95 s).
+        # One slot, so every call finds the shared prompt prefix cached. benchmarks/embedded_speed.py
+        # on 2 cores: four analyses at once on 4 slots took 1.25x the wall time of four in a row on
+        # one, because llama.cpp shares no prefix between slots (2.3x the prompt tokens computed).
         p.n_parallel = 1
-        p.flash_attn_type = 1  # on: prompt processing 89 -> 121 tokens/s on these CPUs (auto leaves it off)
+        p.flash_attn_type = 1  # on: 0.86x the wall time of off (llama.cpp's CPU default), same benchmark
         p.cpuparams.n_threads = threads
         p.cpuparams_batch.n_threads = threads
         p.cache_prompt = True
