@@ -13,6 +13,7 @@ from newsdesk.llm.client import LLM, Reply
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
+from newsdesk.web.search import SearchIndex
 from test_episode import FakeLLM as EpisodeFake
 from test_weekly import CopyingBackend
 
@@ -65,6 +66,8 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert {"analysis", "weekly", "episode", "translate"} <= set(fake.calls)
     index = Path(first.facts["site_dir"]) / "index.html"
     assert index.exists()
+    assert first.facts["search_indexed"] > first.facts["items_new"]  # items and events, searchable at once
+    assert SearchIndex(engine).search("Claude")
 
     calls = len(fake.calls)
     second = run_pipeline(engine, s, limits=DEMO_LIMITS, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
@@ -74,5 +77,6 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert second.facts["items_new"] == 0 and second.facts["items_updated"] == 0
     assert second.facts["items_clustered"] == 0
     assert second.facts["site_files_written"] == 0
+    assert second.facts["search_indexed"] == 0
     with engine.connect() as conn:
         assert conn.execute(select(editions.c.id, editions.c.updated_at)).all() == stamps

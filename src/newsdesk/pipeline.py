@@ -1,4 +1,4 @@
-"""`newsdesk run`: ingest → cluster → rank → write → editions → publish, incrementally.
+"""`newsdesk run`: ingest → cluster → rank → write → editions → publish → search index, incrementally.
 
 Each stage decides from the store what is new (items in no event, events whose material
 changed, days and weeks whose events changed), so a second run with no new input does
@@ -208,6 +208,14 @@ def run_pipeline(
     if published is not None:
         report.facts["site_dir"] = published.site_dir
         report.facts["site_files_written"] = published.written
+
+    def search_index():
+        from newsdesk.web.search import SearchIndex
+
+        # What this run stored is searchable in the web app at once, not after a server restart.
+        return SearchIndex(engine).refresh()
+
+    report.facts["search_indexed"] = stage("search", search_index)
 
     if lazy.opened:
         report.model_calls = _model_calls(engine, report.run_id)
