@@ -326,6 +326,18 @@ def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_eng
     assert row["passed"] is False and stored == "flagged"
 
 
+def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged(shared, sqlite_engine):
+    class Mute(FakeLLM):
+        def _summary(self, user):
+            return {"bullets": [{"thesis": "<thesis>", "evidence": "<evidence>"}]}  # the prompt's placeholder, twice
+
+    result = write_episode(sqlite_engine, None, Mute(), qmsum_turns(shared, 3), title="Design", key="mute")
+    digest = parse_digest(result.text, "zh")
+    assert result.status == "flagged" and digest.summary
+    assert [b.split("：")[0] for b in digest.summary] == [s.topic for s in result.digest.sections][: len(digest.summary)]
+    assert any("sections' openings stand in" in f for f in result.findings)
+
+
 @pytest.mark.slow
 def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tmp_path):
     from newsdesk.config import load_settings

@@ -1144,6 +1144,11 @@ def write_episode(
     sections: list[Section] = in_parallel(
         llm, lambda n: w.section(n + 1, spans[n], topics[n], [t for t in topics[:n] if t]), range(len(spans)))
     summary, summary_problems = w.summary(sections)
+    if not summary:
+        # Nothing usable after two tries: the digest still opens with a summary, made of the
+        # sections' own checked openings, and is flagged (as a section falls back to the speakers' words).
+        summary = [f"{s.topic}：{s.hook}" if s.hook else f"{s.topic}：{s.bullets[0].text}" for s in sections][: options.summary_max]
+        summary_problems.append("no usable summary bullet from the model; the sections' openings stand in")
 
     digest = Digest(title, number, summary, sections, "zh")
     _apply_naming(digest, w.people, w.suspects)
