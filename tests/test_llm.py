@@ -148,21 +148,29 @@ def test_unreachable_endpoint_and_missing_key_are_one_line(engine, monkeypatch):
         open_llm(s, engine)
 
 
-def test_concurrency_limit_holds(fake, engine):
+def slow_answers(fake: FakeEndpoint) -> list[int]:
+    """Make each request take 0.2 s and echo its last message; returns [most requests in flight at once]."""
     import threading
 
     active, peak, lock = [0], [0], threading.Lock()
 
-    def slow(req):
+    def answer(req):
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
         time.sleep(0.2)
         with lock:
             active[0] -= 1
-        return completion("done")
+        return completion("answer " + req["messages"][-1]["content"])
 
-    fake.default = slow
+    fake.default = answer
+    return peak
+
+
+def test_concurrency_limit_holds(fake, engine):
+    import threading
+
+    peak = slow_answers(fake)
     llm = open_llm(make_settings(fake, concurrency=2), engine)
     threads = [threading.Thread(target=llm.chat, args=(MESSAGES + [{"role": "user", "content": str(i)}],),
                                 kwargs={"stage": "test"}) for i in range(6)]
@@ -176,20 +184,7 @@ def test_concurrency_limit_holds(fake, engine):
 
 
 def test_in_parallel_overlaps_calls_and_keeps_order(fake, engine):
-    import threading
-
-    active, peak, lock = [0], [0], threading.Lock()
-
-    def echo(req):
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        time.sleep(0.2)
-        with lock:
-            active[0] -= 1
-        return completion("answer " + req["messages"][-1]["content"])
-
-    fake.default = echo
+    peak = slow_answers(fake)
     llm = open_llm(make_settings(fake, concurrency=3), engine)
     texts = in_parallel(llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], stage="test").text, range(7))
     assert texts == [f"answer {i}" for i in range(7)] and peak[0] == 3

@@ -72,10 +72,10 @@ def parse_json(text: str):
 def in_parallel(llm, fn: Callable, work: Iterable) -> list:
     """fn(x) for each x, up to llm.concurrency at once; results in the order of `work`.
 
-    For calls that do not depend on each other (events, passages, sections): a remote
-    endpoint answers them side by side, and the embedded llama.cpp batches its slots
-    (about 2.2x the tokens per second of one call at a time on 2 cores). The first
-    exception cancels what has not started and is raised once the running calls end.
+    For calls that do not depend on each other (events, passages, sections), which a
+    remote endpoint answers side by side; the embedded model's concurrency is 1 (see
+    concurrency()). The first exception cancels what has not started and is raised once
+    the running calls end.
     """
     work = list(work)
     workers = min(len(work), getattr(llm, "concurrency", 1))
