@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert, select, update
 
 from newsdesk.config import Settings
-from newsdesk.editions import build_daily, build_dailies, local_day_bounds
+from newsdesk.editions.daily import build_daily, build_dailies, local_day_bounds
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 
@@ -114,7 +114,7 @@ def test_build_dailies_covers_every_day_with_events(sqlite_engine):
 
 
 def test_checker_findings_show_as_lines_without_warnings():
-    from newsdesk.editions import flag_lines
+    from newsdesk.editions.daily import flag_lines
 
     findings = [{"kind": "number", "detail": "number not in the material: 42%", "span": "42%", "severity": "error"},
                 {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},

@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import insert
 
 from newsdesk.config import Settings
-from newsdesk.editions import build_daily, store_edition
+from newsdesk.editions.daily import build_daily
+from newsdesk.editions.store import store_edition
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site
 from newsdesk.store.schema import analyses

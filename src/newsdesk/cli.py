@@ -393,7 +393,7 @@ def daily_cmd(
     """Build the daily edition of one day (全部 + tier / category tabs) in every language."""
     from datetime import date
 
-    from newsdesk.editions import build_daily
+    from newsdesk.editions.daily import build_daily
 
     if day is not None:
         try:

@@ -165,7 +165,7 @@ def run_pipeline(
         if written.stopped:
             report.problems.append(f"write: {written.stopped}")
 
-    from newsdesk.editions import build_dailies
+    from newsdesk.editions.daily import build_dailies
 
     dailies = stage("daily", lambda: build_dailies(engine, settings)) or []
     report.facts["daily_built"] = sum(bool(d.built) for d in dailies)

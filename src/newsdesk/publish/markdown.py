@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
-from newsdesk.editions import labels
+from newsdesk.editions.daily import labels
 
 
 def front_matter(fields: dict) -> str:

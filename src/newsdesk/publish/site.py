@@ -31,7 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions import labels
+from newsdesk.editions.daily import labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import edition_markdown, edition_summary
 from newsdesk.store.schema import editions

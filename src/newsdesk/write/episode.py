@@ -34,12 +34,13 @@ from pathlib import Path
 
 import jinja2
 from rapidfuzz import fuzz, process
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from newsdesk.editions import store as editions_store
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
-from newsdesk.store.schema import checks, editions, transcripts
+from newsdesk.store.schema import checks, transcripts
 
 HEADINGS = {"zh": ("摘要", "精读"), "en": ("Summary", "Deep dive")}
 COLON = {"zh": "：", "en": ": "}
@@ -776,27 +777,22 @@ def episode_slug(title: str, number: str | int | None) -> str:
 
 def stored_edition(engine: Engine, key: str, language: str) -> dict | None:
     with engine.connect() as conn:
-        row = conn.execute(
-            select(editions).where(editions.c.kind == "episode", editions.c.key == key, editions.c.language == language)
-        ).mappings().first()
-    return dict(row) if row else None
+        return editions_store.stored_edition(conn, "episode", key, language)
 
 
 def save_edition(engine: Engine, result: EpisodeResult, meta: dict) -> None:
-    values = dict(
-        title=result.digest.title,
-        body=result.text,
-        meta=meta,
-        status=result.status,
-        material_key=result.material_key,
-        updated_at=datetime.now(UTC),
-    )
-    where = (editions.c.kind == "episode", editions.c.key == result.key, editions.c.language == result.language)
     with engine.begin() as conn:
-        if conn.execute(select(editions.c.id).where(*where)).first():
-            conn.execute(update(editions).where(*where).values(**values))
-        else:
-            conn.execute(insert(editions).values(kind="episode", key=result.key, language=result.language, **values))
+        editions_store.store_edition(
+            conn,
+            kind="episode",
+            key=result.key,
+            language=result.language,
+            title=result.digest.title,
+            body=result.text,
+            meta=meta,
+            status=result.status,
+            material_key=result.material_key,
+        )
 
 
 def reuse(row: dict, language: str) -> EpisodeResult:

@@ -24,7 +24,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions import local_day_bounds, local_time, material_key, store_edition, stored_material_key
+from newsdesk.editions.daily import local_day_bounds, local_time
+from newsdesk.editions.store import material_key, store_edition, stored_material_key
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, checks, event_members, events, items, sources
 from newsdesk.write.check import check_output

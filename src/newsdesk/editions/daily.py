@@ -1,4 +1,4 @@
-"""Editions: what readers get, assembled from the store and kept in `editions`.
+"""The daily edition.
 
 The daily edition of a date D holds the events whose newest member was published on D
 (in settings.timezone), most important first, one card per event: headline, sources
@@ -10,17 +10,15 @@ unchanged day be skipped without touching its row.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
+from newsdesk.editions.store import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 # Bump when the card layout changes so every stored day is rebuilt once.
@@ -63,49 +61,6 @@ def event_dates(conn: Connection, tz: str) -> list[date]:
     """Every local date on which some event's newest member appeared, oldest first."""
     rows = conn.execute(select(events.c.last_seen_at)).scalars()
     return sorted({local_time(moment, tz).date() for moment in rows})
-
-
-# --- storing editions -----------------------------------------------------------------
-
-
-def material_key(*parts) -> str:
-    blob = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def stored_material_key(conn: Connection, kind: str, key: str, language: str) -> str | None:
-    return conn.execute(
-        select(editions.c.material_key).where(
-            editions.c.kind == kind, editions.c.key == key, editions.c.language == language
-        )
-    ).scalar()
-
-
-def store_edition(
-    conn: Connection,
-    *,
-    kind: str,
-    key: str,
-    language: str,
-    title: str,
-    body: str,
-    meta: dict,
-    status: str,
-    material_key: str,
-    now: datetime | None = None,
-) -> None:
-    """Insert or replace one edition (unique per kind, key, language)."""
-    values = {
-        "title": title,
-        "body": body,
-        "meta": meta,
-        "status": status,
-        "material_key": material_key,
-        "updated_at": now or datetime.now(UTC),
-    }
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(editions).values(kind=kind, key=key, language=language, **values)
-    conn.execute(stmt.on_conflict_do_update(index_elements=["kind", "key", "language"], set_=values))
 
 
 # --- the daily edition ----------------------------------------------------------------
