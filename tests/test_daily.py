@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert, select, update
 
 from newsdesk.config import Settings
-from newsdesk.editions.daily import build_daily, build_dailies, local_day_bounds
+from newsdesk.editions.daily import build_daily, build_dailies
+from newsdesk.editions.days import local_day_bounds
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 
@@ -71,8 +72,8 @@ def test_daily_edition_cards_order_tabs_and_check_status(engine):
     cards = zh.meta["cards"]
     assert [c["event_id"] for c in cards] == [big, small]  # by score; `other` is on the 13th
     assert cards[0]["headline"] == "DeepSeek V4：1M 上下文"
-    assert [s["source"] for s in cards[0]["sources"]] == ["机器之心", "量子位"]  # lead first
-    assert cards[0]["sources"][0]["published_at"] == "2026-03-12 02:00"  # Shanghai time
+    assert [m["outlet"] for m in cards[0]["members"]] == ["机器之心", "量子位"]  # lead first
+    assert cards[0]["members"][0]["published_at"] == "2026-03-12 02:00"  # Shanghai time
     assert cards[1]["check"] == "flagged" and zh.status == "flagged"
     assert "⚠ 未通过核查: number 42% not in the material" in zh.body
     assert "[DeepSeek V4 发布，1M 上下文](https://jqzx.example/a) — 机器之心 · 2026-03-12 02:00" in zh.body
@@ -114,7 +115,7 @@ def test_build_dailies_covers_every_day_with_events(sqlite_engine):
 
 
 def test_checker_findings_show_as_lines_without_warnings():
-    from newsdesk.editions.daily import flag_lines
+    from newsdesk.editions.cards import flag_lines
 
     findings = [{"kind": "number", "detail": "number not in the material: 42%", "span": "42%", "severity": "error"},
                 {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},

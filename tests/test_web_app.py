@@ -137,17 +137,17 @@ def login(client) -> None:
 def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
     html = client.get("/").text
     assert "全部 · 2026-04-23" in html
-    assert [m for m in re.findall(r'data-tab="([^"]+)"', html)] == ["all", "featured", "model", "funding"]
+    assert [m for m in re.findall(r'data-tab="([^"]+)"', html)] == ["all", "featured", "p1", "category-model", "category-funding"]
     assert re.findall(r'data-event-id="(\d+)"', html) == ["1", "2", "3"]
     assert "GPT-5.5：推理成本下降四成" in html  # the zh analysis headline
     assert 'href="https://example.com/2"' in html and "OpenAI Blog" in html  # sources with links
     assert "2026-04-23 10:00" in html  # times shown in the configured time zone (UTC+8)
-    assert "检查有问题 (1)" in html and "检查通过" in html
+    assert "未通过核查 (1)" in html and "已通过核查" in html
     assert 'href="/?day=2026-04-22&amp;tab=all"' in html  # date navigation to the previous day with events
 
 
 def test_feed_tab_and_day_filter(client):
-    funding = client.get("/?day=2026-04-23&tab=funding").text
+    funding = client.get("/?day=2026-04-23&tab=category-funding").text
     assert re.findall(r'data-event-id="(\d+)"', funding) == ["2"]
     featured = client.get("/?day=2026-04-23&tab=featured").text
     assert re.findall(r'data-event-id="(\d+)"', featured) == ["1"]
@@ -265,8 +265,8 @@ def test_api_reads_and_token_guarded_writes(client, sqlite_engine):
     for path in ("/api/events", "/api/events/{event_id}", "/api/events/{event_id}/feedback", "/api/search",
                  "/api/usage", "/api/sources", "/api/editions/{kind}/{key}"):
         assert path in spec["paths"], path
-    feed = client.get("/api/events", params={"day": "2026-04-23", "tab": "model"}).json()
-    assert [e["id"] for e in feed["events"]] == [1, 3] and feed["previous_day"] == "2026-04-22"
+    feed = client.get("/api/events", params={"day": "2026-04-23", "tab": "category-model"}).json()
+    assert [e["event_id"] for e in feed["events"]] == [1, 3] and feed["previous_day"] == "2026-04-22"
     detail = client.get("/api/events/1").json()
     assert detail["score_parts"][0] == ["authority", 5.5] and detail["independent_outlets"] == 2
     assert {m["role"] for m in detail["members"]} == {"lead", "member"}
@@ -331,7 +331,7 @@ def test_weekly_and_episode_editions_with_language_toggle_and_archive(client):
     assert "2026-W17 English body" in en and "ai-weekly" not in en
     assert "ai-weekly-2026-W16" in client.get("/weekly/2026-W16").text  # front matter shown
     ep = client.get("/episodes").text
-    assert "42. 智能体的未来" in ep and "检查有问题" in ep
+    assert "42. 智能体的未来" in ep and "未通过核查" in ep
     assert client.get("/weekly/2030-W01").status_code == 404
     assert client.get("/api/editions/weekly/2026-W16", params={"lang": "en"}).json()["title"] == "AI Weekly 2026-W16"
 

@@ -84,8 +84,8 @@ def test_reader_and_operator_journey(server, page, sqlite_engine):
     assert (ARTIFACTS / "feed.png").stat().st_size > 10_000
 
     # Switch tab, then go back one day with the date navigation.
-    page.click('nav.tabs a[data-tab="funding"]')
-    page.wait_for_url("**tab=funding**")
+    page.click('nav.tabs a[data-tab="category-funding"]')
+    page.wait_for_url("**tab=category-funding**")
     assert page.locator("article.card").count() == 1
     assert "Cognition" in page.locator("article.card h2").inner_text()
     page.click('nav.days a[rel="prev"]')

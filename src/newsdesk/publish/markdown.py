@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
-from newsdesk.editions.daily import labels
+from newsdesk.editions.labels import Labels
 
 
 def front_matter(fields: dict) -> str:
@@ -83,5 +83,5 @@ def edition_markdown(edition: dict, tz: str) -> str:
     if edition["status"] != "clean":
         fields["flagged"] = True  # never passed off as clean, in any tool that imports it
         if edition["kind"] != "daily":  # a daily page marks its flagged cards one by one
-            body = f"> ⚠ {labels(edition['language'])['flagged']}\n\n{body}"
+            body = f"> ⚠ {Labels(edition['language']).flagged}\n\n{body}"
     return front_matter(fields) + "\n" + body

@@ -24,30 +24,19 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-from markdown_it import MarkdownIt
-from markupsafe import Markup
+from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions.daily import labels
+from newsdesk.editions.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import edition_markdown, edition_summary
+from newsdesk.render import markdown_html, safe_url
 from newsdesk.store.schema import editions
 
 SITE_FORMAT = 1
 MANIFEST = ".publish-manifest.json"
-
-UI = {
-    "zh": {"daily": "日报", "weekly": "周报", "episode": "播客精读", "home": "首页", "events": "个事件",
-           "other_language": "English", "feeds": "订阅", "flagged_note": "本期有内容未通过自动核查，已标出。",
-           "no_editions": "还没有内容。", "properties": "属性", "event": "事件", "back": "返回当日"},
-    "en": {"daily": "Daily", "weekly": "Weekly", "episode": "Episodes", "home": "Home", "events": "events",
-           "other_language": "中文", "feeds": "Feeds", "flagged_note": "Parts of this edition failed the automatic checks; they are marked.",
-           "no_editions": "Nothing published yet.", "properties": "Properties", "event": "Event", "back": "Back to the day"},
-}
-
 
 @dataclass
 class PublishStats:
@@ -64,31 +53,19 @@ def safe_name(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", key).strip("-.") or "untitled"
 
 
-def safe_url(url: str | None) -> str:
-    """Only web links leave the site; a javascript: or data: link from a feed becomes inert."""
-    return url if url and re.match(r"^https?://", url, re.I) else ""
-
-
 def paragraphs(text: str | None) -> list[str]:
     return [p.strip() for p in re.split(r"\n\s*\n", text or "") if p.strip()]
 
 
-_md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
-
-
-def markdown_html(text: str) -> Markup:
-    # html=False: raw HTML in the text is shown as text, never interpreted.
-    return Markup(_md.render(text or ""))
-
-
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("newsdesk.publish", "templates"),
+        # The event card is shared with the web app; it lives with the card builder.
+        loader=ChoiceLoader([PackageLoader("newsdesk.publish", "templates"), PackageLoader("newsdesk.editions", "templates")]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(safe_url=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name)
+    env.filters.update(link=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name)
     return env
 
 
@@ -100,14 +77,15 @@ def _load(engine: Engine) -> list[dict]:
 
 def _inputs_key(rows: list[dict], settings: Settings) -> str:
     h = hashlib.sha256()
-    facts = [SITE_FORMAT, settings.site_name, settings.site_url, settings.timezone, settings.languages]
+    facts = [SITE_FORMAT, settings.site_name, settings.site_url, settings.timezone, settings.languages, LABELS]
     facts += [(r["kind"], r["key"], r["language"], r["material_key"], r["status"], str(r["updated_at"]), r["title"])
               for r in rows]
     h.update(json.dumps(facts, ensure_ascii=False, default=str).encode("utf-8"))
-    templates = resources.files("newsdesk.publish").joinpath("templates")
-    for entry in sorted(templates.iterdir(), key=lambda e: e.name):
-        h.update(entry.name.encode())
-        h.update(entry.read_bytes())
+    for package in ("newsdesk.publish", "newsdesk.editions"):
+        templates = resources.files(package).joinpath("templates")
+        for entry in sorted(templates.iterdir(), key=lambda e: e.name):
+            h.update(entry.name.encode())
+            h.update(entry.read_bytes())
     return h.hexdigest()
 
 
@@ -133,8 +111,7 @@ class _Site:
     def page(self, path: str, template: str, **context) -> None:
         lang = context.get("lang", "zh")
         html = self.env.get_template(template).render(
-            root=_root(path), site_name=self.settings.site_name, ui=UI.get(lang, UI["en"]),
-            labels=labels(lang), path=path, **context,
+            root=_root(path), site_name=self.settings.site_name, t=Labels(lang), path=path, **context,
         )
         self.files[path] = html.encode("utf-8")
 
@@ -162,7 +139,7 @@ class _Site:
                       episodes=self.of("episode", lang), feeds=feeds, edition_path=edition_path,
                       other=next((o for o in self.languages if o != lang), None))
         self.page("index.html", "index.html", lang=self.languages[0] if self.languages else "zh",
-                  languages=[(lang, UI.get(lang, UI["en"]), self.of("daily", lang)[:1],
+                  languages=[(lang, Labels(lang), self.of("daily", lang)[:1],
                               self.of("weekly", lang)[:1]) for lang in self.languages],
                   edition_path=edition_path)
         return self.files
@@ -170,7 +147,7 @@ class _Site:
     def daily(self, r: dict) -> None:
         meta, lang, day = r["meta"], r["language"], r["key"]
         cards = {c["event_id"]: c for c in meta.get("cards", [])}
-        tabs = meta.get("tabs") or [{"id": "all", "label": labels(lang)["all"], "events": list(cards)}]
+        tabs = meta.get("tabs") or [{"id": "all", "label": Labels(lang).all, "events": list(cards)}]
         base = f"{lang}/daily/{safe_name(day)}"
         tab_paths = {t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs}
         for tab in tabs:
@@ -193,10 +170,10 @@ class _Site:
             url = self.base_url + edition_path(r)
             template = "feed_daily.html" if kind == "daily" else "feed_weekly.html"
             content = self.env.get_template(template).render(
-                root=self.base_url, edition=r, meta=r["meta"], labels=labels(lang), ui=UI.get(lang, UI["en"]))
+                root=self.base_url, edition=r, meta=r["meta"], t=Labels(lang))
             entries.append(FeedEntry(id=url, title=r["title"], url=url, updated=r["updated_at"],
                                      summary=edition_summary(r), content_html=content))
-        name = UI.get(lang, UI["en"])[kind]
+        name = Labels(lang)[kind]
         feed = Feed(title=f"{self.settings.site_name} · {name}", home_url=self.base_url + f"{lang}/index.html",
                     feed_url=self.base_url + f"{lang}/{kind}.xml", language=lang,
                     description=f"{self.settings.site_name} {name}", entries=entries)

@@ -15,33 +15,48 @@ from pydantic import BaseModel, Field
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
+from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.web import auth, queries
 from newsdesk.web.search import SearchIndex
 
 
-class Member(BaseModel):
+class CardMember(BaseModel):
     item_id: int
-    role: str = Field(description="lead | member | syndicated | duplicate")
-    origin_item_id: int | None
-    reason: str | None
+    outlet: str = Field(description="the outlet (source) that published it")
     title: str
     url: str | None
-    published_at: datetime
+    published_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
     material: str = Field(description="full | summary | title | paywalled | failed")
     language: str
-    source_id: str
-    source_name: str
+    role: str = Field(description="lead | member | syndicated | duplicate")
 
 
-class Analysis(BaseModel):
-    id: int
+class CardAnalysis(BaseModel):
     language: str
     headline: str
     body: str = Field(description="markdown")
     status: str = Field(description="clean | flagged")
-    flags: list
-    model: str | None
-    created_at: datetime
+    flags: list[str] = Field(description="the checker's findings, as lines")
+
+
+class EventCard(BaseModel):
+    """An event as every list shows it: the daily edition, the site and the feed page."""
+
+    event_id: int
+    headline: str
+    title: str
+    importance: float
+    tier: str = Field(description="featured | p1 | all")
+    category: str
+    outlets: int = Field(description="distinct outlets that covered it")
+    independent_outlets: int
+    first_seen_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
+    last_seen_at: str
+    members: list[CardMember] = Field(description="member items, lead first; duplicates left out")
+    analysis: CardAnalysis | None = Field(description="in the requested language, else in another")
+    check: str = Field(description="clean | flagged | missing")
+    summary: str = Field(description="with no analysis: the lead item's summary, plain text")
+    feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
 
 
 class EventSummary(BaseModel):
@@ -58,10 +73,23 @@ class EventSummary(BaseModel):
     last_seen_at: datetime
 
 
-class EventCard(EventSummary):
-    members: list[Member]
-    analyses: dict[str, Analysis] = Field(description="by language")
-    feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
+class Member(CardMember):
+    origin_item_id: int | None
+    origin_outlet: str | None
+    reason: str | None = Field(description="why it joined the event")
+    summary: str | None
+    source_id: str
+
+
+class Analysis(BaseModel):
+    id: int
+    language: str
+    headline: str
+    body: str = Field(description="markdown")
+    status: str = Field(description="clean | flagged")
+    flags: list
+    model: str | None
+    created_at: datetime
 
 
 class Check(BaseModel):
@@ -80,19 +108,31 @@ class FeedbackOut(BaseModel):
 
 
 class EventDetail(EventCard):
+    members: list[Member] = Field(description="every member item, duplicates too")
+    analyses: dict[str, Analysis] = Field(description="by language")
+    score: float
+    item_count: int
+    languages: list[str]
     score_parts: list[tuple[str, float | int | str | None]] = Field(description="why it ranks: (part, value), largest first")
     anchors: list
     checks: list[Check]
     feedback_list: list[FeedbackOut]
 
 
+class Tab(BaseModel):
+    id: str = Field(description="all | featured | p1 | category-<category>")
+    label: str
+    events: list[int] = Field(description="event ids, in page order")
+
+
 class FeedPage(BaseModel):
     day: str
     tab: str
+    label: str = Field(description="the tab's label, as the page's heading shows it")
     page: int
     pages: int
     total: int
-    tabs: list[tuple[str, int]]
+    tabs: list[Tab]
     previous_day: date | None
     next_day: date | None
     events: list[EventCard]
@@ -235,16 +275,15 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
     def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1), lang: str = "zh"):
         with engine.connect() as conn:
-            chosen = parse_day(day) or queries.latest_day(conn, tz) or date.today()
+            chosen = parse_day(day) or latest_day(conn, tz) or date.today()
             data = queries.feed(conn, chosen, tab, tz, page, lang)
-            data["tabs"] = queries.feed_tabs(conn, chosen, tz)
-            data["previous_day"], data["next_day"] = queries.neighbour_days(conn, chosen, tz)
+            data["previous_day"], data["next_day"] = neighbour_days(conn, chosen, tz)
         return data
 
     @api.get("/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts")
-    def event(event_id: int):
+    def event(event_id: int, lang: str = "zh"):
         with engine.connect() as conn:
-            detail = queries.event_detail(conn, event_id)
+            detail = queries.event_detail(conn, event_id, tz, lang)
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return detail

@@ -19,15 +19,17 @@ from fastapi import FastAPI, Form, HTTPException, Query, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, StrictUndefined
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from newsdesk import render
 from newsdesk.config import Settings
-from newsdesk.web import auth, queries, render
+from newsdesk.editions.days import latest_day, neighbour_days
+from newsdesk.editions.labels import UI_LANGUAGES, Labels
+from newsdesk.web import auth, queries
 from newsdesk.web.api import build_api, parse_day
-from newsdesk.web.i18n import UI_LANGUAGES, Strings
 from newsdesk.web.search import SearchIndex
 
 HERE = Path(__file__).parent
@@ -73,7 +75,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(build_api(engine, settings, index, tz), prefix="/api")
 
-    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined)
+    # The event card's template is shared with the published site; it lives with the card builder.
+    loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
     env.filters.update(
         clean=render.clean_html,
         text=render.plain_text,
@@ -93,7 +97,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         lang = ui_lang(request)
         context.update(
             request=request,
-            t=Strings(lang),
+            t=Labels(lang),
             ui=lang,
             user=auth.current_user(request),
             csrf=auth.csrf_token(request),
@@ -114,7 +118,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         auth.check_csrf(request, csrf)
         user = auth.current_user(request)
         if not user:
-            raise HTTPException(401, Strings(ui_lang(request)).login_to_write)
+            raise HTTPException(401, Labels(ui_lang(request)).login_to_write)
         return user
 
     @app.exception_handler(StarletteHTTPException)
@@ -126,7 +130,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             back = urlsplit(request.headers.get("referer", "")) if request.method == "POST" else request.url
             target = back.path + (f"?{back.query}" if back.query else "") if back.path else "/"
             return RedirectResponse(f"/login?next={quote(_local_path(target))}", 303)
-        message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else Strings(ui_lang(request)).not_found
+        message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else Labels(ui_lang(request)).not_found
         return page(request, "message.html", status=exc.status_code, message=message)
 
     # --- reading --------------------------------------------------------------------------
@@ -135,16 +139,15 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     def feed_page(request: Request, day: str | None = None, tab: str = "all", page_no: int = Query(1, alias="page")):
         lang = ui_lang(request)
         with engine.connect() as conn:
-            chosen = parse_day(day) or queries.latest_day(conn, tz) or date.today()
-            tabs = queries.feed_tabs(conn, chosen, tz)
+            chosen = parse_day(day) or latest_day(conn, tz) or date.today()
             data = queries.feed(conn, chosen, tab, tz, max(1, page_no), lang)
-            prev_day, next_day = queries.neighbour_days(conn, chosen, tz)
-        return page(request, "feed.html", feed=data, tabs=tabs, prev_day=prev_day, next_day=next_day)
+            prev_day, next_day = neighbour_days(conn, chosen, tz)
+        return page(request, "feed.html", feed=data, prev_day=prev_day, next_day=next_day)
 
     @app.get("/events/{event_id}", response_class=HTMLResponse, include_in_schema=False)
     def event_page(request: Request, event_id: int):
         with engine.connect() as conn:
-            detail = queries.event_detail(conn, event_id, ui_lang(request))
+            detail = queries.event_detail(conn, event_id, tz, ui_lang(request))
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return page(request, "event.html", event=detail)
@@ -211,7 +214,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
         auth.check_csrf(request, csrf)
         if not auth.token_matches(settings.web_token, token):
-            return page(request, "login.html", status=401, next=_local_path(next), error=Strings(ui_lang(request)).bad_token)
+            return page(request, "login.html", status=401, next=_local_path(next), error=Labels(ui_lang(request)).bad_token)
         auth.login(request, (name.strip() or "operator")[:80])
         return RedirectResponse(_local_path(next), 303)
 

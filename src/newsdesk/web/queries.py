@@ -8,15 +8,19 @@ is one small transaction on the tables the pipeline reads (sources, feedback).
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
+from newsdesk.editions.cards import day_tabs, event_cards
+from newsdesk.editions.days import day_events, minute
+from newsdesk.editions.labels import Labels
 from newsdesk.ingest.health import source_health
 from newsdesk.model import LANGUAGES, SOURCE_KINDS
+from newsdesk.render import plain_text
 from newsdesk.store.schema import (
     analyses,
     checks,
@@ -41,53 +45,16 @@ class InputError(ValueError):
 # --- feed -------------------------------------------------------------------------------
 
 
-def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
-    start = datetime.combine(day, time(0), tzinfo=tz).astimezone(UTC)
-    end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
-    return start, end
-
-
-def latest_day(conn: Connection, tz: ZoneInfo) -> date | None:
-    last = conn.execute(select(func.max(events.c.last_seen_at))).scalar()
-    return last.astimezone(tz).date() if last else None
-
-
-def neighbour_days(conn: Connection, day: date, tz: ZoneInfo) -> tuple[date | None, date | None]:
-    """The nearest earlier and later days that have events (empty days are skipped)."""
-    start, end = day_bounds(day, tz)
-    before = conn.execute(select(func.max(events.c.last_seen_at)).where(events.c.last_seen_at < start)).scalar()
-    after = conn.execute(select(func.min(events.c.last_seen_at)).where(events.c.last_seen_at >= end)).scalar()
-    return (before.astimezone(tz).date() if before else None, after.astimezone(tz).date() if after else None)
-
-
-def feed_tabs(conn: Connection, day: date, tz: ZoneInfo) -> list[tuple[str, int]]:
-    """Tabs of one day with their event counts: all, featured, then each category."""
-    start, end = day_bounds(day, tz)
-    in_day = (events.c.last_seen_at >= start) & (events.c.last_seen_at < end)
-    total = conn.execute(select(func.count()).select_from(events).where(in_day)).scalar()
-    featured = conn.execute(select(func.count()).select_from(events).where(in_day & (events.c.tier == "featured"))).scalar()
-    cats = conn.execute(
-        select(events.c.category, func.count())
-        .where(in_day & events.c.category.is_not(None))
-        .group_by(events.c.category)
-        .order_by(func.count().desc(), events.c.category)
-    ).all()
-    return [("all", total), ("featured", featured), *((c, n) for c, n in cats if c not in ("all", "featured"))]
-
-
 def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh") -> dict:
-    start, end = day_bounds(day, tz)
-    query = select(events).where((events.c.last_seen_at >= start) & (events.c.last_seen_at < end))
-    if tab == "featured":
-        query = query.where(events.c.tier == "featured")
-    elif tab != "all":
-        query = query.where(events.c.category == tab)
-    total = conn.execute(select(func.count()).select_from(query.subquery())).scalar()
-    rows = conn.execute(
-        query.order_by(events.c.importance.desc(), events.c.score.desc(), events.c.id.desc()).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
-    ).all()
-    cards = _cards(conn, rows, lang)
-    return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-total // PAGE_SIZE)), "total": total, "events": cards}
+    """One page of one tab of a day: the daily edition's tabs, order and cards, read live from the store."""
+    rows = day_events(conn, day, tz)
+    tabs = day_tabs([{"event_id": r.id, "tier": r.tier, "category": r.category or ""} for r in rows], lang)
+    current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
+    chosen = current["events"]
+    shown = set(chosen[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
+    cards = _with_feedback(conn, event_cards(conn, [r for r in rows if r.id in shown], lang, tz, any_language=True))
+    return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-len(chosen) // PAGE_SIZE)),
+            "total": len(chosen), "label": current["label"], "tabs": tabs, "events": cards}
 
 
 def _event_dict(row) -> dict:
@@ -106,87 +73,69 @@ def _event_dict(row) -> dict:
     }
 
 
-def _members(conn: Connection, event_ids: list[int]) -> dict[int, list[dict]]:
+def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]:
+    """Every member item of an event, duplicates too, with why it joined and whose copy it is."""
     rows = conn.execute(
         select(
-            event_members.c.event_id, event_members.c.role, event_members.c.origin_item_id, event_members.c.reason,
-            event_members.c.similarity, items.c.id, items.c.title, items.c.url, items.c.published_at,
-            items.c.material, items.c.language, items.c.summary, items.c.source_id, sources.c.name.label("source_name"),
+            event_members.c.role, event_members.c.origin_item_id, event_members.c.reason, items.c.id, items.c.title,
+            items.c.url, items.c.published_at, items.c.material, items.c.language, items.c.summary, items.c.source_id,
+            sources.c.name.label("outlet"),
         )
         .select_from(event_members.join(items, items.c.id == event_members.c.item_id).join(sources, sources.c.id == items.c.source_id))
-        .where(event_members.c.event_id.in_(event_ids))
-        .order_by(event_members.c.event_id, (event_members.c.role != "lead"), items.c.published_at)
+        .where(event_members.c.event_id == event_id)
+        .order_by((event_members.c.role != "lead"), items.c.published_at, items.c.id)
     ).all()
-    out: dict[int, list[dict]] = {}
-    for r in rows:
-        out.setdefault(r.event_id, []).append(
-            {
-                "item_id": r.id, "role": r.role, "origin_item_id": r.origin_item_id, "reason": r.reason,
-                "similarity": r.similarity, "title": r.title, "url": r.url, "published_at": r.published_at,
-                "material": r.material, "language": r.language, "summary": r.summary,
-                "source_id": r.source_id, "source_name": r.source_name,
-            }
-        )
-    return out
+    outlets = {r.id: r.outlet for r in rows}
+    return [
+        {
+            "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
+            "published_at": minute(r.published_at, tz), "material": r.material, "language": r.language, "role": r.role,
+            "origin_item_id": r.origin_item_id, "origin_outlet": outlets.get(r.origin_item_id), "reason": r.reason,
+            "summary": r.summary, "source_id": r.source_id,
+        }
+        for r in rows
+    ]
 
 
-def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
-    out: dict[int, dict[str, dict]] = {}
-    for r in conn.execute(select(analyses).where(analyses.c.event_id.in_(event_ids))):
-        out.setdefault(r.event_id, {})[r.language] = {
+def _analyses(conn: Connection, event_id: int) -> dict[str, dict]:
+    return {
+        r.language: {
             "id": r.id, "language": r.language, "headline": r.headline, "body": r.body,
             "status": r.status, "flags": list(r.flags or []), "model": r.model, "created_at": r.created_at,
         }
-    return out
+        for r in conn.execute(select(analyses).where(analyses.c.event_id == event_id).order_by(analyses.c.language))
+    }
 
 
-def _feedback_counts(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, int]]:
-    out: dict[int, dict[str, int]] = {}
+def _with_feedback(conn: Connection, cards: list[dict]) -> list[dict]:
+    """Readers' votes on each card (the web app shows them; a published edition does not)."""
+    counts: dict[int, dict[str, int]] = {}
     rows = conn.execute(
         select(feedback.c.event_id, feedback.c.kind, func.count())
-        .where(feedback.c.event_id.in_(event_ids))
+        .where(feedback.c.event_id.in_([c["event_id"] for c in cards]))
         .group_by(feedback.c.event_id, feedback.c.kind)
     )
     for event_id, kind, n in rows:
-        out.setdefault(event_id, {})[kind] = n
-    return out
-
-
-def pick_analysis(by_language: dict[str, dict], lang: str) -> dict | None:
-    """The analysis in the reader's language, else whichever exists."""
-    return by_language.get(lang) or next(iter(by_language.values()), None)
-
-
-def _cards(conn: Connection, rows, lang: str) -> list[dict]:
-    ids = [r.id for r in rows]
-    if not ids:
-        return []
-    members, written, votes = _members(conn, ids), _analyses(conn, ids), _feedback_counts(conn, ids)
-    cards = []
-    for r in rows:
-        card = _event_dict(r)
-        card["members"] = members.get(r.id, [])
-        card["analyses"] = written.get(r.id, {})
-        card["analysis"] = pick_analysis(card["analyses"], lang)
-        card["feedback"] = votes.get(r.id, {})
-        cards.append(card)
+        counts.setdefault(event_id, {})[kind] = n
+    for card in cards:
+        card["feedback"] = counts.get(card["event_id"], {})
     return cards
 
 
-def event_detail(conn: Connection, event_id: int, lang: str = "zh") -> dict | None:
+def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh") -> dict | None:
+    """The event's card, and what explains it: every member, every analysis and check, why it ranks."""
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
     if row is None:
         return None
-    detail = _cards(conn, [row], lang)[0]
+    detail = _with_feedback(conn, event_cards(conn, [row], lang, tz, any_language=True))[0]
+    detail.update(
+        score=row.score, item_count=row.item_count, languages=list(row.languages or []),
+        anchors=list(row.anchors or []), lead_item_id=row.lead_item_id,
+        members=_member_details(conn, event_id, tz), analyses=_analyses(conn, event_id),
+    )
     detail["score_parts"] = sorted(
         ((str(k), v) for k, v in (row.score_parts or {}).items()), key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0
     )
-    detail["anchors"] = list(row.anchors or [])
-    detail["lead_item_id"] = row.lead_item_id
-    titles = {m["item_id"]: m for m in detail["members"]}
-    for m in detail["members"]:
-        origin = titles.get(m["origin_item_id"]) if m["origin_item_id"] else None
-        m["origin_source"] = origin["source_name"] if origin else None
     # The writer records each attempt's check as subject 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     detail["checks"] = [
@@ -396,7 +345,8 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
             headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
         for r in rows:
             e = _event_dict(r)
-            e["analysis"] = pick_analysis(headlines.get(r.id, {}), lang)
+            by_language = headlines.get(r.id, {})  # the reader's language, else whichever exists
+            e["analysis"] = by_language.get(lang) or next(iter(by_language.values()), None)
             found_events[r.id] = e
     found_items = {}
     if item_ids:

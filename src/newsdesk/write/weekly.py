@@ -24,7 +24,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions.daily import local_day_bounds, local_time
+from newsdesk.editions.days import local_day_bounds, local_time
 from newsdesk.editions.store import material_key, store_edition, stored_material_key
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, checks, event_members, events, items, sources

@@ -1,0 +1,139 @@
+"""Event cards and the daily feed's tabs: what a reader sees of an event in a list.
+
+One builder makes the card for the daily edition (stored in its `meta`, then rendered by
+the site, the feeds and the Markdown) and for the web app's feed and event pages, so every
+place shows an event the same way. A card is a plain, JSON-ready dict; its titles are plain
+text (a feed's markup removed), escaped where they are rendered:
+
+    event_id, headline (the analysis's, else the event title), title, importance, tier,
+    category, outlets (distinct outlets that covered it), independent_outlets,
+    first_seen_at, last_seen_at (local, "YYYY-MM-DD HH:MM"),
+    members    the member items a reader can open, lead first, then by time: item_id,
+               outlet, title, url, published_at, material, language, role
+               (a duplicate, the same story twice from one outlet, is left out)
+    analysis   {language, headline, body, status, flags (lines)} or None
+    check      clean | flagged | missing
+    summary    with no analysis: the lead item's summary as plain text, else ""
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Row
+
+from newsdesk.editions.days import minute
+from newsdesk.editions.labels import Labels
+from newsdesk.render import plain_text, snippet
+from newsdesk.store.schema import analyses, event_members, items, sources
+
+SUMMARY_CHARS = 280
+
+
+def flag_lines(flags: list) -> list[str]:
+    """The checker's findings as lines a reader can take in; warnings (recorded only) are left out."""
+    lines = []
+    for f in flags:
+        if isinstance(f, dict):
+            if f.get("severity") == "warn":
+                continue
+            f = f.get("detail") or f.get("finding") or f
+        lines.append(str(f))
+    return lines
+
+
+def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]]:
+    rows = conn.execute(
+        select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.url,
+               items.c.published_at, items.c.material, items.c.language, items.c.summary,
+               sources.c.name.label("outlet"))
+        .join(items, items.c.id == event_members.c.item_id)
+        .join(sources, sources.c.id == items.c.source_id)
+        .where(event_members.c.event_id.in_(event_ids), event_members.c.role != "duplicate")
+        .order_by(event_members.c.event_id, event_members.c.role != "lead", items.c.published_at, items.c.id)
+    ).all()
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r.event_id, []).append({
+            "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
+            "published_at": minute(r.published_at, tz), "material": r.material, "language": r.language,
+            "role": r.role, "summary": r.summary,
+        })
+    return out
+
+
+def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
+    rows = conn.execute(
+        select(analyses.c.event_id, analyses.c.language, analyses.c.headline, analyses.c.body,
+               analyses.c.status, analyses.c.flags).where(analyses.c.event_id.in_(event_ids))
+    ).all()
+    out: dict[int, dict[str, dict]] = {}
+    for r in rows:
+        out.setdefault(r.event_id, {})[r.language] = {
+            "language": r.language, "headline": plain_text(r.headline), "body": r.body, "status": r.status,
+            "flags": flag_lines(r.flags or []),
+        }
+    return out
+
+
+def _card(event: Row, members: list[dict], analysis: dict | None, tz) -> dict:
+    lead_summary = members[0].pop("summary") if members else ""
+    for m in members[1:]:
+        m.pop("summary")
+    return {
+        "event_id": event.id,
+        "headline": (analysis or {}).get("headline") or plain_text(event.title),
+        "title": plain_text(event.title),
+        "importance": round(event.importance, 4),
+        "tier": event.tier,
+        "category": event.category or "",
+        "outlets": event.outlets,
+        "independent_outlets": event.independent_outlets,
+        "first_seen_at": minute(event.first_seen_at, tz),
+        "last_seen_at": minute(event.last_seen_at, tz),
+        "members": members,
+        "analysis": analysis,
+        "check": analysis["status"] if analysis else "missing",
+        "summary": "" if analysis else snippet(lead_summary, SUMMARY_CHARS),
+    }
+
+
+def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_language: bool = False) -> list[dict]:
+    """One card per event row, in the rows' order, with the analysis in `language`.
+
+    any_language: without an analysis in `language`, show one in another language rather
+    than none (the web app does; a published edition in one language does not).
+    """
+    ids = [r.id for r in rows]
+    if not ids:
+        return []
+    members, written = _members(conn, ids, tz), _analyses(conn, ids)
+    cards = []
+    for r in rows:
+        by_language = written.get(r.id, {})
+        analysis = by_language.get(language)
+        if analysis is None and any_language:
+            analysis = next(iter(by_language.values()), None)
+        cards.append(_card(r, members.get(r.id, []), analysis, tz))
+    return cards
+
+
+def day_tabs(cards: list[dict], language: str) -> list[dict]:
+    """Tabs of a day's feed: all, then the tiers (要闻 includes 精选), then categories by size.
+
+    Each tab is {id, label, events: [event ids in the cards' order]}; empty tabs are left out.
+    `cards` only needs event_id, tier and category.
+    """
+    t = Labels(language)
+    tabs = [{"id": "all", "label": t.all, "events": [c["event_id"] for c in cards]}]
+    tiers = {"featured": ("featured",), "p1": ("featured", "p1")}
+    for tier, members in tiers.items():
+        chosen = [c["event_id"] for c in cards if c["tier"] in members]
+        if chosen:
+            tabs.append({"id": tier, "label": t[tier], "events": chosen})
+    by_category: dict[str, list[int]] = {}
+    for c in cards:
+        if c["category"]:
+            by_category.setdefault(c["category"], []).append(c["event_id"])
+    for category, chosen in sorted(by_category.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        tabs.append({"id": "category-" + category, "label": category, "events": chosen})
+    return tabs

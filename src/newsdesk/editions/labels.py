@@ -1,0 +1,153 @@
+"""Every interface word readers see, in Chinese and English: the site, the feeds, the
+Markdown editions and the web app all read this one table. Content (analyses, editions)
+has its own language.
+
+Two words that are easy to mix up: an *outlet* is a source that covered an event
+(来源, counted as "4 outlets, 3 independent"); a *member* is one item of that coverage,
+one article or post (报道).
+"""
+
+from __future__ import annotations
+
+UI_LANGUAGES = ("zh", "en")
+
+LABELS: dict[str, dict[str, str]] = {
+    # editions and navigation
+    "daily": {"zh": "日报", "en": "Daily"},
+    "weekly": {"zh": "周报", "en": "Weekly"},
+    "episode": {"zh": "播客精读", "en": "Episodes"},
+    "feed": {"zh": "动态", "en": "Feed"},
+    "home": {"zh": "首页", "en": "Home"},
+    "other_language": {"zh": "English", "en": "中文"},
+    "feeds": {"zh": "订阅", "en": "Feeds"},
+    "archive": {"zh": "往期", "en": "Archive"},
+    "back": {"zh": "返回当日", "en": "Back to the day"},
+    "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
+    "events_n": {"zh": "个事件", "en": "events"},
+    "flagged_note": {"zh": "本期有内容未通过自动核查，已标出。",
+                     "en": "Parts of this edition failed the automatic checks; they are marked."},
+    # the daily feed's tabs (a category tab is labelled with the category's own name)
+    "all": {"zh": "全部", "en": "All"},
+    "featured": {"zh": "精选", "en": "Featured"},
+    "p1": {"zh": "要闻", "en": "Top stories"},
+    # an event card
+    "outlets": {"zh": "{n} 个来源（{m} 个独立）", "en": "{n} outlets ({m} independent)"},
+    "members": {"zh": "报道", "en": "Coverage"},
+    "clean": {"zh": "已通过核查", "en": "passed the checks"},
+    "flagged": {"zh": "未通过核查", "en": "failed the checks"},
+    "missing": {"zh": "无分析", "en": "no analysis"},
+    "no_analysis": {"zh": "分析尚未生成。", "en": "No analysis yet."},
+    # the web app's feed and event page
+    "previous_day": {"zh": "前一天", "en": "Previous day"},
+    "next_day": {"zh": "后一天", "en": "Next day"},
+    "go": {"zh": "前往", "en": "Go"},
+    "day": {"zh": "日期", "en": "Day"},
+    "no_events": {"zh": "这一天没有事件。", "en": "No events on this day."},
+    "more": {"zh": "下一页", "en": "Next page"},
+    "less": {"zh": "上一页", "en": "Previous page"},
+    "outlets_n": {"zh": "个来源", "en": "outlets"},
+    "independent": {"zh": "独立来源", "en": "independent"},
+    "outlet": {"zh": "来源", "en": "Outlet"},
+    "items": {"zh": "条目", "en": "Items"},
+    "score": {"zh": "分数", "en": "Score"},
+    "why_ranks": {"zh": "为什么排在这里", "en": "Why it ranks here"},
+    "part": {"zh": "因素", "en": "Part"},
+    "value": {"zh": "值", "en": "Value"},
+    "role": {"zh": "角色", "en": "Role"},
+    "headline": {"zh": "标题", "en": "Headline"},
+    "time": {"zh": "时间", "en": "Time"},
+    "material": {"zh": "材料", "en": "Material"},
+    "reason": {"zh": "归入原因", "en": "Why joined"},
+    "copy_of": {"zh": "转载自", "en": "copy of"},
+    "analysis": {"zh": "分析", "en": "Analysis"},
+    "checker_flags": {"zh": "核查标记", "en": "Checker flags"},
+    "checks_run": {"zh": "核查记录", "en": "Check runs"},
+    "attempt": {"zh": "第几次", "en": "Attempt"},
+    "passed": {"zh": "通过", "en": "Passed"},
+    "failed": {"zh": "未通过", "en": "Failed"},
+    "first_seen": {"zh": "首次出现", "en": "First seen"},
+    "last_seen": {"zh": "最近出现", "en": "Last seen"},
+    "languages": {"zh": "语言", "en": "Languages"},
+    "anchors": {"zh": "锚点", "en": "Anchors"},
+    "feedback": {"zh": "反馈", "en": "Feedback"},
+    "note": {"zh": "备注", "en": "Note"},
+    "up": {"zh": "有用", "en": "Useful"},
+    "down": {"zh": "没用", "en": "Not useful"},
+    "star": {"zh": "收藏", "en": "Star"},
+    "feedback_saved": {"zh": "反馈已保存，下次排序会用到。", "en": "Feedback saved; the next ranking run uses it."},
+    # search
+    "search": {"zh": "搜索", "en": "Search"},
+    "search_placeholder": {"zh": "搜索事件和条目", "en": "Search events and items"},
+    "events": {"zh": "事件", "en": "Events"},
+    "no_results": {"zh": "没有结果。", "en": "No results."},
+    "in_event": {"zh": "所属事件", "en": "In event"},
+    # login
+    "login": {"zh": "登录", "en": "Log in"},
+    "logout": {"zh": "退出", "en": "Log out"},
+    "logged_in_as": {"zh": "已登录：", "en": "Logged in as "},
+    "name": {"zh": "名字", "en": "Name"},
+    "token": {"zh": "令牌", "en": "Token"},
+    "bad_token": {"zh": "令牌不对。", "en": "That token is not right."},
+    "login_to_write": {"zh": "登录后才能反馈或修改。", "en": "Log in to leave feedback or make changes."},
+    "not_found": {"zh": "找不到这个页面。", "en": "Page not found."},
+    # sources (the catalog) and their health
+    "sources": {"zh": "来源", "en": "Sources"},
+    "source": {"zh": "来源", "en": "Source"},
+    "language": {"zh": "语言", "en": "Language"},
+    "status": {"zh": "状态", "en": "Status"},
+    "enabled": {"zh": "启用", "en": "Enabled"},
+    "disabled": {"zh": "已停用", "en": "Disabled"},
+    "enable": {"zh": "启用", "en": "Enable"},
+    "disable": {"zh": "停用", "en": "Disable"},
+    "last_success": {"zh": "上次成功", "en": "Last success"},
+    "last_error": {"zh": "上次错误", "en": "Last error"},
+    "items_7d": {"zh": "7 天条目", "en": "Items, 7 days"},
+    "failures": {"zh": "连续失败", "en": "Failures in a row"},
+    "stale": {"zh": "停更", "en": "Stale"},
+    "add_source": {"zh": "添加来源", "en": "Add a source"},
+    "source_added": {"zh": "来源已添加。", "en": "Source added."},
+    "source_updated": {"zh": "来源已更新。", "en": "Source updated."},
+    "kind": {"zh": "类型", "en": "Kind"},
+    "tier": {"zh": "级别", "en": "Tier"},
+    "category": {"zh": "类别", "en": "Category"},
+    "fulltext": {"zh": "抓全文", "en": "Fetch full text"},
+    "add": {"zh": "添加", "en": "Add"},
+    # model usage
+    "usage": {"zh": "用量", "en": "Usage"},
+    "stage": {"zh": "阶段", "en": "Stage"},
+    "calls": {"zh": "模型调用", "en": "Model calls"},
+    "cache_hits": {"zh": "缓存命中", "en": "Cache hits"},
+    "prompt_tokens": {"zh": "输入 tokens", "en": "Prompt tokens"},
+    "completion_tokens": {"zh": "输出 tokens", "en": "Completion tokens"},
+    "cached_share": {"zh": "缓存 token 占比", "en": "Cached-token share"},
+    "cost": {"zh": "估算费用 (USD)", "en": "Estimated cost (USD)"},
+    "total": {"zh": "合计", "en": "Total"},
+    "per_day": {"zh": "按天", "en": "Per day"},
+    "per_stage": {"zh": "按阶段", "en": "Per stage"},
+    "per_day_stage": {"zh": "按天和阶段", "en": "Per day and stage"},
+    "last_days": {"zh": "最近天数", "en": "Last days"},
+}
+
+
+class Labels:
+    """The labels in one language: `t.flagged` or `t["flagged"]`; a language without labels reads English."""
+
+    def __init__(self, language: str):
+        self.language = language if language in UI_LANGUAGES else "en"
+
+    def __getattr__(self, key: str) -> str:
+        try:
+            return LABELS[key][self.language]
+        except KeyError:
+            raise AttributeError(f"no label {key!r}; add it to newsdesk/editions/labels.py") from None
+
+    def __getitem__(self, key: str) -> str:
+        try:
+            return LABELS[key][self.language]
+        except KeyError:
+            raise KeyError(f"no label {key!r}; add it to newsdesk/editions/labels.py") from None
+
+    def get(self, key: str) -> str:
+        """For keys that come from data (a category has no translation: it shows as it is)."""
+        entry = LABELS.get(key)
+        return entry[self.language] if entry else key
