@@ -10,7 +10,8 @@ text (a feed's markup removed), escaped where they are rendered:
     first_seen_at, last_seen_at (local, "YYYY-MM-DD HH:MM"),
     members    the member items a reader can open, lead first, then by time: item_id,
                outlet, title, url, published_at, material, language, role
-               (a duplicate, the same story twice from one outlet, is left out)
+               (a duplicate, the same URL or text again, e.g. one arXiv paper in two
+               listings, is left out: it adds an outlet to the count, not a link)
     analysis   {language, headline, body, status, flags (lines)} or None
     check      clean | flagged | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
