@@ -121,3 +121,33 @@ def test_checker_findings_show_as_lines_without_warnings():
                 {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},
                 "hand-written note"]
     assert flag_lines(findings) == ["number not in the material: 42%", "hand-written note"]
+
+
+def test_web_feed_shows_the_daily_editions_cards_tabs_and_order(sqlite_engine):
+    """One card builder and one set of tabs: the web app's feed and the published day agree."""
+    from zoneinfo import ZoneInfo
+
+    from newsdesk.web import queries
+
+    settings = Settings(languages=["zh", "en"])
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+    build_daily(sqlite_engine, settings, "2026-03-12")
+    with sqlite_engine.connect() as conn:
+        stored = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-03-12",
+                                                            editions.c.language == "zh")).scalar_one()
+        for tab in stored["tabs"]:
+            web = queries.feed(conn, date(2026, 3, 12), tab["id"], ZoneInfo(settings.timezone), lang="zh")
+            assert web["tabs"] == stored["tabs"] and web["label"] == tab["label"]
+            assert [{k: v for k, v in c.items() if k != "feedback"} for c in web["events"]] == [
+                c for c in stored["cards"] if c["event_id"] in tab["events"]]
+
+
+def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
+    with engine.begin() as conn:
+        seed(conn)
+    build_daily(engine, Settings(), "2026-03-12")
+    with engine.connect() as conn:
+        body = dict(conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all())
+    assert "2 个来源（1 个独立）" in body["zh"] and "\n报道:\n" in body["zh"]
+    assert "2 outlets (1 independent)" in body["en"] and "\nCoverage:\n" in body["en"]

@@ -192,7 +192,7 @@ def test_search_finds_chinese_and_english_terms(client):
     assert 'href="https://example.com/1"' in zh  # the item
     en = client.get("/api/search", params={"q": "valuation"}).json()
     assert [i["id"] for i in en["items"]] == [3]
-    assert en["items"][0]["event_id"] == 2
+    assert en["items"][0]["event_id"] == 2 and en["items"][0]["outlet"] == "Bloomberg Technology"
     ev = client.get("/api/search", params={"q": "推理成本"}).json()
     assert [e["id"] for e in ev["events"]] == [1]  # through its analysis headline
     assert client.get("/api/search", params={"q": "nothing-like-this-anywhere"}).json() == {

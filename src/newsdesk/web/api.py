@@ -233,7 +233,7 @@ class SearchItem(BaseModel):
     language: str
     material: str
     source_id: str
-    source_name: str
+    outlet: str = Field(description="the outlet (source) that published it")
     event_id: int | None
 
 

@@ -352,7 +352,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
     if item_ids:
         rows = conn.execute(
             select(items.c.id, items.c.title, items.c.summary, items.c.url, items.c.published_at, items.c.language,
-                   items.c.material, items.c.source_id, sources.c.name.label("source_name"),
+                   items.c.material, items.c.source_id, sources.c.name.label("outlet"),
                    event_members.c.event_id)
             .select_from(items.join(sources, sources.c.id == items.c.source_id)
                          .outerjoin(event_members, event_members.c.item_id == items.c.id))
@@ -362,7 +362,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
             found_items[r.id] = {
                 "id": r.id, "title": r.title, "summary": r.summary, "url": r.url, "published_at": r.published_at,
                 "language": r.language, "material": r.material, "source_id": r.source_id,
-                "source_name": r.source_name, "event_id": r.event_id,
+                "outlet": r.outlet, "event_id": r.event_id,
             }
     return {
         "events": [found_events[i] for i in event_ids if i in found_events],
