@@ -132,7 +132,7 @@ def main() -> None:
         print(f"store: {EVENTS} events, {ITEMS} items, {SOURCES} sources over {DAYS} days built in {time.perf_counter() - t0:.1f} s")
         # The search index is built once and then kept up incrementally; time that once, apart from page renders.
         from newsdesk.store import open_store
-        from newsdesk.web.search import SearchIndex, segment
+        from newsdesk.search import SearchIndex, segment
 
         segment("载入 jieba 词典")
         engine = open_store(url)

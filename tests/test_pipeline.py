@@ -13,7 +13,7 @@ from newsdesk.llm.client import LLM, Reply
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
-from newsdesk.web.search import SearchIndex
+from newsdesk.search import SearchIndex
 from test_episode import FakeLLM as EpisodeFake
 from test_weekly import CopyingBackend
 

@@ -210,7 +210,7 @@ def run_pipeline(
         report.facts["site_files_written"] = published.written
 
     def search_index():
-        from newsdesk.web.search import SearchIndex
+        from newsdesk.search import SearchIndex
 
         # What this run stored is searchable in the web app at once, not after a server restart.
         return SearchIndex(engine).refresh()

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.anchors import extract_anchors
@@ -276,10 +276,6 @@ def event_brief(conn: Connection, event_id: int) -> dict:
             for m in members
         ],
     }
-
-
-def event_count(conn: Connection) -> int:
-    return conn.execute(select(func.count()).select_from(events)).scalar_one()
 
 
 __all__ = ["ClusterStats", "cluster_new_items", "event_brief", "refresh_event", "DAY"]

@@ -16,8 +16,8 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
+from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
-from newsdesk.web.search import SearchIndex
 
 
 class CardMember(BaseModel):

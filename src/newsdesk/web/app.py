@@ -28,9 +28,9 @@ from newsdesk import render
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.editions.labels import UI_LANGUAGES, Labels
+from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
 from newsdesk.web.api import build_api, parse_day
-from newsdesk.web.search import SearchIndex
 
 HERE = Path(__file__).parent
 EDITION_PATHS = {"daily": "daily", "weekly": "weekly", "episodes": "episode"}  # URL segment -> edition kind
