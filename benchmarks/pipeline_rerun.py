@@ -18,7 +18,6 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from newsdesk.cli import run_ingest
 from newsdesk.config import load_settings
 from newsdesk.pipeline import DEMO_LIMITS, Limits, run_pipeline
 from newsdesk.store import open_store
@@ -39,7 +38,7 @@ def main() -> None:
         rows = []
         for label in ("first run", "second run (no new input)"):
             started = time.perf_counter()
-            report = run_pipeline(engine, s, limits=limits, ingest=lambda: run_ingest(s, engine, pack))
+            report = run_pipeline(engine, s, limits=limits, source=pack)
             wall = time.perf_counter() - started
             rows.append((label, wall, report.model_calls, report))
             print(f"{label:28s} {wall:8.1f} s  {report.model_calls:4d} model calls  "

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from newsdesk.cli import run_ingest
 from newsdesk.config import Settings
 from newsdesk.llm.client import LLM, Reply
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
@@ -46,7 +45,7 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     engine = open_store(s.database)
     fake = StageFake(engine)
 
-    first = run_pipeline(engine, s, limits=DEMO_LIMITS, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    first = run_pipeline(engine, s, limits=DEMO_LIMITS, source=PACK, llm=fake)
     assert first.problems == []
     assert first.facts["items_new"] >= 40 and first.facts["items_clustered"] == first.facts["items_new"]
     with engine.connect() as conn:
@@ -70,7 +69,7 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert SearchIndex(engine).search("Claude")
 
     calls = len(fake.calls)
-    second = run_pipeline(engine, s, limits=DEMO_LIMITS, ingest=lambda: run_ingest(s, engine, PACK), llm=fake)
+    second = run_pipeline(engine, s, limits=DEMO_LIMITS, source=PACK, llm=fake)
     assert second.problems == []
     assert fake.calls[calls:] == []  # no model call
     # A re-read keeps what was fetched for an item (full text, paywall finding, transcript).

@@ -32,6 +32,7 @@ from xml.etree import ElementTree as ET
 import tomli_w
 
 from newsdesk.config import Settings
+from newsdesk.errors import NewsdeskError
 from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
 
 CATEGORIES = (
@@ -61,7 +62,7 @@ _DEFAULTS = {
 }
 
 
-class CatalogError(Exception):
+class CatalogError(NewsdeskError):
     """One bad thing in a catalog or OPML file, as one line naming file, entry and field."""
 
 

@@ -14,8 +14,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from newsdesk.errors import NewsdeskError
 
-class ConfigError(Exception):
+
+class ConfigError(NewsdeskError):
     """A setting a user wrote is wrong; the message names the file, the key and the fix."""
 
 

@@ -1,9 +1,11 @@
-"""`newsdesk run`: ingest → cluster → rank → write → editions → publish → search index, incrementally.
+"""The pipeline as a list of named stages: `newsdesk run` calls them in order, a worker calls one by name.
 
-Each stage decides from the store what is new (items in no event, events whose material
+    ingest → cluster → rank → write → daily → weekly → episode → publish → search
+
+Each stage finds its work in the store (items in no event, events whose material
 changed, days and weeks whose events changed), so a second run with no new input does
-no work and makes no model call. A stage that fails records why and the run goes on
-with the stages that do not depend on it.
+no work and makes no model call. A stage that fails records why (a problem) and the run
+goes on with the others; what they store is kept.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.store.schema import editions, items, transcripts
+from newsdesk.errors import NewsdeskError
+from newsdesk.store.schema import editions, items, llm_usage, transcripts
 
 
 @dataclass(frozen=True)
@@ -39,19 +42,6 @@ class Limits:
 
 
 DEMO_LIMITS = Limits(analyses=1, weekly_sections=3, weekly_items=3, weekly_briefs=6)
-
-
-@dataclass
-class RunReport:
-    run_id: str
-    seconds: dict[str, float] = field(default_factory=dict)
-    facts: dict[str, object] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    model_calls: int = 0
-
-    @property
-    def total_seconds(self) -> float:
-        return sum(self.seconds.values())
 
 
 class LazyLLM:
@@ -95,6 +85,92 @@ class LazyLLM:
         return self._llm is not None
 
 
+# --- stages -----------------------------------------------------------------------------
+
+
+@dataclass
+class RunContext:
+    """What a stage may use. Everything else it needs, it finds in the store."""
+
+    engine: Engine
+    settings: Settings
+    llm: object  # LazyLLM, or a test's scripted model
+    run_id: str
+    limits: Limits = Limits()
+    source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
+    progress: Callable[[int, int | None], None] = lambda done, total: None  # (done, total) of this stage's units
+    note: Callable[[str], None] = lambda line: None  # what this stage is doing now
+
+
+@dataclass
+class StageResult:
+    facts: dict[str, object] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # one line each; the stage's other work is stored
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    run: Callable[[RunContext], StageResult]
+
+
+def ingest_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.ingest.run import ingest
+
+    report = ingest(ctx.engine, ctx.settings, ctx.source, progress=ctx.progress)
+    return StageResult(
+        facts={"items_new": report.new, "items_updated": report.updated, "sources_failed": len(report.failed)},
+        problems=[f"catalog: {line}" for line in report.catalog_errors]
+        + [f"{o.source_id}: {o.error}" for o in report.failed],
+    )
+
+
+def cluster_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.cluster import cluster_new_items
+
+    arbiter = None
+    if ctx.settings.llm.arbitrate_merges:
+        from newsdesk.cluster.arbiter import llm_arbiter
+
+        arbiter = llm_arbiter(ctx.llm)
+    stats = cluster_new_items(ctx.engine, ctx.settings, arbiter=arbiter, progress=ctx.progress)
+    return StageResult({"items_clustered": stats.items})
+
+
+def rank_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.rank import rank_events
+
+    rank_events(ctx.engine, ctx.settings)
+    return StageResult()
+
+
+def write_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.write.analysis import write_analyses
+
+    stats = write_analyses(ctx.engine, ctx.settings, ctx.llm, limit=ctx.limits.analyses, progress=ctx.note)
+    result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
+    result.problems += stats.errors
+    if stats.stopped:
+        result.problems.append(stats.stopped)
+    return result
+
+
+def daily_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.editions.daily import build_dailies
+
+    return StageResult({"daily_built": sum(bool(d.built) for d in build_dailies(ctx.engine, ctx.settings))})
+
+
+def weekly_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.write.weekly import build_weekly, latest_week
+
+    with ctx.engine.connect() as conn:
+        week = latest_week(conn, ctx.settings.timezone)
+    if week is not None:
+        build_weekly(ctx.engine, ctx.settings, ctx.llm, week, **ctx.limits.weekly())
+    return StageResult()
+
+
 def _episodes(engine: Engine) -> list[dict]:
     """Podcast items with a stored transcript."""
     with engine.connect() as conn:
@@ -106,127 +182,131 @@ def _episodes(engine: Engine) -> list[dict]:
     return [dict(r._mapping) for r in rows]
 
 
+def episode_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.model import Turn
+    from newsdesk.write.episode import write_episode
+    from newsdesk.write.translate import translate_episode
+
+    episodes = _episodes(ctx.engine)
+    for done, ep in enumerate(episodes, 1):
+        turns = [Turn(**t) for t in ep["turns"]]
+        number = (ep["extra"] or {}).get("episode")
+        zh = write_episode(ctx.engine, ctx.settings, ctx.llm, turns, title=ep["title"], number=number)
+        if "en" in ctx.settings.languages:
+            translate_episode(ctx.engine, ctx.settings, ctx.llm, zh, turns, original_title=ep["title"])
+        ctx.progress(done, len(episodes))
+    return StageResult({"episodes": len(episodes)})
+
+
+def publish_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.publish.site import publish_site
+
+    try:
+        stats = publish_site(ctx.engine, ctx.settings)
+    except OSError as exc:
+        raise NewsdeskError(f"cannot write the site to {ctx.settings.site_dir!r} ({exc.strerror})",
+                            "check site_dir and its permissions") from None
+    return StageResult({"site_dir": stats.site_dir, "site_files_written": stats.written})
+
+
+def search_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.search import SearchIndex
+
+    # What this run stored is searchable in the web app at once, not after a server restart.
+    return StageResult({"search_indexed": SearchIndex(ctx.engine).refresh()})
+
+
+STAGES = [
+    Stage("ingest", ingest_stage),
+    Stage("cluster", cluster_stage),
+    Stage("rank", rank_stage),
+    Stage("write", write_stage),
+    Stage("daily", daily_stage),
+    Stage("weekly", weekly_stage),
+    Stage("episode", episode_stage),
+    Stage("publish", publish_stage),
+    Stage("search", search_stage),
+]
+STAGE_NAMES = [s.name for s in STAGES]
+
+
+def stage(name: str) -> Stage:
+    for s in STAGES:
+        if s.name == name:
+            return s
+    raise NewsdeskError(f"no stage named {name!r}", f"use one of {', '.join(STAGE_NAMES)}")
+
+
+# --- a run ------------------------------------------------------------------------------
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, object] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    model_calls: int = 0
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+class Watcher:
+    """What a runner shows while stages run (the CLI draws it with Rich); by default nothing."""
+
+    def started(self, name: str) -> None: ...
+
+    def progress(self, name: str, done: int, total: int | None) -> None: ...
+
+    def note(self, name: str, line: str) -> None: ...
+
+    def finished(self, name: str, seconds: float, result: StageResult | None) -> None: ...
+
+
 def run_pipeline(
     engine: Engine,
     settings: Settings,
     *,
-    replay: Path | None = None,
+    stages: list[str] | None = None,
     limits: Limits = Limits(),
-    ingest: Callable[[], list] | None = None,
-    say: Callable[[str], None] = lambda line: None,
+    source: Path | None = None,
     llm=None,
+    watcher: Watcher | None = None,
 ) -> RunReport:
-    """Run every stage once. `ingest` does the ingest step (the CLI passes its own, with progress);
-    `llm` replaces the configured model (tests pass a scripted one)."""
-    from newsdesk.llm.client import BudgetExhausted, LLMError
-
+    """Run the named stages (default: all, in order) once each. `source` replays a directory or
+    imports a .jsonl file in the ingest stage; `llm` replaces the configured model (tests pass a
+    scripted one)."""
     report = RunReport(run_id=uuid.uuid4().hex[:12])
+    watcher = watcher or Watcher()
     lazy = LazyLLM(settings, engine, report.run_id)
-    llm = llm or lazy
-
-    def stage(name: str, fn: Callable[[], object]):
+    for st in [stage(name) for name in stages] if stages is not None else STAGES:
+        ctx = RunContext(
+            engine, settings, llm or lazy, report.run_id, limits, source,
+            progress=lambda done, total, name=st.name: watcher.progress(name, done, total),
+            note=lambda line, name=st.name: watcher.note(name, line),
+        )
+        watcher.started(st.name)
         started = time.perf_counter()
+        result = None
         try:
-            return fn()
-        except (LLMError, BudgetExhausted) as exc:
-            report.problems.append(f"{name}: {exc}")
+            result = st.run(ctx)
+        except NewsdeskError as exc:
+            report.problems.append(f"{st.name}: {exc}")
         except Exception as exc:  # one stage failing must not lose what the others do
-            report.problems.append(f"{name}: {type(exc).__name__}: {exc}")
-        finally:
-            report.seconds[name] = round(time.perf_counter() - started, 3)
-            say(f"{name}: {report.seconds[name]:.1f}s")
-        return None
-
-    if ingest is not None:
-        outcomes = stage("ingest", ingest) or []
-        report.facts["items_new"] = sum(getattr(o, "new", 0) for o in outcomes)
-        report.facts["items_updated"] = sum(getattr(o, "updated", 0) for o in outcomes)
-        report.facts["sources_failed"] = sum(getattr(o, "status", "") == "error" for o in outcomes)
-
-    from newsdesk.cluster import cluster_new_items
-    from newsdesk.rank import rank_events
-
-    arbiter = None
-    if settings.llm.arbitrate_merges:
-        from newsdesk.cluster.arbiter import llm_arbiter
-
-        arbiter = llm_arbiter(llm)
-    clustered = stage("cluster", lambda: cluster_new_items(engine, settings, arbiter=arbiter))
-    if clustered is not None:
-        report.facts["items_clustered"] = clustered.items
-    stage("rank", lambda: rank_events(engine, settings))
-
-    from newsdesk.write.analysis import write_analyses
-
-    written = stage("write", lambda: write_analyses(engine, settings, llm, limit=limits.analyses))
-    if written is not None:
-        report.facts["analyses_written"] = written.written
-        report.facts["analyses_flagged"] = written.flagged
-        if written.stopped:
-            report.problems.append(f"write: {written.stopped}")
-
-    from newsdesk.editions.daily import build_dailies
-
-    dailies = stage("daily", lambda: build_dailies(engine, settings)) or []
-    report.facts["daily_built"] = sum(bool(d.built) for d in dailies)
-
-    from newsdesk.write.weekly import WeeklyError, build_weekly, latest_week
-
-    def weekly():
-        with engine.connect() as conn:
-            week = latest_week(conn, settings.timezone)
-        if week is None:
-            return None
-        try:
-            return build_weekly(engine, settings, llm, week, **limits.weekly())
-        except WeeklyError as exc:
-            report.problems.append(f"weekly: {exc}")
-            return None
-
-    stage("weekly", weekly)
-
-    def episodes():
-        from newsdesk.model import Turn
-        from newsdesk.write.episode import write_episode
-        from newsdesk.write.translate import translate_episode
-
-        done = 0
-        for ep in _episodes(engine):
-            turns = [Turn(**t) for t in ep["turns"]]
-            number = (ep["extra"] or {}).get("episode")
-            zh = write_episode(engine, settings, llm, turns, title=ep["title"], number=number)
-            if "en" in settings.languages:
-                translate_episode(engine, settings, llm, zh, turns, original_title=ep["title"])
-            done += 1
-        return done
-
-    report.facts["episodes"] = stage("episode", episodes)
-
-    from newsdesk.publish.site import publish_site
-
-    published = stage("publish", lambda: publish_site(engine, settings))
-    if published is not None:
-        report.facts["site_dir"] = published.site_dir
-        report.facts["site_files_written"] = published.written
-
-    def search_index():
-        from newsdesk.search import SearchIndex
-
-        # What this run stored is searchable in the web app at once, not after a server restart.
-        return SearchIndex(engine).refresh()
-
-    report.facts["search_indexed"] = stage("search", search_index)
-
+            report.problems.append(f"{st.name}: {type(exc).__name__}: {exc}")
+        report.seconds[st.name] = round(time.perf_counter() - started, 3)
+        if result is not None:
+            report.facts.update(result.facts)
+            report.problems += [f"{st.name}: {line}" for line in result.problems]
+        watcher.finished(st.name, report.seconds[st.name], result)
     if lazy.opened:
         report.model_calls = _model_calls(engine, report.run_id)
     return report
 
 
 def _model_calls(engine: Engine, run_id: str) -> int:
-    from sqlalchemy import and_, func
-
-    from newsdesk.store.schema import llm_usage
-
     with engine.connect() as conn:
         return conn.execute(
             select(func.count()).where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
@@ -234,7 +314,5 @@ def _model_calls(engine: Engine, run_id: str) -> int:
 
 
 def edition_counts(engine: Engine) -> dict[str, int]:
-    from sqlalchemy import func
-
     with engine.connect() as conn:
         return dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())

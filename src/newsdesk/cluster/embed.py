@@ -13,11 +13,12 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from newsdesk.errors import NewsdeskError
 from newsdesk.store.items import _dialect_insert
 from newsdesk.store.schema import item_vectors, items
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(NewsdeskError):
     """The embedding backend cannot be used; the message names the setting to fix."""
 
 

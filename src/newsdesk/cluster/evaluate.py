@@ -17,10 +17,7 @@ from pathlib import Path
 
 from newsdesk.cluster.embed import Embedder, item_text
 from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
-
-
-class EvalFileError(Exception):
-    """A line of the evaluation file is unusable; the message names the file, line and field."""
+from newsdesk.errors import EvalFileError
 
 
 @dataclass

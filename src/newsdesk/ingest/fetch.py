@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 import httpx
 
 from newsdesk.config import FetchSettings
+from newsdesk.errors import PARTIAL, NewsdeskError
 
 FEED_ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, "
@@ -57,12 +58,14 @@ class FetchResult:
         return self.body is not None and self.error is None
 
 
-class FetchBlocked(Exception):
+class FetchBlocked(NewsdeskError):
     """The address guard refuses a URL; the message is the reason and the fix."""
 
 
-class _Failure(Exception):
+class _Failure(NewsdeskError):
     """One try went wrong; `retriable` says whether another try may help."""
+
+    exit_code = PARTIAL  # a source that failed; the others go on
 
     def __init__(self, message: str, *, retriable: bool, label: str = "", retry_after: float | None = None):
         super().__init__(message)

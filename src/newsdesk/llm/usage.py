@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
+from newsdesk.llm.errors import LLMUnavailable
 from newsdesk.store.schema import llm_usage
 
 
@@ -36,16 +37,14 @@ class PriceTable:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "PriceTable":
-        from newsdesk.llm.client import LLMError
-
         if path:
             p = Path(path)
             try:
                 data = tomllib.loads(p.read_text(encoding="utf-8"))
             except FileNotFoundError:
-                raise LLMError(f"llm.prices_file {p}: not found; fix the path or leave it empty for the packaged prices") from None
+                raise LLMUnavailable(f"llm.prices_file {p}: not found; fix the path or leave it empty for the packaged prices") from None
             except tomllib.TOMLDecodeError as exc:
-                raise LLMError(f"llm.prices_file {p}: not valid TOML ({exc})") from None
+                raise LLMUnavailable(f"llm.prices_file {p}: not valid TOML ({exc})") from None
             where = str(p)
         else:
             data = tomllib.loads(resources.files("newsdesk.llm").joinpath("prices.toml").read_text(encoding="utf-8"))
@@ -55,7 +54,7 @@ class PriceTable:
             try:
                 rows.append((str(entry["match"]), Price(float(entry.get("input", 0)), float(entry.get("cached_input", entry.get("input", 0))), float(entry.get("output", 0)))))
             except (KeyError, TypeError, ValueError):
-                raise LLMError(f"{where}: each [[model]] needs match = \"pattern\" and numeric input/cached_input/output") from None
+                raise LLMUnavailable(f"{where}: each [[model]] needs match = \"pattern\" and numeric input/cached_input/output") from None
         return cls(rows)
 
     def price(self, model: str) -> Price:

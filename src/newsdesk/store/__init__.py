@@ -8,11 +8,12 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
+from newsdesk.errors import NewsdeskError
 from newsdesk.store.migrate import migrate
 from newsdesk.store.schema import metadata  # noqa: F401  (re-exported for stages)
 
 
-class StoreError(Exception):
+class StoreError(NewsdeskError):
     """The store cannot be opened; the message names the URL and the fix."""
 
 

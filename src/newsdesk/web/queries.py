@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from newsdesk.editions.cards import day_tabs, event_cards
 from newsdesk.editions.days import day_events, minute
 from newsdesk.editions.labels import Labels
+from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.health import source_health
 from newsdesk.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.render import plain_text
@@ -38,7 +39,7 @@ FEEDBACK_KINDS = ("up", "down", "star")
 EDITION_KINDS = ("daily", "weekly", "episode")
 
 
-class InputError(ValueError):
+class InputError(NewsdeskError, ValueError):
     """A form or API field a user filled in is wrong; the message names it and the fix."""
 
 

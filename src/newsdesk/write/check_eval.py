@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from newsdesk.errors import EvalFileError
 from newsdesk.write.check import check_content
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
@@ -61,15 +62,15 @@ def load_pairs(path: str | Path) -> list[dict]:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"{p}: file not found") from None
+        raise EvalFileError(f"{p}: file not found") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: not valid JSON ({exc})") from None
+        raise EvalFileError(f"{p}: not valid JSON ({exc})") from None
     rows = list(data.values()) if isinstance(data, dict) else data
     pairs = []
     for i, r in enumerate(rows):
         claim = r.get("claim") or r.get("summary")
         if not isinstance(r, dict) or not claim or "document" not in r or r.get("label") not in (0, 1):
-            raise ValueError(f"{p}: entry {i} needs document, claim (or summary) and label 0/1")
+            raise EvalFileError(f"{p}: entry {i} needs document, claim (or summary) and label 0/1")
         pairs.append({"document": r["document"], "claim": claim, "label": r["label"]})
     return pairs
 

@@ -37,7 +37,10 @@ from rapidfuzz import fuzz, process
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from newsdesk.config import ConfigError
 from newsdesk.editions import store as editions_store
+from newsdesk.errors import PARTIAL, NewsdeskError
+from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
 from newsdesk.store.schema import checks, transcripts
@@ -48,8 +51,10 @@ BULLET = "• "
 UNCERTAIN_MARK = {"zh": "（音）", "en": " (as heard)"}
 
 
-class DigestFormatError(ValueError):
+class DigestFormatError(NewsdeskError, ValueError):
     """A digest's text does not have Output C/D's shape; the message names the line."""
+
+    exit_code = PARTIAL  # that digest is not stored; the rest of the run is
 
 
 # --- the digest as data, and its text ------------------------------------------------
@@ -615,7 +620,7 @@ def editorial_policy(settings) -> str:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise ValueError(f"llm.policy_file {path}: cannot read it ({exc.strerror}); fix the path in newsdesk.toml") from None
+            raise ConfigError(f"llm.policy_file {path}: cannot read it ({exc.strerror}); fix the path in newsdesk.toml") from None
     else:
         packaged = resources.files("newsdesk") / "write" / "prompts" / "policy.md"
         text = packaged.read_text(encoding="utf-8") if packaged.is_file() else ""
@@ -865,7 +870,7 @@ class _Writer:
         self.llm, self.options, self.policy = llm, options, policy
         self.lines = transcript_lines(turns, options.passage_tokens // 2)
         if not self.lines:
-            raise ValueError("transcript has no speech to digest (every turn is empty)")
+            raise TranscriptError("transcript has no speech to digest (every turn is empty)")
         self.index = TranscriptIndex(self.lines)
         self.people = speakers(turns)
         self.suspects = uncertain_names(self.lines)

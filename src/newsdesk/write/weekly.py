@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 from newsdesk.config import Settings
 from newsdesk.editions.days import local_day_bounds, local_time
 from newsdesk.editions.store import material_key, store_edition, stored_material_key
+from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, checks, event_members, events, items, sources
 from newsdesk.write.check import check_output
@@ -45,7 +46,7 @@ BODY_CHARS = 800  # of each member's body sent to the model
 SUMMARY_EVENT_CHARS = 4000  # of all themed events' material together, in the summary's prompt
 
 
-class WeeklyError(Exception):
+class WeeklyError(NewsdeskError):
     """The weekly report cannot be built; the message names the input and the fix."""
 
 
