@@ -79,3 +79,17 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert second.facts["search_indexed"] == 0
     with engine.connect() as conn:
         assert conn.execute(select(editions.c.id, editions.c.updated_at)).all() == stamps
+
+
+def test_stages_run_by_name_and_a_failing_one_is_one_problem_while_the_next_still_run(tmp_path):
+    blocker = tmp_path / "site"
+    blocker.write_text("a file where the site folder should be")
+    s = Settings(data_dir=str(tmp_path), site_dir=str(blocker))
+    engine = open_store(s.database)
+    report = run_pipeline(engine, s, stages=["ingest", "publish", "search"], source=PACK)
+    assert list(report.seconds) == ["ingest", "publish", "search"]
+    assert len(report.problems) == 1
+    assert report.problems[0].startswith(f"publish: cannot write the site to {str(blocker)!r}")
+    assert report.problems[0].endswith("check site_dir and its permissions")
+    assert "site_dir" not in report.facts and report.facts["search_indexed"] >= report.facts["items_new"] > 0
+    assert report.model_calls == 0

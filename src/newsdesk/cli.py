@@ -314,12 +314,7 @@ def publish_cmd() -> None:
     """Render every edition into settings.site_dir: HTML (zh / en), Markdown with front matter, RSS and JSON Feed."""
     from newsdesk.publish.site import publish_site
 
-    s = settings()
-    try:
-        stats = publish_site(engine(), s)
-    except OSError as exc:
-        raise NewsdeskError(f"cannot write the site to {s.site_dir!r} ({exc.strerror})",
-                            "check site_dir and its permissions") from None
+    stats = publish_site(engine(), settings())
     if stats.skipped:
         console.print(f"site {stats.site_dir}: nothing changed ({stats.pages} files)")
     else:

@@ -201,11 +201,7 @@ def episode_stage(ctx: RunContext) -> StageResult:
 def publish_stage(ctx: RunContext) -> StageResult:
     from newsdesk.publish.site import publish_site
 
-    try:
-        stats = publish_site(ctx.engine, ctx.settings)
-    except OSError as exc:
-        raise NewsdeskError(f"cannot write the site to {ctx.settings.site_dir!r} ({exc.strerror})",
-                            "check site_dir and its permissions") from None
+    stats = publish_site(ctx.engine, ctx.settings)
     return StageResult({"site_dir": stats.site_dir, "site_files_written": stats.written})
 
 

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.labels import LABELS, Labels
+from newsdesk.errors import NewsdeskError
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import edition_markdown, edition_summary
 from newsdesk.render import markdown_html, safe_url
@@ -184,6 +185,14 @@ class _Site:
 
 def publish_site(engine: Engine, settings: Settings) -> PublishStats:
     """Render every edition into settings.site_dir; writes only what changed."""
+    try:
+        return _publish(engine, settings)
+    except OSError as exc:
+        raise NewsdeskError(f"cannot write the site to {settings.site_dir!r} ({exc.strerror})",
+                            "check site_dir and its permissions") from None
+
+
+def _publish(engine: Engine, settings: Settings) -> PublishStats:
     site_dir = Path(settings.site_dir)
     stats = PublishStats(site_dir=str(site_dir))
     rows = _load(engine)
