@@ -23,6 +23,7 @@ from newsdesk.llm.openai_backend import RawReply
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
+from newsdesk.write.check import load_findings
 from newsdesk.write import weekly
 from newsdesk.write.weekly import (
     WeekEvent,
@@ -254,7 +255,7 @@ def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, shared):
     assert stats.status == "clean"  # the rewrite with the findings fixed both defects
     with sqlite_engine.connect() as conn:
         failed = conn.execute(select(checks.c.findings).where(checks.c.passed.is_(False))).scalars().all()
-    details = [f["finding"] if isinstance(f["finding"], str) else f["finding"]["detail"] for fs in failed for f in fs]
+    details = [f.detail for fs in failed for f in load_findings(fs)]
     assert any("987.65" in d for d in details) and any("overview repeats the summary" in d for d in details)
 
     stubborn = copying_llm(sqlite_engine, defects={"number"}, stubborn=True)
@@ -316,3 +317,47 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
         calls = conn.execute(select(func.count()).select_from(llm_usage).where(llm_usage.c.cache_hit.is_(False))).scalar()
     assert recorded in (1, 2) and calls >= 1
     print(f"embedded section: {elapsed:.1f}s, {calls} model calls, status {part.status}, findings {part.findings[:3]}")
+
+
+def test_a_rewrite_the_model_cannot_give_keeps_the_first_draft_flagged(sqlite_engine, shared):
+    from newsdesk.llm.client import LLMError
+
+    class RefusesRewrites(CopyingBackend):
+        def chat(self, messages, **kwargs):
+            if len(messages) > 2:
+                raise LLMError("fake-endpoint: the rewrite was refused")
+            return super().chat(messages, **kwargs)
+
+    load_week(sqlite_engine, shared, limit=40)
+    llm = LLM(RefusesRewrites(defects={"number"}), sqlite_engine, concurrency=1)
+    stats = build_weekly(sqlite_engine, Settings(), llm, HARVEST_WEEK)
+    assert stats.built and stats.status == "flagged" and stats.sections >= 3
+    with sqlite_engine.connect() as conn:
+        row = conn.execute(select(editions).where(editions.c.kind == "weekly")).one()
+        failed = conn.execute(select(checks.c.findings).where(checks.c.passed.is_(False))).scalars().all()
+    flagged = [f for f in row.meta["flags"] if f["part"].startswith("section")]
+    assert flagged and all(any("the rewrite failed" in x for x in f["findings"]) for f in flagged)
+    assert any("987.65" in x for f in flagged for x in f["findings"])  # the first draft, with its own findings
+    assert "987.65" in row.body  # kept, and the report is flagged rather than lost
+    assert all(f.part.startswith("section") for fs in failed for f in load_findings(fs))
+
+
+def test_the_weekly_follows_the_editorial_policy_file(sqlite_engine, shared, tmp_path):
+    class Recording(CopyingBackend):
+        systems: set = set()
+
+        def chat(self, messages, **kwargs):
+            self.systems.add(messages[0]["content"])
+            return super().chat(messages, **kwargs)
+
+    load_week(sqlite_engine, shared, limit=40)
+    own = tmp_path / "policy.md"
+    own.write_text("# 方针\n\n## 禁用的写法\n\n- 营销词：划时代。\n", encoding="utf-8")
+    settings = Settings()
+    settings.llm.policy_file = str(own)
+    backend = Recording()
+    build_weekly(sqlite_engine, settings, LLM(backend, sqlite_engine, concurrency=1), HARVEST_WEEK)
+    assert len(backend.systems) == 1 and "- 营销词：划时代。" in next(iter(backend.systems))
+    # A changed policy is a changed report: written again, not kept.
+    own.write_text("# 方针\n\n## 禁用的写法\n\n- 营销词：颠覆。\n", encoding="utf-8")
+    assert build_weekly(sqlite_engine, settings, LLM(Recording(), sqlite_engine, concurrency=1), HARVEST_WEEK).built

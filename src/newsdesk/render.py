@@ -17,6 +17,8 @@ import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from newsdesk.write.check import Finding
+
 _TAGS = {
     "a", "p", "br", "em", "strong", "b", "i", "code", "pre", "blockquote",
     "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "table", "thead",
@@ -72,13 +74,12 @@ def safe_url(url: str | None) -> str | None:
 
 
 def finding(value) -> str:
-    """One checker finding as a line (the writer stores {kind, detail, span, severity})."""
-    if isinstance(value, dict):
-        line = f"{value.get('kind', '?')}: {value.get('detail', '')}"
-        if value.get("span"):
-            line += f" «{value['span']}»"
-        return line + (" (warn)" if value.get("severity") == "warn" else "")
-    return str(value)
+    """One stored checker finding as a line, in whatever shape it was stored (write.check.Finding.load)."""
+    f = Finding.load(value)
+    line = f"{f.kind}: {f.line()}" if f.kind else f.line()
+    if f.span:
+        line += f" «{f.span}»"
+    return line + (" (warn)" if f.severity == "warn" else "")
 
 
 def snippet(fragment: str | None, limit: int = 220) -> str:

@@ -6,10 +6,9 @@ The clusterer asks only when a score sits within `arbiter_band` of its threshold
 
 from __future__ import annotations
 
-from importlib import resources
-
 from newsdesk.cluster.events import Arbiter
 from newsdesk.llm.client import LLMError
+from newsdesk.write.kit import messages
 
 SCHEMA = {
     "type": "object",
@@ -18,20 +17,12 @@ SCHEMA = {
 }
 
 
-def _instructions() -> str:
-    return resources.files("newsdesk.write").joinpath("prompts", "arbitrate.md").read_text(encoding="utf-8")
-
-
 def llm_arbiter(llm) -> Arbiter:
-    system = _instructions()  # byte-identical prefix for every ruling
-
     def rule(event_text: str, item_text: str) -> tuple[bool, str] | None:
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": f"EVENT (its first report):\n{event_text}\n\nNEW REPORT:\n{item_text}"},
-        ]
+        # write/prompts/arbitrate.md: the instructions are a byte-identical prefix for every ruling.
+        asked = messages("arbitrate.md", event=event_text, item=item_text)
         try:
-            reply = llm.chat(messages, stage="arbitrate", schema=SCHEMA, max_tokens=200, temperature=0.0)
+            reply = llm.chat(asked, stage="arbitrate", schema=SCHEMA, max_tokens=200, temperature=0.0)
         except LLMError:
             return None  # unreachable endpoint or spent budget: the score decides, nothing is lost
         return bool(reply.data["same_event"]), str(reply.data["reason"]).strip()[:300]

@@ -26,20 +26,14 @@ from newsdesk.editions.days import minute
 from newsdesk.editions.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
+from newsdesk.write.check import load_findings
 
 SUMMARY_CHARS = 280
 
 
 def flag_lines(flags: list) -> list[str]:
     """The checker's findings as lines a reader can take in; warnings (recorded only) are left out."""
-    lines = []
-    for f in flags:
-        if isinstance(f, dict):
-            if f.get("severity") == "warn":
-                continue
-            f = f.get("detail") or f.get("finding") or f
-        lines.append(str(f))
-    return lines
+    return [f.line() for f in load_findings(flags) if f.severity != "warn"]
 
 
 def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]]:

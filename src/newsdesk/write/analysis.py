@@ -17,30 +17,23 @@ prefix cache (llama.cpp, vLLM, OpenAI, DeepSeek) only processes the new tail.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 
-import jinja2
-from sqlalchemy import and_, desc, insert, select
+from sqlalchemy import and_, desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable, in_parallel
-from newsdesk.store.schema import analyses, checks, events
-from newsdesk.write.check import CheckResult, check_output
+from newsdesk.store.schema import analyses, events
+from newsdesk.write.check import check_output
+from newsdesk.write.kit import checked, material_key, policy, record_check, render
 
 MAX_MEMBERS = 12  # the lead and the first members; the rest are counted in the facts line
 MAX_TEXT = 1500  # characters of body or summary shown per member
-LEVEL_LABELS = {
-    "full": "全文", "summary": "只有摘要", "title": "只有标题",
-    "paywalled": "订阅墙（只有标题）", "failed": "抓取失败（只有标题）",
-}
+LEVELS = ("full", "summary", "title", "paywalled", "failed")  # material levels, in the order the prompt counts them
 PROMPT_VERSION = "analysis-1"
 
 
@@ -59,26 +52,10 @@ class WriteStats:
 
 # --- prompts --------------------------------------------------------------------------
 
-def _prompt_file(name: str) -> str:
-    return resources.files("newsdesk.write").joinpath("prompts", name).read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=8)
-def _policy(path: str) -> str:
-    if not path:
-        return _prompt_file("policy.md")
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LLMError(f"llm.policy_file {p}: not found; fix the path or leave it empty for the packaged policy") from None
-
-
-def system_prompt(language: str, policy_file: str = "") -> str:
+def system_prompt(language: str, settings=None) -> str:
     """The shared prefix for every analysis in `language`: identical bytes, call after call."""
-    instructions = jinja2.Template(_prompt_file("analysis_system.md"), keep_trailing_newline=True).render(
-        language_instruction=_prompt_file(f"language_{language}.md").strip())
-    return _policy(policy_file).strip() + "\n\n" + instructions.strip() + "\n"
+    instructions = render("analysis_system.md", language_instruction=render(f"language_{language}.md").strip())
+    return policy(settings).strip() + "\n\n" + instructions.strip() + "\n"
 
 
 def _fmt_time(value) -> str:
@@ -90,51 +67,38 @@ def _fmt_time(value) -> str:
 def _member_view(m: dict) -> dict:
     level = m.get("material") or "summary"
     body, summary = (m.get("body") or "").strip(), (m.get("summary") or "").strip()
-    text, text_label = "", ""
+    text, text_kind = "", ""
     if level == "full" and body:
-        text, text_label = body, "正文"
+        text, text_kind = body, "body"
     elif summary and level in ("full", "summary", "paywalled"):
-        text, text_label = summary, "摘要" if level != "paywalled" else "导语"
-    label = LEVEL_LABELS.get(level, level)
-    if level == "paywalled" and text:
-        label = "订阅墙（只有标题和导语）"
-    if len(text) > MAX_TEXT:
+        text, text_kind = summary, "summary" if level != "paywalled" else "lede"
+    clipped = len(text) > MAX_TEXT
+    if clipped:
         text = text[:MAX_TEXT].rstrip() + " ……"
-        label += f"，节选前 {MAX_TEXT} 字"
     return {
         "source_name": m.get("source_name") or m.get("source_id") or "",
         "title": (m.get("title") or "").strip(), "url": m.get("url") or "",
         "published": _fmt_time(m.get("published_at")), "role": m.get("role") or "member",
-        "level": level, "level_label": label, "text": text, "text_label": text_label,
+        "level": level, "text": text, "text_kind": text_kind, "clipped": clipped,
     }
 
 
 def material_view(brief: dict) -> dict:
-    """What the writer is shown about an event; also the material the checker looks numbers up in."""
+    """What the writer is shown about an event (analysis_user.md words it); also what the checker looks numbers up in."""
     members = [_member_view(m) for m in brief["members"][:MAX_MEMBERS]]
     levels = [m["level"] for m in members]
-    counts = {lvl: levels.count(lvl) for lvl in LEVEL_LABELS if lvl in levels}
-    levels_line = "，".join(f"{LEVEL_LABELS[k]} {v} 条" for k, v in counts.items())
-    if len(brief["members"]) > MAX_MEMBERS:
-        levels_line += f"（另有 {len(brief['members']) - MAX_MEMBERS} 条未列出）"
     return {
         "outlets": brief.get("outlets", len(members)), "independent_outlets": brief.get("independent_outlets", len(members)),
-        "languages": "/".join(brief.get("languages") or []) or "未知",
+        "languages": "/".join(brief.get("languages") or []),
         "first_seen": _fmt_time(brief.get("first_seen_at")), "last_seen": _fmt_time(brief.get("last_seen_at")),
-        "anchors": "、".join(brief.get("anchors") or []), "levels_line": levels_line, "members": members,
+        "anchors": "、".join(brief.get("anchors") or []), "members": members, "max_text": MAX_TEXT,
+        "level_counts": [[lvl, levels.count(lvl)] for lvl in LEVELS if lvl in levels],
+        "unlisted": max(0, len(brief["members"]) - MAX_MEMBERS),
     }
 
 
 def user_prompt(view: dict, findings: list[str] | None = None) -> str:
-    return jinja2.Template(_prompt_file("analysis_user.md"), keep_trailing_newline=True).render(
-        findings=findings or [], **view).strip() + "\n"
-
-
-def material_key(view: dict, language: str, system: str, model: str) -> str:
-    # The material, the exact instructions and the model: any change means a new analysis.
-    blob = json.dumps({"v": PROMPT_VERSION, "view": view, "lang": language, "model": model,
-                       "system": hashlib.sha256(system.encode()).hexdigest()}, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return render("analysis_user.md", findings=findings or [], **view).strip() + "\n"
 
 
 def split_headline(text: str, fallback: str) -> tuple[str, str]:
@@ -146,11 +110,9 @@ def split_headline(text: str, fallback: str) -> tuple[str, str]:
 
 # --- the stage ------------------------------------------------------------------------
 
-def _record_check(engine: Engine, subject_id: str, attempt: int, result: CheckResult) -> None:
-    with engine.begin() as conn:
-        conn.execute(insert(checks).values(subject="analysis", subject_id=subject_id, attempt=attempt,
-                                           passed=result.passed, findings=[f.as_dict() for f in result.findings],
-                                           at=datetime.now(UTC)))
+def analysis_key(view: dict, language: str, system: str, model: str) -> str:
+    # The material, the exact instructions and the model: any change means a new analysis.
+    return material_key("analysis", PROMPT_VERSION, view, language, model, hashlib.sha256(system.encode()).hexdigest())
 
 
 def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
@@ -161,30 +123,31 @@ def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
             index_elements=["event_id", "language"], set_=values))
 
 
-def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, *, policy_file: str = "",
+def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system: str, *,
                    max_tokens: int | None = None) -> dict:
     """Write, check and store one analysis; returns the stored row's values. Raises LLMError / BudgetExhausted."""
     view = material_view(brief)
-    system = system_prompt(language, policy_file)
-    key = material_key(view, language, system, llm.model)
     material = [user_prompt(view)]  # exactly what the writer saw, facts line included
     levels = [m["level"] for m in view["members"]]
     subject_id = f"{brief['event_id']}:{language}"
-    findings: list[str] = []
-    for attempt in (1, 2):
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(view, findings)}]
+
+    def write(errors):
+        messages = [{"role": "system", "content": system},
+                    {"role": "user", "content": user_prompt(view, [f.detail for f in errors])}]
         reply = llm.chat(messages, stage="analysis", max_tokens=max_tokens)
-        headline, body = split_headline(reply.text, brief.get("title") or "")
-        result = check_output(headline + "\n\n" + body, material, materials=levels, language=language,
-                              finish_reason=reply.finish_reason)
-        _record_check(engine, subject_id, attempt, result)
-        if result.passed:
-            break
-        findings = [f.detail for f in result.errors]
+        return reply, *split_headline(reply.text, brief.get("title") or "")
+
+    def check(draft):
+        reply, headline, body = draft
+        return check_output(headline + "\n\n" + body, material, materials=levels, language=language,
+                            finish_reason=reply.finish_reason).findings
+
+    done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))
+    reply, headline, body = done.draft
     values = {
-        "headline": headline, "body": body, "status": "clean" if result.passed else "flagged",
-        "flags": [f.as_dict() for f in result.findings], "attempts": attempt, "model": reply.model,
-        "material_key": key, "created_at": datetime.now(UTC),
+        "headline": headline, "body": body, "status": done.status, "flags": [f.as_dict() for f in done.findings],
+        "attempts": done.attempts, "model": reply.model, "material_key": analysis_key(view, language, system, llm.model),
+        "created_at": datetime.now(UTC),
     }
     _store(engine, brief["event_id"], language, values)
     return values
@@ -207,7 +170,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
     from newsdesk.cluster import event_brief
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
-    policy_file = settings.llm.policy_file
+    systems = {language: system_prompt(language, settings) for language in languages}
     stats = WriteStats()
     with engine.connect() as conn:
         query = select(events.c.id).order_by(desc(events.c.importance), desc(events.c.last_seen_at), events.c.id)
@@ -225,7 +188,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         stats.events += 1
         view = material_view(brief)
         for language in languages:
-            key = material_key(view, language, system_prompt(language, policy_file), llm.model)
+            key = analysis_key(view, language, systems[language], llm.model)
             if _current_key(engine, event_id, language) == key:
                 stats.unchanged += 1
             else:
@@ -238,7 +201,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         if stop.is_set():
             return None
         try:
-            row = write_analysis(engine, llm, brief, language, policy_file=policy_file)
+            row = write_analysis(engine, llm, brief, language, systems[language])
         except (BudgetExhausted, LLMUnavailable) as exc:
             stop.set()
             return exc

@@ -28,22 +28,18 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
-from importlib import resources
-from pathlib import Path
-
-import jinja2
 from rapidfuzz import fuzz, process
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import ConfigError
 from newsdesk.editions import store as editions_store
 from newsdesk.errors import PARTIAL, NewsdeskError
 from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
 from newsdesk.store.schema import checks, transcripts
+from newsdesk.write.kit import banned_phrases, policy, prompts_fingerprint
+from newsdesk.write.kit import messages as prompt
 
 HEADINGS = {"zh": ("摘要", "精读"), "en": ("Summary", "Deep dive")}
 COLON = {"zh": "：", "en": ": "}
@@ -584,51 +580,10 @@ def mark_uncertain(texts: list[str], names: list[str], language: str) -> list[st
 # --- prompts and model calls -----------------------------------------------------------
 
 
-@cache
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("newsdesk", "write/prompts"),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
-        autoescape=False,
-    )
-
-
-def prompt(name: str, **values) -> list[dict]:
-    """A prompt file rendered into chat messages: system part, '=== user ===', user part."""
-    text = _templates().get_template(name).render(**values)
-    system, _, user = text.partition("=== user ===")
-    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
-
-
-def prompts_fingerprint(prefixes: tuple[str, ...]) -> str:
-    """Changes when a prompt file changes, so stored editions are rewritten with it."""
-    h = hashlib.sha256()
-    folder = resources.files("newsdesk") / "write" / "prompts"
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(prefixes) or entry.name == "policy.md":
-            h.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    return h.hexdigest()
-
-
 def editorial_policy(settings) -> str:
-    """The banned phrases of the editable editorial policy (llm.policy_file, else the packaged
-    one). Only that part: the rest of the policy shapes an event analysis (first person, 4–9
-    paragraphs, no bullets), which is not a digest's form, and costs the small model time."""
-    path = getattr(getattr(settings, "llm", None), "policy_file", "") or ""
-    if path:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"llm.policy_file {path}: cannot read it ({exc.strerror}); fix the path in newsdesk.toml") from None
-    else:
-        packaged = resources.files("newsdesk") / "write" / "prompts" / "policy.md"
-        text = packaged.read_text(encoding="utf-8") if packaged.is_file() else ""
-    banned = re.search(r"^##\s*禁用[^\n]*\n(.*?)(?=^##\s|\Z)", text, re.M | re.S)
-    if not banned:
-        return ""
-    keep = [ln for ln in banned.group(1).splitlines() if ln.startswith("- ") and "项目符号" not in ln]
-    return "\n".join(keep)
+    """The banned phrases of the editorial policy (kit.policy): the rest of the policy shapes an
+    event analysis (first person, 4–9 paragraphs, no bullets), not a digest, and costs the small model time."""
+    return banned_phrases(policy(settings))
 
 
 def ask_json(llm, messages: list[dict], *, stage: str, schema: dict, max_tokens: int) -> dict:

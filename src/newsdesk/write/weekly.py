@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
-from importlib import resources
-from zoneinfo import ZoneInfo
 
 import numpy as np
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.days import local_day_bounds, local_time
-from newsdesk.editions.store import material_key, store_edition, stored_material_key
+from newsdesk.editions.store import store_edition, stored_material_key
 from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
-from newsdesk.store.schema import analyses, checks, event_members, events, items, sources
-from newsdesk.write.check import check_output
+from newsdesk.store.schema import analyses, event_members, events, items, sources
+from newsdesk.write import kit
+from newsdesk.write.check import Finding, check_output
+from newsdesk.write.kit import banned_phrases, checked, material_key, policy, prompts_fingerprint, record_check, render, rule
 
 WEEKLY_FORMAT = 1
 LANGUAGE = "zh"  # the weekly report is written in Chinese (seed 003)
@@ -92,14 +93,7 @@ class WeekEvent:
 
 
 def _material_text(title: str, rows: list) -> str:
-    lines = [f"标题：{title}"]
-    for r in rows:
-        lines.append(f"- {r.source_name}｜{r.title}｜材料级别：{r.material}")
-        if r.summary:
-            lines.append(f"  摘要：{r.summary.strip()}")
-        if r.body:
-            lines.append(f"  正文：{r.body.strip()[:BODY_CHARS]}")
-    return "\n".join(lines)
+    return render("weekly_event.md", title=title, members=rows, body_chars=BODY_CHARS)
 
 
 def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEvent]:
@@ -213,16 +207,10 @@ def group_themes(chosen: list[WeekEvent], *, max_sections: int = MAX_SECTIONS,
 # --- prompts and schemas -----------------------------------------------------------------
 
 
-def prompt(name: str) -> str:
-    return resources.files("newsdesk.write").joinpath("prompts", name).read_text(encoding="utf-8")
-
-
-def messages(task: str, material: str) -> list[dict]:
-    """Shared system prefix (byte-identical for every weekly call), then the task, the material last."""
-    return [
-        {"role": "system", "content": prompt("weekly.md")},
-        {"role": "user", "content": prompt(task) + "\n\n材料：\n\n" + material},
-    ]
+def messages(task: str, material: str, banned: str = "") -> list[dict]:
+    """Shared system prefix (byte-identical for every weekly call), then the task, the material last.
+    `banned`: the editorial policy's banned phrases."""
+    return kit.messages(task, material=material, banned=banned)
 
 
 def _text(most: int) -> dict:
@@ -267,7 +255,7 @@ def numbered(chosen: list[WeekEvent], chars: int | None = None) -> str:
     def clip(text: str) -> str:
         return text if chars is None or len(text) <= chars else text[:chars].rstrip() + "……"
 
-    return "\n\n".join(f"[{n}] 来源：{'、'.join(e.sources[:3])}\n{clip(e.material)}" for n, e in enumerate(chosen, 1))
+    return render("weekly_events.md", events=[{"sources": "、".join(e.sources[:3]), "material": clip(e.material)} for e in chosen])
 
 
 # --- assembling text -----------------------------------------------------------------------
@@ -318,42 +306,36 @@ class Part:
 class _Writer:
     """Holds no transaction while the model thinks: the LLM client writes its cache and ledger meanwhile."""
 
-    def __init__(self, engine: Engine, llm, week: str):
-        self.engine, self.llm, self.week = engine, llm, week
+    def __init__(self, engine: Engine, llm, week: str, banned: str = ""):
+        self.engine, self.llm, self.week, self.banned = engine, llm, week, banned
 
-    def record(self, name: str, attempt: int, passed: bool, findings: list) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(insert(checks).values(
-                subject="weekly", subject_id=self.week, attempt=attempt, passed=passed,
-                findings=[{"part": name, "finding": f} for f in findings], at=datetime.now(UTC),
-            ))
+    def record(self, name: str, attempt: int, findings: list[Finding]) -> None:
+        record_check(self.engine, "weekly", self.week, attempt, [replace(f, part=name) for f in findings])
 
     def write(self, name: str, task: str, material: str, schema: dict, assemble, extra_check=None) -> Part:
-        """One structured call, checked; once more with the findings if it fails; then flagged."""
-        msgs = messages(task, material)
-        for attempt in (1, 2):
-            try:
-                reply = self.llm.chat(msgs, stage="weekly", schema=schema)
-            except LLMError as exc:
-                if attempt == 1 or isinstance(exc, BudgetExhausted):
-                    raise
-                problems.append(f"the rewrite failed: {exc}")  # keep the first draft, flagged
-                break
-            data, text = reply.data, assemble(reply.data)
-            # Material levels are not passed: disclosure is the analyses' duty; the weekly digests them.
-            result = check_output(text, [material], language=LANGUAGE, finish_reason=reply.finish_reason)
-            problems = [f.detail for f in result.errors] + (extra_check(reply.data) if extra_check else [])
-            findings = [f.as_dict() for f in result.findings] + problems[len(result.errors):]
-            passed = not problems
-            self.record(name, attempt, passed, findings)
-            if passed:
-                return Part(name, data, text, "clean")
-            msgs = msgs + [
-                {"role": "assistant", "content": reply.text},
-                {"role": "user", "content": "核查没有通过，问题如下：\n- " + "\n- ".join(problems)
-                 + "\n请改正这些问题，只用材料里的内容，重新输出完整的 JSON。"},
+        """One structured call, checked; once more with the findings if it fails; then flagged.
+        A rewrite the model cannot give keeps the first draft, flagged."""
+        first = messages(task, material, self.banned)
+        replies = []
+
+        def write(errors):
+            asked = first if not errors else first + [
+                {"role": "assistant", "content": replies[-1].text},
+                {"role": "user", "content": render("weekly_rewrite.md", problems=[f.detail for f in errors])},
             ]
-        return Part(name, data, text, "flagged", problems)
+            replies.append(self.llm.chat(asked, stage="weekly", schema=schema))
+            return replies[-1].data, assemble(replies[-1].data), replies[-1].finish_reason
+
+        def check(draft):
+            data, text, finish_reason = draft
+            # Material levels are not passed: disclosure is the analyses' duty; the weekly digests them.
+            found = check_output(text, [material], language=LANGUAGE, finish_reason=finish_reason).findings
+            return found + [rule(p) for p in (extra_check(data) if extra_check else [])]
+
+        done = checked(write, check, record=lambda attempt, found: self.record(name, attempt, found),
+                       salvage=lambda exc: isinstance(exc, LLMError) and not isinstance(exc, BudgetExhausted))
+        data, text, _ = done.draft
+        return Part(name, data, text, done.status, [f.detail for f in done.errors])
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -426,7 +408,7 @@ def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, P
         except BudgetExhausted:
             raise
         except LLMError as exc:  # these events go without a brief this week; the rest goes on
-            writer.record(name, 1, False, [str(exc)])
+            writer.record(name, 1, [rule(str(exc))])
             return None
 
     out = []
@@ -470,11 +452,12 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
         all_events = week_events(conn, settings, week)
     stats = WeeklyStats(week=week, events=len(all_events))
     if not all_events:
-        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2026-W11)")
-    prompts = [prompt(n) for n in ("weekly.md", "weekly_section.md", "weekly_summary.md", "weekly_briefs.md")]
+        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2025-W09)")
+    banned = banned_phrases(policy(settings))
     # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
     digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
-                          prompts, [e.fingerprint for e in all_events], [max_sections, per_section, max_briefs])
+                          prompts_fingerprint(("weekly",)), banned, [e.fingerprint for e in all_events],
+                          [max_sections, per_section, max_briefs])
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, LANGUAGE) == digest:
             stats.status = "unchanged"
@@ -484,7 +467,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     with engine.begin() as conn:
         attach_vectors(conn, settings, candidates)
     groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
-    writer = _Writer(engine, llm, week)
+    writer = _Writer(engine, llm, week, banned)
     sections, section_meta, themed = [], [], set()
 
     def write_section(job):
@@ -494,7 +477,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
         except BudgetExhausted:
             raise  # nothing is stored; the cached calls make the next run cheap
         except LLMError as exc:  # one theme failing leaves its events to the briefs
-            writer.record(f"section {number}", 1, False, [str(exc)])
+            writer.record(f"section {number}", 1, [rule(str(exc))])
             return None
 
     # Themes are written side by side; briefs wait for them (they take the events no theme kept).
@@ -535,7 +518,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     except BudgetExhausted:
         raise
     except LLMError as exc:  # the written sections are not lost for want of a summary: a plain one, flagged
-        writer.record("summary", 1, False, [str(exc)])
+        writer.record("summary", 1, [rule(str(exc))])
         top = Part("summary", None, fallback_summary(sections), "flagged", [f"no summary from the model: {exc}"])
     summary_text, *overview = top.text.split("\n\n")
 

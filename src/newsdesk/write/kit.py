@@ -1,0 +1,183 @@
+"""The checked-writing kit: what every writer in write/ shares.
+
+    messages("episode_section.md", number=3, ...)   a prompt file rendered into chat messages
+    policy(settings)                                  the editorial policy (llm.policy_file or the packaged one)
+    checked(write, check)                             write, check, write once more with the findings, keep
+    record_check(engine, subject, subject_id, ...)    one row in `checks`, findings in their one stored shape
+    material_key(...)                                 the hash that says whether an output is still current
+
+Prompts are Jinja templates in write/prompts/. A file with a line `=== user ===` is a whole
+chat: the part above is the system message, the part below the user message. The system
+part is what calls of one kind share byte for byte (a server's prefix cache then serves it);
+whatever varies per call (material, findings) goes below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import jinja2
+from sqlalchemy import insert
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import ConfigError
+from newsdesk.editions.store import material_key
+from newsdesk.store.schema import checks
+from newsdesk.write.check import Finding
+
+__all__ = [
+    "Checked", "banned_phrases", "checked", "material_key", "messages", "policy",
+    "prompts_fingerprint", "record_check", "render", "rule",
+]
+
+USER_MARK = "=== user ==="
+T = TypeVar("T")
+
+
+# --- prompts ---------------------------------------------------------------------------
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("newsdesk", "write/prompts"),
+        undefined=jinja2.StrictUndefined,  # a value the caller forgot is an error, not an empty string
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(name: str, **values) -> str:
+    """One prompt file rendered as text."""
+    return _environment().get_template(name).render(**values)
+
+
+def messages(name: str, **values) -> list[dict]:
+    """A prompt file rendered into chat messages: the system part, then the user part."""
+    system, _, user = render(name, **values).partition(USER_MARK)
+    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
+
+
+def prompts_fingerprint(prefixes: tuple[str, ...]) -> str:
+    """Changes when a prompt file of these names (or the packaged policy) changes, so what was
+    written with the old prompts is written again."""
+    h = hashlib.sha256()
+    folder = resources.files("newsdesk") / "write" / "prompts"
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith(prefixes) or entry.name == "policy.md":
+            h.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return h.hexdigest()
+
+
+# --- the editorial policy ----------------------------------------------------------------
+
+
+def policy(settings) -> str:
+    """The editorial policy every writer follows: the file llm.policy_file names, else the packaged one.
+    A file that cannot be read is a ConfigError naming it and the fix, whichever writer reads it."""
+    path = getattr(getattr(settings, "llm", None), "policy_file", "") or ""
+    if not path:
+        return (resources.files("newsdesk") / "write" / "prompts" / "policy.md").read_text(encoding="utf-8")
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise ConfigError(f"llm.policy_file {path}: cannot read it ({reason}); fix the path in newsdesk.toml "
+                          "or leave it empty for the packaged policy") from None
+
+
+def banned_phrases(policy_text: str) -> str:
+    """The policy's banned phrases ('## 禁用…' section) as its '- ' lines: all a structured form
+    (a digest, a weekly) takes from the policy, whose other parts shape an event analysis."""
+    banned = re.search(r"^##\s*禁用[^\n]*\n(.*?)(?=^##\s|\Z)", policy_text, re.M | re.S)
+    if not banned:
+        return ""
+    return "\n".join(ln for ln in banned.group(1).splitlines() if ln.startswith("- ") and "项目符号" not in ln)
+
+
+# --- findings and the checks table ---------------------------------------------------------
+
+
+def rule(detail: str, part: str = "") -> Finding:
+    """A finding of a writer's own rule (structure, counts, translation), beside the checker's."""
+    return Finding("rule", detail, part=part)
+
+
+def record_check(engine: Engine, subject: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:
+    """One row in `checks`; passed when no finding is an error. Returns passed."""
+    passed = not any(f.severity == "error" for f in findings)
+    with engine.begin() as conn:
+        conn.execute(insert(checks).values(subject=subject, subject_id=subject_id[:80], attempt=attempt, passed=passed,
+                                           findings=[f.as_dict() for f in findings], at=datetime.now(UTC)))
+    return passed
+
+
+# --- the loop ------------------------------------------------------------------------------
+
+
+@dataclass
+class Checked(Generic[T]):
+    """A draft and what its check found (errors fail it; warnings are only recorded)."""
+
+    draft: T
+    findings: list[Finding] = field(default_factory=list)
+    attempts: int = 1
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors
+
+    @property
+    def status(self) -> str:
+        return "clean" if self.passed else "flagged"
+
+
+def checked(
+    write: Callable[[list[Finding]], T],
+    check: Callable[[T], list[Finding]],
+    *,
+    record: Callable[[int, list[Finding]], object] | None = None,
+    keep: str = "last",
+    salvage: Callable[[Exception], bool] | None = None,
+) -> Checked[T]:
+    """Write a draft, check it; if it fails, write once more, shown the errors; then stop.
+
+    write(errors)   a draft; errors is [] the first time, the first draft's errors the second
+    check(draft)    its findings
+    record          called with (attempt, findings) after each check (a `checks` row)
+    keep            "last": the second draft stands, pass or fail; "best": the draft with fewer errors
+    salvage(exc)    True: an exception while rewriting keeps the first draft, with a finding that says so
+    The caller stores the result; a draft that still fails is stored flagged, never as clean.
+    """
+    kept: Checked[T] | None = None
+    errors: list[Finding] = []
+    for attempt in (1, 2):
+        try:
+            draft = write(errors)
+        except Exception as exc:
+            if kept is None or salvage is None or not salvage(exc):
+                raise
+            kept.findings.append(rule(f"the rewrite failed: {exc}"))
+            return kept
+        result = Checked(draft, check(draft), attempt)
+        if record is not None:
+            record(attempt, result.findings)
+        if kept is None or keep == "last" or len(result.errors) < len(kept.errors):
+            kept = result
+        if result.passed:
+            return result
+        errors = result.errors
+    assert kept is not None
+    return kept
