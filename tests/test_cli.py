@@ -156,7 +156,7 @@ def test_every_user_causable_error_shares_one_base():
     from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
     from newsdesk.store import StoreError
     from newsdesk.web.queries import InputError
-    from newsdesk.write.episode import DigestFormatError
+    from newsdesk.write.digest import DigestFormatError
     from newsdesk.write.weekly import WeeklyError
 
     classes = [CatalogError, EmbeddingError, ConfigError, EvalFileError, FetchBlocked, _Failure, TranscriptError,

@@ -19,24 +19,27 @@ from sqlalchemy import select
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.model import Turn
 from newsdesk.store.schema import checks, editions
-from newsdesk.write.episode import (
+from newsdesk.write.digest import (
     Bullet,
     Digest,
     DigestFormatError,
-    EpisodeOptions,
     Section,
-    TranscriptIndex,
-    find_quotes,
+    parse_digest,
+)
+from newsdesk.write.episode import write_episode
+from newsdesk.write.episode_plan import EpisodeOptions, plan_sections
+from newsdesk.write.speakers import (
     mark_uncertain,
     name_speakers,
-    parse_digest,
-    passages,
-    plan_sections,
     speakers,
-    transcript_lines,
     uncertain_names,
+)
+from newsdesk.write.transcript import (
+    TranscriptIndex,
+    find_quotes,
+    passages,
+    transcript_lines,
     verify_quotes,
-    write_episode,
 )
 
 LINE = re.compile(r"^\[(\d+)\] ([^:]+): (.*)$", re.M)
@@ -183,7 +186,7 @@ def test_passages_fit_the_budget_and_cut_only_between_lines(shared):
     chunks = passages(lines, 1000)
     assert len(chunks) > 20
     assert [ln.id for chunk in chunks for ln in chunk] == list(range(len(lines)))
-    from newsdesk.write.episode import estimate_tokens
+    from newsdesk.write.transcript import estimate_tokens
 
     assert all(sum(estimate_tokens(ln.render()) for ln in c) <= 1000 for c in chunks)
     # A turn longer than the line budget is cut at sentence ends; its pieces keep the turn index.
@@ -394,7 +397,7 @@ def test_episode_command_bad_input_is_one_clear_line(shared, tmp_path, monkeypat
 
 
 def test_misattributed_quote_is_named():
-    from newsdesk.write.episode import attribution_problems
+    from newsdesk.write.speakers import attribution_problems
 
     turns = [Turn("Ann Lee", "We deployed twenty thousand sandboxes on the cloud."), Turn("Bob Stone", "We used Kubernetes for ours.")]
     index = TranscriptIndex(transcript_lines(turns, 500))
@@ -415,7 +418,7 @@ def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sql
     result = write_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)
     sectioning = [c for c in llm.prompts if "divide a long conversation" in c]
     assert len(sectioning) > 1
-    from newsdesk.write.episode import estimate_tokens
+    from newsdesk.write.transcript import estimate_tokens
 
     assert max(estimate_tokens(p) for p in llm.prompts) < 3 * 700  # instructions + at most two passages' worth
     d = parse_digest(result.text, "zh")

@@ -7,10 +7,17 @@ from sqlalchemy import select
 
 from newsdesk.config import ConfigError, Settings
 from newsdesk.editions.cards import flag_lines
-from newsdesk.store.schema import checks
 from newsdesk.render import finding
+from newsdesk.store.schema import checks
 from newsdesk.write.check import Finding, load_findings
-from newsdesk.write.kit import banned_phrases, checked, messages, policy, record_check, rule
+from newsdesk.write.kit import (
+    banned_phrases,
+    checked,
+    messages,
+    policy,
+    record_check,
+    rule,
+)
 
 
 def _writer(drafts):
@@ -109,7 +116,9 @@ def test_a_bad_policy_file_stops_every_writer_with_the_same_error(sqlite_engine,
         system_prompt("zh", settings)
     with pytest.raises(ConfigError, match="missing.md"):
         write_episode(sqlite_engine, settings, None, [Turn("A", "hello there")], title="t")
-    from test_weekly import load_week  # a week with events, so the weekly gets as far as its prompts
+    from test_weekly import (
+        load_week,  # a week with events, so the weekly gets as far as its prompts
+    )
 
     load_week(sqlite_engine, __import__("conftest").SHARED, limit=5)
     with pytest.raises(ConfigError, match="missing.md"):
@@ -123,3 +132,51 @@ def test_a_chat_prompt_file_splits_into_system_and_user():
     assert asked[1]["content"] == "EVENT (its first report):\nE text\n\nNEW REPORT:\nI text"
     with pytest.raises(Exception, match="item"):  # a value the caller forgot is an error, not an empty string
         messages("arbitrate.md", event="E text")
+
+
+def test_the_readme_example_of_adding_an_output_runs(sqlite_engine):
+    """The README's "Adding an output" prompt file and function, run as written: through the real
+    LLM client, checker and checks table, with a scripted backend (an invented number, then a fix)."""
+    import json
+    import re
+    from pathlib import Path
+
+    import jinja2
+
+    from newsdesk.llm.client import LLM
+    from newsdesk.llm.openai_backend import RawReply
+    from newsdesk.write import kit
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Adding an output", 1)[1]
+    prompt_file, code = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]
+
+    class Scripted:
+        name, model = "fake", "scripted-1"
+        asked: list = []
+
+        def chat(self, messages, *, max_tokens, temperature, schema):
+            self.asked.append(messages)
+            post = "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 87.2%。" if len(self.asked) == 1 else \
+                "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 82.7%。"
+            return RawReply(text=json.dumps({"post": post}, ensure_ascii=False), finish_reason="stop", model=self.model,
+                            prompt_tokens=10, completion_tokens=10, cached_tokens=0, latency_ms=1)
+
+    env = kit._environment()
+    packaged = env.loader
+    env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({"post.md": prompt_file}), packaged])
+    try:
+        namespace: dict = {}
+        exec(compile(code, "README.md", "exec"), namespace)
+        backend = Scripted()
+        material = "OpenAI says GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4."
+        post, status = namespace["write_post"](sqlite_engine, Settings(), LLM(backend, sqlite_engine), 7, material)
+    finally:
+        env.loader = packaged
+    assert (post, status) == ("OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 82.7%。", "clean")
+    first, second = backend.asked
+    assert first[0] == second[0] and "营销词" in first[0]["content"]  # the shared prefix carries the policy
+    assert "number not in the material: 87.2%" in second[-1]["content"]
+    with sqlite_engine.connect() as conn:
+        rows = conn.execute(select(checks).where(checks.c.subject == "post")).mappings().all()
+    assert [(r["attempt"], r["passed"]) for r in rows] == [(1, False), (2, True)]

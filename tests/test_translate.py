@@ -7,8 +7,16 @@ from sqlalchemy import select
 from test_episode import FakeLLM, parsed_quotes_in_transcript, qmsum_turns
 
 from newsdesk.store.schema import checks, editions
-from newsdesk.write.episode import parse_digest, write_episode
-from newsdesk.write.translate import hedge_problems, number_problems, numbers, shape, translate_episode
+from newsdesk.write.digest import parse_digest
+from newsdesk.write.episode import write_episode
+from newsdesk.write.transcript import find_quotes
+from newsdesk.write.translate import (
+    hedge_problems,
+    number_problems,
+    numbers,
+    shape,
+    translate_episode,
+)
 
 
 @pytest.mark.parametrize(
@@ -58,9 +66,7 @@ def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
     assert parsed_quotes_in_transcript(en.text, turns) == []
     assert parsed_quotes_in_transcript(zh.text, turns) == []
     # Every quote of the Chinese edition is in the English one (the transcript is English).
-    assert sorted(q for _, _, q in __import__("newsdesk.write.episode", fromlist=["x"]).find_quotes(zh.text)) == sorted(
-        q for _, _, q in __import__("newsdesk.write.episode", fromlist=["x"]).find_quotes(en.text)
-    )
+    assert sorted(q for _, _, q in find_quotes(zh.text)) == sorted(q for _, _, q in find_quotes(en.text))
     with sqlite_engine.connect() as conn:
         rows = conn.execute(select(editions.c.language, editions.c.status).where(editions.c.key == "qmsum-3")).all()
         subjects = conn.execute(select(checks.c.subject)).scalars().all()

@@ -1,4 +1,4 @@
-"""Event analyses (SPEC Output A): one per event and language, checked, regenerated once, stored.
+"""Event analyses: one per event and language, checked, regenerated once, stored.
 
     stats = write_analyses(engine, settings, llm)
 
@@ -26,7 +26,13 @@ from sqlalchemy import and_, desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from newsdesk.llm.client import LLM, BudgetExhausted, LLMError, LLMUnavailable, in_parallel
+from newsdesk.llm.client import (
+    LLM,
+    BudgetExhausted,
+    LLMError,
+    LLMUnavailable,
+    in_parallel,
+)
 from newsdesk.store.schema import analyses, events
 from newsdesk.write.check import check_output
 from newsdesk.write.kit import checked, material_key, policy, record_check, render

@@ -15,6 +15,7 @@ whatever varies per call (material, findings) goes below.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,12 +31,13 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import ConfigError
 from newsdesk.editions.store import material_key
+from newsdesk.llm.client import BudgetExhausted, LLMError
 from newsdesk.store.schema import checks
-from newsdesk.write.check import Finding
+from newsdesk.write.check import Finding, check_output
 
 __all__ = [
-    "Checked", "banned_phrases", "checked", "material_key", "messages", "policy",
-    "prompts_fingerprint", "record_check", "render", "rule",
+    "Checked", "ask_json", "banned_phrases", "checked", "checker_errors", "material_key", "messages",
+    "policy", "prompts_fingerprint", "record_check", "render", "rule", "with_feedback",
 ]
 
 USER_MARK = "=== user ==="
@@ -77,6 +79,32 @@ def prompts_fingerprint(prefixes: tuple[str, ...]) -> str:
     return h.hexdigest()
 
 
+def with_feedback(asked: list[dict], problems: list[str]) -> list[dict]:
+    """The same chat, with one more user message that lists what the answer got wrong (rewrite.md)."""
+    return [*asked, {"role": "user", "content": render("rewrite.md", problems=problems)}]
+
+
+def ask_json(llm, asked: list[dict], *, stage: str, schema: dict, max_tokens: int) -> dict:
+    """One structured call; a reply that is not a JSON object comes back as {} (callers
+    treat missing fields as a failed attempt, never as content)."""
+    try:
+        reply = llm.chat(asked, stage=stage, schema=schema, max_tokens=max_tokens)
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:
+        if "schema" not in str(exc):  # endpoint down, bad key: the user must see it
+            raise
+        return {}  # the model could not fit the schema even after the client's repair
+    data = reply.data
+    if data is None:
+        m = re.search(r"\{.*\}", (reply.text or "").strip(), re.S)
+        try:
+            data = json.loads(m.group(0)) if m else None
+        except json.JSONDecodeError:
+            data = None
+    return data if isinstance(data, dict) else {}
+
+
 # --- the editorial policy ----------------------------------------------------------------
 
 
@@ -109,6 +137,11 @@ def banned_phrases(policy_text: str) -> str:
 def rule(detail: str, part: str = "") -> Finding:
     """A finding of a writer's own rule (structure, counts, translation), beside the checker's."""
     return Finding("rule", detail, part=part)
+
+
+def checker_errors(text: str, material: list[str], language: str = "zh") -> list[Finding]:
+    """The checker's errors for text written from full material (a transcript): numbers, quotes, names, hygiene."""
+    return [f for f in check_output(text, material, materials=["full"], language=language).findings if f.severity == "error"]
 
 
 def record_check(engine: Engine, subject: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:

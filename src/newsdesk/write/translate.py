@@ -1,18 +1,16 @@
-"""English edition of an episode digest (SPEC Output D, seed 001), one unit at a time.
+"""The English edition of an episode digest, one unit at a time.
 
 The units are the title + summary, then each section. Code keeps the structure: it asks
 for exactly as many bullets as the Chinese unit has and assembles the sections in the
 Chinese order, so the shape cannot drift. Each unit is checked — bullet count, every
 number kept (2万 = 20,000), quotes verbatim when the transcript is English, hedges not
-dropped, the Writing checker — regenerated once with the problems spelled out, then
-flagged. Seed 001's two errors (a fact about Qwen extended to Kimi; "目前可能还没有人在做"
-softened to "few may be working on this") are named in the prompts.
+dropped, the checker — regenerated once with the problems spelled out (kit.checked), then
+flagged. Two errors of the reference English edition (a fact about Qwen extended to Kimi;
+"目前可能还没有人在做" softened to "few may be working on this") are named in the prompts.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 
@@ -20,34 +18,44 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
-from newsdesk.write.episode import (
-    _CJK,
+from newsdesk.write.check import Finding
+from newsdesk.write.digest import (
     Bullet,
     Digest,
-    EpisodeOptions,
     EpisodeResult,
-    QuoteReport,
     Section,
-    TranscriptIndex,
-    ask_json,
     clean_field,
-    find_quotes,
-    mark_uncertain,
-    name_speakers,
     parse_digest,
-    prompt,
+    reuse,
+    save_edition,
+    stored_edition,
+)
+from newsdesk.write.episode_plan import EpisodeOptions
+from newsdesk.write.kit import (
+    ask_json,
+    checked,
+    checker_errors,
+    material_key,
+    messages,
     prompts_fingerprint,
     record_check,
-    reuse,
-    run_checker,
-    save_edition,
+    rule,
+    with_feedback,
+)
+from newsdesk.write.speakers import (
+    mark_uncertain,
+    name_speakers,
     section_material,
     speakers,
-    stored_edition,
-    transcript_lines,
     uncertain_names,
+)
+from newsdesk.write.transcript import (
+    CJK,
+    QuoteReport,
+    TranscriptIndex,
+    find_quotes,
+    transcript_lines,
     verify_quotes,
-    with_feedback,
 )
 
 # --- numbers ------------------------------------------------------------------------------
@@ -125,7 +133,7 @@ class _Translator:
     def unit(self, template: str, values: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str],
              material: list[str] | None = None) -> _Unit:
         count = len(zh_bullets)
-        messages = prompt(
+        asked = messages(
             template,
             count=count,
             chinese_source=not self.english_source,
@@ -133,19 +141,13 @@ class _Translator:
             **values,
         )
         schema = _bullets_schema(count, head)
-        best: _Unit | None = None
-        problems: list[str] = []
-        for attempt in (1, 2):
-            asked = messages if attempt == 1 else with_feedback(messages, problems)
-            data = ask_json(self.llm, asked, stage="translate", schema=schema, max_tokens=self.options.max_tokens * 2)
-            unit = self._check(data, head, zh_head, zh_bullets, material or self.material)
-            problems = unit.problems
-            if best is None or len(unit.problems) < len(best.problems):
-                best = unit
-            if not problems:
-                break
-        assert best is not None
-        return best
+
+        def write(errors: list[Finding]) -> _Unit:
+            again = with_feedback(asked, [f.detail for f in errors]) if errors else asked
+            data = ask_json(self.llm, again, stage="translate", schema=schema, max_tokens=self.options.max_tokens * 2)
+            return self._check(data, head, zh_head, zh_bullets, material or self.material)
+
+        return checked(write, lambda unit: [rule(p) for p in unit.problems], keep="best").draft
 
     def _check(self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str], material: list[str]) -> _Unit:
         problems: list[str] = []
@@ -169,8 +171,8 @@ class _Translator:
                 problems.append(f"bullet {k}: the Chinese quotes the speaker; keep the quotation in “…”")
         problems += [p for zh, en in zip(zh_head, got_head) for p in number_problems(zh, en)]
         if bullets and all(bullets):
-            passed, findings = run_checker("\n".join([h for name, h in zip(head, got_head) if name != "title"] + bullets), material, "en")
-            problems += [] if passed else findings
+            prose = "\n".join([h for name, h in zip(head, got_head) if name != "title"] + bullets)
+            problems += [f.detail for f in checker_errors(prose, material, "en")]
         return _Unit(got_head, bullets, problems)
 
 
@@ -179,13 +181,11 @@ class _Translator:
 
 def english_transcript(turns: list[Turn]) -> bool:
     sample = " ".join(t.text for t in turns)[:20000]
-    return len(_CJK.findall(sample)) < 0.05 * max(1, len(sample))
+    return len(CJK.findall(sample)) < 0.05 * max(1, len(sample))
 
 
 def translation_key(zh: EpisodeResult) -> str:
-    h = hashlib.sha256()
-    h.update(json.dumps([zh.material_key, zh.text, prompts_fingerprint(("translate",))]).encode())
-    return h.hexdigest()
+    return material_key("translation", zh.material_key, zh.text, prompts_fingerprint(("translate", "rewrite")))
 
 
 def shape(d: Digest) -> tuple[int, int, list[int]]:
@@ -229,40 +229,14 @@ def translate_episode(
                       [b.render("zh") for b in s.bullets], own)
 
     summary, *units = in_parallel(llm, translate, range(len(source.sections) + 1))
-    title = summary.head[0] or source.title
-    if not _CJK.search(source.title):
-        title = source.title  # an English episode keeps its own title
-    elif original_title and english and not _CJK.search(original_title):
-        title = clean_field(original_title)
-    sections: list[Section] = []
-    unit_problems = [f"summary: {p}" for p in summary.problems]
-    for n, (s, u) in enumerate(zip(source.sections, units), 1):
-        zh_bullets = [b.render("zh") for b in s.bullets]
-        topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
-        # A bullet the model failed to give keeps its place with the Chinese text, flagged.
-        bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]
-        sections.append(Section(topic, hook, bullets, s.first_line, s.last_line, u.problems))
-        unit_problems += [f"section {n}: {p}" for p in u.problems]
-    summary_bullets = [
-        summary.bullets[k] if k < len(summary.bullets) and summary.bullets[k] else zh_b
-        for k, zh_b in enumerate(source.summary)
-    ]
-    digest = Digest(title, source.number, summary_bullets, sections, "en")
+    digest, findings = _assemble(source, summary, units, _title(source, summary, original_title, english))
     _naming(digest, people, uncertain_names(lines), zh.text)
     text = digest.render()
-
-    findings = list(unit_problems)
-    back = parse_digest(text, "en")
-    if shape(back) != shape(parse_digest(zh.text, "zh")):
-        findings.append(f"shape differs: English {shape(back)} vs Chinese {shape(source)}")
-    if english:
-        findings += [f"quote not found in the transcript: “{q[:60]}”" for _, _, q in find_quotes(text) if not index.contains(q)]
-    passed, checker = run_checker(digest.prose(), material, "en")
-    findings += [] if passed else checker
-    findings = list(dict.fromkeys(findings))
-    status = "clean" if not findings else "flagged"
-    record_check(engine, "translation", zh.key, 1, not findings, findings)
-    result = EpisodeResult(zh.key, "en", text, digest, status, findings, mkey, quotes=t.quotes)
+    findings += _edition_findings(text, zh, digest, index if english else None, material)
+    findings = list({f.line(): f for f in findings}.values())  # one line once
+    record_check(engine, "translation", zh.key, 1, findings)
+    found = [f.line() for f in findings]
+    result = EpisodeResult(zh.key, "en", text, digest, "flagged" if found else "clean", found, mkey, quotes=t.quotes)
     summary_n, sections_n, per = shape(digest)
     meta = {
         "number": source.number,
@@ -271,11 +245,50 @@ def translate_episode(
         "bullets_per_section": per,
         "translated_from": zh.material_key,
         "quotes": {k: v for k, v in t.quotes.__dict__.items() if k != "notes"},
-        "findings": findings,
+        "findings": found,
         "model": getattr(llm, "model", None),
     }
     save_edition(engine, result, meta)
     return result
+
+
+def _title(source: Digest, summary: _Unit, original_title: str | None, english: bool) -> str:
+    if not CJK.search(source.title):
+        return source.title  # an English episode keeps its own title
+    if original_title and english and not CJK.search(original_title):
+        return clean_field(original_title)
+    return summary.head[0] or source.title
+
+
+def _assemble(source: Digest, summary: _Unit, units: list[_Unit], title: str) -> tuple[Digest, list[Finding]]:
+    """The English digest in the Chinese one's shape; a bullet the model failed to give keeps its
+    place with the Chinese text, and the units' problems as findings."""
+    sections: list[Section] = []
+    findings = [rule(p, "summary") for p in summary.problems]
+    for n, (s, u) in enumerate(zip(source.sections, units), 1):
+        zh_bullets = [b.render("zh") for b in s.bullets]
+        topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
+        bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]
+        sections.append(Section(topic, hook, bullets, s.first_line, s.last_line, u.problems))
+        findings += [rule(p, f"section {n}") for p in u.problems]
+    summary_bullets = [
+        summary.bullets[k] if k < len(summary.bullets) and summary.bullets[k] else zh_b
+        for k, zh_b in enumerate(source.summary)
+    ]
+    return Digest(title, source.number, summary_bullets, sections, "en"), findings
+
+
+def _edition_findings(text: str, zh: EpisodeResult, digest: Digest, index: TranscriptIndex | None,
+                      material: list[str]) -> list[Finding]:
+    """The whole edition: the Chinese shape kept, quotes verbatim (an English transcript), the checker."""
+    findings = []
+    back = parse_digest(text, "en")
+    if shape(back) != shape(parse_digest(zh.text, "zh")):
+        findings.append(rule(f"shape differs: English {shape(back)} vs Chinese {shape(zh.digest)}"))
+    if index is not None:
+        findings += [Finding("quote", f"quote not found in the transcript: “{q[:60]}”", q)
+                     for _, _, q in find_quotes(text) if not index.contains(q)]
+    return findings + checker_errors(digest.prose(), material, "en")
 
 
 def _naming(digest: Digest, people, suspects: list[str], zh_text: str) -> None:

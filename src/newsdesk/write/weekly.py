@@ -1,4 +1,4 @@
-"""The weekly report (SPEC Output B, seed 003): themed sections, an overview and briefs.
+"""The weekly report: themed sections, an overview and briefs.
 
 How a week becomes a report:
 1. The week's events (newest member inside the ISO week, newsroom timezone), by score.
@@ -14,8 +14,7 @@ How a week becomes a report:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
@@ -30,10 +29,19 @@ from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
 from newsdesk.write.check import Finding, check_output
-from newsdesk.write.kit import banned_phrases, checked, material_key, policy, prompts_fingerprint, record_check, render, rule
+from newsdesk.write.kit import (
+    banned_phrases,
+    checked,
+    material_key,
+    policy,
+    prompts_fingerprint,
+    record_check,
+    render,
+    rule,
+)
 
 WEEKLY_FORMAT = 1
-LANGUAGE = "zh"  # the weekly report is written in Chinese (seed 003)
+LANGUAGE = "zh"  # the weekly report is written in Chinese
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_CANDIDATES = 30  # events considered for themes; the rest can only be briefs
 MAX_SECTIONS = 6
@@ -287,7 +295,7 @@ def _sentences(text: str) -> list[str]:
 
 
 def repeated_sentences(summary: str, overview: str) -> list[str]:
-    """Summary sentences that reappear word for word in the overview (seed 003's defect)."""
+    """Summary sentences that reappear word for word in the overview (a defect of the reference report this form follows)."""
     return [f"overview repeats the summary: “{s}”" for s in _sentences(summary) if s in overview]
 
 
@@ -362,7 +370,7 @@ def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> 
 
 
 def render_weekly(title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str]) -> str:
-    """Seed 003's form: title line, property block, overview, sections, briefs; blank-line separated."""
+    """The report's form: title line, property block, overview, sections, briefs; blank-line separated."""
     blocks = [title]
     for key in ("type", "status", "date", "slug", "summary"):
         blocks += [key, props[key]]
@@ -436,6 +444,70 @@ def brief_line(e: WeekEvent, text: str) -> str:
     return f"{e.title} — {source_label(e)} / {sentence(text)}"
 
 
+def _sections(writer: _Writer, groups: list[list[WeekEvent]]) -> tuple[list[Part], list[dict], set[int]]:
+    """The themes written side by side: their parts, their meta, and the ids of the events they cover."""
+    def write_section(job):
+        number, group = job
+        try:
+            return _section(writer, number, group)
+        except BudgetExhausted:
+            raise  # nothing is stored; the cached calls make the next run cheap
+        except LLMError as exc:  # one theme failing leaves its events to the briefs
+            writer.record(f"section {number}", 1, [rule(str(exc))])
+            return None
+
+    sections, meta, themed = [], [], set()
+    for written in in_parallel(writer.llm, write_section, enumerate(groups, 1)):
+        if written is None:
+            continue
+        part, kept = written
+        sections.append(part)
+        themed |= {e.id for e in kept}
+        meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status,
+                     "findings": part.findings, "events": [e.id for e in kept], "text": part.text})
+    return sections, meta, themed
+
+
+def _summary(writer: _Writer, sections: list[Part], headings: list[str], themed_events: list[WeekEvent]) -> Part:
+    """Summary and overview, written from the checked sections against all their material;
+    when the model gives none, a plain one from the sections, flagged."""
+    def assemble(data):
+        texts = {o.get("n"): o["text"] for o in data["overview"]}
+        lines = [f"{h}：{sentence(texts[n])}" for n, h in enumerate(headings, 1) if texts.get(n)]
+        return "\n\n".join([" ".join(data["summary"].split()), *lines])
+
+    def not_repeated(data):
+        summary = " ".join(data["summary"].split())
+        overview = "\n".join(o["text"] for o in data["overview"])
+        missing = [f"section [{n}] has no overview line" for n in range(1, len(headings) + 1)
+                   if n not in {o.get("n") for o in data["overview"]}]
+        return repeated_sentences(summary, overview) + missing
+
+    # The sections carry the week's checked facts; the events' own material is clipped to a
+    # share of SUMMARY_EVENT_CHARS so that the prompt fits an 8k-token model with any number of themes.
+    share = SUMMARY_EVENT_CHARS // max(1, len(themed_events))
+    material = "\n\n".join([f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)])
+    try:
+        return writer.write("summary", "weekly_summary.md", material, SUMMARY_SCHEMA, assemble, not_repeated)
+    except BudgetExhausted:
+        raise
+    except LLMError as exc:  # the written sections are not lost for want of a summary
+        writer.record("summary", 1, [rule(str(exc))])
+        return Part("summary", None, fallback_summary(sections), "flagged", [f"no summary from the model: {exc}"])
+
+
+def _week(engine: Engine, settings: Settings, week: str | None) -> tuple[str, list[WeekEvent]]:
+    with engine.begin() as conn:
+        week = week or latest_week(conn, settings.timezone)
+        if week is None:
+            raise WeeklyError("the store has no events yet; run `newsdesk ingest` and `newsdesk cluster` first")
+        parse_week(week)
+        all_events = week_events(conn, settings, week)
+    if not all_events:
+        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2025-W09)")
+    return week, all_events
+
+
 def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = None, *,
                  now: datetime | None = None, max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION,
                  max_briefs: int = MAX_BRIEFS) -> WeeklyStats:
@@ -444,15 +516,8 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     `max_sections` (at least MIN_SECTIONS), `per_section` and `max_briefs` cap the model's
     work: the demo asks for the smallest report of the full form."""
     max_sections = max(MIN_SECTIONS, max_sections)
-    with engine.begin() as conn:
-        week = week or latest_week(conn, settings.timezone)
-        if week is None:
-            raise WeeklyError("the store has no events yet; run `newsdesk ingest` and `newsdesk cluster` first")
-        parse_week(week)
-        all_events = week_events(conn, settings, week)
+    week, all_events = _week(engine, settings, week)
     stats = WeeklyStats(week=week, events=len(all_events))
-    if not all_events:
-        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2025-W09)")
     banned = banned_phrases(policy(settings))
     # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
     digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
@@ -468,58 +533,10 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
         attach_vectors(conn, settings, candidates)
     groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
     writer = _Writer(engine, llm, week, banned)
-    sections, section_meta, themed = [], [], set()
-
-    def write_section(job):
-        number, group = job
-        try:
-            return _section(writer, number, group)
-        except BudgetExhausted:
-            raise  # nothing is stored; the cached calls make the next run cheap
-        except LLMError as exc:  # one theme failing leaves its events to the briefs
-            writer.record(f"section {number}", 1, [rule(str(exc))])
-            return None
-
     # Themes are written side by side; briefs wait for them (they take the events no theme kept).
-    for written in in_parallel(llm, write_section, enumerate(groups, 1)):
-        if written is None:
-            continue
-        part, kept = written
-        sections.append(part)
-        themed |= {e.id for e in kept}
-        section_meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status,
-                             "findings": part.findings, "events": [e.id for e in kept], "text": part.text})
-    rest = [e for e in all_events if e.id not in themed][:max_briefs]
-    brief_parts = _briefs(writer, rest)
-
-    # Summary and overview are written from the checked sections, against all their material.
-    headings = [m["heading"] for m in section_meta]
-
-    def assemble_summary(data):
-        texts = {o.get("n"): o["text"] for o in data["overview"]}
-        lines = [f"{h}：{sentence(texts[n])}" for n, h in enumerate(headings, 1) if texts.get(n)]
-        return "\n\n".join([" ".join(data["summary"].split()), *lines])
-
-    def not_repeated(data):
-        summary = " ".join(data["summary"].split())
-        overview = "\n".join(o["text"] for o in data["overview"])
-        missing = [f"section [{n}] has no overview line" for n in range(1, len(headings) + 1)
-                   if n not in {o.get("n") for o in data["overview"]}]
-        return repeated_sentences(summary, overview) + missing
-
-    # The sections carry the week's checked facts; the events' own material is clipped to a
-    # share of SUMMARY_EVENT_CHARS so that the prompt fits an 8k-token model with any number of themes.
-    themed_events = [e for g in groups for e in g]
-    share = SUMMARY_EVENT_CHARS // max(1, len(themed_events))
-    material_all = "\n\n".join(
-        [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)])
-    try:
-        top = writer.write("summary", "weekly_summary.md", material_all, SUMMARY_SCHEMA, assemble_summary, not_repeated)
-    except BudgetExhausted:
-        raise
-    except LLMError as exc:  # the written sections are not lost for want of a summary: a plain one, flagged
-        writer.record("summary", 1, [rule(str(exc))])
-        top = Part("summary", None, fallback_summary(sections), "flagged", [f"no summary from the model: {exc}"])
+    sections, section_meta, themed = _sections(writer, groups)
+    brief_parts = _briefs(writer, [e for e in all_events if e.id not in themed][:max_briefs])
+    top = _summary(writer, sections, [m["heading"] for m in section_meta], [e for g in groups for e in g])
     summary_text, *overview = top.text.split("\n\n")
 
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
@@ -527,8 +544,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     now = now or datetime.now(UTC)
     props = properties(week, summary_text, status, now, settings.timezone)
     title = f"AI周报 {week} | {settings.site_name}"
-    briefs = [brief_line(e, e.brief) for e, _ in brief_parts]
-    body = render_weekly(title, props, overview, [p.text for p in sections], briefs)
+    body = render_weekly(title, props, overview, [p.text for p in sections], [brief_line(e, e.brief) for e, _ in brief_parts])
     with engine.begin() as conn:
         store_edition(
             conn, kind="weekly", key=week, language=LANGUAGE, title=title, body=body, status=status,
