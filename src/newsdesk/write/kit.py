@@ -1,8 +1,10 @@
 """The checked-writing kit: what every writer in write/ shares.
 
     messages("episode_section.md", number=3, ...)   a prompt file rendered into chat messages
-    policy(settings)                                  the editorial policy (llm.policy_file or the packaged one)
-    checked(write, check)                             write, check, write once more with the findings, keep
+    ask_json(llm, asked, ...) / with_feedback(...)    a structured call; the same chat told what to fix
+    policy(settings), banned_phrases(text)            the editorial policy (llm.policy_file or the packaged one)
+    checked(write, check)                             write, check, write once more with the errors, keep
+    checker_errors(text, material), rule(detail)      findings: the checker's, and a writer's own rules'
     record_check(engine, subject, subject_id, ...)    one row in `checks`, findings in their one stored shape
     material_key(...)                                 the hash that says whether an output is still current
 
