@@ -180,3 +180,19 @@ def test_the_readme_example_of_adding_an_output_runs(sqlite_engine):
     with sqlite_engine.connect() as conn:
         rows = conn.execute(select(checks).where(checks.c.subject == "post")).mappings().all()
     assert [(r["attempt"], r["passed"]) for r in rows] == [(1, False), (2, True)]
+
+
+def test_writers_share_only_public_names_and_no_function_runs_over_80_lines():
+    import ast
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "src" / "newsdesk" / "write"
+    private, long = [], []
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("newsdesk."):
+                private += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long.append(f"{path.name}: {node.name} ({node.end_lineno - node.lineno + 1} lines)")
+    assert private == [] and long == []
