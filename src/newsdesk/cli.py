@@ -432,6 +432,14 @@ def serve(
     uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
 
 
+@app.command("mcp")
+def mcp_cmd() -> None:
+    """Serve the newsroom to an AI assistant over the Model Context Protocol on stdin / stdout."""
+    from newsdesk.mcp_server import build_server
+
+    build_server(engine(), settings()).run("stdio")
+
+
 @eval_app.command("clusters")
 def eval_clusters(
     file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event}."),

@@ -28,6 +28,7 @@ from newsdesk import render
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.editions.labels import UI_LANGUAGES, Labels
+from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
 from newsdesk.web.api import build_api, parse_day
@@ -47,12 +48,15 @@ def _local_path(target: str | None) -> str:
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
+    mcp = build_server(engine, settings, index)
+    mcp_endpoint = TokenGate(mcp, settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         # Items and events written while the server was down get indexed in the background.
         threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
-        yield
+        async with mcp.session_manager.run():
+            yield
 
     app = FastAPI(
         lifespan=lifespan,
@@ -74,6 +78,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     )
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(build_api(engine, settings, index, tz), prefix="/api")
+    app.add_route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     # The event card's template is shared with the published site; it lives with the card builder.
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])

@@ -1,0 +1,217 @@
+"""The newsroom for AI assistants, over the Model Context Protocol.
+
+`newsdesk mcp` serves it over stdio (an assistant on the same machine starts it);
+`newsdesk serve` mounts it at /mcp over streamable HTTP, behind the operator's token.
+Tools read through the same functions as the JSON API (web/queries.py) and answer in
+the API's own models, so a tool and its API route always agree. Editions are also
+resources (`newsdesk://editions/{kind}/{key}/{language}`).
+
+A wrong argument is a tool error that names the fix, never a crash: the assistant reads
+the message and calls again.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import Resource
+from pydantic import Field
+from sqlalchemy.engine import Engine
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from newsdesk.config import Settings
+from newsdesk.search import SearchIndex
+from newsdesk.web import auth, queries
+from newsdesk.web.api import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
+
+Language = Literal["zh", "en"]
+EditionKind = Literal["daily", "weekly", "episode"]
+_WEEK = re.compile(r"^\d{4}-W\d{2}$")
+_URI = "newsdesk://editions/{kind}/{key}/{language}"
+
+
+class NewsdeskMCP(MCPServer):
+    """An MCPServer whose resource list is the store's editions, read when asked."""
+
+    def __init__(self, engine: Engine, **kwargs):
+        super().__init__(**kwargs)
+        self._engine = engine
+
+    async def list_resources(self) -> list[Resource]:
+        with self._engine.connect() as conn:
+            refs = [(kind, ref) for kind in queries.EDITION_KINDS for ref in queries.edition_keys(conn, kind)]
+        return [
+            Resource(
+                uri=_URI.format(kind=kind, key=ref["key"], language=lang),
+                name=f"{kind} {ref['key']} ({lang})",
+                title=ref["titles"].get(lang),
+                mime_type="text/markdown",
+            )
+            for kind, ref in refs
+            for lang in ref["languages"]
+        ] + await super().list_resources()
+
+
+def _edition(engine: Engine, kind: str, key: str | None, language: str, example: str) -> dict:
+    with engine.connect() as conn:
+        archive = queries.edition_keys(conn, kind)
+        if not archive:
+            raise ToolError(f"no {kind} edition is stored yet; build one with `newsdesk {kind}` (or `newsdesk run`)")
+        key = key or archive[0]["key"]
+        found = queries.edition(conn, kind, key, language)
+    if found is None:
+        known = ", ".join(a["key"] for a in archive[:10])
+        raise ToolError(f"no {kind} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {example}")
+    return found
+
+
+def build_server(engine: Engine, settings: Settings, index: SearchIndex | None = None) -> NewsdeskMCP:
+    """The MCP server over one store. `index` is shared with the web app when mounted there."""
+    tz = ZoneInfo(settings.timezone)
+    index = index or SearchIndex(engine)
+    server = NewsdeskMCP(
+        engine,
+        name="newsdesk",
+        title=f"{settings.site_name} newsroom",
+        instructions=(
+            "An AI-industry newsroom. Events merge every outlet's coverage of one happening; each has members "
+            "(outlet, headline, link, material level), how many outlets covered it and how many independently, "
+            "and a checked analysis (status clean or flagged). search_events finds events; get_event shows one; "
+            "daily_edition, weekly_report and episode_digest return the published editions as markdown."
+        ),
+    )
+
+    @server.tool()
+    def search_events(
+        query: Annotated[str, Field(min_length=1, max_length=200, description="words in Chinese or English")],
+        language: Language = "zh",
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    ) -> SearchResults:
+        """Search events and items by words (Chinese is segmented); events come first, best match first."""
+        if not query.strip():
+            raise ToolError("query is blank; give one or more words, e.g. 'GPT-4.5' or '融资'")
+        hits = index.search(query)
+        with engine.connect() as conn:
+            found = queries.search_results(conn, hits, language)
+        return SearchResults(query=query, events=found["events"][:limit], items=found["items"][:limit])
+
+    @server.tool()
+    def get_event(event_id: Annotated[int, Field(ge=1)], language: Language = "zh") -> EventDetail:
+        """One event: its members (outlet, headline, link, time, material level), outlets and independent
+        outlets, the analysis in each language with its check status and findings, and why it ranks."""
+        with engine.connect() as conn:
+            detail = queries.event_detail(conn, event_id, tz, language)
+        if detail is None:
+            raise ToolError(f"event {event_id} does not exist; find event ids with search_events or daily_edition")
+        return detail
+
+    @server.tool()
+    def daily_edition(
+        date: Annotated[str | None, Field(description="YYYY-MM-DD; omit for the newest")] = None,
+        language: Language = "zh",
+    ) -> Edition:
+        """The daily edition of one day (in settings.timezone) as markdown, with its event cards in `meta`."""
+        if date is not None:
+            try:
+                datetime.date.fromisoformat(date)
+            except ValueError:
+                raise ToolError(f"date {date!r} is not a date; write it as YYYY-MM-DD, e.g. 2025-02-27") from None
+        return _edition(engine, "daily", date, language, "2025-02-27")
+
+    @server.tool()
+    def weekly_report(
+        week: Annotated[str | None, Field(description="ISO week like 2025-W09; omit for the newest")] = None,
+        language: Language = "zh",
+    ) -> Edition:
+        """The weekly report of one ISO week as markdown: summary, themed sections, briefs."""
+        if week is not None and not _WEEK.match(week):
+            raise ToolError(f"week {week!r} is not an ISO week; write it as YYYY-Www, e.g. 2025-W09")
+        return _edition(engine, "weekly", week, language, "2025-W09")
+
+    @server.tool()
+    def episode_digest(
+        key: Annotated[str | None, Field(description="the episode's key from list_editions; omit for the newest")] = None,
+        language: Language = "zh",
+    ) -> Edition:
+        """A podcast episode's digest (摘要 + 精读; in English: Summary + Deep dive) as markdown."""
+        return _edition(engine, "episode", key, language, "a key from list_editions(kind='episode')")
+
+    @server.tool()
+    def list_editions(kind: EditionKind) -> list[EditionRef]:
+        """The archive of one kind of edition: each key with its languages and titles, newest first."""
+        with engine.connect() as conn:
+            return queries.edition_keys(conn, kind)
+
+    @server.tool()
+    def list_sources() -> list[SourceRow]:
+        """Every source with its health: last success, last error, items in 7 days, consecutive failures, stale."""
+        with engine.connect() as conn:
+            return queries.sources_table(conn)
+
+    if settings.web_token:
+        # Writing is offered only where the operator enabled it; over HTTP the token guards the whole endpoint.
+        @server.tool()
+        def leave_feedback(
+            event_id: Annotated[int, Field(ge=1)],
+            kind: Literal["up", "down", "star"],
+            note: Annotated[str, Field(max_length=2000)] = "",
+        ) -> Created:
+            """Leave feedback on an event (up, down or star); ranking reads it on the next run."""
+            try:
+                with engine.begin() as conn:
+                    return {"id": queries.add_feedback(conn, event_id, kind, note, "mcp")}
+            except queries.InputError as exc:
+                raise ToolError(str(exc)) from None
+            except LookupError:
+                raise ToolError(f"event {event_id} does not exist; find event ids with search_events") from None
+
+    def read_edition(kind: str, key: str, language: str) -> str:
+        if kind not in queries.EDITION_KINDS:
+            raise ResourceNotFoundError(f"edition kind {kind!r}: use one of {', '.join(queries.EDITION_KINDS)}")
+        with engine.connect() as conn:
+            found = queries.edition(conn, kind, key, language)
+        if found is None or found["language"] != language:
+            raise ResourceNotFoundError(f"no {kind} edition {key!r} in {language!r}; list the resources to see what is stored")
+        return found["body"]
+
+    server.resource(_URI, name="edition", description="One edition (daily, weekly or episode) in one language, as markdown",
+                    mime_type="text/markdown")(read_edition)
+    return server
+
+
+class TokenGate:
+    """The streamable HTTP transport for `newsdesk serve`, answering only the operator's token.
+
+    Run `server.session_manager.run()` in the web app's lifespan. The SDK's DNS-rebinding
+    guard (Host must be localhost) is off: it protects endpoints without credentials, and a
+    page in a browser cannot send our bearer token, while the guard would refuse a server
+    bound to a public name. (A class, not a function: Starlette routes a class instance as
+    a raw ASGI app.)
+    """
+
+    def __init__(self, server: NewsdeskMCP, settings: Settings):
+        self.token = settings.web_token
+        self.inner = server.streamable_http_app(
+            streamable_http_path="/mcp",
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            if not self.token:
+                refusal = JSONResponse({"detail": "MCP over HTTP is off: set NEWSDESK_WEB_TOKEN and restart "
+                                        "`newsdesk serve` (or run `newsdesk mcp` locally over stdio)"}, 403)
+                return await refusal(scope, receive, send)
+            if not auth.token_matches(self.token, auth.bearer(Request(scope))):
+                refusal = JSONResponse({"detail": "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'"},
+                                       401, headers={"WWW-Authenticate": "Bearer"})
+                return await refusal(scope, receive, send)
+        await self.inner(scope, receive, send)
