@@ -192,3 +192,29 @@ def test_the_line_helper_styles_without_reading_markup():
     text = cli.line(("error:", "red"), "http://h/[/x] [fe80::1] [[source]] [bold]")
     assert text.plain == "error: http://h/[/x] [fe80::1] [[source]] [bold]"
     assert [(s.start, s.end, s.style) for s in text.spans] == [(0, 6, "red")]
+
+
+def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_path, monkeypatch, shared):
+    from llm_fake import FakeEndpoint, completion
+    from test_weekly import HARVEST_WEEK, CopyingBackend, load_week
+
+    load_week(open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}"), shared, limit=80)
+    writer = CopyingBackend()
+
+    def answer(request):
+        schema = request["response_format"]["json_schema"]["schema"]
+        return completion(writer.chat(request["messages"], max_tokens=0, temperature=0, schema=schema).text)
+
+    fake = FakeEndpoint(default=answer)
+    try:
+        for key, value in {"LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake-model"}.items():
+            monkeypatch.setenv(f"NEWSDESK_{key}", value)
+        code, out = newsdesk("weekly", "--week", HARVEST_WEEK)
+        assert code == OK, out
+        assert out.startswith(f"AI周报 {HARVEST_WEEK} | ") and "📊 本周概览" in out
+        assert f"weekly {HARVEST_WEEK}: " in out and "sections" in out and "model calls" in out
+        code, again = newsdesk("weekly", "--week", HARVEST_WEEK)
+        assert code == OK and again.startswith(f"AI周报 {HARVEST_WEEK} | ")
+        assert "unchanged, stored report kept; 0 model calls" in again
+    finally:
+        fake.close()

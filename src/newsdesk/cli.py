@@ -275,7 +275,7 @@ def weekly_cmd(
     state = f"{stats.sections} sections, {stats.briefs} briefs, {report['status']}" if stats.built else "unchanged, stored report kept"
     err.print(f"weekly {stats.week}: {stats.events} events; {state}; {llm.calls} model calls", soft_wrap=True)
     for flag in report["meta"].get("flags", []):
-        err.print(line("  ", ("flagged", "yellow"), f"{flag['part']}: {'; '.join(map(str, flag['findings']))[:300]}"),
+        err.print(line(("  flagged", "yellow"), f"{flag['part']}: {'; '.join(map(str, flag['findings']))[:300]}"),
                   soft_wrap=True)
 
 

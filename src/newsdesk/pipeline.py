@@ -2,6 +2,9 @@
 
     ingest → cluster → rank → write → daily → weekly → episode → publish → search
 
+    run_pipeline(engine, settings)                       # every stage, in order
+    run_pipeline(engine, settings, stages=["cluster"])   # one stage, as a task-queue worker would
+
 Each stage finds its work in the store (items in no event, events whose material
 changed, days and weeks whose events changed), so a second run with no new input does
 no work and makes no model call. A stage that fails records why (a problem) and the run
