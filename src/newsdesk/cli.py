@@ -77,6 +77,15 @@ def engine():
     return _state["engine"]
 
 
+@app.command("migrate")
+def migrate_cmd() -> None:
+    """Upgrade the store's schema to this version's (every command does it when it opens the store)."""
+    from newsdesk.store.migrate import current
+
+    with engine().connect() as conn:
+        console.print(f"store schema at revision {current(conn)}, the newest this newsdesk knows")
+
+
 def _bar() -> Progress:
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
                     MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alembic.util import CommandError
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -19,11 +20,13 @@ class StoreError(NewsdeskError):
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
+    # First: a connection that meets another's lock waits up to 30 s instead of failing,
+    # and switching a new file to WAL below takes a lock too.
+    cur.execute("PRAGMA busy_timeout=30000")
     # WAL lets the web app read while a run writes; a killed run loses at most its open transaction.
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
     cur.close()
 
 
@@ -46,4 +49,7 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
             migrate(engine)
         except OperationalError as exc:
             raise StoreError(f"cannot open database {engine.url!r}: {exc.orig}; check database_url") from None
+        except CommandError as exc:  # a revision this version does not know: the store is newer
+            raise StoreError(f"database {engine.url!r} cannot be migrated ({exc}); "
+                             "was it upgraded by a newer newsdesk? Install that version") from None
     return engine

@@ -1,60 +1,98 @@
-"""Schema migrations: an ordered list of steps, each applied once and recorded.
+"""Schema migrations: the Alembic revisions in store/migrations/versions/, applied in order.
 
-Why not Alembic: the schema is owned by one package and runs unattended on laptops;
-a short list of Python steps inside the package is easier to ship and read than an
-Alembic script directory, and it gives the same guarantee (each step once, in order,
-in a transaction, recorded in `schema_migrations`).
+Every command that opens the store applies pending revisions (open_store), and so does
+`newsdesk migrate`. They run under a lock so that two processes starting at once on a new
+store take turns, and the second finds the work done:
+- PostgreSQL: a transaction-scoped advisory lock; its DDL is transactional too.
+- SQLite: BEGIN IMMEDIATE takes the write lock before the version is read; the other
+  process waits for it (the connection's busy timeout).
+The revisions and the version stamp commit in that one transaction: a failed upgrade
+leaves the store as it was.
+
+Stores made before Alembic carry `schema_migrations` (version 1: every table of schema.py,
+made by create_all). They hold revision 0001's tables, so they are stamped at 0001 and the
+old table is dropped, in the same transaction.
+
+To change the schema: change schema.py, then `python -m newsdesk.store.migrations "what
+changes"` drafts the revision from the difference; read it, keep what is meant. Revisions
+only go up; a store goes back by restoring a backup.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import json
+from functools import cache
+from pathlib import Path
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, select
+from alembic import command
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.store.schema import metadata
-
-_meta = MetaData()
-schema_migrations = Table(
-    "schema_migrations",
-    _meta,
-    Column("version", Integer, primary_key=True),
-    Column("name", String(200), nullable=False),
-    Column("applied_at", DateTime(timezone=True), nullable=False),
-)
+SCRIPTS = Path(__file__).with_name("migrations")
+LEGACY_TABLE = "schema_migrations"
+_PG_LOCK = 4242  # the advisory lock key: any constant every newsdesk process agrees on
 
 
-def _initial(conn: Connection) -> None:
-    metadata.create_all(conn, checkfirst=True)
+def config(conn: Connection | None = None) -> Config:
+    """Alembic's settings, built in code: users need no alembic.ini."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(SCRIPTS))
+    cfg.attributes["connection"] = conn
+    return cfg
 
 
-# Append new steps; never edit one that has shipped.
-MIGRATIONS: list[tuple[int, str, callable]] = [
-    (1, "initial schema", _initial),
-]
+@cache
+def head() -> str:
+    return ScriptDirectory.from_config(config()).get_current_head()
 
 
-def migrate(engine: Engine) -> list[int]:
-    """Apply pending steps; returns the versions applied. Safe to call on every start."""
-    applied: list[int] = []
-    with engine.begin() as conn:
-        _meta.create_all(conn, checkfirst=True)
-    for version, name, step in MIGRATIONS:
-        with engine.begin() as conn:
-            if engine.dialect.name == "postgresql":
-                # Two processes starting at once must not both run a step.
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(4242)")
-            done = conn.execute(
-                select(schema_migrations.c.version).where(schema_migrations.c.version == version)
-            ).first()
-            if done:
-                continue
-            step(conn)
-            conn.execute(
-                schema_migrations.insert().values(
-                    version=version, name=name, applied_at=datetime.now(UTC)
-                )
-            )
-            applied.append(version)
+def current(conn: Connection) -> str | None:
+    """The store's revision; None for a new store or one made before Alembic."""
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def migrate(engine: Engine) -> list[str]:
+    """Apply pending revisions; returns the ones applied. Cheap when there are none."""
+    with engine.connect() as conn:
+        if current(conn) == head():
+            return []
+    applied: list[str] = []
+    with engine.connect() as conn:
+        _lock(conn)
+        _adopt_legacy(conn)
+        cfg = config(conn)
+        cfg.attributes["on_version_apply"] = lambda *, step, **_: applied.append(step.up_revision_id)
+        command.upgrade(cfg, "head")
+        conn.commit()
     return applied
+
+
+def _lock(conn: Connection) -> None:
+    """Begin the migration's transaction holding the store's migration lock."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK})
+    elif conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _adopt_legacy(conn: Connection) -> None:
+    """A store made by the migrations before Alembic becomes a store at revision 0001."""
+    tables = inspect(conn).get_table_names()
+    if LEGACY_TABLE not in tables or "alembic_version" in tables:
+        return
+    columns = {c["name"] for c in inspect(conn).get_columns("events")}
+    if "importance" not in columns:
+        # Stores made before events.importance existed: rank kept it in score_parts.
+        conn.execute(text("ALTER TABLE events ADD COLUMN importance FLOAT NOT NULL DEFAULT 0"))
+        for row in conn.execute(text("SELECT id, score_parts FROM events")).all():
+            parts = row.score_parts if isinstance(row.score_parts, dict) else json.loads(row.score_parts or "{}")
+            conn.execute(text("UPDATE events SET importance = :v WHERE id = :i"),
+                         {"v": float(parts.get("importance", 0.0)), "i": row.id})
+        if conn.dialect.name == "postgresql":  # as revision 0001 made it (SQLite cannot drop a default)
+            conn.execute(text("ALTER TABLE events ALTER COLUMN importance DROP DEFAULT"))
+    command.stamp(config(conn), "0001")
+    conn.execute(text(f"DROP TABLE {LEGACY_TABLE}"))
+

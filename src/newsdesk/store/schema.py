@@ -2,8 +2,9 @@
 
 Times are stored as timezone-aware UTC datetimes. JSON columns hold small structured
 facts (warnings, score parts, engagement); anything queried is a real column.
-Stages that come later add their tables in their own section below; every table is
-created by migration 1 on a fresh store, and later changes go in store/migrate.py.
+Stages that come later add their tables in their own section below. A change here needs
+a revision in store/migrations/versions/ too (store/migrate.py says how to draft one); a
+test fails while the two disagree.
 """
 
 from datetime import UTC, datetime
