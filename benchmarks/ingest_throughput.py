@@ -5,7 +5,7 @@ as polling would) and times, per repetition:
 
   bare    feedparser.parse(bytes) of each file
   ingest  parse_feed (feedparser + normalize) and storing every item into a fresh SQLite file
-          with newsdesk.store.items.upsert_item, one transaction per feed (plus its fetch row)
+          with newsdesk.store.items.upsert_items, one transaction per feed (plus its fetch row)
 
 Prints the median of 5 repetitions as items/s and the ratio ingest / bare (target: <= 2.0).
 
@@ -31,7 +31,7 @@ import feedparser
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.model import Source
 from newsdesk.store import open_store
-from newsdesk.store.items import record_fetch, sync_sources, upsert_item
+from newsdesk.store.items import record_fetch, sync_sources, upsert_items
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "feeds" / "ai-blogs"
@@ -63,7 +63,7 @@ def run_ingest(feeds, db_dir: Path, rep: int) -> tuple[int, float]:
         t0 = time.perf_counter()
         parsed = parse_feed(body, source, fetched_at=now, url=source.url)
         with engine.begin() as conn:
-            outcomes = [upsert_item(conn, item, now) for item in parsed.items]
+            outcomes = upsert_items(conn, parsed.items, now)
             record_fetch(
                 conn, source.id, started_at=now, duration_ms=int((time.perf_counter() - t0) * 1000), http_status=200,
                 items_seen=len(outcomes), items_new=outcomes.count("new"), items_updated=outcomes.count("updated"),

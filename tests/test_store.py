@@ -1,10 +1,15 @@
+import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import func, select
 
+from newsdesk.config import Settings
+from newsdesk.ingest import run as ingest
 from newsdesk.model import Item, Source
 from newsdesk.store import open_store
-from newsdesk.store.items import record_fetch, sync_sources, upsert_item
+from newsdesk.store.items import BATCH, record_fetch, sync_sources, upsert_item, upsert_items
 from newsdesk.store.schema import fetches, items, sources
 
 SRC = Source(id="openai-blog", name="OpenAI Blog", url="https://openai.com/news/rss.xml", tier=1)
@@ -23,6 +28,18 @@ def test_upsert_is_idempotent_and_keyed_by_source_guid(engine):
         assert upsert_item(conn, _item()) == "unchanged"
         assert upsert_item(conn, _item(summary="changed")) == "updated"
         assert conn.execute(select(func.count()).select_from(items)).scalar() == 1
+
+
+def test_upsert_items_answers_for_each_item_in_order_across_batches(engine):
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+        assert upsert_items(conn, [_item(guid=f"g{i}", title=f"T{i}") for i in range(BATCH + 5)]) == ["new"] * (BATCH + 5)
+        again = [_item(guid="g0", title="T0"), _item(guid="g1", title="edited"), _item(guid="g1", title="edited twice"),
+                 _item(guid="fresh")]
+        # An entry listed twice in one feed is stored once, as its last copy.
+        assert upsert_items(conn, again) == ["unchanged", "unchanged", "updated", "new"]
+        assert conn.execute(select(items.c.title).where(items.c.guid == "g1")).scalar() == "edited twice"
+        assert conn.execute(select(func.count()).select_from(items)).scalar() == BATCH + 6
 
 
 def test_entries_with_their_own_guids_stay_apart_even_with_one_url(engine):
@@ -72,3 +89,51 @@ def test_catalog_sync_keeps_an_operator_disable_but_honours_a_catalog_disable(en
         conn.execute(sources.update().values(enabled=True))
         sync_sources(conn, [Source(**{**SRC.__dict__, "enabled": False})])
         assert conn.execute(select(sources.c.enabled)).scalar() is False
+
+
+def test_text_a_database_refuses_is_cleaned_before_it_is_stored(engine):
+    """NUL (PostgreSQL refuses it) and lone surrogates (neither database encodes them)."""
+    dirty = _item(title="GPT\x00-5.5", summary="a\x00b\ud800c", body="body\x00", authors=["A\x00"],
+                  extra={"k\x00": ["v\udfff"]})
+    with engine.begin() as conn:
+        sync_sources(conn, [Source(**{**SRC.__dict__, "name": "OpenAI\x00 Blog"})])
+        assert upsert_item(conn, dirty) == "new"
+        record_fetch(conn, "openai-blog", error="bad\x00 byte", warnings=["w\x00"])
+        row = conn.execute(select(items)).one()
+        assert (row.title, row.summary, row.body) == ("GPT-5.5", "ab\ufffdc", "body")
+        assert row.authors == ["A"] and row.extra == {"k": ["v\ufffd"]}
+        assert conn.execute(select(sources.c.name)).scalar() == "OpenAI Blog"
+        f = conn.execute(select(fetches)).one()
+        assert (f.error, f.warnings) == ("bad byte", ["w"])
+        assert upsert_item(conn, dirty) == "unchanged"  # the next run's copy of the same entry
+
+
+def _replay_json_feed(engine, tmp_path, entries: list[dict]):
+    feeds = tmp_path / "feeds"
+    feeds.mkdir()
+    doc = {"version": "https://jsonfeed.org/version/1.1", "title": "Big", "home_page_url": "https://big.example/",
+           "items": entries}
+    (feeds / "big.json").write_text(json.dumps(doc), "utf-8")
+    found, urls = ingest.replay_sources(feeds, {})
+    return asyncio.run(ingest.ingest_all(engine, Settings(), found, getter=ingest.DirectoryGetter(feeds, urls)))
+
+
+def _entry(i: int, title: str = "") -> dict:
+    return {"id": f"e{i}", "url": f"https://big.example/{i}", "title": title or f"Entry {i}",
+            "content_text": f"Summary {i}", "date_published": "2026-11-30T08:00:00Z"}
+
+
+def test_one_nul_in_a_feed_loses_nothing_of_the_source(engine, tmp_path):
+    out = _replay_json_feed(engine, tmp_path, [_entry(1, "Bad\x00 title"), _entry(2), {**_entry(3), "content_text": "s\x00"}])
+    assert (out[0].status, out[0].new) == ("ok", 3), out[0].error
+    with engine.connect() as conn:
+        assert conn.execute(select(items.c.title).where(items.c.guid == "e1")).scalar() == "Bad title"
+
+
+@pytest.mark.slow  # a minute or two on 2 busy cores
+def test_a_feed_of_70000_entries_is_stored_whole(engine, tmp_path):
+    """More values than PostgreSQL (65,535) or SQLite (32,766) binds in one statement."""
+    out = _replay_json_feed(engine, tmp_path, [_entry(i) for i in range(70_000)])
+    assert (out[0].status, out[0].new) == ("ok", 70_000), out[0].error
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(items)).scalar() == 70_000

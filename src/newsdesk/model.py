@@ -62,6 +62,6 @@ class Item:
         """Changes when what a reader sees changes; drives 'updated' on re-ingest."""
         h = hashlib.sha256()
         for part in (self.title, self.summary, self.body or "", self.url or "", self.material):
-            h.update(part.encode("utf-8"))
+            h.update(part.encode("utf-8", "surrogatepass"))  # a lone surrogate from a JSON escape is stored as U+FFFD
             h.update(b"\x1f")
         return h.hexdigest()

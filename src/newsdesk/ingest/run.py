@@ -36,8 +36,8 @@ from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
-from newsdesk.store.items import record_fetch, save_validators, sync_sources, upsert_item
-from newsdesk.store.schema import items, sources
+from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
+from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
 LEASE = timedelta(minutes=10)
@@ -91,11 +91,7 @@ def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, tuple[
     if not guids:
         return {}
     with engine.connect() as conn:
-        rows = conn.execute(
-            select(items.c.guid, items.c.material, items.c.body)
-            .where(and_(items.c.source_id == source_id, items.c.guid.in_(guids)))
-        )
-        return {r.guid: (r.material, r.body) for r in rows}
+        return {r.guid: (r.material, r.body) for r in stored_items(conn, source_id, guids)}
 
 
 async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warnings: list[str]) -> None:
@@ -171,10 +167,8 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
         outcome = SourceOutcome(source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error)
         with engine.begin() as conn:
-            for item in parsed.items:
-                state_ = upsert_item(conn, item, now)
-                outcome.new += state_ == "new"
-                outcome.updated += state_ == "updated"
+            states = upsert_items(conn, parsed.items, now)
+            outcome.new, outcome.updated = states.count("new"), states.count("updated")
             fetch_row["warnings"] = warnings
             record_fetch(
                 conn,
@@ -298,10 +292,8 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     for sid, (src, batch) in by_source.items():
         out = SourceOutcome(sid, "ok", seen=len(batch))
         with engine.begin() as conn:
-            for item in batch:
-                state = upsert_item(conn, item, now)
-                out.new += state == "new"
-                out.updated += state == "updated"
+            states = upsert_items(conn, batch, now)
+            out.new, out.updated = states.count("new"), states.count("updated")
             record_fetch(conn, sid, started_at=now, url=path.resolve().as_uri(), items_seen=out.seen,
                          items_new=out.new, items_updated=out.updated, duration_ms=0)
         outcomes.append(out)

@@ -12,11 +12,28 @@ from sqlalchemy.engine import Connection
 from newsdesk.model import Item, Source
 from newsdesk.store.schema import fetches, items, sources, transcripts
 
+# Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766
+# (999 before 3.32); a list of values longer than this goes in several statements.
+BATCH = 900
+
 _SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "enabled", "origin")
 
 
 def _dialect_insert(conn: Connection, table):
     return (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
+
+
+def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -> list:
+    """Rows of the items this source already holds among `guids`: guid and `columns`
+    (by default material and body)."""
+    columns = columns or (items.c.material, items.c.body)
+    rows = []
+    for start in range(0, len(guids), BATCH):
+        rows += conn.execute(
+            select(items.c.guid, *columns)
+            .where(and_(items.c.source_id == source_id, items.c.guid.in_(guids[start : start + BATCH])))
+        ).all()
+    return rows
 
 
 def sync_sources(conn: Connection, catalog: list[Source]) -> None:
@@ -30,72 +47,83 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_=refresh))
 
 
-# Built once and reused: constructing and compiling Core statements per item cost about five times
-# the SQL itself (benchmarks/ingest_throughput.py), so the per-item path only binds parameters.
-_SELECT_ITEM = select(items.c.id, items.c.content_hash).where(
-    and_(items.c.source_id == bindparam("k_source"), items.c.guid == bindparam("k_guid"))
-)
-_UPDATE_ITEM = update(items).where(items.c.id == bindparam("k_id"))
-_INSERT_ITEM = {
-    name: insert_(items).on_conflict_do_nothing(index_elements=["source_id", "guid"]).returning(items.c.id)
-    for name, insert_ in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
-}
-
-
-def upsert_item(conn: Connection, item: Item, now: datetime | None = None) -> str:
-    """Store one item; returns 'new', 'updated' or 'unchanged'.
+def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = None) -> list[str]:
+    """Store items; returns 'new', 'updated' or 'unchanged' for each, in order.
 
     Keyed by (source, guid). An entry without a guid of its own is keyed by its canonical
     URL (the parser puts it in `guid`, keeping a fragment that tells changelog entries apart).
+    An entry listed twice is stored once, as its last copy. Items go BATCH at a time: a few
+    statements per batch instead of two per item, each under every database's parameter limit.
     """
     now = now or datetime.now(UTC)
-    digest = item.content_hash
-    row = conn.execute(_SELECT_ITEM, {"k_source": item.source_id, "k_guid": item.guid}).first()
-    fields = {
+    latest = {(i.source_id, i.guid): i for i in batch}
+    outcome: dict[tuple[str, str], str] = {}
+    keys = list(latest)
+    for start in range(0, len(keys), BATCH):
+        outcome.update(_upsert_batch(conn, [latest[k] for k in keys[start : start + BATCH]], now))
+    last = {id(i) for i in latest.values()}
+    return [outcome[(i.source_id, i.guid)] if id(i) in last else "unchanged" for i in batch]
+
+
+def _fields(item: Item) -> dict:
+    return {
         "url": item.url,
         "title": item.title,
         "summary": item.summary,
         "body": item.body,
         "language": item.language,
         "material": item.material,
-        "content_hash": digest,
+        "content_hash": item.content_hash,
         "authors": item.authors,
         "categories": item.categories,
         "engagement": item.engagement,
         "extra": item.extra,
     }
-    if row is not None:
-        item_id = row.id
-        if row.content_hash == digest:
-            outcome = "unchanged"
-        else:
-            conn.execute(_UPDATE_ITEM, {"k_id": item_id, "updated_at": now, **fields})
-            outcome = "updated"
-    else:
-        item_id = conn.execute(
-            _INSERT_ITEM[conn.dialect.name],
-            {
-                "source_id": item.source_id,
-                "guid": item.guid,
-                "published_at": item.published_at or now,
-                "first_seen_at": now,
-                "updated_at": now,
-                **fields,
-            },
-        ).scalar()
-        if item_id is None:  # another worker stored it first
-            return "unchanged"
-        outcome = "new"
-    if item.transcript is not None:
-        values = {
-            "format": item.transcript_format or "text",
-            "source_url": item.transcript_url,
-            "turns": [dataclasses.asdict(t) for t in item.transcript],
-            "stored_at": now,
-        }
-        stmt = _dialect_insert(conn, transcripts).values(item_id=item_id, **values)
-        conn.execute(stmt.on_conflict_do_update(index_elements=["item_id"], set_=values))
-    return outcome
+
+
+def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tuple[str, str], str]:
+    stored = {
+        (source_id, r.guid): r
+        for source_id in {i.source_id for i in batch}
+        for r in stored_items(conn, source_id, [i.guid for i in batch if i.source_id == source_id],
+                              items.c.id, items.c.content_hash)
+    }
+    ids = {key: row.id for key, row in stored.items()}
+    fresh = [i for i in batch if (i.source_id, i.guid) not in stored]
+    changed = [i for i in batch if (i.source_id, i.guid) in stored and stored[i.source_id, i.guid].content_hash != i.content_hash]
+    new: set[tuple[str, str]] = set()
+    if fresh:
+        rows = [{"source_id": i.source_id, "guid": i.guid, "published_at": i.published_at or now,
+                 "first_seen_at": now, "updated_at": now, **_fields(i)} for i in fresh]
+        # Entries another worker stored first come back as no row: they count as unchanged.
+        for r in conn.execute(_dialect_insert(conn, items).on_conflict_do_nothing(index_elements=["source_id", "guid"])
+                              .returning(items.c.id, items.c.source_id, items.c.guid), rows):
+            ids[(r.source_id, r.guid)] = r.id
+            new.add((r.source_id, r.guid))
+    if changed:
+        conn.execute(update(items).where(items.c.id == bindparam("k_id")),
+                     [{"k_id": ids[(i.source_id, i.guid)], "updated_at": now, **_fields(i)} for i in changed])
+    for item in batch:
+        item_id = ids.get((item.source_id, item.guid))
+        if item.transcript is not None and item_id is not None:
+            values = {
+                "format": item.transcript_format or "text",
+                "source_url": item.transcript_url,
+                "turns": [dataclasses.asdict(t) for t in item.transcript],
+                "stored_at": now,
+            }
+            stmt = _dialect_insert(conn, transcripts).values(item_id=item_id, **values)
+            conn.execute(stmt.on_conflict_do_update(index_elements=["item_id"], set_=values))
+    changed_keys = {(i.source_id, i.guid) for i in changed}
+    return {
+        (i.source_id, i.guid): "new" if (i.source_id, i.guid) in new else "updated" if (i.source_id, i.guid) in changed_keys else "unchanged"
+        for i in batch
+    }
+
+
+def upsert_item(conn: Connection, item: Item, now: datetime | None = None) -> str:
+    """Store one item; see upsert_items."""
+    return upsert_items(conn, [item], now)[0]
 
 
 def record_fetch(conn: Connection, source_id: str, **values) -> int:

@@ -1,12 +1,14 @@
 """The store's tables (SQLAlchemy Core). One table per newsroom concept.
 
 Times are stored as timezone-aware UTC datetimes. JSON columns hold small structured
-facts (warnings, score parts, engagement); anything queried is a real column.
+facts (warnings, score parts, engagement); anything queried is a real column. Text goes
+in through the Clean* types, so no value a database refuses can lose a write.
 Stages that come later add their tables in their own section below. A change here needs
 a revision in store/migrations/versions/ too (store/migrate.py says how to draft one); a
 test fails while the two disagree.
 """
 
+import re
 from datetime import UTC, datetime
 
 from sqlalchemy import (
@@ -28,6 +30,41 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
+
+# NUL (PostgreSQL refuses it in text) and lone surrogates (not encodable as UTF-8: both
+# databases refuse them), as feeds and JSON escapes ("\u0000", "\ud800") deliver them.
+_REFUSED = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value):
+    """`value` with NUL removed and lone surrogates replaced by U+FFFD, in nested lists and dicts too."""
+    if isinstance(value, str):
+        return _REFUSED.sub(lambda m: "" if m[0] == "\x00" else "\ufffd", value) if _REFUSED.search(value) else value
+    if isinstance(value, list):
+        return [storable(v) for v in value]
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    return value
+
+
+class _Clean(TypeDecorator):
+    def process_bind_param(self, value, dialect):
+        return storable(value)
+
+
+class CleanText(_Clean):
+    impl = Text
+    cache_ok = True
+
+
+class CleanString(_Clean):
+    impl = String
+    cache_ok = True
+
+
+class CleanJSON(_Clean):
+    impl = JSON
+    cache_ok = True
 
 
 class UTCDateTime(TypeDecorator):
@@ -55,22 +92,22 @@ class UTCDateTime(TypeDecorator):
 sources = Table(
     "sources",
     metadata,
-    Column("id", String(120), primary_key=True),  # slug, e.g. arxiv-cs-cl
-    Column("name", String(300), nullable=False),
-    Column("url", Text, nullable=False),
-    Column("kind", String(20), nullable=False),  # rss | atom | jsonfeed | arxiv | hn | reddit | podcast | jsonl
-    Column("language", String(8), nullable=False),
+    Column("id", CleanString(120), primary_key=True),  # slug, e.g. arxiv-cs-cl
+    Column("name", CleanString(300), nullable=False),
+    Column("url", CleanText, nullable=False),
+    Column("kind", CleanString(20), nullable=False),  # rss | atom | jsonfeed | arxiv | hn | reddit | podcast | jsonl
+    Column("language", CleanString(8), nullable=False),
     Column("tier", Integer, nullable=False, default=2),  # 1 = most authoritative
     Column("weight", Float, nullable=False, default=1.0),
-    Column("category", String(40), nullable=False, default="media"),
+    Column("category", CleanString(40), nullable=False, default="media"),
     Column("fulltext", Boolean, nullable=False, default=False),
     Column("enabled", Boolean, nullable=False, default=True),
-    Column("origin", String(20), nullable=False, default="catalog"),  # catalog | user | import
+    Column("origin", CleanString(20), nullable=False, default="catalog"),  # catalog | user | import
     # Conditional-GET state, carried from one fetch to the next.
-    Column("etag", Text),
-    Column("last_modified", Text),
+    Column("etag", CleanText),
+    Column("last_modified", CleanText),
     # Lease so only one worker fetches a source at a time (see ARCHITECTURE.md).
-    Column("lease_owner", String(80)),
+    Column("lease_owner", CleanString(80)),
     Column("lease_until", UTCDateTime()),
 )
 
@@ -78,19 +115,19 @@ fetches = Table(
     "fetches",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("source_id", String(120), ForeignKey("sources.id"), nullable=False),
+    Column("source_id", CleanString(120), ForeignKey("sources.id"), nullable=False),
     Column("started_at", UTCDateTime(), nullable=False),
     Column("duration_ms", Integer),
-    Column("url", Text),
+    Column("url", CleanText),
     Column("http_status", Integer),
-    Column("etag", Text),
-    Column("last_modified", Text),
+    Column("etag", CleanText),
+    Column("last_modified", CleanText),
     Column("not_modified", Boolean, nullable=False, default=False),
     Column("items_seen", Integer, nullable=False, default=0),
     Column("items_new", Integer, nullable=False, default=0),
     Column("items_updated", Integer, nullable=False, default=0),
-    Column("warnings", JSON, nullable=False, default=list),
-    Column("error", Text),
+    Column("warnings", CleanJSON, nullable=False, default=list),
+    Column("error", CleanText),
     Index("ix_fetches_source_started", "source_id", "started_at"),
 )
 
@@ -98,22 +135,22 @@ items = Table(
     "items",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("source_id", String(120), ForeignKey("sources.id"), nullable=False),
-    Column("guid", Text, nullable=False),
-    Column("url", Text),  # canonical URL
-    Column("title", Text, nullable=False, default=""),
-    Column("summary", Text, nullable=False, default=""),
-    Column("body", Text),
-    Column("language", String(8), nullable=False, default="other"),
+    Column("source_id", CleanString(120), ForeignKey("sources.id"), nullable=False),
+    Column("guid", CleanText, nullable=False),
+    Column("url", CleanText),  # canonical URL
+    Column("title", CleanText, nullable=False, default=""),
+    Column("summary", CleanText, nullable=False, default=""),
+    Column("body", CleanText),
+    Column("language", CleanString(8), nullable=False, default="other"),
     Column("published_at", UTCDateTime(), nullable=False),
     Column("first_seen_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
-    Column("material", String(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
-    Column("content_hash", String(64), nullable=False),
-    Column("authors", JSON, nullable=False, default=list),
-    Column("categories", JSON, nullable=False, default=list),
-    Column("engagement", JSON, nullable=False, default=dict),  # {"points": 312, "comments": 88}
-    Column("extra", JSON, nullable=False, default=dict),  # feed-specific facts (arxiv id, episode no, ...)
+    Column("material", CleanString(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
+    Column("content_hash", CleanString(64), nullable=False),
+    Column("authors", CleanJSON, nullable=False, default=list),
+    Column("categories", CleanJSON, nullable=False, default=list),
+    Column("engagement", CleanJSON, nullable=False, default=dict),  # {"points": 312, "comments": 88}
+    Column("extra", CleanJSON, nullable=False, default=dict),  # feed-specific facts (arxiv id, episode no, ...)
     UniqueConstraint("source_id", "guid", name="uq_items_source_guid"),
     Index("ix_items_source_url", "source_id", "url"),
     Index("ix_items_published", "published_at"),
@@ -123,9 +160,9 @@ transcripts = Table(
     "transcripts",
     metadata,
     Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
-    Column("format", String(10), nullable=False),  # vtt | srt | json | html | text
-    Column("source_url", Text),
-    Column("turns", JSON, nullable=False),  # [{"speaker", "start", "end", "text"}]
+    Column("format", CleanString(10), nullable=False),  # vtt | srt | json | html | text
+    Column("source_url", CleanText),
+    Column("turns", CleanJSON, nullable=False),  # [{"speaker", "start", "end", "text"}]
     Column("stored_at", UTCDateTime(), nullable=False),
 )
 
@@ -135,7 +172,7 @@ item_vectors = Table(
     "item_vectors",
     metadata,
     Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
-    Column("model", String(80), nullable=False),
+    Column("model", CleanString(80), nullable=False),
     Column("dim", Integer, nullable=False),
     Column("vector", LargeBinary, nullable=False),  # float32 little-endian
 )
@@ -144,22 +181,22 @@ events = Table(
     "events",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("title", Text, nullable=False, default=""),  # the lead item's headline
+    Column("title", CleanText, nullable=False, default=""),  # the lead item's headline
     Column("lead_item_id", Integer, ForeignKey("items.id")),
     Column("first_seen_at", UTCDateTime(), nullable=False),  # earliest member publish time
     Column("last_seen_at", UTCDateTime(), nullable=False),
     Column("item_count", Integer, nullable=False, default=0),
     Column("outlets", Integer, nullable=False, default=0),  # distinct sources
     Column("independent_outlets", Integer, nullable=False, default=0),  # one origin counted once
-    Column("languages", JSON, nullable=False, default=list),
-    Column("category", String(40)),
-    Column("anchors", JSON, nullable=False, default=list),  # exact cross-language anchors: GPT-5.5, arXiv ids, ...
+    Column("languages", CleanJSON, nullable=False, default=list),
+    Column("category", CleanString(40)),
+    Column("anchors", CleanJSON, nullable=False, default=list),  # exact cross-language anchors: GPT-5.5, arXiv ids, ...
     # importance: what the event is worth (coverage, authority, engagement, feedback); it orders a
     # day's page, the weekly and which events get analyses. score = importance x recency: the live feed.
     Column("importance", Float, nullable=False, default=0.0),
     Column("score", Float, nullable=False, default=0.0),
-    Column("score_parts", JSON, nullable=False, default=dict),  # why it ranks where it does
-    Column("tier", String(12), nullable=False, default="all"),  # featured | p1 | all
+    Column("score_parts", CleanJSON, nullable=False, default=dict),  # why it ranks where it does
+    Column("tier", CleanString(12), nullable=False, default="all"),  # featured | p1 | all
     Column("updated_at", UTCDateTime(), nullable=False),
     Index("ix_events_last_seen", "last_seen_at"),
 )
@@ -169,10 +206,10 @@ event_members = Table(
     metadata,
     Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
     Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
-    Column("role", String(12), nullable=False),  # lead | member | syndicated | duplicate
+    Column("role", CleanString(12), nullable=False),  # lead | member | syndicated | duplicate
     Column("origin_item_id", Integer, ForeignKey("items.id")),  # for syndicated / duplicate copies
     Column("similarity", Float),
-    Column("reason", Text),  # why it joined (anchor match, cosine, arbitration)
+    Column("reason", CleanText),  # why it joined (anchor match, cosine, arbitration)
     Column("joined_at", UTCDateTime(), nullable=False),
     Index("ix_event_members_event", "event_id"),
 )
@@ -182,10 +219,10 @@ event_members = Table(
 llm_cache = Table(
     "llm_cache",
     metadata,
-    Column("key", String(64), primary_key=True),  # sha256 of (model, messages, parameters)
-    Column("model", String(200), nullable=False),
-    Column("request", JSON, nullable=False),
-    Column("response", JSON, nullable=False),
+    Column("key", CleanString(64), primary_key=True),  # sha256 of (model, messages, parameters)
+    Column("model", CleanString(200), nullable=False),
+    Column("request", CleanJSON, nullable=False),
+    Column("response", CleanJSON, nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
 )
 
@@ -194,17 +231,17 @@ llm_usage = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("at", UTCDateTime(), nullable=False),
-    Column("run_id", String(40)),
-    Column("stage", String(40), nullable=False),  # analysis | weekly | episode | translate | arbitrate | ...
-    Column("backend", String(20), nullable=False),
-    Column("model", String(200), nullable=False),
+    Column("run_id", CleanString(40)),
+    Column("stage", CleanString(40), nullable=False),  # analysis | weekly | episode | translate | arbitrate | ...
+    Column("backend", CleanString(20), nullable=False),
+    Column("model", CleanString(200), nullable=False),
     Column("prompt_tokens", Integer, nullable=False, default=0),
     Column("completion_tokens", Integer, nullable=False, default=0),
     Column("cached_tokens", Integer, nullable=False, default=0),
     Column("latency_ms", Integer, nullable=False, default=0),
     Column("cost_usd", Float, nullable=False, default=0.0),
     Column("cache_hit", Boolean, nullable=False, default=False),  # served from llm_cache: no model call
-    Column("error", Text),
+    Column("error", CleanText),
     Index("ix_llm_usage_at", "at"),
 )
 
@@ -213,14 +250,14 @@ analyses = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
-    Column("language", String(8), nullable=False),
-    Column("headline", Text, nullable=False, default=""),
-    Column("body", Text, nullable=False),
-    Column("status", String(12), nullable=False),  # clean | flagged
-    Column("flags", JSON, nullable=False, default=list),
+    Column("language", CleanString(8), nullable=False),
+    Column("headline", CleanText, nullable=False, default=""),
+    Column("body", CleanText, nullable=False),
+    Column("status", CleanString(12), nullable=False),  # clean | flagged
+    Column("flags", CleanJSON, nullable=False, default=list),
     Column("attempts", Integer, nullable=False, default=1),
-    Column("model", String(200)),
-    Column("material_key", String(64), nullable=False),  # hash of the material: unchanged event = no rewrite
+    Column("model", CleanString(200)),
+    Column("material_key", CleanString(64), nullable=False),  # hash of the material: unchanged event = no rewrite
     Column("created_at", UTCDateTime(), nullable=False),
     UniqueConstraint("event_id", "language", name="uq_analyses_event_language"),
 )
@@ -229,11 +266,11 @@ checks = Table(
     "checks",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("subject", String(20), nullable=False),  # analysis | weekly | episode | translation
-    Column("subject_id", String(80), nullable=False),
+    Column("subject", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
+    Column("subject_id", CleanString(80), nullable=False),
     Column("attempt", Integer, nullable=False, default=1),
     Column("passed", Boolean, nullable=False),
-    Column("findings", JSON, nullable=False, default=list),
+    Column("findings", CleanJSON, nullable=False, default=list),
     Column("at", UTCDateTime(), nullable=False),
     Index("ix_checks_subject", "subject", "subject_id"),
 )
@@ -244,14 +281,14 @@ editions = Table(
     "editions",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("kind", String(12), nullable=False),  # daily | weekly | episode
-    Column("key", String(80), nullable=False),  # 2026-04-23 | 2026-W42 | episode slug
-    Column("language", String(8), nullable=False),
-    Column("title", Text, nullable=False),
-    Column("body", Text, nullable=False),  # markdown
-    Column("meta", JSON, nullable=False, default=dict),
-    Column("status", String(12), nullable=False, default="clean"),  # clean | flagged
-    Column("material_key", String(64), nullable=False),
+    Column("kind", CleanString(12), nullable=False),  # daily | weekly | episode
+    Column("key", CleanString(80), nullable=False),  # 2026-04-23 | 2026-W42 | episode slug
+    Column("language", CleanString(8), nullable=False),
+    Column("title", CleanText, nullable=False),
+    Column("body", CleanText, nullable=False),  # markdown
+    Column("meta", CleanJSON, nullable=False, default=dict),
+    Column("status", CleanString(12), nullable=False, default="clean"),  # clean | flagged
+    Column("material_key", CleanString(64), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     UniqueConstraint("kind", "key", "language", name="uq_editions_kind_key_language"),
 )
@@ -261,9 +298,9 @@ feedback = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
-    Column("kind", String(8), nullable=False),  # up | down | star
-    Column("note", Text, nullable=False, default=""),
-    Column("user", String(80), nullable=False, default="operator"),
+    Column("kind", CleanString(8), nullable=False),  # up | down | star
+    Column("note", CleanText, nullable=False, default=""),
+    Column("user", CleanString(80), nullable=False, default="operator"),
     Column("at", UTCDateTime(), nullable=False),
     Index("ix_feedback_event", "event_id"),
 )

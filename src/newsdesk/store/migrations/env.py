@@ -3,13 +3,15 @@ locked and inside a transaction, so every revision and the version stamp commit 
 
 from alembic import context
 
-from newsdesk.store.schema import UTCDateTime, metadata
+from sqlalchemy import TypeDecorator
+
+from newsdesk.store.schema import metadata
 
 
 def render_item(kind, obj, _autogen_context):
     """Drafted revisions name plain SQLAlchemy types, so schema.py can change without them."""
-    if kind == "type" and isinstance(obj, UTCDateTime):
-        return "sa.DateTime(timezone=True)"
+    if kind == "type" and isinstance(obj, TypeDecorator):
+        return f"sa.{obj.impl!r}"
     return False
 
 
