@@ -449,6 +449,99 @@ def mcp_cmd() -> None:
     build_server(engine(), settings()).run("stdio")
 
 
+# --- push ---------------------------------------------------------------------------------
+
+push_app = _typer("Push events and editions to subscribers (email, Telegram, Slack, Discord, Feishu, DingTalk, WeCom).",
+                  invoke_without_command=True, no_args_is_help=False)
+app.add_typer(push_app, name="push")
+
+
+@push_app.callback()
+def push_cmd(ctx: typer.Context) -> None:
+    """Send every subscription what is due: featured events at once, digests at their local time."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from newsdesk.push.send import push_due
+
+    report = push_due(engine(), settings(), say=lambda said: console.print(line((said, "dim"))))
+    console.print(f"push: {report.sent} sent, {report.failed} failed, {report.waiting} waiting for a failing channel")
+    for problem in report.problems:
+        err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
+    if report.failed:
+        raise typer.Exit(PARTIAL)
+
+
+@push_app.command("add")
+def push_add(
+    name: str = typer.Argument(..., help="A short name, e.g. team-telegram."),
+    target: str = typer.Argument(..., help="An Apprise URL: tgram://BOT_TOKEN/CHAT_ID, mailtos://user:pass@host?to=..., slack://..., discord://..., feishu://..., dingtalk://..., wecombot://..."),
+    schedule: str = typer.Option("instant", "--schedule", help="instant (featured events at once), daily or weekly."),
+    send_at: str = typer.Option("08:00", "--at", help="Local time (settings.timezone) for daily and weekly, HH:MM."),
+    tab: str = typer.Option("all", "--tab", help="all, featured or a category."),
+    min_importance: float = typer.Option(0.0, "--min-importance", help="Only events at least this important."),
+    keywords: list[str] = typer.Option(None, "--keyword", help="Only events mentioning one of these (repeatable)."),
+    languages: list[str] = typer.Option(None, "--coverage", help="Only events covered in these languages: zh, en (repeatable)."),
+    language: str = typer.Option("zh", "--language", help="The messages' language: zh or en."),
+    since: str = typer.Option(None, "--since", help="YYYY-MM-DD: also send what was published since then (default: from now on)."),
+) -> None:
+    """Add a subscription."""
+    from newsdesk.push.subscriptions import add_subscription
+
+    fields = {"name": name, "target": target, "schedule": schedule, "send_at": send_at, "tab": tab,
+              "min_importance": min_importance, "keywords": keywords, "languages": languages,
+              "language": language, "since": since}
+    with engine().begin() as conn:
+        add_subscription(conn, fields)
+    console.print(f"subscription {name} added; `newsdesk push test {name}` sends a sample")
+
+
+@push_app.command("list")
+def push_list() -> None:
+    """Every subscription with its channel, schedule, filters and health (targets masked)."""
+    from rich.table import Table
+
+    from newsdesk.push.subscriptions import list_subscriptions
+
+    with engine().connect() as conn:
+        rows = list_subscriptions(conn)
+    table = Table("name", "channel", "target", "schedule", "filters", "last success", "last error", "failures")
+    when = lambda t: t.strftime("%Y-%m-%d %H:%M") if t else "—"  # noqa: E731
+    for r in rows:
+        filters = ", ".join(f for f in (f"tab {r['tab']}" if r["tab"] != "all" else "",
+                                        f">= {r['min_importance']}" if r["min_importance"] else "",
+                                        " | ".join(r["keywords"]), "/".join(r["languages"])) if f)
+        table.add_row(*map(Text, (
+            r["name"] + ("" if r["enabled"] else " (disabled)"), r["channel"], r["target"],
+            r["schedule"] + (f" {r['send_at']}" if r["schedule"] != "instant" else ""), filters or "—",
+            when(r["last_success_at"]),
+            (when(r["last_error_at"]) + " " + (r["last_error"] or "")[:60]) if r["last_error"] else "—",
+            str(r["consecutive_failures"] or ""),
+        )))
+    console.print(table)
+
+
+@push_app.command("test")
+def push_test_cmd(subscription: str = typer.Argument(..., help="The subscription's name or id.")) -> None:
+    """Send a sample message (the newest featured event) to one subscription now."""
+    from newsdesk.push.send import push_test
+
+    message, problem = push_test(engine(), settings(), subscription)
+    if problem:
+        raise NewsdeskError(f"{subscription}: the sample did not go through: {problem}",
+                            "check the subscription's Apprise URL (`newsdesk push list`)")
+    console.print(f"{subscription}: sample sent ({message.title})")
+
+
+@push_app.command("remove")
+def push_remove(subscription: str = typer.Argument(..., help="The subscription's name or id.")) -> None:
+    """Remove a subscription and its delivery record."""
+    from newsdesk.push.subscriptions import remove_subscription
+
+    with engine().begin() as conn:
+        remove_subscription(conn, subscription)
+    console.print(f"subscription {subscription} removed")
+
+
 @eval_app.command("clusters")
 def eval_clusters(
     file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event}."),

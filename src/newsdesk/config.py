@@ -66,6 +66,12 @@ class LLMSettings:
 
 
 @dataclass
+class PushSettings:
+    retries: int = 3  # a failed send is tried again this many times in one run
+    backoff_base: float = 2.0  # seconds; retry n waits about backoff_base * 2**n
+
+
+@dataclass
 class Settings:
     data_dir: str = "data"
     database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
@@ -82,6 +88,7 @@ class Settings:
     web_secret: str = ""  # signs session cookies; empty = a random one per process (logins end on restart)
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    push: PushSettings = field(default_factory=PushSettings)
 
     @property
     def database(self) -> str:

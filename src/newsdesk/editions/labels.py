@@ -126,6 +126,26 @@ LABELS: dict[str, dict[str, str]] = {
     "per_stage": {"zh": "按阶段", "en": "Per stage"},
     "per_day_stage": {"zh": "按天和阶段", "en": "Per day and stage"},
     "last_days": {"zh": "最近天数", "en": "Last days"},
+    # push
+    "subscriptions": {"zh": "推送", "en": "Push"},
+    "add_subscription": {"zh": "新增订阅", "en": "Add a subscription"},
+    "channel": {"zh": "通道", "en": "Channel"},
+    "target": {"zh": "Apprise 地址", "en": "Apprise URL"},
+    "schedule": {"zh": "时间", "en": "Schedule"},
+    "filters": {"zh": "筛选", "en": "Filters"},
+    "last_delivery": {"zh": "最近一次推送", "en": "Last delivery"},
+    "send_test": {"zh": "发送测试", "en": "Send a test"},
+    "remove": {"zh": "删除", "en": "Remove"},
+    "subscription_added": {"zh": "订阅已添加。", "en": "Subscription added."},
+    "subscription_updated": {"zh": "订阅已更新。", "en": "Subscription updated."},
+    "subscription_removed": {"zh": "订阅已删除。", "en": "Subscription removed."},
+    "test_sent": {"zh": "测试消息已发送。", "en": "Test message sent."},
+    "read_in_full": {"zh": "阅读全文", "en": "Read in full"},
+    "more_members": {"zh": "另有 {n} 篇报道", "en": "and {n} more"},
+    "more_events": {"zh": "另有 {n} 条，见当日页面", "en": "{n} more on the day's page"},
+    "importance_x": {"zh": "重要性 {x:.1f}", "en": "importance {x:.1f}"},
+    "read_weekly": {"zh": "阅读周报", "en": "Read the weekly"},
+    "push_test": {"zh": "newsdesk：推送测试，通道可用。", "en": "newsdesk: push test, the channel works."},
 }
 
 

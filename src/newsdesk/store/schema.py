@@ -304,3 +304,44 @@ feedback = Table(
     Column("at", UTCDateTime(), nullable=False),
     Index("ix_feedback_event", "event_id"),
 )
+
+# --- push -------------------------------------------------------------------------------
+
+subscriptions = Table(
+    "subscriptions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(80), nullable=False, unique=True),
+    Column("target", Text, nullable=False),  # an Apprise URL; holds the channel's credentials
+    Column("channel", String(20), nullable=False),  # email | telegram | slack | discord | feishu | dingtalk | wecom | other
+    Column("schedule", String(10), nullable=False),  # instant (featured events) | daily | weekly
+    Column("send_at", String(5), nullable=False, default="08:00"),  # local time for daily and weekly
+    Column("tab", String(40), nullable=False, default="all"),  # all | featured | a category
+    Column("min_importance", Float, nullable=False, default=0.0),
+    Column("keywords", JSON, nullable=False, default=list),  # any of them, in headline or member titles
+    Column("languages", JSON, nullable=False, default=list),  # coverage languages; empty = any
+    Column("language", String(8), nullable=False, default="zh"),  # the messages' language
+    Column("since", UTCDateTime(), nullable=False),  # nothing older is sent
+    Column("enabled", Boolean, nullable=False, default=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("last_success_at", UTCDateTime()),
+    Column("last_error", Text),
+    Column("last_error_at", UTCDateTime()),
+    Column("consecutive_failures", Integer, nullable=False, default=0),
+)
+
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("subscription_id", Integer, ForeignKey("subscriptions.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(10), nullable=False),  # event | daily | weekly
+    Column("ref", String(80), nullable=False),  # event id | edition key
+    Column("status", String(10), nullable=False),  # sending | sent | failed
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("error", Text),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("sent_at", UTCDateTime()),
+    # The guarantee: one subscriber never gets the same event (or edition) twice.
+    UniqueConstraint("subscription_id", "kind", "ref", name="uq_deliveries_subscription_kind_ref"),
+)

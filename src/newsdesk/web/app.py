@@ -29,6 +29,14 @@ from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.editions.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
+from newsdesk.push.send import push_test
+from newsdesk.push.subscriptions import (
+    SubscriptionError,
+    add_subscription,
+    list_subscriptions,
+    remove_subscription,
+    set_subscription_enabled,
+)
 from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
 from newsdesk.web.api import build_api, parse_day
@@ -268,6 +276,56 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             raise HTTPException(404, str(exc)) from None
         request.session["flash"] = "source_updated"
         return RedirectResponse("/sources", 303)
+
+    # --- push subscriptions (operator only: targets hold channel credentials) ---------------
+
+    def subscriptions_page(request: Request, status: int = 200, form: dict | None = None, error: str | None = None):
+        with engine.connect() as conn:
+            rows = list_subscriptions(conn)
+        return page(request, "subscriptions.html", status=status, subscriptions=rows, form=form or {}, error=error)
+
+    @app.get("/subscriptions", response_class=HTMLResponse, include_in_schema=False)
+    def subscriptions_list(request: Request):
+        if not settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
+        if not auth.current_user(request):
+            raise HTTPException(401, Labels(ui_lang(request)).login_to_write)
+        return subscriptions_page(request)
+
+    @app.post("/subscriptions", response_class=HTMLResponse, include_in_schema=False)
+    async def subscription_add(request: Request):
+        form = dict(await request.form())
+        require_writer(request, form.get("csrf"))
+        try:
+            with engine.begin() as conn:
+                add_subscription(conn, form)
+        except SubscriptionError as exc:
+            return subscriptions_page(request, 400, form, str(exc))
+        request.session["flash"] = "subscription_added"
+        return RedirectResponse("/subscriptions", 303)
+
+    @app.post("/subscriptions/{sub_id}/{action}", response_class=HTMLResponse, include_in_schema=False)
+    def subscription_change(request: Request, sub_id: int, action: str, enabled: str = Form(""), csrf: str = Form("")):
+        require_writer(request, csrf)
+        try:
+            if action == "test":
+                _, problem = push_test(engine, settings, str(sub_id))
+                if problem:
+                    return subscriptions_page(request, 502, error=problem)
+                request.session["flash"] = "test_sent"
+            elif action == "enabled":
+                with engine.begin() as conn:
+                    set_subscription_enabled(conn, sub_id, enabled == "1")
+                request.session["flash"] = "subscription_updated"
+            elif action == "remove":
+                with engine.begin() as conn:
+                    remove_subscription(conn, sub_id)
+                request.session["flash"] = "subscription_removed"
+            else:
+                raise HTTPException(404, f"no subscription action {action!r}; use test, enabled or remove")
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        return RedirectResponse("/subscriptions", 303)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> Response:
