@@ -331,3 +331,19 @@ def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(sto
         client.post(f"/subscriptions/{ops.id}/enabled", data={"csrf": csrf, "enabled": "0"})
         client.post(f"/subscriptions/{ops.id}/remove", data={"csrf": csrf})
         assert 'id="subscription-ops"' not in client.get("/subscriptions").text
+
+
+def test_a_delivery_is_claimed_once_on_both_backends(engine):
+    from newsdesk.push.messages import Message
+    from newsdesk.push.send import _claim
+
+    now = dt.datetime.now(dt.UTC)
+    with engine.begin() as conn:
+        sub_id = add_subscription(conn, {"name": "one", "target": "tgram://1:a/2"})
+    message = Message("event", "7", "t", "b", "u")
+    assert _claim(engine, sub_id, message, now)
+    assert not _claim(engine, sub_id, message, now)  # being sent elsewhere
+    with engine.begin() as conn:
+        conn.execute(deliveries.update().values(status="failed"))
+    assert _claim(engine, sub_id, message, now)  # a failed one is tried again, by one taker
+    assert not _claim(engine, sub_id, message, now)
