@@ -1,6 +1,6 @@
 """The pipeline as a list of named stages: `newsdesk run` calls them in order, a worker calls one by name.
 
-    ingest → cluster → rank → write → daily → weekly → episode → publish → search
+    ingest → cluster → rank → write → daily → weekly → episode → publish → search → push
 
     run_pipeline(engine, settings)                       # every stage, in order
     run_pipeline(engine, settings, stages=["cluster"])   # one stage, as a task-queue worker would
@@ -215,6 +215,15 @@ def search_stage(ctx: RunContext) -> StageResult:
     return StageResult({"search_indexed": SearchIndex(ctx.engine).refresh()})
 
 
+def push_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.push.send import push_due
+
+    report = push_due(ctx.engine, ctx.settings, say=ctx.note)
+    result = StageResult({"pushed": report.sent, "push_failed": report.failed})
+    result.problems += report.problems
+    return result
+
+
 STAGES = [
     Stage("ingest", ingest_stage),
     Stage("cluster", cluster_stage),
@@ -225,6 +234,7 @@ STAGES = [
     Stage("episode", episode_stage),
     Stage("publish", publish_stage),
     Stage("search", search_stage),
+    Stage("push", push_stage),
 ]
 STAGE_NAMES = [s.name for s in STAGES]
 
