@@ -288,20 +288,35 @@ def weekly_cmd(
                   soft_wrap=True)
 
 
+def _transcribe_audio(file: Path, s: Settings) -> list:
+    from newsdesk.ingest.audio import transcribe
+
+    with err.status(Text(f"transcribing {file.name}")):
+        result = transcribe(file, s)
+    how = "from the cache" if result.cached else f"in {result.seconds:.1f}s (real-time factor {result.real_time_factor:.2f})"
+    err.print(f"{file.name}: {result.audio_seconds:.0f}s of audio, {len(result.turns)} chunks, {result.model}, {how}",
+              soft_wrap=True)
+    return result.turns
+
+
 @app.command("episode")
 def episode_cmd(
-    transcript: str = typer.Argument(..., help="Transcript: a VTT / SRT / JSON / HTML / text file, FILE.jsonl#N (line N), or an http(s) URL."),
+    transcript: str = typer.Argument(..., help="Transcript: a VTT / SRT / JSON / HTML / text file, FILE.jsonl#N (line N), an http(s) URL, or an audio file (mp3, m4a, wav, flac, ogg: transcribed first)."),
     title: str = typer.Option(None, "--title", help="The episode's own title (default: the file name)."),
     number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
 ) -> None:
-    """Write an episode digest (摘要 + 精读) and its English edition from a transcript; print both."""
+    """Write an episode digest (摘要 + 精读) and its English edition from a transcript or audio; print both."""
+    from newsdesk.ingest.audio import is_audio
     from newsdesk.ingest.transcripts import load_transcript
     from newsdesk.llm.client import open_llm
     from newsdesk.write.episode import write_episode
     from newsdesk.write.translate import translate_episode
 
     s, eng = settings(), engine()
-    default_title, turns = load_transcript(transcript, s.fetch)
+    if is_audio(transcript) and Path(transcript).is_file():
+        default_title, turns = Path(transcript).stem, _transcribe_audio(Path(transcript), s)
+    else:
+        default_title, turns = load_transcript(transcript, s.fetch)
     title = title or default_title
     llm = open_llm(s, eng)
     with err.status(Text(f"writing the digest of {len(turns)} turns")):

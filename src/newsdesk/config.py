@@ -72,6 +72,17 @@ class PushSettings:
 
 
 @dataclass
+class ASRSettings:
+    backend: str = "embedded"  # "embedded" (offline Whisper tiny.en, English) or "openai" (an /audio/transcriptions endpoint)
+    base_url: str = ""  # e.g. https://api.openai.com/v1 or http://localhost:8080/v1
+    model: str = "whisper-1"
+    api_key_env: str = "OPENAI_API_KEY"
+    threads: int = 2  # CPU threads for the embedded model
+    timeout: float = 600.0
+    retries: int = 2
+
+
+@dataclass
 class Settings:
     data_dir: str = "data"
     database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
@@ -89,6 +100,7 @@ class Settings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     push: PushSettings = field(default_factory=PushSettings)
+    asr: ASRSettings = field(default_factory=ASRSettings)
 
     @property
     def database(self) -> str:

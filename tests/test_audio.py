@@ -1,0 +1,124 @@
+"""Audio to transcript: the offline Whisper tiny.en on real speech (WER against the reference),
+an OpenAI-compatible /audio/transcriptions endpoint on loopback, the cache, and bad input."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from newsdesk.config import ASRSettings, Settings
+from newsdesk.ingest.audio import AudioError, transcribe, word_error_rate
+
+JFK = "fixtures/audio/jfk.flac"
+
+
+def _reference(shared) -> str:
+    return (shared / "fixtures/audio/jfk.txt").read_text(encoding="utf-8")
+
+
+def test_offline_model_transcribes_real_speech_in_timed_chunks_then_from_the_cache(shared, tmp_path):
+    s = Settings(data_dir=str(tmp_path))
+    first = transcribe(shared / JFK, s)
+    text = " ".join(t.text for t in first.turns)
+    assert word_error_rate(_reference(shared), text) <= 0.1, text
+    assert 10.5 < first.audio_seconds < 11.5 and not first.cached and first.seconds > 0
+    starts = [t.start for t in first.turns]
+    assert starts == sorted(starts) and all(t.start < t.end <= first.audio_seconds + 0.5 for t in first.turns)
+    again = transcribe(shared / JFK, s)
+    assert again.cached and again.seconds == 0 and [t.text for t in again.turns] == [t.text for t in first.turns]
+
+
+def test_word_error_rate_counts_substitutions_insertions_and_deletions():
+    assert word_error_rate("ask not what your country can do", "Ask not, what your country can do!") == 0
+    assert word_error_rate("a b c d", "a x c") == 0.5  # one substitution, one deletion
+    assert word_error_rate("a b", "a b c d") == 1.0
+
+
+@pytest.fixture
+def endpoint(shared):
+    """An OpenAI-compatible transcription server on loopback; it transcribes with the offline model."""
+    from faster_whisper import WhisperModel
+
+    from newsdesk.ingest.audio import embedded_model_dir
+
+    model = WhisperModel(str(embedded_model_dir()), device="cpu", compute_type="int8", cpu_threads=2)
+    seen: list[dict] = []
+    status = {"code": 200}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["content-length"]))
+            form = email.message_from_bytes(f"content-type: {self.headers['content-type']}\r\n\r\n".encode() + body,
+                                            policy=email.policy.HTTP)
+            fields = {part.get_param("name", header="content-disposition"): part for part in form.iter_parts()}
+            audio = fields["file"].get_payload(decode=True)
+            value = lambda name: fields[name].get_payload(decode=True).decode()  # noqa: E731
+            seen.append({"path": self.path, "model": value("model"), "format": value("response_format"),
+                         "sha": hashlib.sha256(audio).hexdigest(), "auth": self.headers.get("authorization")})
+            if status["code"] != 200:
+                self.send_response(status["code"])
+                self.end_headers()
+                return
+            segments, info = model.transcribe(io.BytesIO(audio), language="en")
+            reply = {"text": "", "duration": info.duration, "language": "english",
+                     "segments": [{"id": i, "start": s.start, "end": s.end, "text": s.text} for i, s in enumerate(segments)]}
+            reply["text"] = "".join(s["text"] for s in reply["segments"])
+            data = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen, status
+    server.shutdown()
+
+
+def test_openai_compatible_endpoint(shared, tmp_path, endpoint, monkeypatch):
+    url, seen, status = endpoint
+    monkeypatch.setenv("ASR_KEY", "sk-test")
+    s = Settings(data_dir=str(tmp_path), asr=ASRSettings(backend="openai", base_url=url, model="whisper-large-v3",
+                                                         api_key_env="ASR_KEY", retries=0))
+    result = transcribe(shared / JFK, s)
+    assert seen[0]["path"] == "/v1/audio/transcriptions" and seen[0]["model"] == "whisper-large-v3"
+    assert seen[0]["format"] == "verbose_json" and seen[0]["auth"] == "Bearer sk-test"
+    assert seen[0]["sha"] == hashlib.sha256((shared / JFK).read_bytes()).hexdigest()
+    assert word_error_rate(_reference(shared), " ".join(t.text for t in result.turns)) <= 0.1
+    assert all(t.end is not None for t in result.turns) and result.model == "openai:whisper-large-v3"
+
+    status["code"] = 500
+    other = tmp_path / "other.flac"
+    other.write_bytes((shared / JFK).read_bytes() + b"\0")  # another hash: not cached
+    with pytest.raises(AudioError, match=f"{url}.*HTTP 500.*asr.base_url"):
+        transcribe(other, s)
+    assert transcribe(shared / JFK, s).cached  # the first answer was kept
+
+
+def test_bad_audio_names_the_file_and_the_fix(tmp_path):
+    fake = tmp_path / "episode.mp3"
+    fake.write_text("this is not audio")
+    with pytest.raises(AudioError, match="episode.mp3: cannot decode"):
+        transcribe(fake, Settings(data_dir=str(tmp_path)))
+    with pytest.raises(AudioError, match="no such audio file"):
+        transcribe(tmp_path / "missing.mp3", Settings(data_dir=str(tmp_path)))
+    with pytest.raises(AudioError, match="asr.base_url is empty"):
+        transcribe(fake, Settings(data_dir=str(tmp_path), asr=ASRSettings(backend="openai")))
+
+
+def test_episode_command_reads_audio(shared, tmp_path):
+    from newsdesk import cli
+
+    s = Settings(data_dir=str(tmp_path))
+    turns = cli._transcribe_audio(shared / JFK, s)
+    assert "fellow Americans" in " ".join(t.text for t in turns)
