@@ -82,8 +82,8 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
         for language in settings.languages:
             cards = event_cards(conn, rows, language, settings.timezone)
             stats.events = len(cards)
-            digest = material_key("daily", DAILY_FORMAT, key, language, cards)
-            if stored_material_key(conn, "daily", key, language) == digest:
+            key_now = material_key("daily", DAILY_FORMAT, key, language, cards)
+            if stored_material_key(conn, "daily", key, language) == key_now:
                 stats.unchanged.append(language)
                 continue
             tabs = day_tabs(cards, language)
@@ -97,7 +97,7 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 body=render_daily(day, cards, language),
                 meta={"date": key, "cards": cards, "tabs": tabs, "flagged_events": flagged},
                 status="flagged" if flagged else "clean",
-                material_key=digest,
+                material_key=key_now,
             )
             stats.built.append(language)
     return stats

@@ -336,7 +336,7 @@ class _Writer:
 
         def check(draft):
             data, text, finish_reason = draft
-            # Material levels are not passed: disclosure is the analyses' duty; the weekly digests them.
+            # Material levels are not passed: disclosure is the analyses' duty; the weekly sums them up.
             found = check_output(text, [material], language=LANGUAGE, finish_reason=finish_reason).findings
             return found + [rule(p) for p in (extra_check(data) if extra_check else [])]
 
@@ -520,11 +520,11 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     stats = WeeklyStats(week=week, events=len(all_events))
     banned = banned_phrases(policy(settings))
     # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
-    digest = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
+    key_now = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
                           prompts_fingerprint(("weekly",)), banned, [e.fingerprint for e in all_events],
                           [max_sections, per_section, max_briefs])
     with engine.connect() as conn:
-        if stored_material_key(conn, "weekly", week, LANGUAGE) == digest:
+        if stored_material_key(conn, "weekly", week, LANGUAGE) == key_now:
             stats.status = "unchanged"
             return stats
 
@@ -548,7 +548,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     with engine.begin() as conn:
         store_edition(
             conn, kind="weekly", key=week, language=LANGUAGE, title=title, body=body, status=status,
-            material_key=digest, now=now,
+            material_key=key_now, now=now,
             meta={
                 "week": week,
                 "properties": props,
