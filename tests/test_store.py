@@ -1,6 +1,12 @@
 import asyncio
 import json
+import os
+import subprocess
+import sys
+import threading
+import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -137,3 +143,53 @@ def test_a_feed_of_70000_entries_is_stored_whole(engine, tmp_path):
     assert (out[0].status, out[0].new) == ("ok", 70_000), out[0].error
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(items)).scalar() == 70_000
+
+
+_WRITER = """
+import sys, time
+from newsdesk.model import Item, Source
+from newsdesk.store import open_store
+from newsdesk.store.items import sync_sources, upsert_items
+engine, end, n = open_store(sys.argv[1]), time.time() + float(sys.argv[2]), 0
+with engine.begin() as conn:
+    sync_sources(conn, [Source(id="w", name="w", url="https://w.example/")])
+while time.time() < end:  # an ingest: one transaction of a few hundred items after another
+    with engine.begin() as conn:
+        upsert_items(conn, [Item(source_id="w", guid=f"{n}-{i}", url=f"https://w.example/{n}/{i}", title=f"T {n} {i}",
+                                 summary="s " * 200) for i in range(300)])
+    n += 1
+print(n)
+"""
+
+
+def test_readers_and_short_writers_wait_for_a_long_writer_instead_of_failing(sqlite_url):
+    """The web app reads (and the search index writes) while an ingest writes to the same file."""
+    engine = open_store(sqlite_url)
+    with engine.connect() as conn:  # every connection: WAL, and a busy timeout
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, sqlite_url, "8"], env=env, stdout=subprocess.PIPE, text=True)
+    errors, done = [], []
+
+    def read(write: bool) -> None:
+        end = time.time() + 8
+        while time.time() < end:
+            try:
+                with engine.begin() as conn:
+                    n = conn.execute(select(func.count()).select_from(items)).scalar()
+                    if write and n:  # read everything first, then write: as the search index does
+                        record_fetch(conn, "w", items_seen=n)
+                done.append(write)
+            except Exception as exc:  # noqa: BLE001 - counted and shown below
+                errors.append(str(exc).splitlines()[0])
+
+    threads = [threading.Thread(target=read, args=(k % 2 == 1,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    transactions = int(writer.communicate(timeout=60)[0])
+    engine.dispose()
+    assert errors == [], errors[:3]
+    assert transactions > 3 and done.count(True) > 3 and done.count(False) > 3
