@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from newsdesk.write.check import check_output, extract_numbers, hygiene
-from newsdesk.write.check_eval import evaluate
+from pathlib import Path
+
+from newsdesk.write.check import check_output, check_subject, cut_names, echoes, extract_numbers, hygiene, loops
+from newsdesk.write.check_eval import check_draft, draft_hits, evaluate, load_drafts
+
+DRAFTS = Path(__file__).parent / "fixtures" / "drafts"
 
 # Material as the writer saw it: an official post and two reports (facts from seed 002's events).
 MATERIAL = [
@@ -127,11 +131,89 @@ def test_hygiene_catches_seed_defects():
 
 
 def test_summac_checker_beats_naive_baseline(shared):
-    base, ours, n = evaluate(shared / "eval/faithfulness/summac-xsumfaith.json")
+    (base, _, ours), n = evaluate(shared / "eval/faithfulness/summac-xsumfaith.json")
     assert n == 485
     assert ours.precision >= 0.95
     assert ours.recall > base.recall
     for name in ("factcc", "polytope", "summeval"):
-        b, o, _ = evaluate(shared / f"eval/faithfulness/summac-{name}.json")
+        (b, _, o), _ = evaluate(shared / f"eval/faithfulness/summac-{name}.json")
         # Never worse than the baseline on precision by more than one false flag's worth.
         assert o.fp <= b.fp + 1, (name, o.fp, b.fp)
+
+
+# --- the prompt echoed, loops, cut names, another item's facts ---------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(load_drafts(DRAFTS)))
+def test_labelled_draft_gets_exactly_its_labelled_errors(name):
+    case = load_drafts(DRAFTS)[name]
+    assert sorted({f.kind for f in check_draft(case)}) == sorted(case["labels"]), [f.line() for f in check_draft(case)]
+
+
+def test_each_new_check_hits_its_defective_drafts_and_no_clean_one():
+    for kind, hits in draft_hits(DRAFTS).items():
+        assert hits["defective"][0] == hits["defective"][1] >= 1, (kind, hits)
+        assert hits["clean"][0] == 0, (kind, hits)
+
+
+def test_echo_fires_on_material_headers_and_on_the_prompts_own_sentences():
+    assert echoes("标题：Claude 3.7 Sonnet\n链接：https://x.test/a\n这是分析。", "")
+    assert echoes("Title: GPT-5.5 is out\nURL: https://x.test/a", "")
+    english = "Use only what the transcript lines below say. Every number, name and claim must come from them."
+    assert [f.kind for f in echoes(english, "")] == ["echo"]
+
+
+def test_echo_lets_through_the_wording_the_prompts_ask_for_and_what_the_material_says():
+    asked = ("FT 的标题：Intel 股价涨 20%。只有标题，没有正文。材料未给出具体数字。正文未披露融资额。本周最清晰的信号是 DeepSeek 开源。"
+             "现在材料只有 RSS 摘要级别。如果后续有独立评测，判断可以上调。The article sits behind a paywall.")
+    assert echoes(asked, "") == []
+    quoted = "Use only what the transcript lines below say, every number, name and claim."
+    assert echoes(f"他说“{quoted}”。", quoted) == []  # the material says it too: a quote, not an echo
+
+
+def test_loop_fires_on_three_same_or_near_same_sentences():
+    s = "DeepGEMM 是一个用于 FP8 矩阵乘法的高效库，核心代码约 300 行。"
+    assert [f.kind for f in loops(s * 3)] == ["loop"]
+    near = s + s.replace("高效库", "高效的库") + s.replace("约", "大约")
+    assert [f.kind for f in loops(near)] == ["loop"]
+    assert loops("The model is fast. " * 2 + "It was the model is fast the model is fast the model is fast") != []
+
+
+def test_loop_lets_through_a_sentence_said_twice_and_short_recurring_ones():
+    s = "DeepGEMM 是一个用于 FP8 矩阵乘法的高效库，核心代码约 300 行。"
+    assert loops(s * 2) == []
+    assert loops("价格未披露。样本量未披露。" * 3) == []
+    assert loops("Alice says yes. Bob says yes. Carol says yes.") == []
+    items = "\n\n".join(f"{name} 开源了新模型。方法细节材料未披露。" for name in ("DeepSeek", "Qwen", "Kimi"))
+    assert loops(items) == []  # one stock line per item of a section
+    assert loops("\n\n".join(["方法细节材料未披露。"] * 3)) != []  # but not as the items themselves
+
+
+def test_cut_name_fires_on_a_piece_of_a_material_name():
+    material = "Anthropic introduces Claude Code and Claude 3.7 Sonnet."
+    assert [f.detail for f in cut_names("Anthropic 推出 Cla Code。", material)] == [
+        "name cut mid-word: Cla (the material has Claude); write the name whole"]
+    assert cut_names("Anthropic 推出 Claude Code，又称 Anthro。", material)[0].span.endswith("又称 Anthro")
+    assert cut_names("The tool is called ude Code.", material, "en") == []  # lowercase English words are words
+
+
+def test_cut_name_lets_through_whole_words_parts_of_compound_names_and_inflections():
+    material = "DeepSeek open-sources DeepGEMM and FlashMLA; OpenAI ships Transformers support in Theano's successor."
+    text = ("DeepSeek 开源 DeepGEMM。Deep learning 和 Open source 社区都用 Flash kernels；OpenAI 支持 Transformer。"
+            "The Theano team.")
+    assert cut_names(text, material) == []
+    assert cut_names("The Deep and Open parts of DeepSeek and OpenAI.", material, "en") == []
+
+
+def test_subject_fires_on_another_items_numbers_and_names():
+    own = ["DeepGEMM is a library for FP8 GEMMs and reaches 1350+ FP8 TFLOPS on Hopper GPUs."]
+    other = "FlashMLA achieves up to 3000 GB/s and 580 TFLOPS on H800 SXM5."
+    found = check_subject("FlashMLA 在 H800 SXM5 上达 3000 GB/s、580 TFLOPS。", own, own + [other])
+    assert {f.span for f in found if f.severity == "error"} == {"FlashMLA", "H800", "SXM5", "3000", "580"}
+    assert all(f.kind == "subject" for f in found)
+
+
+def test_subject_lets_through_the_items_own_facts_and_names_shared_with_others():
+    own = ["DeepSeek: DeepGEMM reaches 1350+ FP8 TFLOPS on Hopper GPUs."]
+    other = "DeepSeek: FlashMLA reaches 580 TFLOPS on Hopper GPUs."
+    assert check_subject("DeepSeek 开源 DeepGEMM，在 Hopper GPUs 上达 1350 FP8 TFLOPS。", own, own + [other]) == []

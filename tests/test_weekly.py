@@ -62,7 +62,8 @@ def _title_of(block: str) -> str:
 
 class CopyingBackend:
     """Answers each weekly schema with text lifted from the material. `defects` plants errors
-    in first drafts: 'number' (a figure not in the material), 'repeat' (overview copies the summary)."""
+    in first drafts: 'number' (a figure not in the material), 'repeat' (overview copies the summary),
+    'swap' (each brief about the next event)."""
 
     name = "fake"
     model = "copying-writer-1"
@@ -107,7 +108,10 @@ class CopyingBackend:
                 return RawReply(text=text, finish_reason="length", model=self.model, prompt_tokens=len(user) // 2,
                                 completion_tokens=100, cached_tokens=0, latency_ms=1)
         else:
-            out = {"briefs": [{"n": n, "text": _summary_of(b)} for n, b in _blocks(material).items()]}
+            blocks = _blocks(material)
+            out = {"briefs": [{"n": n, "text": _summary_of(b)} for n, b in blocks.items()]}
+            if "swap" in self.defects and not rewrite:  # each brief written from the next event's material
+                out["briefs"] = [{"n": n, "text": _summary_of(blocks[n % len(blocks) + 1])} for n in blocks]
         return RawReply(text=json.dumps(out, ensure_ascii=False), finish_reason="stop", model=self.model,
                         prompt_tokens=len(user) // 2, completion_tokens=100, cached_tokens=0, latency_ms=1)
 
@@ -268,6 +272,18 @@ def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, shared):
     assert row.status == "flagged" and row.meta["properties"]["status"] == "Flagged"
     assert "Flagged" in row.body and "Published" not in row.body
     assert any("987.65" in str(flag["findings"]) for flag in row.meta["flags"])
+
+
+def test_a_brief_written_about_another_event_is_caught_and_rewritten(sqlite_engine, shared):
+    load_week(sqlite_engine, shared, limit=40)
+    stats = build_weekly(sqlite_engine, Settings(), copying_llm(sqlite_engine, defects={"swap"}), HARVEST_WEEK)
+    assert stats.briefs and stats.status == "clean"  # the rewrite, told which event's facts it used, fixed it
+    with sqlite_engine.connect() as conn:
+        failed = conn.execute(select(checks.c.findings).where(checks.c.passed.is_(False))).scalars().all()
+    found = [f for fs in failed for f in load_findings(fs)]
+    assert found and all(f.part.startswith("briefs") for f in found)
+    assert any(f.kind == "subject" and re.match(r"event \[\d\]: .+ (belongs to another item|is another item's number)",
+                                                f.detail) for f in found)
 
 
 def test_a_summary_the_model_cannot_give_leaves_the_report_flagged_not_lost(sqlite_engine, shared):

@@ -593,10 +593,10 @@ def eval_checker(
     from newsdesk.write.check_eval import evaluate
 
     for file in files:
-        base, ours, n = evaluate(file)
-        inconsistent = ours.tp + ours.fn
+        scores, n = evaluate(file)
+        inconsistent = scores[0].tp + scores[0].fn
         console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)",
                       soft_wrap=True)
-        for score in (base, ours):
+        for score in scores:
             console.print(f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
                           f"flags {score.flagged} (tp {score.tp}, fp {score.fp})", soft_wrap=True)

@@ -19,13 +19,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib import resources
 
 
 @dataclass
 class Finding:
     """One thing wrong with a written output. Stored as its dict (checks.findings, analyses.flags)."""
 
-    kind: str  # number | quote | name | disclosure | truncated | escape | repeat | quotes; rule: a writer's own rule
+    # number | quote | name | disclosure | truncated | escape | repeat | quotes | echo | loop | cut | subject;
+    # rule: a writer's own rule
+    kind: str
     detail: str  # one line a person reads: what is wrong and what it names
     span: str = ""  # the exact text in the output it is about
     severity: str = "error"  # error fails the check; warn is recorded only
@@ -324,6 +328,11 @@ _NAME_STOP = {
 }
 
 
+def _name_severity(tok: str) -> str:
+    """Short all-caps tokens are mostly jargon or units (ASP, PoC, HC, GB): recorded, not failing."""
+    return "warn" if tok.isupper() and len(tok) <= 5 and not any(c.isdigit() for c in tok) else "error"
+
+
 def extract_names(text: str, language: str) -> list[tuple[str, int]]:
     """Product / model / organisation names: Latin tokens that are capitalised mid-sentence, CamelCase, or carry digits."""
     text = _URL.sub(" ", _nfkc(text))
@@ -427,6 +436,171 @@ def disclosure(text: str, materials: list[str], language: str) -> list[Finding]:
     return out
 
 
+# --- the prompt echoed, a sentence in a loop, a name cut mid-word, another item's facts ---------
+
+_HEADER_LINE = re.compile(r"^[ \t]*(?:[-*•]\s*|\[\d+\]\s*)?(?:标题|链接|正文|Title|URL|Link)[ \t]*[:：]|^\[\d+\][^\n]*·\s*材料：",
+                          re.M | re.I)
+# Template tags, and a prompt's worked example: an example sentence can be right for a like event (its facts
+# are held to the material by the number and name checks), so only the instructions count as echoed.
+_TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|<(示例[^>]*)>.*?</\1>", re.S)
+ECHO_GRAM = 8  # squashed characters; the prompt's own words met in a row this long are looked at
+ECHO_WEIGHT = 16  # an echo this long (a CJK character counts 1, any other 0.35: ~8 English words) fails
+LOOP_TIMES = 3  # the same (or near-same) sentence this often is a loop, not emphasis
+LOOP_WEIGHT = 8  # shorter sentences ("正文未披露。") may recur
+
+
+def _weight(squashed: str) -> float:
+    """Length in CJK-character equivalents: an English letter carries about a third of a Chinese character."""
+    return sum(1.0 if "\u3400" <= c <= "\u9fff" else 0.35 for c in squashed)
+
+
+@cache
+def _instruction_grams() -> frozenset[str]:
+    """Every ECHO_GRAM-long run of the prompts' and the packaged policy's own words (tags and examples dropped)."""
+    grams: set[str] = set()
+    for entry in (resources.files("newsdesk") / "write" / "prompts").iterdir():
+        if entry.name.endswith(".md"):
+            for piece in _TEMPLATE_TAG.sub("\0", entry.read_text(encoding="utf-8")).split("\0"):
+                s = _squash(piece)
+                grams.update(s[i:i + ECHO_GRAM] for i in range(len(s) - ECHO_GRAM + 1))
+    return frozenset(grams)
+
+
+def _squash_with_positions(text: str) -> tuple[str, list[int]]:
+    norm = _nfkc(text).lower()
+    kept = [(i, c) for i, c in enumerate(norm) if not _PUNCT_SPACE.match(c)]
+    return "".join(c for _, c in kept), [i for i, _ in kept]
+
+
+def echoes(text: str, material: str) -> list[Finding]:
+    """The prompt given back as text: the material's header lines (标题：/链接：/Title:/URL:), or a long
+    verbatim run of a prompt template's or the policy's words that the material does not also contain."""
+    headers = [m.group(0).strip() for m in _HEADER_LINE.finditer(_nfkc(text))]
+    out = [Finding("echo", f"{len(headers)} header line(s) of the material copied into the text ({', '.join(dict.fromkeys(headers))}); "
+                   "write prose about the material, never its list of titles and links", headers[0])] if headers else []
+    squashed, where = _squash_with_positions(text)
+    grams, in_material = _instruction_grams(), _squash(material)
+    hits = [i for i in range(len(squashed) - ECHO_GRAM + 1) if squashed[i:i + ECHO_GRAM] in grams]
+    runs: list[list[int]] = []
+    for i in hits:
+        if runs and i <= runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    norm = _nfkc(text)
+    for start, last in runs:
+        run = squashed[start:last + ECHO_GRAM]
+        if _weight(run) < ECHO_WEIGHT or run in in_material:
+            continue
+        span = norm[where[start]:where[last + ECHO_GRAM - 1] + 1]
+        out.append(Finding("echo", f"the instructions are copied into the text: “{span[:60]}”; leave the prompt out "
+                           "and write only the piece itself", span))
+    return out
+
+
+_LOOP_SPLIT = re.compile(r"(?<=[。！？!?；])|\n+|(?<=[.;])\s+")
+_TIGHT_LOOP = re.compile(r"(.{6,80}?)\1{2,}")
+
+
+def loops(text: str) -> list[Finding]:
+    """A sentence written LOOP_TIMES times or more, word for word or nearly (a model stuck in a loop).
+    Wording the prompts themselves ask for ("材料未给出具体数字") may recur, and so may a stock line
+    said once in each of several paragraphs that say other things too (one per item of a section)."""
+    grams = _instruction_grams()
+    groups: list[tuple[str, set[str], list[int]]] = []  # first sentence, its shingles, the paragraphs it is in
+    alone: set[int] = set()  # paragraphs that are one sentence only
+    tight = None  # a loop inside one sentence: "…oscar-winning oscar winner oscar-winning oscar winner…"
+    for p, para in enumerate(_paragraphs(_nfkc(text))):
+        sentences = [s.strip() for s in _LOOP_SPLIT.split(para) if s.strip()]
+        if len(sentences) == 1:
+            alone.add(p)
+        for s in sentences:
+            sq = _squash(s)
+            tight = tight or _TIGHT_LOOP.search(sq)
+            if _weight(sq) < LOOP_WEIGHT or all(sq[i:i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))):
+                continue
+            sh = _shingles(s, 4)
+            for first, fsh, where in groups:
+                if len(sh & fsh) / max(min(len(sh), len(fsh)), 1) >= 0.8:
+                    where.append(p)
+                    break
+            else:
+                groups.append((s, sh, [p]))
+    out = [Finding("loop", f"one sentence is written {len(where)} times: “{first[:50]}”; say it once and go on", first)
+           for first, _, where in groups
+           if len(where) >= LOOP_TIMES and (len(set(where)) < len(where) or alone & set(where))]
+    if not out and tight and _weight(tight.group(1)) * 3 >= LOOP_WEIGHT:
+        out.append(Finding("loop", f"the same words run in a loop: “{tight.group(1)[:50]}” again and again; "
+                           "say it once and go on", tight.group(1)))
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ENDINGS_EN = ("s", "es", "ed", "er", "ers", "ing", "ly")
+_COMMON_WORDS = {w.lower() for w in _NAME_STOP} | {
+    "the", "and", "for", "with", "ask", "can", "all", "any", "you", "his", "her", "was", "are", "but", "has", "had",
+    "may", "new", "out", "use", "get", "set", "per", "via", "off", "own", "see", "say", "run", "top", "end", "now",
+    "open", "deep", "meta", "flash", "fast", "auto", "data", "code", "chat", "mind", "star", "sun", "air", "sky",
+}
+
+
+def _part_boundary(word: str, i: int) -> bool:
+    """True where a name's parts meet: DeepSeek at 4, GPT4 at 3, GPTModel at 3: a fragment there is a word."""
+    a, b = word[i - 1], word[i]
+    return (a.islower() and b.isupper()) or (a.isdigit() != b.isdigit()) or (
+        a.isupper() and b.isupper() and i + 1 < len(word) and word[i + 1].islower())
+
+
+def cut_names(text: str, material: str, language: str = "zh") -> list[Finding]:
+    """A Latin token that is not in the material but is a strict piece of one of its names, cut mid-word
+    ("Cla Code" where the material says "Claude Code"): a name the model broke off."""
+    material = _URL.sub(" ", _nfkc(material))
+    known = {w.lower() for w in _WORD.findall(material)}
+    names = {w for w in _WORD.findall(material) if len(w) >= 4 and (w[0].isupper() or not w.isalpha())}
+    out, seen = [], set()
+    for m in _WORD.finditer(_URL.sub(" ", _nfkc(text))):
+        tok = m.group(0)
+        if tok in seen or len(tok) < 3 or tok.lower() in known or tok.lower() in _COMMON_WORDS:
+            continue
+        if language == "en" and tok.islower():
+            continue  # an English word, not a name
+        for w in sorted(names):
+            cut = len(w) - len(tok)
+            if cut < 2:
+                continue
+            head = w.startswith(tok) and not _part_boundary(w, len(tok)) and w[len(tok):].lower() not in _ENDINGS_EN
+            tail = w.endswith(tok) and not _part_boundary(w, cut)
+            if head or tail:
+                seen.add(tok)
+                out.append(Finding("cut", f"name cut mid-word: {tok} (the material has {w}); write the name whole",
+                                   _sentence_at(text, m.start()).strip()[:80] or tok))
+                break
+    return out
+
+
+def check_subject(text: str, own: list[str], wider: list[str], *, language: str = "zh") -> list[Finding]:
+    """Numbers and names of a part (a brief, an item) that its own item's material lacks but another
+    item's has: the part is written about the wrong item. Checked beside check_content against the wider material."""
+    own_text, wide_text = "\n".join(own), "\n".join(wider)
+    own_index, wide_index = _NumberIndex(own_text), _NumberIndex(wide_text)
+    own_sq, wide_sq = _squash(own_text), _squash(wide_text)
+    norm = _prepare(text)
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for n in extract_numbers(norm):
+        if n.text not in seen and not own_index.supports(n) and wide_index.supports(n):
+            seen.add(n.text)
+            out.append(Finding("subject", f"{n.text} is another item's number, not this item's; "
+                               "write only about this item, with its own facts", n.text))
+    for tok, _ in extract_names(norm, language):
+        sq = _squash(tok)
+        if tok not in seen and sq not in own_sq and sq in wide_sq:
+            seen.add(tok)
+            out.append(Finding("subject", f"{tok} belongs to another item, not this one; "
+                               "write only about this item, with its own facts", tok, _name_severity(tok)))
+    return out
+
+
 # --- the check ------------------------------------------------------------------------
 
 def check_content(text: str, material_texts: list[str], *, language: str = "zh", words: bool = True,
@@ -456,9 +630,8 @@ def check_content(text: str, material_texts: list[str], *, language: str = "zh",
             seen.add(tok)
             if _CONTEXT_MARKERS.search(_sentence_at(norm, pos)):
                 continue
-            # Short all-caps tokens are mostly jargon (ASP, PoC, HC): recorded, not failing.
-            short_caps = tok.isupper() and len(tok) <= 5 and not any(c.isdigit() for c in tok)
-            out.append(Finding("name", f"name not in the material: {tok}", tok, "warn" if short_caps else "error"))
+            out.append(Finding("name", f"name not in the material: {tok}", tok, _name_severity(tok)))
+        out += cut_names(text, material, language)
     return out
 
 
@@ -467,4 +640,5 @@ def check_output(text: str, material_texts: list[str], *, materials: list[str] |
     findings = check_content(text, material_texts, language=language)
     findings += disclosure(text, materials or [], language)
     findings += hygiene(text, finish_reason=finish_reason)
+    findings += echoes(text, "\n".join(material_texts)) + loops(text)
     return CheckResult(passed=not any(f.severity == "error" for f in findings), findings=findings)

@@ -1,7 +1,10 @@
 """Precision and recall of the checker on labelled document / claim pairs (SummaC format).
 
 A flag is a prediction that the claim is NOT supported by its document (label 0). The
-naive baseline flags a claim when a digit string in it does not occur in the document.
+naive baseline flags a claim when a digit string in it does not occur in the document. The
+checker is scored twice in one run: whole, and without the checks that look at the form of a text
+(the prompt echoed, a sentence in a loop, a name cut mid-word), so those can be seen not to flag
+consistent summaries.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from newsdesk.errors import EvalFileError
-from newsdesk.write.check import check_content
+from newsdesk.write.check import check_content, check_output, check_subject, echoes, loops
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+FORM_KINDS = {"echo", "loop", "cut"}
 
 
 @dataclass
@@ -52,9 +56,9 @@ def baseline_flags(claim: str, document: str) -> bool:
     return any(d not in document for d in _DIGITS.findall(claim))
 
 
-def checker_flags(claim: str, document: str) -> list[str]:
-    findings = check_content(claim, [document], language="en")
-    return [f.detail for f in findings if f.severity == "error"]
+def checker_findings(claim: str, document: str) -> list:
+    findings = check_content(claim, [document], language="en") + echoes(claim, document) + loops(claim)
+    return [f for f in findings if f.severity == "error"]
 
 
 def load_pairs(path: str | Path) -> list[dict]:
@@ -75,11 +79,44 @@ def load_pairs(path: str | Path) -> list[dict]:
     return pairs
 
 
-def evaluate(path: str | Path) -> tuple[Score, Score, int]:
+def evaluate(path: str | Path) -> tuple[list[Score], int]:
+    """Scores of the baseline, the checker without its form checks, and the whole checker; the pair count."""
     pairs = load_pairs(path)
-    base, ours = Score("baseline (digit string absent)"), Score("checker")
+    base, content, ours = Score("baseline (digit string absent)"), Score("checker without echo/loop/cut"), Score("checker")
     for pair in pairs:
         inconsistent = pair["label"] == 0
         base.add(baseline_flags(pair["claim"], pair["document"]), inconsistent)
-        ours.add(bool(checker_flags(pair["claim"], pair["document"])), inconsistent)
-    return base, ours, len(pairs)
+        found = checker_findings(pair["claim"], pair["document"])
+        content.add(any(f.kind not in FORM_KINDS for f in found), inconsistent)
+        ours.add(bool(found), inconsistent)
+    return [base, content, ours], len(pairs)
+
+
+def check_draft(case: dict) -> list:
+    """The checker's errors on one labelled draft (tests/fixtures/drafts): the whole check against the
+    material, and, for a part written about one item ("own" material), the subject check."""
+    found = check_output(case["draft"], case["material"], language=case["language"]).errors
+    if case.get("own"):
+        found += [f for f in check_subject(case["draft"], case["own"], case["material"], language=case["language"])
+                  if f.severity == "error"]
+    return found
+
+
+def load_drafts(folder: str | Path) -> dict[str, dict]:
+    """Labelled drafts: {name: {kind, language, material, own?, draft, labels, note}}; labels are the kinds of
+    error the draft should get (empty: a clean draft)."""
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(Path(folder).glob("*.json"))}
+
+
+def draft_hits(folder: str | Path, kinds: tuple[str, ...] = ("echo", "loop", "cut", "subject")) -> dict[str, dict]:
+    """For each kind: how many drafts labelled with it got it (hits on defective drafts, out of how many) and how
+    many drafts not labelled with it got it anyway (hits on clean ones, out of how many)."""
+    cases = load_drafts(folder)
+    found = {name: {f.kind for f in check_draft(case)} for name, case in cases.items()}
+    table = {}
+    for kind in kinds:
+        bad = [n for n, c in cases.items() if kind in c["labels"]]
+        good = [n for n, c in cases.items() if kind not in c["labels"]]
+        table[kind] = {"defective": (sum(kind in found[n] for n in bad), len(bad)),
+                       "clean": (sum(kind in found[n] for n in good), len(good))}
+    return table

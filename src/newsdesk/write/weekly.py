@@ -28,7 +28,7 @@ from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
-from newsdesk.write.check import Finding, check_output
+from newsdesk.write.check import Finding, check_output, check_subject
 from newsdesk.write.kit import (
     banned_phrases,
     checked,
@@ -299,6 +299,15 @@ def repeated_sentences(summary: str, overview: str) -> list[str]:
     return [f"overview repeats the summary: “{s}”" for s in _sentences(summary) if s in overview]
 
 
+def wrong_event(n, text: str, numbered_events: list[WeekEvent]) -> list[Finding]:
+    """What the text written for event [n] takes from the other numbered events and not from its own material:
+    a brief or item about the wrong event (every number in it may still be in the prompt's material)."""
+    if not isinstance(n, int) or not 1 <= n <= len(numbered_events):
+        return []
+    own, wider = [numbered_events[n - 1].material], [e.material for e in numbered_events]
+    return [replace(f, detail=f"event [{n}]: {f.detail}") for f in check_subject(text, own, wider, language=LANGUAGE)]
+
+
 # --- checked writing ------------------------------------------------------------------------
 
 
@@ -338,7 +347,7 @@ class _Writer:
             data, text, finish_reason = draft
             # Material levels are not passed: disclosure is the analyses' duty; the weekly sums them up.
             found = check_output(text, [material], language=LANGUAGE, finish_reason=finish_reason).findings
-            return found + [rule(p) for p in (extra_check(data) if extra_check else [])]
+            return found + (extra_check(data) if extra_check else [])
 
         done = checked(write, check, record=lambda attempt, found: self.record(name, attempt, found),
                        salvage=lambda exc: isinstance(exc, LLMError) and not isinstance(exc, BudgetExhausted))
@@ -389,7 +398,9 @@ def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part
 
     def covered(data):
         ns = {f.get("n") for f in data["items"]}
-        return [f"event [{n}] has no item in the section" for n in range(1, len(group) + 1) if n not in ns]
+        missing = [rule(f"event [{n}] has no item in the section") for n in range(1, len(group) + 1) if n not in ns]
+        return missing + [f for fields in data["items"] for f in wrong_event(
+            fields.get("n"), " ".join(str(fields.get(k, "")) for k in ("name", "problem", "method", "numbers")), group)]
 
     part = writer.write(f"section {number}", "weekly_section.md", numbered(group), SECTION_SCHEMA, assemble, covered)
     written = {f.get("n") for f in part.data["items"]}
@@ -408,7 +419,8 @@ def _briefs(writer: _Writer, chosen: list[WeekEvent]) -> list[tuple[WeekEvent, P
 
         def complete(data):
             ns = {b.get("n") for b in data["briefs"]}
-            return [f"event [{n}] has no brief" for n in range(1, len(batch) + 1) if n not in ns]
+            missing = [rule(f"event [{n}] has no brief") for n in range(1, len(batch) + 1) if n not in ns]
+            return missing + [f for b in data["briefs"] for f in wrong_event(b.get("n"), str(b["text"]), batch)]
 
         name = f"briefs {number}"
         try:
@@ -481,7 +493,7 @@ def _summary(writer: _Writer, sections: list[Part], headings: list[str], themed_
         overview = "\n".join(o["text"] for o in data["overview"])
         missing = [f"section [{n}] has no overview line" for n in range(1, len(headings) + 1)
                    if n not in {o.get("n") for o in data["overview"]}]
-        return repeated_sentences(summary, overview) + missing
+        return [rule(p) for p in repeated_sentences(summary, overview) + missing]
 
     # The sections carry the week's checked facts; the events' own material is clipped to a
     # share of SUMMARY_EVENT_CHARS so that the prompt fits an 8k-token model with any number of themes.
