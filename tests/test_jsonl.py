@@ -16,7 +16,8 @@ from newsdesk.store.schema import items as items_table
 def test_real_harvest(shared):
     path = shared / "fixtures/news/ai-daily-harvest.jsonl"
     errors: list[str] = []
-    rows = list(read_harvest(path, errors))
+    warnings: list[str] = []
+    rows = list(read_harvest(path, errors, warnings))
     assert errors == []
     assert len(rows) == 1012
     sources = {s.id: s for s, _ in rows}
@@ -63,14 +64,16 @@ def test_bad_lines_are_reported_and_skipped(tmp_path):
     path = tmp_path / "harvest.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     errors: list[str] = []
-    rows = list(read_harvest(path, errors))
+    warnings: list[str] = []
+    rows = list(read_harvest(path, errors, warnings))
     assert [i.url for _, i in rows] == ["https://openai.com/index/gpt-5-4/", "https://openai.com/index/other/"]
     assert rows[1][1].published_at is None
     assert [e.split(":")[0] for e in errors] == [
-        "harvest.jsonl line 2", "harvest.jsonl line 3", "harvest.jsonl line 4", "harvest.jsonl line 6", "harvest.jsonl line 7"
+        "harvest.jsonl line 2", "harvest.jsonl line 3", "harvest.jsonl line 4", "harvest.jsonl line 6"
     ]
     assert "not valid JSON" in errors[0] and "'title'" in errors[1] and "not an absolute URL" in errors[3]
-    assert "first-seen time used" in errors[4]
+    # A bad date is not a skipped line: the item is kept with its first-seen time, and said so.
+    assert len(warnings) == 1 and warnings[0].startswith("harvest.jsonl line 7") and "first-seen time used" in warnings[0]
 
 
 def test_harvest_into_store_is_idempotent(shared, sqlite_engine):

@@ -30,10 +30,13 @@ from urllib.parse import urlsplit
 from xml.etree import ElementTree as ET
 
 import tomli_w
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
 
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
+from newsdesk.store.schema import sources as sources_table
 
 CATEGORIES = (
     "lab",  # AI labs' own blogs and newsrooms
@@ -128,6 +131,15 @@ def load_catalog(
     return result, errors
 
 
+def stored_sources(conn: Connection, ids: list[str] | None = None) -> list[Source]:
+    """The catalog as ingest reads it: the store's sources (seeded from the files, plus those
+    added in the web app and by imports), with `enabled` as last set by the files or the web app."""
+    query = select(*(sources_table.c[f] for f in (*FIELDS, "origin"))).order_by(sources_table.c.id)
+    if ids is not None:
+        query = query.where(sources_table.c.id.in_(ids))
+    return [Source(**row._mapping) for row in conn.execute(query)]
+
+
 def _read_entries(path: Path, errors: list[str]) -> list[dict]:
     """Raw `[[source]]` tables that have a usable, unique id; problems go to `errors`."""
     try:
@@ -148,6 +160,9 @@ def _read_entries(path: Path, errors: list[str]) -> list[dict]:
     out: list[dict] = []
     seen: dict[str, int] = {}
     for n, raw in enumerate(entries, start=1):
+        if not isinstance(raw, dict):
+            errors.append(f"{path}: entry #{n} is {raw!r}, not a table; write each source as a [[source]] table")
+            continue
         sid = raw.get("id")
         if not isinstance(sid, str) or not _SLUG.match(sid):
             label = f"#{n}" if not isinstance(sid, str) else repr(sid)

@@ -105,10 +105,10 @@ def _catalog(s: Settings) -> list:
 
 @app.command("ingest")
 def ingest_cmd(
-    source: Path = typer.Option(None, "--from", help="Replay a directory of feed files (name = source id) or import a .jsonl file."),
+    source: Path = typer.Option(None, "--from", help="Replay a directory of feed files (name = source id) or one feed file, or import a .jsonl file."),
     only: list[str] = typer.Option(None, "--source", help="Only these source ids (repeatable)."),
 ) -> None:
-    """Fetch every enabled source (or replay / import files) into the store."""
+    """Fetch every source the store has enabled (or replay / import files) into the store."""
     from newsdesk.ingest.run import ingest
 
     with _bar() as bar:
@@ -119,10 +119,13 @@ def ingest_cmd(
         err.print(line(("catalog:", "yellow"), problem), soft_wrap=True)
     unchanged = sum(o.status == "not_modified" for o in report.outcomes)
     console.print(line(f"ingested {len(report.outcomes)} sources:", (f"{report.new} new,", "green"),
-                       f"{report.updated} updated, {unchanged} not modified,", (f"{len(report.failed)} failed", "red")))
+                       f"{report.updated} updated, {unchanged} not modified,", (f"{len(report.skipped)} skipped,", "yellow"),
+                       (f"{len(report.failed)} failed", "red")))
     for o in report.failed:
         err.print(line((f"{o.source_id}:", "red"), o.error or ""), soft_wrap=True)
-    if report.failed or report.catalog_errors:
+    for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
+        err.print(line((f"{o.source_id}:", "yellow"), o.error or ""), soft_wrap=True)
+    if report.failed or report.skipped or report.catalog_errors:
         raise typer.Exit(PARTIAL)
 
 
@@ -172,10 +175,13 @@ def sources_import(
 
 @sources_app.command("export")
 def sources_export(opml: Path = typer.Argument(..., help="OPML file to write.")) -> None:
-    """Write every enabled source of the catalog to an OPML file."""
-    from newsdesk.catalog import write_opml
+    """Write every enabled source (the catalog files' and those added in the web app) to an OPML file."""
+    from newsdesk.catalog import stored_sources, write_opml
+    from newsdesk.store.items import sync_sources
 
-    catalog = [c for c in _catalog(settings()) if c.enabled]
+    with engine().begin() as conn:
+        sync_sources(conn, _catalog(settings()))
+        catalog = [c for c in stored_sources(conn) if c.enabled]
     try:
         write_opml(catalog, opml)
     except OSError as exc:
@@ -433,7 +439,7 @@ def demo_cmd(
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
 ) -> None:
     """Run the web app: feed, events, editions, sources, usage, search and feedback."""
     import socket

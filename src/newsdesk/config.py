@@ -9,10 +9,12 @@ top-level keys (e.g. NEWSDESK_DATABASE_URL).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsdesk.errors import NewsdeskError
 
@@ -36,7 +38,6 @@ class FetchSettings:
     per_host_delay: float = 1.0
     concurrency: int = 16
     allow_private: bool = False
-    fulltext_concurrency: int = 4
 
 
 @dataclass
@@ -131,7 +132,26 @@ def _coerce(value: str, like: object, name: str) -> object:
     return value
 
 
-def _apply(obj: object, data: dict, where: str) -> None:
+# The smallest value each number may take (a negative size cap or retry count is a typo, and
+# it would otherwise surface as an odd failure far from the setting that caused it).
+_AT_LEAST = {
+    "fetch": {"connect_timeout": 0.1, "read_timeout": 0.1, "total_timeout": 0.1, "max_bytes": 1, "max_redirects": 0,
+              "retries": 0, "backoff_base": 0, "max_retry_after": 0, "per_host_concurrency": 1, "per_host_delay": 0,
+              "concurrency": 1},
+    "llm": {"concurrency": 1, "timeout": 0.1, "retries": 0, "max_tokens": 1, "temperature": 0, "budget_tokens": 0,
+            "budget_usd": 0, "backoff_base": 0, "max_retry_after": 0, "embedded_threads": 1, "embedded_ctx": 512},
+}
+
+
+def _check_number(section: str, key: str, value: object, where: str) -> None:
+    low = _AT_LEAST.get(section, {}).get(key)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: '{key}' = {value!r} must be a finite number")
+    if low is not None and value < low:
+        raise ConfigError(f"{where}: '{key}' = {value!r} must be at least {low}")
+
+
+def _apply(obj: object, data: dict, where: str, section: str = "") -> None:
     fields = {f.name: f for f in dataclasses.fields(obj)}
     for key, value in data.items():
         if key not in fields:
@@ -141,7 +161,7 @@ def _apply(obj: object, data: dict, where: str) -> None:
         if dataclasses.is_dataclass(current):
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: '{key}' must be a [{key}] table")
-            _apply(current, value, f"{where} [{key}]")
+            _apply(current, value, f"{where} [{key}]", key)
             continue
         expected = type(current)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
@@ -150,7 +170,24 @@ def _apply(obj: object, data: dict, where: str) -> None:
             raise ConfigError(
                 f"{where}: '{key}' = {value!r} should be {expected.__name__}"
             )
+        if expected is list and not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: '{key}' = {value!r} should be a list of strings")
+        if expected in (int, float):
+            _check_number(section, key, value, where)
         setattr(obj, key, value)
+
+
+def _check_paths_and_zone(settings: Settings) -> None:
+    """Settings whose mistakes would otherwise surface as a traceback in whichever stage meets them."""
+    try:
+        ZoneInfo(settings.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"timezone {settings.timezone!r} is not a time zone name; use an IANA name like Asia/Shanghai or UTC"
+        ) from None
+    data_dir = Path(settings.data_dir)
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
 
 
 def load_settings(path: str | os.PathLike | None = None, env: dict | None = None) -> Settings:
@@ -158,12 +195,18 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
     settings = Settings()
     path = path or env.get("NEWSDESK_CONFIG") or "newsdesk.toml"
     p = Path(path)
-    if p.exists():
+    if p.is_file():
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: not valid TOML ({exc}); fix the line it names") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{p}: not UTF-8 text (bad byte at {exc.start}); save the settings file as UTF-8") from None
+        except OSError as exc:
+            raise ConfigError(f"{p}: cannot read ({exc.strerror}); check its permissions") from None
         _apply(settings, data, str(p))
+    elif p.exists():
+        raise ConfigError(f"{p}: not a file; point NEWSDESK_CONFIG or --config at a newsdesk.toml")
     elif path != "newsdesk.toml":
         raise ConfigError(f"{p}: settings file not found; check NEWSDESK_CONFIG or --config")
     for name, value in env.items():
@@ -171,10 +214,15 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
             continue
         key = name[len("NEWSDESK_"):].lower()
         target: object = settings
-        for section in ("fetch", "llm"):
-            if key.startswith(section + "_"):
-                target, key = getattr(settings, section), key[len(section) + 1:]
+        section = ""
+        for candidate in ("fetch", "llm"):
+            if key.startswith(candidate + "_"):
+                target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
                 break
-        if key in {f.name for f in dataclasses.fields(target)}:
-            setattr(target, key, _coerce(value, getattr(target, key), name))
+        if key in {f.name for f in dataclasses.fields(target)} and not dataclasses.is_dataclass(getattr(target, key)):
+            coerced = _coerce(value, getattr(target, key), name)
+            if isinstance(coerced, (int, float)) and not isinstance(coerced, bool):
+                _check_number(section, key, coerced, f"environment {name}")
+            setattr(target, key, coerced)
+    _check_paths_and_zone(settings)
     return settings

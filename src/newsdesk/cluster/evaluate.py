@@ -48,6 +48,8 @@ def read_eval_file(path: str | Path) -> list[EvalItem]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise EvalFileError(f"{path}: cannot read ({exc.strerror}); give a JSON Lines file") from None
+    except UnicodeDecodeError as exc:
+        raise EvalFileError(f"{path}: not UTF-8 text (bad byte at {exc.start}); give a JSON Lines file") from None
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -59,6 +61,9 @@ def read_eval_file(path: str | Path) -> list[EvalItem]:
             raise EvalFileError(f"{where}: not valid JSON ({exc.msg}); one JSON object per line") from None
         if not isinstance(row, dict):
             raise EvalFileError(f"{where}: expected a JSON object")
+        for name in ("text", "title", "summary"):
+            if row.get(name) is not None and not isinstance(row[name], str):
+                raise EvalFileError(f"{where}: '{name}' must be a string")
         text = row.get("text") or item_text(row.get("title") or "", row.get("summary"))
         for name, value in (("id", row.get("id")), ("text or title", text), ("event", row.get("event"))):
             if value in (None, ""):

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from newsdesk.ingest.normalize import canonical_url, clean_title, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, detect_language, html_to_text, to_utc
+from newsdesk.ingest.parse import SUMMARY_MAX, TITLE_MAX, URL_MAX
 from newsdesk.model import Item, Source
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,6 @@ KNOWN_SLUGS = {
 
 _REQUIRED = ("title", "link", "source")
 _EXTRA_FIELDS = ("core_point", "highlights", "why_matters", "score", "level", "verdict", "source_channel", "category")
-_SUMMARY_MAX = 1500
 
 
 def source_slug(name: str) -> str:
@@ -65,23 +65,27 @@ def source_slug(name: str) -> str:
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower().replace("'", "")).strip("-")
     # A name that is mostly CJK keeps no meaning in its ASCII leftovers ('AI产品黄叔' → 'ai'): hash it.
-    if slug and len(ascii_name.strip()) >= len(name) * 0.8:
+    if slug and len(ascii_name.strip()) >= len(name) * 0.8 and len(slug) <= 80:
         return slug
     return "src-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]
 
 
-def read_harvest(path, errors: list[str] | None = None) -> Iterator[tuple[Source, Item]]:
+def read_harvest(
+    path, errors: list[str] | None = None, warnings: list[str] | None = None
+) -> Iterator[tuple[Source, Item]]:
     """Yield (source, item) per good line. A bad line yields nothing: it is appended to `errors`
-    as one line naming file, line number and the fix (or logged as a warning when errors is None)."""
+    as one line naming file, line number and the fix. A line kept with a repair (a date it could
+    not read) goes to `warnings`. Either is logged as a warning when its list is None."""
     path = Path(path)
     sources: dict[str, Source] = {}
 
-    def report(line_no: int, what: str) -> None:
+    def report(line_no: int, what: str, *, kept: bool = False) -> None:
         message = f"{path.name} line {line_no}: {what}"
-        if errors is None:
+        target = warnings if kept else errors
+        if target is None:
             log.warning(message)
         else:
-            errors.append(message)
+            target.append(message)
 
     with path.open("rb") as fh:
         for line_no, raw in enumerate(fh, 1):
@@ -103,7 +107,14 @@ def read_harvest(path, errors: list[str] | None = None) -> Iterator[tuple[Source
                 report(line_no, f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source")
                 continue
             url = canonical_url(record["link"])
-            if not urlsplit(url).netloc:
+            if len(url) > URL_MAX:
+                report(line_no, f"link of {len(url)} characters is not an article address — give the article's URL")
+                continue
+            try:
+                absolute = bool(urlsplit(url).netloc)
+            except ValueError:  # e.g. an unclosed IPv6 bracket
+                absolute = False
+            if not absolute:
                 report(line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address")
                 continue
             item = _to_item(record, url, line_no, report)
@@ -119,7 +130,7 @@ def _to_source(outlet: str, url: str, language: str) -> Source:
     parts = urlsplit(url)
     return Source(
         id=source_slug(outlet),
-        name=outlet,
+        name=clip(outlet, 290),  # the column holds 300
         url=f"{parts.scheme}://{parts.netloc}/",
         kind="jsonl",
         language=language,
@@ -129,13 +140,11 @@ def _to_source(outlet: str, url: str, language: str) -> Source:
 
 
 def _to_item(record: dict, url: str, line_no: int, report) -> Item:
-    title = clean_title(record["title"])
-    summary = html_to_text(str(record.get("summary") or ""))
-    if len(summary) > _SUMMARY_MAX:
-        summary = summary[:_SUMMARY_MAX].rsplit(" ", 1)[0] + " …"
+    title = clip(clean_title(record["title"]), TITLE_MAX)
+    summary = clip(html_to_text(str(record.get("summary") or "")), SUMMARY_MAX)
     published = to_utc(record.get("pub_date"))
     if record.get("pub_date") and published is None:
-        report(line_no, f"pub_date {str(record['pub_date'])[:40]!r} is not a date; first-seen time used")
+        report(line_no, f"pub_date {str(record['pub_date'])[:40]!r} is not a date; first-seen time used", kept=True)
     return Item(
         source_id="",
         guid=url,

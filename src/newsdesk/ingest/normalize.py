@@ -136,6 +136,18 @@ def html_to_text(html: str) -> str:
     return text.strip(" \n\x00\x01")
 
 
+def clip(text: str, limit: int) -> str:
+    """At most about `limit` characters, cut at a paragraph, sentence or word, marked with ' …'."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for stop in ("\n\n", "。", ". ", "\n"):
+        at = cut.rfind(stop)
+        if at > limit * 0.6:
+            return cut[: at + len(stop)].rstrip() + " …"
+    return cut.rsplit(" ", 1)[0] + " …"
+
+
 # ---------------------------------------------------------------- language
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -16,10 +16,16 @@ from datetime import datetime
 
 import feedparser
 
-from newsdesk.ingest.normalize import canonical_url, clean_title, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, detect_language, html_to_text, to_utc
 from newsdesk.model import Item, Source
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
+# Caps on what one entry may put in the store: a feed is untrusted input, and a 5-million-character
+# title would otherwise travel to every page, search index and model prompt.
+TITLE_MAX = 500
+BODY_MAX = 200_000
+URL_MAX = 2_000
+GUID_MAX = 500
 FULL_MIN_LATIN, FULL_MIN_CJK = 800, 350  # below this, "content" is a teaser rather than the article
 _MAX_WARNINGS = 20
 
@@ -137,32 +143,42 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
         warnings.append(f"JSON Feed without a jsonfeed.org version ({doc.get('version')!r}): read it anyway")
     entries = []
     feed_authors = _json_authors(doc)
-    for raw in doc["items"]:
+    for n, raw in enumerate(doc["items"], start=1):
         if not isinstance(raw, dict):
-            warnings.append(f"JSON Feed item is a {type(raw).__name__}, not an object: skipped")
+            warnings.append(f"JSON Feed item {n} is a {type(raw).__name__}, not an object: skipped")
             continue
-        html = raw.get("content_html") or ""
-        text = raw.get("content_text") or ""
-        content = [{"value": html, "type": "text/html"}] if html else [{"value": text, "type": "text/plain"}] if text else []
-        summary = raw.get("summary") or ""
+
+        def text(key: str) -> str:
+            # One item with a number or a list where a string belongs must not cost the whole feed.
+            value = raw.get(key)
+            if value is None or isinstance(value, str):
+                return value or ""
+            _warn(warnings, f"JSON Feed item {n}: {key!r} is a {type(value).__name__}, not a string: ignored")
+            return ""
+
+        html, plain = text("content_html"), text("content_text")
+        content = [{"value": html, "type": "text/html"}] if html else [{"value": plain, "type": "text/plain"}] if plain else []
+        summary = text("summary")
+        item_id = raw.get("id")
+        tags, attachments = raw.get("tags"), raw.get("attachments")
         entries.append(
             {
-                "id": str(raw["id"]) if raw.get("id") is not None else "",
-                "link": raw.get("url") or raw.get("external_url") or "",
-                "title": raw.get("title") or "",
+                "id": str(item_id) if isinstance(item_id, (str, int)) and not isinstance(item_id, bool) else "",
+                "link": text("url") or text("external_url"),
+                "title": text("title"),
                 "title_detail": {"type": "text/plain"},
                 "summary": summary or (content[0]["value"] if content else ""),
                 "summary_detail": {"type": "text/plain" if summary or not html else "text/html"},
                 "content": content,
-                "published": raw.get("date_published") or "",
-                "updated": raw.get("date_modified") or "",
+                "published": text("date_published"),
+                "updated": text("date_modified"),
                 "authors": _json_authors(raw) or feed_authors,
-                "tags": [{"term": t} for t in raw.get("tags") or [] if isinstance(t, str)],
+                "tags": [{"term": t} for t in tags if isinstance(t, str)] if isinstance(tags, list) else [],
                 "enclosures": [
-                    {"href": a.get("url"), "type": a.get("mime_type", "")}
-                    for a in raw.get("attachments") or []
-                    if isinstance(a, dict) and a.get("url")
-                ],
+                    {"href": a["url"], "type": a.get("mime_type") if isinstance(a.get("mime_type"), str) else ""}
+                    for a in attachments
+                    if isinstance(a, dict) and isinstance(a.get("url"), str) and a["url"]
+                ] if isinstance(attachments, list) else [],
             }
         )
     title = clean_title(str(doc.get("title") or "")) or None
@@ -171,7 +187,9 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
 
 def _json_authors(obj: dict) -> list[dict]:
     authors = obj.get("authors") or ([obj["author"]] if isinstance(obj.get("author"), dict) else [])
-    return [{"name": a["name"]} for a in authors if isinstance(a, dict) and a.get("name")]
+    if not isinstance(authors, list):
+        return []
+    return [{"name": a["name"]} for a in authors if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"]]
 
 
 # ---------------------------------------------------------------- entry → Item
@@ -331,7 +349,15 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
     else:
         material = "summary" if summary or content else "title"
         summary = summary or content
-    summary = _trim(summary, SUMMARY_MAX)
+    summary = clip(summary, SUMMARY_MAX)
+    title = clip(title, TITLE_MAX)
+    if body is not None:
+        body = clip(body, BODY_MAX)
+    if url and len(url) > URL_MAX:
+        _warn(warnings, f"entry {title[:60]!r}: link of {len(url)} characters is not an article address: dropped")
+        url = None
+    if len(guid) > GUID_MAX:
+        guid = "sha1:" + hashlib.sha1(guid.encode("utf-8", "surrogatepass")).hexdigest()
 
     text = f"{title} {summary[:500]}"
     language = detect_language(text) if any(ch.isalpha() for ch in text) else source.language
@@ -376,14 +402,3 @@ def _same_text(summary: str, title: str) -> bool:
     """Many feeds repeat the title as the description; that is not a summary."""
     a, b = summary.casefold().strip(" .…"), title.casefold().strip(" .…")
     return a == b or (a.startswith(b) and len(a) - len(b) < 15)
-
-
-def _trim(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    for stop in ("\n\n", "。", ". ", "\n"):
-        at = cut.rfind(stop)
-        if at > limit * 0.6:
-            return cut[: at + len(stop)].rstrip() + " …"
-    return cut.rsplit(" ", 1)[0] + " …"

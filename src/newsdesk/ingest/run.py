@@ -1,12 +1,16 @@
 """The ingest stage: for each source, fetch → parse → full text / transcript → store.
 
+The sources are the store's: the catalog files seed it (catalog.load_catalog → sync_sources),
+the web app adds and switches sources in it, and ingest fetches what it says is enabled.
+
 One source is one unit of work: it is claimed with a lease (so several workers can share
 a catalog), and everything it yields is written in one transaction together with its
 fetch row. A failing source records its error and never stops the others; a killed run
-loses at most the sources that were mid-transaction, and the next run picks them up.
+loses at most the sources that were mid-transaction, and the next run picks them up: a
+lease is short and renewed while its worker lives, and one held by a dead process on this
+host is taken over at once. A source that is not fetched is reported, never silently left.
 
-`ingest()` is the whole stage: the catalog over the network, a replay directory or a JSON
-Lines file. Replay (`ingest --from DIR`) goes through the same path: a directory stands in for the
+Replay (`ingest --from DIR`) goes through the same path: a directory stands in for the
 network, feed files named `<source-id>.<ext>`, and an optional `pages.json` maps article
 and transcript URLs to files in the directory.
 """
@@ -28,7 +32,7 @@ from typing import Callable, Protocol
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.engine import Engine
 
-from newsdesk.catalog import load_catalog
+from newsdesk.catalog import load_catalog, stored_sources
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.fetch import Fetcher, FetchResult
@@ -40,10 +44,18 @@ from newsdesk.store.items import record_fetch, save_validators, stored_items, sy
 from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
-LEASE = timedelta(minutes=10)
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+PAGES_FILE = "pages.json"
+# A lease outlives its worker by at most LEASE: the worker renews it every HEARTBEAT while it runs.
+LEASE = timedelta(minutes=2)
+HEARTBEAT = 30.0
 
 
 PAGE_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+
+class IngestError(NewsdeskError):
+    """Ingest cannot start as asked (unknown source id, no such file); one line naming the fix."""
 
 
 class Getter(Protocol):
@@ -66,15 +78,38 @@ def _worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
+def _owner_is_dead(owner: str) -> bool:
+    """True when the lease holder was a process on this host that no longer runs (e.g. kill -9)."""
+    host, pid, _tag = (owner.rsplit(":", 2) + ["", ""])[:3]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's worker: its lease runs out unless its heartbeat renews it
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
 def claim(engine: Engine, source_id: str, owner: str, now: datetime) -> bool:
     """Take the source's lease unless another live worker holds it."""
+    values = dict(lease_owner=owner, lease_until=now + LEASE)
     with engine.begin() as conn:
-        result = conn.execute(
-            update(sources)
-            .where(and_(sources.c.id == source_id, or_(sources.c.lease_until.is_(None), sources.c.lease_until < now)))
-            .values(lease_owner=owner, lease_until=now + LEASE)
-        )
-        return result.rowcount == 1
+        free = or_(sources.c.lease_until.is_(None), sources.c.lease_until < now)
+        if conn.execute(update(sources).where(and_(sources.c.id == source_id, free)).values(**values)).rowcount:
+            return True
+        holder = conn.execute(select(sources.c.lease_owner).where(sources.c.id == source_id)).scalar()
+        if holder and _owner_is_dead(holder):
+            taken = update(sources).where(and_(sources.c.id == source_id, sources.c.lease_owner == holder))
+            return conn.execute(taken.values(**values)).rowcount == 1
+        return False
+
+
+def renew(engine: Engine, owner: str, now: datetime) -> None:
+    """Extend every lease this worker holds (the heartbeat)."""
+    with engine.begin() as conn:
+        conn.execute(update(sources).where(sources.c.lease_owner == owner).values(lease_until=now + LEASE))
 
 
 def release(engine: Engine, source_id: str, owner: str) -> None:
@@ -84,6 +119,20 @@ def release(engine: Engine, source_id: str, owner: str) -> None:
             .where(and_(sources.c.id == source_id, sources.c.lease_owner == owner))
             .values(lease_owner=None, lease_until=None)
         )
+
+
+def _lease_holder(engine: Engine, source_id: str) -> str:
+    with engine.connect() as conn:
+        row = conn.execute(select(sources.c.lease_owner, sources.c.lease_until).where(sources.c.id == source_id)).first()
+    if row is None or row.lease_owner is None:
+        return "another worker holds its lease"
+    return f"worker {row.lease_owner} holds its lease until {row.lease_until:%H:%M:%S} UTC (renewed while it runs)"
+
+
+async def _heartbeat(engine: Engine, owner: str) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT)
+        renew(engine, owner, datetime.now(UTC))
 
 
 def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, tuple[str, str | None]]:
@@ -137,8 +186,10 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
 
 async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner: str) -> SourceOutcome:
     now = datetime.now(UTC)
+    if not source.enabled:
+        return SourceOutcome(source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it")
     if not claim(engine, source.id, owner, now):
-        return SourceOutcome(source.id, "skipped", warnings=["another worker holds this source's lease"])
+        return SourceOutcome(source.id, "skipped", error=f"not fetched: {_lease_holder(engine, source.id)}")
     try:
         with engine.connect() as conn:
             state = conn.execute(select(sources.c.etag, sources.c.last_modified).where(sources.c.id == source.id)).one()
@@ -196,10 +247,17 @@ async def ingest_all(
     getter: Getter | None = None,
     on_done: Callable[[SourceOutcome], None] | None = None,
 ) -> list[SourceOutcome]:
-    """Fetch every enabled source concurrently (the fetcher enforces per-host politeness)."""
-    enabled = [s for s in catalog if s.enabled]
+    """Fetch these sources concurrently (the fetcher enforces per-host politeness).
+
+    A source the store does not know yet is added; one it knows is fetched as the store
+    has it, so a source switched off in the web app is reported as skipped, not fetched.
+    """
+    ids = [s.id for s in catalog]
     with engine.begin() as conn:
-        sync_sources(conn, catalog)
+        known = {s.id for s in stored_sources(conn, ids)}
+        sync_sources(conn, [s for s in catalog if s.id not in known])
+        current = {s.id: s for s in stored_sources(conn, ids)}
+    todo = [current[i] for i in dict.fromkeys(ids)]
     owner = _worker_id()
 
     async def one(src: Source, g: Getter) -> SourceOutcome:
@@ -214,10 +272,98 @@ async def ingest_all(
             on_done(out)
         return out
 
-    if getter is not None:
-        return list(await asyncio.gather(*(one(s, getter) for s in enabled)))
-    async with Fetcher(settings.fetch) as fetcher:
-        return list(await asyncio.gather(*(one(s, fetcher) for s in enabled)))
+    heartbeat = asyncio.create_task(_heartbeat(engine, owner))
+    try:
+        if getter is not None:
+            return list(await asyncio.gather(*(one(s, getter) for s in todo)))
+        async with Fetcher(settings.fetch) as fetcher:
+            return list(await asyncio.gather(*(one(s, fetcher) for s in todo)))
+    finally:
+        heartbeat.cancel()
+
+
+@dataclass
+class IngestReport:
+    outcomes: list[SourceOutcome] = field(default_factory=list)
+    catalog_errors: list[str] = field(default_factory=list)  # bad catalog entries, skipped; one line each
+
+    @property
+    def failed(self) -> list[SourceOutcome]:
+        return [o for o in self.outcomes if o.status == "error"]
+
+    @property
+    def skipped(self) -> list[SourceOutcome]:
+        """Sources this run did not fetch (disabled, or leased by another live worker), each with why."""
+        return [o for o in self.outcomes if o.status == "skipped"]
+
+    @property
+    def new(self) -> int:
+        return sum(o.new for o in self.outcomes)
+
+    @property
+    def updated(self) -> int:
+        return sum(o.updated for o in self.outcomes)
+
+
+def ingest(
+    engine: Engine,
+    settings: Settings,
+    source: Path | None = None,
+    only: list[str] | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    catalog: list[Source] | None = None,
+) -> IngestReport:
+    """The ingest stage: seed the store from the catalog files (or `catalog`), then fetch every
+    source the store has enabled; or replay a directory / one feed file, or import a JSON Lines
+    file (`source`). `only` keeps these source ids (one the store does not have is an IngestError).
+    Problems with replay files are outcomes with status 'error', like a failing source.
+    `progress(done, total)` is called as each source finishes."""
+    errors: list[str] = []
+    if catalog is None:
+        catalog, errors = load_catalog(settings)
+    with engine.begin() as conn:
+        sync_sources(conn, catalog)
+        stored = stored_sources(conn)
+    getter: Getter | None = None
+    problems: list[SourceOutcome] = []
+    if source is None:
+        todo = stored if only else [s for s in stored if s.enabled]
+    elif source.is_file() and source.suffix.lower() in JSONL_SUFFIXES:
+        if only:
+            raise IngestError(f"--source does not apply to {source.name}: a JSON Lines import takes every outlet in it")
+        return IngestReport(import_jsonl(engine, source), errors)
+    elif source.is_dir() or (source.is_file() and source.suffix.lower() in FEED_SUFFIXES):
+        todo, feeds, problems = replay_sources(source, {s.id: s for s in stored})
+        root = source if source.is_dir() else source.parent
+        pages, trouble = read_pages(root)
+        problems += trouble
+        getter = DirectoryGetter(root, feeds, pages)
+    elif source.is_file():
+        raise IngestError(
+            f"{source}: not a feed ({', '.join(sorted(FEED_SUFFIXES))}) or JSON Lines "
+            f"({', '.join(sorted(JSONL_SUFFIXES))}) file; rename it or give a directory of feed files"
+        )
+    else:
+        raise IngestError(f"{source}: no such directory or file; --from takes a directory of feed files, a feed file or a .jsonl file")
+    if only:
+        unknown = sorted(set(only) - {s.id for s in todo})
+        if unknown:
+            where = "in this replay" if source is not None else "in the store or the catalog"
+            raise IngestError(f"unknown source id(s) {where}: {', '.join(unknown)}; `newsdesk sources` lists them")
+        todo = [s for s in todo if s.id in only]
+    total, done = len(todo) + len(problems), 0
+
+    def one_done(_: SourceOutcome) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    for problem in problems:
+        one_done(problem)
+    outcomes = asyncio.run(ingest_all(engine, settings, todo, getter=getter, on_done=one_done))
+    return IngestReport(problems + outcomes, errors)
 
 
 # --- replay from a directory -----------------------------------------------------------
@@ -226,11 +372,10 @@ async def ingest_all(
 class DirectoryGetter:
     """Serves feed files and the pages in `pages.json` from a directory, as the network would."""
 
-    def __init__(self, root: Path, feeds: dict[str, Path]):
+    def __init__(self, root: Path, feeds: dict[str, Path], pages: dict[str, str] | None = None):
         self.root = root
         self.feeds = feeds  # pseudo URL -> file
-        manifest = root / "pages.json"
-        self.pages: dict[str, str] = json.loads(manifest.read_text("utf-8")) if manifest.exists() else {}
+        self.pages = pages or {}  # article / transcript URL -> file name in root
 
     async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
                   accept: str = "") -> FetchResult | None:
@@ -251,45 +396,104 @@ class DirectoryGetter:
         )
 
 
+def read_pages(root: Path) -> tuple[dict[str, str], list[SourceOutcome]]:
+    """The replay directory's `pages.json` ({url: file name}); a broken one is reported and ignored."""
+    manifest = root / PAGES_FILE
+    if not manifest.is_file():
+        return {}, []
+    fix = "it must be one JSON object mapping article URLs to file names in the directory"
+    try:
+        pages = json.loads(manifest.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        why = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        pages, problem = None, f"{manifest}: not readable JSON ({why}); {fix}. Feeds replayed without full pages"
+    else:
+        problem = f"{manifest}: {fix}. Feeds replayed without full pages"
+    if isinstance(pages, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in pages.items()):
+        return pages, []
+    return {}, [SourceOutcome(PAGES_FILE, "error", error=problem)]
+
+
 def source_id_for_file(path: Path) -> str:
     """`feed_anthropic_news.xml` → `anthropic-news`; `arxiv-cs-cl.xml` → `arxiv-cs-cl`."""
     stem = re.sub(r"^feed_", "", path.stem.lower())
     return re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
 
 
-def replay_sources(root: Path, catalog: dict[str, Source]) -> tuple[list[Source], dict[str, Path]]:
-    """One source per feed file; catalog metadata where the id is known, else an imported source."""
+def replay_sources(
+    path: Path, known: dict[str, Source]
+) -> tuple[list[Source], dict[str, Path], list[SourceOutcome]]:
+    """One source per feed file (a directory's, or one file); known metadata where the id is known,
+    else an imported source. A file name that gives no id, or the same id as another file, is an
+    error outcome naming the files: guessing which file a source means would drop the other's items."""
+    if path.is_file():
+        files = [path]
+    else:
+        base = path / "feeds" if (path / "feeds").is_dir() else path
+        files = [
+            p for p in sorted(base.iterdir())
+            if p.suffix.lower() in FEED_SUFFIXES and p.is_file() and not (base == path and p.name == PAGES_FILE)
+        ]
+    by_id: dict[str, list[Path]] = {}
+    problems: list[SourceOutcome] = []
+    for file in files:
+        sid = source_id_for_file(file)
+        if not sid:
+            problems.append(SourceOutcome(file.name, "error", error=(
+                f"{file}: the file name gives no source id; rename it <source-id>{file.suffix} "
+                "with letters a-z, digits and '-' (e.g. openai-news.xml)")))
+            continue
+        by_id.setdefault(sid, []).append(file)
     found: list[Source] = []
     feeds: dict[str, Path] = {}
-    base = root / "feeds" if (root / "feeds").is_dir() else root
-    for path in sorted(base.iterdir()):
-        if path.suffix.lower() not in FEED_SUFFIXES or not path.is_file():
+    for sid, paths in by_id.items():
+        if len(paths) > 1:
+            names = ", ".join(p.name for p in paths)
+            problems.append(SourceOutcome(sid, "error", error=(
+                f"{names}: these files all name source {sid!r}, none was replayed; rename all but one")))
             continue
-        sid = source_id_for_file(path)
-        src = catalog.get(sid)
-        if src is None:
-            src = Source(id=sid, name=sid.replace("-", " ").title(), url=path.resolve().as_uri(), origin="import")
-        feeds[src.url] = path
+        src = known.get(sid) or Source(
+            id=sid, name=sid.replace("-", " ").title(), url=paths[0].resolve().as_uri(), origin="import"
+        )
+        feeds[src.url] = paths[0]
         found.append(src)
-    return found, feeds
+    return found, feeds, problems
 
 
 # --- JSON Lines import ------------------------------------------------------------------
 
 
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
-    """Import a harvest file (one item per line); one transaction and fetch row per outlet."""
+    """Import a harvest file (one item per line); one transaction and fetch row per outlet.
+
+    An outlet the store already has (a catalog source of the same id) keeps its catalog entry.
+    """
     from newsdesk.ingest.jsonl import read_harvest
 
     errors: list[str] = []
-    by_source: dict[str, tuple[Source, list[Item]]] = {}
-    for src, item in read_harvest(path, errors=errors):
-        by_source.setdefault(src.id, (src, []))[1].append(item)
+    warnings: list[str] = []
+    by_source: dict[str, tuple[Source, dict[str, Item]]] = {}
+    repeats = 0
+    for src, item in read_harvest(path, errors=errors, warnings=warnings):
+        batch = by_source.setdefault(src.id, (src, {}))[1]
+        # A link harvested twice is one item: the later line wins. Storing both in turn made every
+        # re-import flip the pair and report them as updated.
+        repeats += item.guid in batch
+        batch.pop(item.guid, None)
+        batch[item.guid] = item
+    if repeats:
+        warnings.append(f"{path.name}: {repeats} lines repeat an outlet's link; the last line of each was kept")
     now = datetime.now(UTC)
     outcomes: list[SourceOutcome] = []
     with engine.begin() as conn:
-        sync_sources(conn, [src for src, _ in by_source.values()])
-    for sid, (src, batch) in by_source.items():
+        known = {s.id: s for s in stored_sources(conn, list(by_source))}
+        sync_sources(conn, [src for sid, (src, _) in by_source.items() if sid not in known])
+    for sid, (src, kept) in by_source.items():
+        batch = list(kept.values())
+        if sid in known and not known[sid].enabled:
+            outcomes.append(SourceOutcome(sid, "skipped", seen=len(batch), error=(
+                f"disabled (in the web app or the catalog): its {len(batch)} items were not imported; enable it and import again")))
+            continue
         out = SourceOutcome(sid, "ok", seen=len(batch))
         with engine.begin() as conn:
             states = upsert_items(conn, batch, now)
@@ -298,64 +502,8 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
                          items_new=out.new, items_updated=out.updated, duration_ms=0)
         outcomes.append(out)
     if errors:
-        outcomes.append(SourceOutcome(path.name, "error", warnings=errors, error=f"{len(errors)} bad lines skipped: {errors[0]}"))
+        outcomes.append(SourceOutcome(path.name, "error", warnings=errors + warnings,
+                                      error=f"{len(errors)} bad lines skipped: {errors[0]}"))
+    elif warnings:
+        outcomes.append(SourceOutcome(path.name, "ok", warnings=warnings))
     return outcomes
-
-
-# --- the stage ----------------------------------------------------------------------------
-
-
-@dataclass
-class IngestReport:
-    outcomes: list[SourceOutcome] = field(default_factory=list)
-    catalog_errors: list[str] = field(default_factory=list)  # bad catalog entries, skipped; one line each
-
-    @property
-    def failed(self) -> list[SourceOutcome]:
-        return [o for o in self.outcomes if o.status == "error"]
-
-    @property
-    def new(self) -> int:
-        return sum(o.new for o in self.outcomes)
-
-    @property
-    def updated(self) -> int:
-        return sum(o.updated for o in self.outcomes)
-
-
-def ingest(
-    engine: Engine,
-    settings: Settings,
-    source: Path | None = None,
-    only: list[str] | None = None,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-) -> IngestReport:
-    """Ingest every enabled source of the catalog over the network, or replay a directory of
-    feed files / import a JSON Lines file (`source`); `only` keeps these source ids.
-    `progress(done, total)` is called as each source finishes."""
-    if source is not None and source.is_file():
-        return IngestReport(import_jsonl(engine, source))
-    catalog, errors = load_catalog(settings)
-    getter = None
-    if source is not None:
-        if not source.is_dir():
-            raise NewsdeskError(f"{source}: no such directory or file",
-                                "--from takes a directory of feed files or a .jsonl file")
-        catalog, feeds = replay_sources(source, {c.id: c for c in catalog})
-        getter = DirectoryGetter(source, feeds)
-    if only:
-        unknown = set(only) - {c.id for c in catalog}
-        if unknown:
-            raise NewsdeskError(f"unknown source id(s): {', '.join(sorted(unknown))}", "`newsdesk sources` lists them")
-        catalog = [c for c in catalog if c.id in only]
-    total, done = sum(c.enabled for c in catalog), 0
-
-    def one_done(_: SourceOutcome) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
-    outcomes = asyncio.run(ingest_all(engine, settings, catalog, getter=getter, on_done=one_done))
-    return IngestReport(outcomes, errors)

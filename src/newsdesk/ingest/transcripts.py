@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import chardet
 import lxml.etree
 import lxml.html
 
@@ -21,6 +22,9 @@ from newsdesk.ingest.normalize import html_to_text
 from newsdesk.model import Turn
 
 FORMATS = ("vtt", "srt", "json", "html", "text")
+# A three-hour episode is well under 1 MB as VTT and a few MB as word-level JSON; a bigger file is
+# not one transcript, and parsing it would cost gigabytes of memory before any model call.
+MAX_BYTES = 8_000_000
 
 
 class TranscriptError(NewsdeskError):
@@ -50,17 +54,49 @@ def parse_transcript(data: bytes | str, *, fmt: str | None = None, name: str = "
 
 
 def _decode(data: bytes | str, name: str) -> str:
+    """Text of a transcript, or a TranscriptError: mojibake sent on to the model costs calls and
+    yields nonsense, so an encoding that cannot be told for sure is refused with the fix."""
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+    if size > MAX_BYTES:
+        raise TranscriptError(
+            f"{name}: {size / 1e6:.1f} MB is more than a transcript ({MAX_BYTES // 1_000_000} MB at most) "
+            "— give the transcript alone, or split it"
+        )
     if isinstance(data, str):
         return data.lstrip("\ufeff")
-    for encoding in ("utf-8-sig", "utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ("utf-8-sig",):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "utf-16"
+    elif b"\x00" in data:
+        encoding = _utf16_without_bom(data)
+        if encoding is None:
+            raise TranscriptError(f"{name}: binary data, not a text transcript — give a VTT, SRT, JSON, HTML or text file")
+    else:
+        encoding = "utf-8-sig"
     try:
-        return data.decode("gb18030")  # Chinese transcripts saved by Windows tools
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise TranscriptError(f"{name}: not UTF-8 text (bad byte at {exc.start}) — save the transcript as UTF-8") from None
+        bad = exc.start
+    # Chinese transcripts saved by Windows tools are GB18030; any other legacy encoding is a guess.
+    if chardet.detect(data[:20_000])["encoding"] in ("GB2312", "GBK", "GB18030"):
+        try:
+            return data.decode("gb18030")
+        except UnicodeDecodeError:
+            pass
+    raise TranscriptError(
+        f"{name}: not UTF-8 text (bad byte at {bad}; Latin-1 or Windows-1252?) — save the transcript as UTF-8"
+    )
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """'utf-16-le' / 'utf-16-be' when the NUL bytes fall as ASCII text in UTF-16 puts them, else None."""
+    head = data[:4096]
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    half = len(head) // 2
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
 
 
 def _from_hint(fmt: str | None) -> str | None:

@@ -37,7 +37,14 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(url[len("sqlite:///"):]).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the database folder {str(folder)!r} ({exc.strerror}); "
+                "set data_dir or database_url to a writable place"
+            ) from None
     try:
         engine = create_engine(url, future=True, pool_pre_ping=True)
     except (ArgumentError, ImportError) as exc:

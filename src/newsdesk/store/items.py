@@ -16,7 +16,7 @@ from newsdesk.store.schema import fetches, items, sources, transcripts
 # (999 before 3.32); a list of values longer than this goes in several statements.
 BATCH = 900
 
-_SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "enabled", "origin")
+_SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "origin")
 
 
 def _dialect_insert(conn: Connection, table):
@@ -37,14 +37,37 @@ def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -
 
 
 def sync_sources(conn: Connection, catalog: list[Source]) -> None:
-    """Insert new catalog sources and refresh changed ones; fetch state is kept."""
+    """Seed the store from catalog files: the store is the catalog ingest reads, the files its seed.
+
+    New sources are inserted; known ones get the files' current name, URL, kind... Fetch state
+    is kept. `enabled` belongs to whoever changed it last: the web app's switch holds until the
+    file's own `enabled` value changes (catalog_enabled remembers what the file said).
+    """
+    if not catalog:
+        return
+    ids = [s.id for s in catalog]
+    stored = {
+        r.id: r
+        for start in range(0, len(ids), BATCH)
+        for r in conn.execute(
+            select(sources.c.id, sources.c.enabled, sources.c.catalog_enabled).where(sources.c.id.in_(ids[start : start + BATCH]))
+        )
+    }
     for src in catalog:
         values = {c: getattr(src, c) for c in _SOURCE_COLUMNS}
-        # An operator may disable a source in the web app; a catalog sync must not turn it
-        # back on. The catalog can still disable one (enabled = false).
-        refresh = {k: v for k, v in values.items() if k != "enabled" or not v}
-        stmt = _dialect_insert(conn, sources).values(id=src.id, **values)
-        conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_=refresh))
+        row = stored.get(src.id)
+        if row is None:
+            # Two workers may seed at once: the second one's insert is a no-op.
+            stmt = _dialect_insert(conn, sources).values(
+                id=src.id, enabled=src.enabled, catalog_enabled=src.enabled, **values
+            )
+            conn.execute(stmt.on_conflict_do_nothing(index_elements=["id"]))
+            continue
+        # A store from before catalog_enabled: only a file's `enabled = false` was ever applied.
+        file_changed = (not src.enabled) if row.catalog_enabled is None else row.catalog_enabled != src.enabled
+        if file_changed:
+            values["enabled"] = src.enabled
+        conn.execute(update(sources).where(sources.c.id == src.id).values(catalog_enabled=src.enabled, **values))
 
 
 def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = None) -> list[str]:

@@ -103,6 +103,9 @@ sources = Table(
     Column("fulltext", Boolean, nullable=False, default=False),
     Column("enabled", Boolean, nullable=False, default=True),
     Column("origin", CleanString(20), nullable=False, default="catalog"),  # catalog | user | import
+    # What the catalog file last said about `enabled`: a sync applies the file's value only when it
+    # changes, so a source switched off in the web app stays off until the file itself says otherwise.
+    Column("catalog_enabled", Boolean),
     # Conditional-GET state, carried from one fetch to the next.
     Column("etag", CleanText),
     Column("last_modified", CleanText),

@@ -67,14 +67,18 @@ def load_pairs(path: str | Path) -> list[dict]:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise EvalFileError(f"{p}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvalFileError(f"{p}: cannot read as UTF-8 text ({exc}); give a SummaC-style JSON file") from None
     except json.JSONDecodeError as exc:
         raise EvalFileError(f"{p}: not valid JSON ({exc})") from None
+    if not isinstance(data, (dict, list)):
+        raise EvalFileError(f"{p}: expected a JSON object {{id: {{document, claim, label}}}} or a list of such objects")
     rows = list(data.values()) if isinstance(data, dict) else data
     pairs = []
     for i, r in enumerate(rows):
-        claim = r.get("claim") or r.get("summary")
-        if not isinstance(r, dict) or not claim or "document" not in r or r.get("label") not in (0, 1):
-            raise EvalFileError(f"{p}: entry {i} needs document, claim (or summary) and label 0/1")
+        claim = (r.get("claim") or r.get("summary")) if isinstance(r, dict) else None
+        if not isinstance(claim, str) or not isinstance(r.get("document"), str) or r.get("label") not in (0, 1):
+            raise EvalFileError(f"{p}: entry {i} needs document, claim (or summary) as text and label 0/1")
         pairs.append({"document": r["document"], "claim": claim, "label": r["label"]})
     return pairs
 
