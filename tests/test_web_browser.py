@@ -14,6 +14,7 @@ from sqlalchemy import select
 from newsdesk.config import Settings
 from newsdesk.store.schema import feedback
 from newsdesk.web.app import create_app
+from conftest import require
 from test_web_app import TOKEN, seed_store
 
 pytestmark = pytest.mark.browser
@@ -44,8 +45,8 @@ def server(sqlite_engine):
 
 @pytest.fixture
 def page():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does")
+    require("Chromium", None if Path(CHROMIUM).exists() else
+            f"{CHROMIUM} missing; install Debian's chromium (apt-get install -y chromium), as .ci/run does")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
