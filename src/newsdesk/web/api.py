@@ -253,27 +253,46 @@ class Created(BaseModel):
     id: int | str
 
 
+# Ids are 64-bit in the store; a bigger number in a URL cannot name anything (and would overflow the driver).
+MAX_ID = 2**63 - 1
+MAX_PAGE = 100_000
+# Days a newsroom can have: the neighbours of day 1 or day 9999-12-31 would overflow date arithmetic.
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(2200, 12, 31)
+
+
 def parse_day(value: str | None) -> date | None:
     """A `day` parameter (YYYY-MM-DD) for pages and the API alike."""
     if not value:
         return None
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise HTTPException(400, f"day {value!r} is not a date; use YYYY-MM-DD") from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise HTTPException(400, f"day {value!r} is out of range; use a day from {FIRST_DAY} to {LAST_DAY}")
+    return day
 
 
-def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo) -> APIRouter:
+def check_id(event_id: int) -> int:
+    """An event id that could exist, else 404 (an id past 64 bits cannot)."""
+    if not 1 <= event_id <= MAX_ID:
+        raise HTTPException(404, f"event {event_id} does not exist")
+    return event_id
+
+
+def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle) -> APIRouter:
     api = APIRouter()
 
     def writer(request: Request) -> None:
         if not settings.web_token:
             raise HTTPException(403, auth.WRITES_OFF["en"])
+        throttle.check(request)
         if not auth.token_matches(settings.web_token, auth.bearer(request)):
+            throttle.wrong(request)
             raise HTTPException(401, "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'")
 
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
-    def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1), lang: str = "zh"):
+    def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1, le=MAX_PAGE), lang: str = "zh"):
         with engine.connect() as conn:
             chosen = parse_day(day) or latest_day(conn, tz) or date.today()
             data = queries.feed(conn, chosen, tab, tz, page, lang)
@@ -282,6 +301,7 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
 
     @api.get("/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts")
     def event(event_id: int, lang: str = "zh"):
+        check_id(event_id)
         with engine.connect() as conn:
             detail = queries.event_detail(conn, event_id, tz, lang)
         if detail is None:
@@ -291,6 +311,7 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
     @api.post("/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event")
     def feedback(event_id: int, body: FeedbackIn, request: Request):
         writer(request)
+        check_id(event_id)
         try:
             with engine.begin() as conn:
                 new_id = queries.add_feedback(conn, event_id, body.kind, body.note, body.user)

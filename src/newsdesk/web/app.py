@@ -24,6 +24,18 @@ from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from secure import (
+    ContentSecurityPolicy,
+    CrossOriginOpenerPolicy,
+    PermissionsPolicy,
+    ReferrerPolicy,
+    Secure,
+    StrictTransportSecurity,
+    XContentTypeOptions,
+    XFrameOptions,
+)
+from secure.middleware.asgi import SecureASGIMiddleware
+
 from newsdesk import render
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
@@ -39,9 +51,10 @@ from newsdesk.push.subscriptions import (
 )
 from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
-from newsdesk.web.api import build_api, parse_day
+from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day
 
 HERE = Path(__file__).parent
+CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
 EDITION_PATHS = {"daily": "daily", "weekly": "weekly", "episodes": "episode"}  # URL segment -> edition kind
 
 
@@ -51,6 +64,47 @@ def _local_path(target: str | None) -> str:
         return "/"
     return target
 
+
+
+def security_headers(settings: Settings, *, docs: bool = False) -> Secure:
+    """CSP, nosniff, frame and referrer policies for every response. The pages run no script at all;
+    the API docs page (Swagger UI) loads its script and styles from jsDelivr and starts with an inline script."""
+    csp = (
+        ContentSecurityPolicy()
+        .default_src("'self'")
+        .img_src("'self'", "data:")
+        .object_src("'none'")
+        .base_uri("'none'")
+        .form_action("'self'")
+        .frame_ancestors("'none'")
+    )
+    if docs:
+        csp = csp.script_src("'self'", "'unsafe-inline'", CDN).style_src("'self'", CDN).img_src("'self'", "data:", "https:")
+    else:
+        csp = csp.script_src("'none'").style_src("'self'")
+    return Secure(
+        csp=csp,
+        hsts=StrictTransportSecurity().max_age(31536000) if settings.site_url.startswith("https://") else None,
+        referrer=ReferrerPolicy().strict_origin_when_cross_origin(),
+        xcto=XContentTypeOptions(),
+        xfo=XFrameOptions().deny(),
+        coop=CrossOriginOpenerPolicy().same_origin(),
+        permissions=PermissionsPolicy().geolocation().microphone().camera(),
+    )
+
+
+class SecurityHeaders:
+    """ASGI middleware: the docs page's headers on the docs page, the pages' everywhere else.
+    Plain ASGI, so streamed responses (the MCP endpoint's) pass through untouched."""
+
+    def __init__(self, app, *, pages: Secure, docs: Secure, docs_path: str | None):
+        self.pages = SecureASGIMiddleware(app, secure=pages)
+        self.docs = SecureASGIMiddleware(app, secure=docs)
+        self.docs_path = docs_path
+
+    async def __call__(self, scope, receive, send):
+        chosen = self.docs if scope.get("path") == self.docs_path else self.pages
+        await chosen(scope, receive, send)
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
@@ -85,8 +139,11 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         https_only=settings.site_url.startswith("https://"),
     )
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.include_router(build_api(engine, settings, index, tz), prefix="/api")
+    throttle = auth.Throttle()
+    app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
     app.add_route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.add_middleware(SecurityHeaders, pages=security_headers(settings), docs=security_headers(settings, docs=True),
+                       docs_path=app.docs_url)
 
     # The event card's template is shared with the published site; it lives with the card builder.
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
@@ -153,12 +210,13 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         lang = ui_lang(request)
         with engine.connect() as conn:
             chosen = parse_day(day) or latest_day(conn, tz) or date.today()
-            data = queries.feed(conn, chosen, tab, tz, max(1, page_no), lang)
+            data = queries.feed(conn, chosen, tab, tz, min(max(1, page_no), MAX_PAGE), lang)
             prev_day, next_day = neighbour_days(conn, chosen, tz)
         return page(request, "feed.html", feed=data, prev_day=prev_day, next_day=next_day)
 
     @app.get("/events/{event_id}", response_class=HTMLResponse, include_in_schema=False)
     def event_page(request: Request, event_id: int):
+        check_id(event_id)
         with engine.connect() as conn:
             detail = queries.event_detail(conn, event_id, tz, ui_lang(request))
         if detail is None:
@@ -226,7 +284,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         if not settings.web_token:
             raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
         auth.check_csrf(request, csrf)
+        throttle.check(request)
         if not auth.token_matches(settings.web_token, token):
+            throttle.wrong(request)
             return page(request, "login.html", status=401, next=_local_path(next), error=Labels(ui_lang(request)).bad_token)
         auth.login(request, (name.strip() or "operator")[:80])
         return RedirectResponse(_local_path(next), 303)
@@ -242,6 +302,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     @app.post("/events/{event_id}/feedback", include_in_schema=False)
     def feedback_submit(request: Request, event_id: int, kind: str = Form(""), note: str = Form(""), csrf: str = Form("")):
         user = require_writer(request, csrf)
+        check_id(event_id)
         try:
             with engine.begin() as conn:
                 queries.add_feedback(conn, event_id, kind, note, user)

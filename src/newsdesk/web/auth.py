@@ -9,14 +9,24 @@ CSRF: every session holds a random token (the cookie is signed, so it cannot be 
 or swapped); each form carries it in a hidden field and every form POST must echo it.
 A cross-site page can make the browser send the cookie (it is SameSite=Lax anyway),
 but it cannot read our page to learn the token.
+
+Guessing: wrong tokens are counted per client address (login form and API alike); past
+WRONG_TOKENS in a moving window every attempt from that address is answered 429 until
+the window has room again, so the token cannot be guessed at network speed.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+import time
 
 from fastapi import HTTPException, Request
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+WRONG_TOKENS = "10/minute"
 
 WRITES_OFF = {
     "zh": "写入已关闭：运营者尚未设置 NEWSDESK_WEB_TOKEN。设置后重启 `newsdesk serve` 即可登录、反馈和管理来源。",
@@ -61,3 +71,27 @@ def bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     return value.strip() if scheme.lower() == "bearer" else None
+
+
+class Throttle:
+    """Counts wrong tokens per client address and refuses attempts past WRONG_TOKENS."""
+
+    def __init__(self, rate: str = WRONG_TOKENS):
+        self.rate = parse(rate)
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    @staticmethod
+    def _client(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
+
+    def check(self, request: Request) -> None:
+        """Raise 429 while this address has used up its wrong attempts."""
+        client = self._client(request)
+        if not self.limiter.test(self.rate, client):
+            reset = self.limiter.get_window_stats(self.rate, client).reset_time
+            wait = max(1, int(reset - time.time()) + 1)
+            raise HTTPException(429, f"too many wrong tokens from {client}; try again in {wait} s",
+                                headers={"Retry-After": str(wait)})
+
+    def wrong(self, request: Request) -> None:
+        self.limiter.hit(self.rate, self._client(request))
