@@ -143,3 +143,13 @@ def test_commands_refuse_bad_arguments_in_one_line(tmp_path, monkeypatch):
     pairs.write_text("[1,2]", encoding="utf-8")
     code, out = _cli(tmp_path, monkeypatch, "eval", "checker", str(pairs))
     assert code == 2 and "entry 0 needs document" in out, out
+
+
+def test_reimporting_the_same_harvest_changes_nothing(engine, shared):
+    harvest = shared / "fixtures/news/ai-daily-harvest.jsonl"
+    first = ingest.import_jsonl(engine, harvest)
+    assert sum(o.new for o in first) > 900
+    assert [w for o in first for w in o.warnings if "repeat an outlet's link" in w]
+    for _ in range(2):
+        again = ingest.import_jsonl(engine, harvest)
+        assert sum(o.new for o in again) == 0 and sum(o.updated for o in again) == 0
