@@ -33,7 +33,7 @@ def server():
 
 
 def _run(engine, catalog, **kw) -> dict[str, ingest.SourceOutcome]:
-    return {o.source_id: o for o in asyncio.run(ingest.ingest(engine, _settings(), catalog, **kw))}
+    return {o.source_id: o for o in ingest.ingest(engine, _settings(), catalog=catalog, **kw).outcomes}
 
 
 def test_sources_switched_and_added_in_the_web_app_drive_ingest(engine, server):
