@@ -349,8 +349,7 @@ def ingest(
     if only:
         unknown = sorted(set(only) - {s.id for s in todo})
         if unknown:
-            where = "in this replay" if source is not None else "in the store or the catalog"
-            raise IngestError(f"unknown source id(s) {where}: {', '.join(unknown)}; `newsdesk sources` lists them")
+            raise IngestError(f"unknown source id(s): {', '.join(unknown)}; `newsdesk sources` lists them")
         todo = [s for s in todo if s.id in only]
     total, done = len(todo) + len(problems), 0
 
