@@ -7,10 +7,14 @@ the query the same way:
 - SQLite: an FTS5 table `search_fts` (rowid encodes kind and id), ranked by bm25;
 - PostgreSQL: a table with a generated `to_tsvector('simple', body)` column and a GIN index.
 
+Only CJK runs go through jieba: Latin-script text is already split into words, and
+both FTS5's unicode61 and PostgreSQL's parser tokenize it the same on the query side.
+
 `search_docs` remembers which version (stamp) of each item and event is indexed.
 Other stages write items and events without knowing about this index, so the index
-catches up by itself before each search: a cheap signature of the source tables says
-whether anything changed, and only changed rows are re-segmented.
+catches up by itself: a cheap signature of the source tables says whether anything
+changed, and only changed rows are re-segmented, BATCH documents per transaction.
+A search never waits for a catch-up in progress: it answers from what is indexed.
 When the word index finds nothing (a query that cuts across jieba's word boundaries),
 a case-insensitive substring match over titles is the fallback.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 import threading
 from dataclasses import dataclass
 
@@ -32,7 +37,8 @@ from newsdesk.store.schema import analyses, events, items
 jieba.setLogLevel(logging.WARNING)
 log = logging.getLogger(__name__)
 
-BATCH = 50  # documents per transaction (and per search, when the index is behind)
+BATCH = 500  # documents per transaction: short write locks for SQLite, few round trips for both
+SEARCH_BATCH = 50  # documents a search indexes itself when nothing else is catching up
 
 _KINDS = {"item": 0, "event": 1}
 
@@ -56,21 +62,35 @@ class Hit:
     rank: float
 
 
+_CJK_RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
+
+
 def segment(value: str) -> str:
-    """Words for the index: jieba's search mode also emits the short words inside long ones.
+    """Words for the index: jieba's search mode, on the CJK runs only, also emits the short words
+    inside long ones. The rest is kept as written (the index tokenizes it).
 
     HMM (guessing words missing from jieba's dictionary) is off on both sides: it costs a
     third of the time, and an unknown name then splits into the same pieces in the query.
     """
-    return " ".join(w for w in jieba.cut_for_search(value, HMM=False) if w.strip())
+    parts = _CJK_RUN.split(value)
+    for i in range(1, len(parts), 2):  # odd positions are the CJK runs
+        parts[i] = " " + " ".join(jieba.cut_for_search(parts[i], HMM=False)) + " "
+    return " ".join("".join(parts).split())
 
 
 def query_words(query: str) -> list[str]:
-    return [w for w in jieba.cut(query, HMM=False) if any(ch.isalnum() for ch in w)]
+    words: list[str] = []
+    for i, part in enumerate(_CJK_RUN.split(query)):
+        words += jieba.cut(part, HMM=False) if i % 2 else part.split()
+    return [w for w in words if any(ch.isalnum() for ch in w)]
 
 
 def _text(fragment: str | None) -> str:
-    return html.unescape(nh3.clean(fragment or "", tags=set())) if fragment else ""
+    if not fragment:
+        return ""
+    if "<" not in fragment and "&" not in fragment:
+        return fragment  # plain text, as ingest stores most titles and summaries
+    return html.unescape(nh3.clean(fragment, tags=set()))
 
 
 def _stamp(*parts) -> str:
@@ -108,8 +128,9 @@ class SearchIndex:
     def refresh(self, limit: int | None = None, wait: bool = True) -> int:
         """Index what changed, at most `limit` documents; returns how many were (re)indexed.
 
-        Work is committed in small batches so a long catch-up never holds SQLite's write
-        lock for long (the pipeline writes to the same file).
+        Work is committed BATCH documents at a time so a long catch-up never holds SQLite's
+        write lock for long (the pipeline writes to the same file). With wait=False it returns
+        0 at once when another thread is already indexing.
         """
         self.ensure()
         if not self._lock.acquire(blocking=wait):
@@ -122,8 +143,7 @@ class SearchIndex:
                 changed, gone = self._changes(conn)
             todo = changed if limit is None else changed[:limit]
             with self.engine.begin() as conn:
-                for key in gone:
-                    self._delete(conn, *key)
+                self._delete(conn, gone)
             for start in range(0, len(todo), BATCH):
                 with self.engine.begin() as conn:
                     self._index(conn, todo[start : start + BATCH])
@@ -134,10 +154,9 @@ class SearchIndex:
             self._lock.release()
 
     def catch_up(self) -> None:
-        """Index everything, a batch at a time (a server runs this in a thread at start)."""
+        """Index everything that changed (a server runs this in a thread at start)."""
         try:
-            while self.refresh(limit=BATCH):
-                pass
+            self.refresh()
         except Exception as exc:  # noqa: BLE001 - a search index must never take the server down
             log.warning("search index: catching up failed (%s); searches will retry", exc)
 
@@ -162,9 +181,11 @@ class SearchIndex:
         stamps = {(kind, ref_id): stamp for kind, ref_id, stamp in batch}
         item_ids = [i for k, i, _ in batch if k == "item"]
         event_ids = [i for k, i, _ in batch if k == "event"]
+        docs: list[tuple[str, int, str, str]] = []  # kind, id, stamp, segmented words
         if item_ids:
             for row in conn.execute(select(items.c.id, items.c.title, items.c.summary).where(items.c.id.in_(item_ids))):
-                self._put(conn, "item", row.id, stamps[("item", row.id)], f"{_text(row.title)}\n{_text(row.summary)}")
+                words = segment(f"{_text(row.title)}\n{_text(row.summary)}")
+                docs.append(("item", row.id, stamps[("item", row.id)], words))
         if event_ids:
             written: dict[int, list[str]] = {}
             for row in conn.execute(
@@ -172,35 +193,39 @@ class SearchIndex:
             ):
                 written.setdefault(row.event_id, []).extend([row.headline, row.body])
             for row in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):
-                body = "\n".join([_text(row.title), *written.get(row.id, [])])
-                self._put(conn, "event", row.id, stamps[("event", row.id)], body)
+                words = segment("\n".join([_text(row.title), *written.get(row.id, [])]))
+                docs.append(("event", row.id, stamps[("event", row.id)], words))
+        if docs:
+            self._put(conn, docs)
 
-    def _put(self, conn: Connection, kind: str, ref_id: int, stamp: str, body: str) -> None:
-        words = segment(body)
+    def _put(self, conn: Connection, docs: list[tuple[str, int, str, str]]) -> None:
+        """Write a batch of documents with one statement per table (executemany)."""
         if self.dialect == "postgresql":
             conn.execute(
                 text(
                     "INSERT INTO search_docs (kind, ref_id, stamp, body) VALUES (:k, :i, :s, :b)"
                     " ON CONFLICT (kind, ref_id) DO UPDATE SET stamp = excluded.stamp, body = excluded.body"
                 ),
-                {"k": kind, "i": ref_id, "s": stamp, "b": words},
+                [{"k": k, "i": i, "s": s, "b": b} for k, i, s, b in docs],
             )
             return
-        rowid = ref_id * 2 + _KINDS[kind]
-        conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), {"r": rowid})
-        conn.execute(text("INSERT INTO search_fts (rowid, body) VALUES (:r, :b)"), {"r": rowid, "b": words})
+        rows = [{"r": i * 2 + _KINDS[k], "b": b} for k, i, _, b in docs]
+        conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), [{"r": r["r"]} for r in rows])
+        conn.execute(text("INSERT INTO search_fts (rowid, body) VALUES (:r, :b)"), rows)
         conn.execute(
             text(
                 "INSERT INTO search_docs (kind, ref_id, stamp) VALUES (:k, :i, :s)"
                 " ON CONFLICT (kind, ref_id) DO UPDATE SET stamp = excluded.stamp"
             ),
-            {"k": kind, "i": ref_id, "s": stamp},
+            [{"k": k, "i": i, "s": s} for k, i, s, _ in docs],
         )
 
-    def _delete(self, conn: Connection, kind: str, ref_id: int) -> None:
+    def _delete(self, conn: Connection, keys: list[tuple[str, int]]) -> None:
+        if not keys:
+            return
         if self.dialect != "postgresql":
-            conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), {"r": ref_id * 2 + _KINDS[kind]})
-        conn.execute(text("DELETE FROM search_docs WHERE kind = :k AND ref_id = :i"), {"k": kind, "i": ref_id})
+            conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), [{"r": i * 2 + _KINDS[k]} for k, i in keys])
+        conn.execute(text("DELETE FROM search_docs WHERE kind = :k AND ref_id = :i"), [{"k": k, "i": i} for k, i in keys])
 
     # --- querying -------------------------------------------------------------------------
 
@@ -209,8 +234,8 @@ class SearchIndex:
         words = query_words(query)
         if not words:
             return []
-        # Bounded work per search; a server's catch-up thread does the bulk (see catch_up).
-        self.refresh(limit=BATCH)
+        # Bounded work per search, and none while a catch-up is running: answer from what is indexed.
+        self.refresh(limit=SEARCH_BATCH, wait=False)
         with self.engine.connect() as conn:
             hits = self._words(conn, words, limit) or self._substring(conn, query.strip(), limit)
         return hits
