@@ -56,13 +56,13 @@ def test_a_five_million_character_title_is_capped():
     assert len(parse_feed(rss.encode(), SRC, fetched_at=NOW).items[0].title) <= TITLE_MAX + 2
 
 
-def test_jsonl_lines_with_bad_dates_are_imported_and_not_counted_as_skipped(sqlite_engine, tmp_path):
+def test_jsonl_lines_with_bad_dates_are_imported_and_not_counted_as_skipped(engine, tmp_path):
     good = {"title": "GPT-5.4 released", "link": "https://openai.com/index/gpt-5-4/", "source": "OpenAI"}
     path = tmp_path / "h.jsonl"
     path.write_text(json.dumps({**good, "pub_date": "sometime"}) + "\n"
                     + json.dumps({**good, "link": "https://openai.com/b", "pub_date": "2026-03-01"}) + "\n",
                     encoding="utf-8")
-    outcomes = ingest.import_jsonl(sqlite_engine, path)
+    outcomes = ingest.import_jsonl(engine, path)
     assert not [o for o in outcomes if o.status == "error"]
     assert sum(o.new for o in outcomes) == 2
     notes = [w for o in outcomes for w in o.warnings]

@@ -67,22 +67,22 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-def test_a_dead_workers_lease_is_taken_over_and_a_live_ones_is_reported(sqlite_engine, server):
+def test_a_dead_workers_lease_is_taken_over_and_a_live_ones_is_reported(engine, server):
     catalog = [Source(id="good", name="Good", url=server.url("/good.xml"))]
-    _run(sqlite_engine, catalog)
+    _run(engine, catalog)
     now = datetime.now(UTC)
     # kill -9 left a lease behind that runs for minutes: its owner is gone, so it is taken at once.
-    with sqlite_engine.begin() as conn:
+    with engine.begin() as conn:
         conn.execute(update(sources).values(etag=None, lease_owner=f"{socket.gethostname()}:{_dead_pid()}:dead00",
                                             lease_until=now + timedelta(minutes=5)))
-    assert _run(sqlite_engine, catalog)["good"].status == "ok"
+    assert _run(engine, catalog)["good"].status == "ok"
     # A worker on another machine is alive as far as we can tell: its source is skipped, and said so.
-    assert ingest.claim(sqlite_engine, "good", "elsewhere:4242:live00", now)
-    out = _run(sqlite_engine, catalog)["good"]
+    assert ingest.claim(engine, "good", "elsewhere:4242:live00", now)
+    out = _run(engine, catalog)["good"]
     assert out.status == "skipped" and "elsewhere:4242:live00" in out.error and "lease" in out.error
 
 
-def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(sqlite_engine, server, monkeypatch):
+def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(engine, server, monkeypatch):
     monkeypatch.setattr(ingest, "HEARTBEAT", 0.2)
     monkeypatch.setattr(ingest, "LEASE", timedelta(seconds=1))
     seen: list[datetime] = []
@@ -90,14 +90,14 @@ def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(sqli
 
     def watch():
         while not done.is_set():
-            with sqlite_engine.connect() as conn:
+            with engine.connect() as conn:
                 until = conn.execute(select(sources.c.lease_until).where(sources.c.id == "stall")).scalar()
             if until is not None:
                 seen.append(until)
             time.sleep(0.1)
 
     catalog = [Source(id="stall", name="Stall", url=server.url("/stall.xml"))]
-    with sqlite_engine.begin() as conn:
+    with engine.begin() as conn:
         from newsdesk.store.items import sync_sources
 
         sync_sources(conn, catalog)
@@ -106,7 +106,7 @@ def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(sqli
     try:
         settings = _settings()
         settings.fetch.read_timeout = settings.fetch.total_timeout = 10.0
-        out = asyncio.run(ingest.ingest_all(sqlite_engine, settings, catalog))
+        out = asyncio.run(ingest.ingest_all(engine, settings, catalog))
     finally:
         done.set()
         watcher.join()
@@ -114,22 +114,22 @@ def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(sqli
     assert len(set(seen)) >= 3 and max(seen) - min(seen) >= timedelta(seconds=1)
     # A holder that stops renewing loses the lease when it runs out.
     past = datetime.now(UTC) - timedelta(seconds=5)
-    assert ingest.claim(sqlite_engine, "stall", "elsewhere:1:silent", past)
-    assert ingest.claim(sqlite_engine, "stall", "me:2:alive", datetime.now(UTC))
+    assert ingest.claim(engine, "stall", "elsewhere:1:silent", past)
+    assert ingest.claim(engine, "stall", "me:2:alive", datetime.now(UTC))
 
 
-def test_replay_file_names_that_collide_or_give_no_id_are_errors(sqlite_engine, tmp_path, shared):
+def test_replay_file_names_that_collide_or_give_no_id_are_errors(engine, tmp_path, shared):
     feed = next((shared / "fixtures/feeds/ai-blogs/2026-07-04").glob("*.xml")).read_bytes()
     for name in ("Upper.xml", "upper.rss", "___.xml", "中文.xml", "fine.xml"):
         (tmp_path / name).write_bytes(feed)
     (tmp_path / "pages.json").write_text("{not json", encoding="utf-8")
-    out = _run(sqlite_engine, [], source=tmp_path)
+    out = _run(engine, [], source=tmp_path)
     assert out["fine"].status == "ok" and out["fine"].new > 0
     assert out["upper"].status == "error" and "Upper.xml" in out["upper"].error and "upper.rss" in out["upper"].error
     for name in ("___.xml", "中文.xml"):
         assert out[name].status == "error" and "gives no source id" in out[name].error
     assert out["pages.json"].status == "error" and "not readable JSON" in out["pages.json"].error
-    with sqlite_engine.connect() as conn:
+    with engine.connect() as conn:
         ids = {r[0] for r in conn.execute(select(sources.c.id))}
         assert "" not in ids and "upper" not in ids
         assert {r[0] for r in conn.execute(select(items.c.source_id).distinct())} == {"fine"}
