@@ -9,6 +9,7 @@ and drops scripts, event-handler attributes and javascript:/data: URLs.
 from __future__ import annotations
 
 import html
+import re
 from datetime import datetime
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -62,6 +63,46 @@ def markdown_html(body: str | None) -> Markup:
     if not body:
         return Markup("")
     return clean_html(_markdown.render(body))
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_RAW_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+_LINK_SCHEME = re.compile(r"(\]\(\s*<?\s*|^ {0,3}\[[^\]]+\]:\s*<?\s*)([A-Za-z][A-Za-z0-9+.-]*):", re.M)
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+
+
+def publishable(value):
+    """Stored text (a string, or the lists and dicts of an edition's meta) as it may be published:
+    without the control characters that XML 1.0 forbids and HTML and Markdown readers mangle (NUL first).
+    Every page, feed and Markdown file the site writes is built from editions cleaned by this."""
+    if isinstance(value, str):
+        return _CONTROL.sub("", value)
+    if isinstance(value, list):
+        return [publishable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: publishable(v) for k, v in value.items()}
+    return value
+
+
+def markdown_source(body: str) -> str:
+    """Markdown for other tools to render (Hugo, Jekyll, Notion) that shows what our own pages show:
+    raw HTML as text, and links only to http(s) and mailto. Code blocks and spans stay as written."""
+    code_lines = {n for t in _markdown.parse(body) if t.type in ("fence", "code_block") and t.map for n in range(*t.map)}
+
+    def outside_code(text: str) -> str:
+        text = _RAW_TAG.sub("&lt;", text)
+        return _LINK_SCHEME.sub(lambda m: m.group(0) if m.group(2).lower() in _SCHEMES else m.group(1) + "#", text)
+
+    lines = body.split("\n")
+    for n, line in enumerate(lines):
+        if n in code_lines:
+            continue
+        pieces, at = [], 0
+        for span in _CODE_SPAN.finditer(line):
+            pieces += [outside_code(line[at : span.start()]), span.group(0)]
+            at = span.end()
+        lines[n] = "".join([*pieces, outside_code(line[at:])])
+    return "\n".join(lines)
 
 
 def safe_url(url: str | None) -> str | None:

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import yaml
 
 from newsdesk.editions.labels import Labels
+from newsdesk.render import markdown_source
 
 
 def front_matter(fields: dict) -> str:
@@ -84,4 +85,4 @@ def edition_markdown(edition: dict, tz: str) -> str:
         fields["flagged"] = True  # never passed off as clean, in any tool that imports it
         if edition["kind"] != "daily":  # a daily page marks its flagged cards one by one
             body = f"> ⚠ {Labels(edition['language']).flagged}\n\n{body}"
-    return front_matter(fields) + "\n" + body
+    return front_matter(fields) + "\n" + markdown_source(body)

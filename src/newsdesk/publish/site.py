@@ -33,7 +33,7 @@ from newsdesk.editions.labels import LABELS, Labels
 from newsdesk.errors import NewsdeskError
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import edition_markdown, edition_summary
-from newsdesk.render import markdown_html, safe_url
+from newsdesk.render import markdown_html, publishable, safe_url
 from newsdesk.store.schema import editions
 
 SITE_FORMAT = 1
@@ -73,7 +73,7 @@ def _environment() -> Environment:
 def _load(engine: Engine) -> list[dict]:
     with engine.connect() as conn:
         rows = conn.execute(select(editions).order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
-        return [dict(r._mapping) for r in rows]
+        return [publishable(dict(r._mapping)) for r in rows]  # one cleaning for every file published
 
 
 def _inputs_key(rows: list[dict], settings: Settings) -> str:
