@@ -56,6 +56,14 @@ def test_api_bearer_guesses_are_throttled(client):
     assert codes == [401] * 10 + [429]
 
 
+def test_mcp_bearer_guesses_count_with_the_others(client):
+    for i in range(9):
+        assert client.patch("/api/sources/x", json={"enabled": False}, headers={"Authorization": f"Bearer g{i}"}).status_code == 401
+    assert client.post("/mcp", json={}, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    refused = client.post("/mcp", json={}, headers={"Authorization": "Bearer wrong"})
+    assert refused.status_code == 429 and "try again" in refused.json()["detail"]
+
+
 @pytest.mark.parametrize("path", [
     "/events/99999999999999999999999", "/api/events/99999999999999999999999", "/events/-1",
     "/?page=99999999999999999999999", "/?day=0001-01-01", "/?day=9999-12-31",

@@ -17,6 +17,7 @@ import re
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
+from fastapi import HTTPException
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -197,8 +198,9 @@ class TokenGate:
     a raw ASGI app.)
     """
 
-    def __init__(self, server: NewsdeskMCP, settings: Settings):
+    def __init__(self, server: NewsdeskMCP, settings: Settings, throttle: auth.Throttle):
         self.token = settings.web_token
+        self.throttle = throttle  # wrong tokens here count with the login form's and the API's
         self.inner = server.streamable_http_app(
             streamable_http_path="/mcp",
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -210,7 +212,13 @@ class TokenGate:
                 refusal = JSONResponse({"detail": "MCP over HTTP is off: set NEWSDESK_WEB_TOKEN and restart "
                                         "`newsdesk serve` (or run `newsdesk mcp` locally over stdio)"}, 403)
                 return await refusal(scope, receive, send)
-            if not auth.token_matches(self.token, auth.bearer(Request(scope))):
+            request = Request(scope)
+            try:
+                self.throttle.check(request)
+            except HTTPException as exc:
+                return await JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)(scope, receive, send)
+            if not auth.token_matches(self.token, auth.bearer(request)):
+                self.throttle.wrong(request)
                 refusal = JSONResponse({"detail": "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'"},
                                        401, headers={"WWW-Authenticate": "Bearer"})
                 return await refusal(scope, receive, send)

@@ -111,7 +111,8 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
     mcp = build_server(engine, settings, index)
-    mcp_endpoint = TokenGate(mcp, settings)
+    throttle = auth.Throttle()
+    mcp_endpoint = TokenGate(mcp, settings, throttle)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -139,7 +140,6 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         https_only=settings.site_url.startswith("https://"),
     )
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    throttle = auth.Throttle()
     app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
     app.add_route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     app.add_middleware(SecurityHeaders, pages=security_headers(settings), docs=security_headers(settings, docs=True),
