@@ -120,7 +120,7 @@ def _replay_json_feed(engine, tmp_path, entries: list[dict]):
     doc = {"version": "https://jsonfeed.org/version/1.1", "title": "Big", "home_page_url": "https://big.example/",
            "items": entries}
     (feeds / "big.json").write_text(json.dumps(doc), "utf-8")
-    found, urls = ingest.replay_sources(feeds, {})
+    found, urls, _problems = ingest.replay_sources(feeds, {})
     return asyncio.run(ingest.ingest_all(engine, Settings(), found, getter=ingest.DirectoryGetter(feeds, urls)))
 
 

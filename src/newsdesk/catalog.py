@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
+from newsdesk.store.items import BATCH
 from newsdesk.store.schema import sources as sources_table
 
 CATEGORIES = (
@@ -135,9 +136,13 @@ def stored_sources(conn: Connection, ids: list[str] | None = None) -> list[Sourc
     """The catalog as ingest reads it: the store's sources (seeded from the files, plus those
     added in the web app and by imports), with `enabled` as last set by the files or the web app."""
     query = select(*(sources_table.c[f] for f in (*FIELDS, "origin"))).order_by(sources_table.c.id)
-    if ids is not None:
-        query = query.where(sources_table.c.id.in_(ids))
-    return [Source(**row._mapping) for row in conn.execute(query)]
+    if ids is None:
+        return [Source(**row._mapping) for row in conn.execute(query)]
+    return [  # in chunks under every database's limit on bound parameters
+        Source(**row._mapping)
+        for start in range(0, len(ids), BATCH)
+        for row in conn.execute(query.where(sources_table.c.id.in_(ids[start : start + BATCH])))
+    ]
 
 
 def _read_entries(path: Path, errors: list[str]) -> list[dict]:
