@@ -5,15 +5,15 @@ off in the web app stays off until the file itself says otherwise. Existing rows
 (unknown): the next sync records the file's value and applies it only if it says false, as
 syncs did before.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
