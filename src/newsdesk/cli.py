@@ -606,3 +606,25 @@ def eval_checker(
         for score in scores:
             console.print(f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
                           f"flags {score.flagged} (tp {score.tp}, fp {score.fp})", soft_wrap=True)
+
+
+@eval_app.command("digest")
+def eval_digest(
+    file: Path = typer.Argument(..., help="QMSum-style JSON Lines: meeting_transcripts, topic_list, general_query_list."),
+    folds: int = typer.Option(5, "--folds", help="Cross-validation folds over the meetings."),
+    embed: bool = typer.Option(False, "--embed", help="Also try embedding vectors (USE) for the sections: slow on a CPU."),
+) -> None:
+    """Sections (Pk, WindowDiff) and summary (ROUGE) of the extractive episode digest, held-apart folds, beside baselines."""
+    from newsdesk.write.extractive.evaluate import evaluate, report_lines
+
+    embedder = None
+    if embed:
+        from newsdesk.cluster.embed import make_embedder
+
+        embedder = make_embedder(settings()).embed
+    problems: list[str] = []
+    report = evaluate(file, folds=folds, embed=embedder, problems=problems, progress=err.print)
+    for problem in problems:
+        err.print(problem, soft_wrap=True)
+    for text in report_lines(report):
+        console.print(text, soft_wrap=True)

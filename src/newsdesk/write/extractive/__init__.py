@@ -1,0 +1,10 @@
+"""The offline newsroom's writers: everything they publish is chosen from the material by code.
+
+With no model endpoint configured, newsdesk does not write prose; it selects and arranges
+the material's own sentences into the same structures the model-written forms use, so the
+site, feeds, Markdown and web app render them with the same templates:
+
+- episode.py  an episode digest: sections from topic segmentation (segment.py), the
+              speakers' sentences quoted verbatim with time codes, a 5–9 bullet summary
+- evaluate.py `newsdesk eval digest`: sections and summary against labelled meetings
+"""

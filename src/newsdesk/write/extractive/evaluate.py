@@ -1,0 +1,298 @@
+"""`newsdesk eval digest FILE.jsonl`: the extractive episode digest against meetings with
+labelled topic spans and reference summaries (QMSum's JSON Lines shape).
+
+Two things are measured, each beside a baseline:
+
+- Section boundaries against the meeting's topics, per speaker turn: Pk and WindowDiff
+  (nltk; lower is better; k = half the mean reference topic length), beside an equal-length
+  split into the same number of sections as the digest has.
+- The summary against the reference summaries (the file's general queries' answers):
+  ROUGE-1 / 2 / L F1 (Google's rouge-score, Porter stemming), scoring the summary's quoted
+  sentences, beside the meeting's first N sentences for the same N, and beside its first
+  sentences up to the summary's length in words (ROUGE F1 favours the longer of two texts).
+
+Parameters (vectors, window, depth cutoff; sentence scoring and length) are tuned by k-fold
+cross-validation over the meetings: for each fold, the grid point best on the other folds
+(WindowDiff for the segmentation, then mean ROUGE F1 for the summary) is scored on the
+held-apart fold, and only held-apart scores are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import product
+from pathlib import Path
+
+from newsdesk.errors import EvalFileError
+from newsdesk.model import Turn
+from newsdesk.write.extractive.episode import (
+    DigestOptions,
+    Transcript,
+    extractive_digest,
+    prepare,
+    segment,
+    summary_sentences,
+)
+from newsdesk.write.extractive.segment import SegmentOptions
+from newsdesk.write.extractive.text import is_complete, sentences
+from newsdesk.write.transcript import clean_speech
+
+GRID_SEGMENT = {"window": (10, 20, 30, 45, 60), "cutoff": (-2.0, -1.5, -1.0, -0.5, 0.0)}
+GRID_SUMMARY = {"centrality": (0.0, 0.5, 1.0), "min_words": (8, 12, 16, 20)}
+
+
+@dataclass
+class Meeting:
+    name: str
+    turns: list[Turn]
+    topics: list[int]  # per turn: the reference topic it belongs to
+    references: list[str]  # reference summaries
+
+
+def topic_labels(topic_list: list[dict], n: int) -> list[int]:
+    """Each turn's topic: the covering span that starts last (the most specific); a turn no
+    span covers stays in the topic before it."""
+    cover: list[tuple[int, int, int]] = []  # (start, end, topic)
+    for k, topic in enumerate(topic_list):
+        for a, b in topic.get("relevant_text_span") or []:
+            cover.append((int(a), int(b), k))
+    labels, current = [], None
+    for t in range(n):
+        here = [(a, k) for a, b, k in cover if a <= t <= b]
+        if here:
+            current = max(here)[1]
+        labels.append(current if current is not None else -1)
+    return labels
+
+
+def read_meetings(path: Path, problems: list[str]) -> list[Meeting]:
+    """Meetings of a QMSum-shaped JSON Lines file; a bad line is named in `problems` and skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EvalFileError(f"{path}: cannot read it ({exc.strerror}); give a QMSum-style JSON Lines file") from None
+    out = []
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            turns = [Turn(t.get("speaker") or "", t["content"]) for t in row["meeting_transcripts"]]
+            refs = [q["answer"] for q in row.get("general_query_list") or [] if q.get("answer")]
+            topics = topic_labels(row["topic_list"], len(turns))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{path}:{no}: skipped, not a meeting ({type(exc).__name__}: {exc}); each line needs "
+                            "meeting_transcripts [{speaker, content}], topic_list [{relevant_text_span}] and general_query_list")
+            continue
+        if not turns or not refs or len(set(topics)) < 2:
+            problems.append(f"{path}:{no}: skipped, it needs turns, a reference summary and two topics or more")
+            continue
+        out.append(Meeting(f"line {no}", turns, topics, refs))
+    if len(out) < 2:
+        raise EvalFileError(f"{path}: {len(out)} usable meetings; cross-validation needs two or more")
+    return out
+
+
+# --- the measures ------------------------------------------------------------------------
+
+
+def boundaries(labels: list[int]) -> str:
+    """'1' where a new section starts at that unit (never at the first)."""
+    return "0" + "".join("1" if labels[i] != labels[i - 1] else "0" for i in range(1, len(labels)))
+
+
+def window_k(reference: str) -> int:
+    return max(2, round(len(reference) / (2 * (reference.count("1") + 1))))
+
+
+def segmentation_scores(reference: str, hypothesis: str) -> tuple[float, float]:
+    from nltk.metrics.segmentation import pk, windowdiff
+
+    k = window_k(reference)
+    return pk(reference, hypothesis, k=k), windowdiff(reference, hypothesis, k)
+
+
+def turn_labels(transcript: Transcript, spans: list[tuple[int, int]]) -> list[int]:
+    """Section index per original turn (a turn cut into several lines goes with its first)."""
+    labels = [-1] * len(transcript.turns)
+    for k, (a, b) in enumerate(spans):
+        for line in transcript.lines[a : b + 1]:
+            if labels[line.turn] == -1:
+                labels[line.turn] = k
+    for t in range(len(labels)):  # turns with no speech (dropped as lines) stay with the section before
+        if labels[t] == -1:
+            labels[t] = labels[t - 1] if t else 0
+    return labels
+
+
+def equal_split(n: int, sections: int) -> list[int]:
+    return [min(sections - 1, i * sections // n) for i in range(n)]
+
+
+_ROUGE = None
+
+
+def rouge(references: list[str], summary: str) -> tuple[float, float, float]:
+    global _ROUGE
+    if _ROUGE is None:
+        from rouge_score import rouge_scorer
+
+        _ROUGE = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    scores = _ROUGE.score_multi(references, summary)
+    return scores["rouge1"].fmeasure, scores["rouge2"].fmeasure, scores["rougeL"].fmeasure
+
+
+def first_sentences(turns: list[Turn], n: int, words: int = 0) -> list[str]:
+    """The transcript's first n whole sentences, or more until they hold `words` words."""
+    out: list[str] = []
+    for t in turns:
+        for s in sentences(clean_speech(t.text)):
+            if len(out) >= n and sum(len(x.split()) for x in out) >= words:
+                return out
+            if is_complete(s):
+                out.append(s)
+    return out
+
+
+# --- cross-validation ---------------------------------------------------------------------
+
+
+@dataclass
+class Scores:
+    pk: float = 0.0
+    windowdiff: float = 0.0
+    base_pk: float = 0.0
+    base_windowdiff: float = 0.0
+    sections: float = 0.0
+    rouge: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    base_rouge: tuple[float, float, float] = (0.0, 0.0, 0.0)  # first N sentences
+    long_rouge: tuple[float, float, float] = (0.0, 0.0, 0.0)  # first sentences, as many words as the summary
+    words: float = 0.0
+    base_words: float = 0.0
+    bullets: float = 0.0
+
+
+@dataclass
+class Fold:
+    number: int
+    meetings: int
+    segment: SegmentOptions
+    options: DigestOptions
+    scores: Scores
+
+
+@dataclass
+class Report:
+    meetings: int
+    reference_topics: float
+    folds: list[Fold] = field(default_factory=list)
+    overall: Scores = field(default_factory=Scores)
+    chosen: DigestOptions | None = None  # the grid point most folds chose
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return statistics.fmean(values) if values else 0.0
+
+
+def evaluate(path: Path, *, folds: int = 5, embed: Callable | None = None,
+             progress: Callable[[str], None] | None = None, problems: list[str] | None = None) -> Report:
+    problems = problems if problems is not None else []
+    meetings = read_meetings(path, problems)
+    folds = max(2, min(folds, len(meetings)))
+    say = progress or (lambda _: None)
+    say(f"preparing {len(meetings)} meetings")
+    prepared = [prepare(m.turns, embed) for m in meetings]
+    refs = [boundaries(m.topics) for m in meetings]
+
+    kinds = ("lexical", "use") if embed is not None else ("lexical",)
+    seg_grid = [SegmentOptions(vectors=v, window=w, cutoff=c)
+                for v, w, c in product(kinds, GRID_SEGMENT["window"], GRID_SEGMENT["cutoff"])]
+    say(f"segmentation grid: {len(seg_grid)} points")
+    base = DigestOptions()
+    seg_table: dict[SegmentOptions, list[tuple[float, float, int]]] = {}
+    for seg in seg_grid:
+        row = []
+        for t, ref in zip(prepared, refs):
+            spans = segment(t, replace(base, segment=seg))
+            row.append((*segmentation_scores(ref, boundaries(turn_labels(t, spans))), len(spans)))
+        seg_table[seg] = row
+
+    fold_of = [i % folds for i in range(len(meetings))]
+    sum_table: dict[tuple, list] = {}
+
+    def summary_row(opts: DigestOptions) -> list:
+        key = (opts.segment, opts.centrality, opts.min_words)
+        if key not in sum_table:
+            row = []
+            for m, t in zip(meetings, prepared):
+                digest = extractive_digest(t, title=m.name, language="en", options=opts)
+                text = " ".join(summary_sentences(digest))
+                row.append((rouge(m.references, text), len(text.split()), len(digest.summary)))
+            sum_table[key] = row
+        return sum_table[key]
+
+    report = Report(meetings=len(meetings), reference_topics=_mean(len(set(m.topics)) for m in meetings))
+    held_scores: list[tuple[int, Scores]] = []
+    for f in range(folds):
+        train = [i for i in range(len(meetings)) if fold_of[i] != f]
+        test = [i for i in range(len(meetings)) if fold_of[i] == f]
+        seg = min(seg_grid, key=lambda s: (_mean(seg_table[s][i][1] for i in train), _mean(seg_table[s][i][0] for i in train)))
+        say(f"fold {f + 1}: segmentation {seg}")
+        candidates = [replace(base, segment=seg, centrality=c, min_words=w)
+                      for c, w in product(GRID_SUMMARY["centrality"], GRID_SUMMARY["min_words"])]
+        opts = max(candidates, key=lambda o: _mean(sum(summary_row(o)[i][0]) for i in train))
+        rows = summary_row(opts)
+        for i in test:
+            t, m = prepared[i], meetings[i]
+            pk_, wd, count = seg_table[seg][i]
+            b_pk, b_wd = segmentation_scores(refs[i], boundaries(equal_split(len(m.turns), count)))
+            lead = " ".join(first_sentences(m.turns, rows[i][2]))
+            longer = " ".join(first_sentences(m.turns, rows[i][2], rows[i][1]))
+            held_scores.append((f, Scores(pk_, wd, b_pk, b_wd, count, rows[i][0], rouge(m.references, lead),
+                                          rouge(m.references, longer), rows[i][1], len(lead.split()), rows[i][2])))
+        report.folds.append(Fold(f + 1, len(test), seg, opts, _average([s for g, s in held_scores if g == f])))
+    report.overall = _average([s for _, s in held_scores])
+    picks = [(fo.options.segment, fo.options.centrality, fo.options.min_words) for fo in report.folds]
+    seg, c, w = max(picks, key=picks.count)
+    report.chosen = replace(base, segment=seg, centrality=c, min_words=w)
+    return report
+
+
+def _average(scores: list[Scores]) -> Scores:
+    def tri(name):
+        return tuple(_mean(getattr(s, name)[k] for s in scores) for k in range(3))
+
+    return Scores(
+        pk=_mean(s.pk for s in scores), windowdiff=_mean(s.windowdiff for s in scores),
+        base_pk=_mean(s.base_pk for s in scores), base_windowdiff=_mean(s.base_windowdiff for s in scores),
+        sections=_mean(s.sections for s in scores), rouge=tri("rouge"), base_rouge=tri("base_rouge"), long_rouge=tri("long_rouge"),
+        words=_mean(s.words for s in scores), base_words=_mean(s.base_words for s in scores),
+        bullets=_mean(s.bullets for s in scores),
+    )
+
+
+def report_lines(report: Report) -> list[str]:
+    """The report as the command prints it."""
+    def seg_line(s: Scores) -> str:
+        return (f"Pk {s.pk:.3f} (equal split {s.base_pk:.3f})  WindowDiff {s.windowdiff:.3f} "
+                f"(equal split {s.base_windowdiff:.3f})  sections {s.sections:.1f}")
+
+    def rouge_line(s: Scores) -> str:
+        r, b, g = s.rouge, s.base_rouge, s.long_rouge
+        return (f"ROUGE-1/2/L F1 {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f} in {s.words:.0f} words (first {s.bullets:.1f} "
+                f"sentences {b[0]:.3f}/{b[1]:.3f}/{b[2]:.3f} in {s.base_words:.0f} words; first sentences to "
+                f"{s.words:.0f} words {g[0]:.3f}/{g[1]:.3f}/{g[2]:.3f})")
+
+    out = [f"{report.meetings} meetings, {report.reference_topics:.1f} reference topics on average; "
+           f"{len(report.folds)}-fold cross-validation, scores on held-apart folds only"]
+    for f in report.folds:
+        seg = f.segment
+        out.append(f"fold {f.number} ({f.meetings} meetings; tuned on the others: {seg.vectors} vectors, window "
+                   f"{seg.window}, cutoff {seg.cutoff}, centrality {f.options.centrality}, min words {f.options.min_words})")
+        out += ["  " + seg_line(f.scores), "  " + rouge_line(f.scores)]
+    out += ["all held-apart folds", "  " + seg_line(report.overall), "  " + rouge_line(report.overall)]
+    return out

@@ -1,0 +1,164 @@
+"""The extractive episode digest on real transcripts (a QMSum meeting, the demo podcast), and
+`eval digest`'s parts: reference topics per turn, boundaries, the cross-validated report."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from newsdesk.errors import EvalFileError
+from newsdesk.ingest.transcripts import parse_transcript
+from newsdesk.model import Turn
+from newsdesk.write.digest import parse_digest
+from newsdesk.write.extractive.episode import (
+    extractive_digest,
+    prepare,
+    summary_sentences,
+)
+from newsdesk.write.extractive.evaluate import (
+    boundaries,
+    equal_split,
+    evaluate,
+    read_meetings,
+    report_lines,
+    segmentation_scores,
+    topic_labels,
+)
+from newsdesk.write.kit import checker_errors
+from newsdesk.write.speakers import speakers
+from newsdesk.write.transcript import TranscriptIndex, find_quotes
+
+QMSUM = "fixtures/transcripts/qmsum-val.jsonl"
+DEMO_VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"))
+
+
+def meeting(shared: Path, number: int) -> list[Turn]:
+    rows = (shared / QMSUM).read_text(encoding="utf-8").splitlines()
+    return [Turn(t["speaker"], t["content"]) for t in json.loads(rows[number])["meeting_transcripts"]]
+
+
+@pytest.fixture(scope="module")
+def qmsum_digest(shared):
+    transcript = prepare(meeting(shared, 0))
+    return transcript, extractive_digest(transcript, title="ICSI meeting", language="en")
+
+
+def test_a_meeting_gets_sections_in_order_and_a_summary_of_five_to_nine(qmsum_digest):
+    transcript, digest = qmsum_digest
+    assert 5 <= len(digest.summary) <= 9
+    assert len(digest.sections) >= 5
+    # Sections follow the conversation: contiguous, in order, covering every line.
+    assert digest.sections[0].first_line == 0 and digest.sections[-1].last_line == len(transcript.lines) - 1
+    for a, b in zip(digest.sections, digest.sections[1:]):
+        assert b.first_line == a.last_line + 1
+    assert all(1 <= len(s.bullets) <= 4 and s.topic for s in digest.sections)
+    again = parse_digest(digest.render(), "en")  # the same text form as the model-written digest
+    assert [len(s.bullets) for s in again.sections] == [len(s.bullets) for s in digest.sections]
+    assert len(again.summary) == len(digest.summary)
+
+
+def test_every_quote_is_a_speakers_own_words_and_the_speaker_named_said_them(qmsum_digest):
+    transcript, digest = qmsum_digest
+    index = TranscriptIndex(transcript.lines)
+    texts = digest.summary + [b.text for s in digest.sections for b in s.bullets]
+    for text in texts:
+        quotes = find_quotes(text)
+        assert quotes, text
+        for _, _, quote in quotes:
+            assert any(quote in ln.text for ln in transcript.lines), quote  # verbatim, character for character
+        speaker = re.search(r"(?:— )?([^—:]+?)(?: \([\d:]+\))?: “", text).group(1).strip()
+        assert speaker in index.speakers_of(quotes[-1][2]), text
+    assert checker_errors(digest.prose(), ["\n".join(f"{ln.speaker}: {ln.text}" for ln in transcript.lines)], "en") == []
+
+
+def test_sections_stay_inside_their_own_lines(qmsum_digest):
+    transcript, digest = qmsum_digest
+    for s in digest.sections:
+        own = " ".join(ln.text for ln in transcript.lines[s.first_line : s.last_line + 1])
+        for b in s.bullets:
+            assert find_quotes(b.text)[0][2] in own
+        # The heading's terms are said in the section.
+        assert all(term.lower() in own.lower() for term in s.topic.split(", "))
+
+
+def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(shared):
+    _, turns = parse_transcript(DEMO_VTT.read_text(encoding="utf-8"), name=DEMO_VTT.name)
+    transcript = prepare(turns)
+    digest = extractive_digest(transcript, title="The week in review", number="1", language="zh")
+    text = digest.render()
+    assert text.startswith("1. The week in review\n\n摘要\n")
+    assert re.search(r"（\d\d:\d\d）：“", text)  # who and when, then the words
+    index = TranscriptIndex(transcript.lines)
+    for _, _, quote in find_quotes(text):
+        assert index.contains(quote), quote
+    # Speakers: the full name at the first mention, the given name after (quotations aside).
+    said = re.sub(r"“[^”]*”", "", text)
+    named = 0
+    for sp in speakers(turns):
+        mentions = re.findall(rf"{sp.short}(?: {sp.full.split()[-1]})?", said)
+        if mentions:
+            named += 1
+            assert mentions[0] == sp.full and all(m == sp.short for m in mentions[1:]), (sp, mentions)
+    assert named >= 2
+
+
+def test_reference_topics_cover_every_turn_and_boundaries_compare():
+    topics = [{"relevant_text_span": [["0", "3"]]}, {"relevant_text_span": [["4", "5"], ["8", "9"]]},
+              {"relevant_text_span": [["3", "6"]]}]  # overlapping, non-contiguous, turn 7 in none
+    # The span that starts last wins an overlap; an uncovered turn stays in the topic before it.
+    assert topic_labels(topics, 10) == [0, 0, 0, 2, 1, 1, 2, 2, 1, 1]
+    assert boundaries([0, 0, 1, 1, 2]) == "00101"
+    assert equal_split(10, 3) == [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+    same = segmentation_scores("0001000100", "0001000100")
+    assert same == (0.0, 0.0)
+    assert all(v > 0 for v in segmentation_scores("0001000100", "0100000001"))
+
+
+def test_eval_digest_reports_held_apart_folds_and_names_bad_lines(shared, tmp_path):
+    rows = (shared / QMSUM).read_text(encoding="utf-8").splitlines()
+    short = sorted(rows, key=len)[:4]  # the four shortest meetings keep the test quick
+    path = tmp_path / "four.jsonl"
+    path.write_text("\n".join([*short, "{not json", json.dumps({"meeting_transcripts": []})]) + "\n", encoding="utf-8")
+    problems: list[str] = []
+    report = evaluate(path, folds=2, problems=problems)
+    assert len(problems) == 2 and all(str(path) in p for p in problems)
+    assert report.meetings == 4 and [f.meetings for f in report.folds] == [2, 2]
+    s = report.overall
+    assert 0 <= s.pk <= 1 and 0 <= s.windowdiff <= 1 and s.sections >= 5
+    assert 0 < s.rouge[0] < 1 and 0 < s.base_rouge[0] < 1
+    lines = report_lines(report)
+    assert lines[0].startswith("4 meetings") and "held-apart" in lines[0]
+    with pytest.raises(EvalFileError, match="usable meetings"):
+        read_meetings(_one(tmp_path, short[0]), [])
+
+
+def _one(tmp_path: Path, row: str) -> Path:
+    path = tmp_path / "one.jsonl"
+    path.write_text(row + "\n", encoding="utf-8")
+    return path
+
+
+def test_summary_sentences_are_the_quoted_words(qmsum_digest):
+    transcript, digest = qmsum_digest
+    for s in summary_sentences(digest):
+        assert any(s in ln.text for ln in transcript.lines)
+
+
+def test_eval_digest_command_prints_the_report_and_one_line_for_a_bad_file(shared, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    monkeypatch.setattr(cli, "_state", {})
+    rows = sorted((shared / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
+    path = tmp_path / "three.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli.app, ["eval", "digest", str(path), "--folds", "3"])
+    assert result.exit_code == 0, result.output
+    assert "3 meetings" in result.output and "all held-apart folds" in result.output and "WindowDiff" in result.output
+    bad = CliRunner().invoke(cli.app, ["eval", "digest", str(tmp_path / "missing.jsonl")])
+    assert bad.exit_code == 2 and "cannot read it" in bad.output
