@@ -47,9 +47,10 @@ Embed = Callable[[list[str]], np.ndarray]  # texts -> L2-normalized rows (cluste
 
 @dataclass(frozen=True)
 class DigestOptions:
+    # Defaults: what most held-apart folds chose in `newsdesk eval digest` on QMSum meetings.
     segment: SegmentOptions = field(default_factory=SegmentOptions)
-    centrality: float = 0.5  # a sentence's score: this share closeness to its section, the rest its distinctive terms
-    min_words: int = 8  # a quotable sentence: at least this long (words, or Chinese characters / 2) …
+    centrality: float = 1.0  # a sentence's score: this share closeness to its section, the rest its distinctive terms
+    min_words: int = 12  # a quotable sentence: at least this long (words, or Chinese characters / 2) …
     max_words: int = 45  # … and at most this long
     summary_min: int = 5
     summary_max: int = 9
