@@ -4,6 +4,8 @@ With no model endpoint configured, newsdesk does not write prose; it selects and
 the material's own sentences into the same structures the model-written forms use, so the
 site, feeds, Markdown and web app render them with the same templates:
 
+- card.py     a daily card for one event (headline, lead sentences, figures, sources,
+              independence, what the material level allows to be said)
 - episode.py  an episode digest: sections from topic segmentation (segment.py), the
               speakers' sentences quoted verbatim with time codes, a 5–9 bullet summary
 - evaluate.py `newsdesk eval digest`: sections and summary against labelled meetings

@@ -1,0 +1,200 @@
+"""The extractive daily card: an event told by its own material, chosen and arranged by code.
+
+    card = extractive_card(event_brief(conn, event_id), "zh")
+    card.analysis()   # {"headline", "body", "status", "flags", "extractive"}: an analysis row's shape
+
+What it holds, all taken from the event's members:
+- a headline from a member in the edition's language when there is one (the lead first);
+- 1–3 lead sentences from the best material (full text before a feed summary; in the
+  edition's language first), preferring sentences that carry the event's key facts
+  (numbers, names, the headline's terms) and never a cut-off sentence or page furniture;
+- the key numbers those sentences and the headline state;
+- every source with its material level; how many outlets covered it and how many of those
+  look independent (from the event row);
+- what the material level allows to be said: only titles, only feed summaries, a paywall.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from newsdesk.write.extractive.text import (
+    is_cjk,
+    is_complete,
+    key_numbers,
+    length,
+    numbers,
+    sentences,
+    terms,
+)
+
+LEVEL_RANK = {"full": 0, "summary": 1, "paywalled": 2, "title": 3, "failed": 4}
+LEVEL_LABELS = {
+    "zh": {"full": "全文", "summary": "只有摘要", "title": "只有标题", "paywalled": "订阅墙（只有标题和导语）",
+           "failed": "抓取失败（只有标题）"},
+    "en": {"full": "full text", "summary": "feed summary only", "title": "title only",
+           "paywalled": "paywalled (title and standfirst only)", "failed": "fetch failed (title only)"},
+}
+MAX_LEAD = 3
+MIN_WORDS, MAX_WORDS = 6, 70  # a lead sentence: long enough to say something, short enough to read
+
+
+@dataclass
+class LeadSentence:
+    text: str
+    item_id: int
+    source: str
+
+
+@dataclass
+class ExtractiveCard:
+    event_id: int
+    language: str
+    headline: str
+    headline_item_id: int | None
+    lead: list[LeadSentence]
+    numbers: list[str]
+    sources: list[dict]  # editions.cards' member keys: item_id, outlet, title, url, published_at, material,
+    #                      language, role; and material_label
+    outlets: int
+    independent_outlets: int
+    disclosure: str  # what the material does not let the card say; "" when full text was read
+    coverage: str  # outlets and independence in words
+    facts: list[str] = field(default_factory=list)  # lines of computed facts (counts), for the checker's material
+
+    def body(self) -> str:
+        """The card's prose: the lead with each sentence's source, coverage, disclosure."""
+        zh = self.language == "zh"
+        # A title-only event's lead is its headline, which the card already shows.
+        said = [f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in self.lead if s.text != self.headline]
+        paragraphs = [("" if zh else " ").join(said), self.coverage, self.disclosure]
+        return "\n\n".join(p for p in paragraphs if p)
+
+    def analysis(self) -> dict:
+        """The card as an analysis (editions.cards' shape: language, headline, body, status,
+        flags), so the daily edition and its readers need no second template. `extractive`
+        marks it as chosen from the material, not written."""
+        return {"language": self.language, "headline": self.headline, "body": self.body(), "status": "clean",
+                "flags": [], "extractive": True}
+
+    def material(self, members: list[dict]) -> list[str]:
+        """What the card's text may be checked against: the members' own text and the counts."""
+        texts = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
+                 for m in members]
+        return texts + self.facts
+
+
+def _members(brief: dict) -> list[dict]:
+    return [m for m in brief.get("members") or [] if m.get("role") != "duplicate"]
+
+
+def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[str, int | None]:
+    """A member's own headline in the edition's language: the lead's, else the best-read one."""
+    own = [m for m in members if m.get("language") == language and (m.get("title") or "").strip()]
+    if not own:
+        lead = next((m for m in members if m.get("role") == "lead"), members[0] if members else None)
+        return (lead["title"].strip(), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
+    best = min(own, key=lambda m: (m.get("role") != "lead", LEVEL_RANK.get(m.get("material"), 9)))
+    return best["title"].strip(), best["item_id"]
+
+
+def member_text(m: dict) -> str:
+    """A member's best text: the body when it was read in full, else the feed summary."""
+    if m.get("material") == "full" and (m.get("body") or "").strip():
+        return m["body"]
+    if m.get("material") in ("full", "summary", "paywalled"):
+        return m.get("summary") or ""
+    return ""
+
+
+def lead_sentences(members: list[dict], language: str, key_terms: set[str], names: set[str]) -> list[LeadSentence]:
+    """Up to MAX_LEAD whole sentences from the best material, the event's facts first."""
+    candidates: list[tuple[tuple, LeadSentence]] = []
+    seen: set[str] = set()
+    for m in members:
+        source = m.get("source_name") or m.get("source_id") or ""
+        for order, s in enumerate(sentences(member_text(m))):
+            flat = re.sub(r"\W+", "", s.lower())
+            if flat in seen or not is_complete(s) or not MIN_WORDS <= length(s) <= MAX_WORDS:
+                continue
+            seen.add(flat)
+            found = set(terms(s))
+            facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
+            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material"), 9) > 1, -min(facts, 6), order)
+            candidates.append((rank, LeadSentence(s, m["item_id"], source)))
+    chosen: list[LeadSentence] = []
+    for _, s in sorted(candidates, key=lambda c: c[0]):
+        # Sentences of one language only: a zh card does not switch to English mid-paragraph.
+        if len(chosen) < MAX_LEAD and (not chosen or _lang(s.text) == _lang(chosen[0].text)):
+            chosen.append(s)
+    return chosen
+
+
+def _lang(text: str) -> str:
+    return "zh" if is_cjk(text) else "en"
+
+
+def disclosure(members: list[dict], language: str) -> str:
+    """What the material level allows to be said, specifically (the checker looks for these words)."""
+    zh = language == "zh"
+    levels = {m.get("material") for m in members}
+    walled = [m.get("source_name") or "" for m in members if m.get("material") == "paywalled"]
+    parts = []
+    if walled:
+        names = "、".join(dict.fromkeys(walled)) if zh else ", ".join(dict.fromkeys(walled))
+        parts.append(f"{names} 的正文被订阅墙挡住，只看到标题和导语。" if zh else
+                     f"{names}: behind a paywall; only the headline and standfirst were seen.")
+    if "full" not in levels:
+        if "summary" in levels or "paywalled" in levels:
+            parts.append("材料只有 RSS 摘要级别，正文未获取，摘要之外的细节没有披露。" if zh else
+                         "Only feed summaries were available; the full articles were not read, so nothing beyond the summary is known.")
+        else:
+            parts.append("材料只有标题，正文未获取：这里说不出标题之外的任何细节。" if zh else
+                         "Title only: no article body was available, so nothing beyond the headline is known.")
+    return "".join(parts) if zh else " ".join(parts)
+
+
+def coverage_line(brief: dict, language: str) -> tuple[str, list[str]]:
+    outlets, independent = brief.get("outlets") or 0, brief.get("independent_outlets") or 0
+    names = list(dict.fromkeys(m.get("source_name") or "" for m in brief.get("members") or []))
+    zh = language == "zh"
+    if outlets <= 1:
+        line = f"只有 {names[0]} 一个来源。" if zh else f"One source: {names[0]}."
+    else:
+        line = (f"{outlets} 个来源报道（{'、'.join(names)}），其中 {independent} 个看起来是独立报道" if zh else
+                f"{outlets} outlets covered it ({', '.join(names)}); independent of each other: {independent}")
+        if independent < outlets:
+            line += ("，其余更像同一信源的转发或同步，不算独立确认。" if zh else
+                     ", the rest look like one origin repackaged, not independent confirmation.")
+        else:
+            line += "。" if zh else "."
+    facts = [f"outlets {outlets}", f"independent outlets {independent}"]
+    return line, facts
+
+
+def extractive_card(brief: dict, language: str) -> ExtractiveCard:
+    """The card of one event (a cluster.event_brief) in `language` (zh or en)."""
+    members = _members(brief)
+    headline, headline_item = choose_headline(members, language, brief.get("title") or "")
+    key_terms = set(terms(" ".join(m.get("title") or "" for m in members)))
+    names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
+    lead = lead_sentences(members, language, key_terms, names)
+    if not lead:  # titles only: the headline is the one thing the material says
+        lead = [LeadSentence(headline, headline_item or 0, next(
+            (m.get("source_name") or "" for m in members if m["item_id"] == headline_item), ""))]
+    figures = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
+    labels = LEVEL_LABELS.get(language, LEVEL_LABELS["en"])
+    sources = [{
+        "item_id": m["item_id"], "outlet": m.get("source_name") or "", "title": m.get("title") or "",
+        "url": m.get("url") or "", "published_at": m.get("published_at"), "material": m.get("material"),
+        "language": m.get("language"), "role": m.get("role"),
+        "material_label": labels.get(m.get("material"), m.get("material") or ""),
+    } for m in members]
+    coverage, facts = coverage_line(brief, language)
+    return ExtractiveCard(
+        event_id=brief["event_id"], language=language, headline=headline, headline_item_id=headline_item, lead=lead,
+        numbers=figures, sources=sources, outlets=brief.get("outlets") or 0,
+        independent_outlets=brief.get("independent_outlets") or 0, disclosure=disclosure(members, language),
+        coverage=coverage, facts=facts,
+    )
