@@ -6,6 +6,8 @@ site, feeds, Markdown and web app render them with the same templates:
 
 - card.py     a daily card for one event (headline, lead sentences, figures, sources,
               independence, what the material level allows to be said)
+- weekly.py   the weekly report: themes (the weekly's own grouping), their events' lead
+              facts, and briefs each told by one item's own text
 - episode.py  an episode digest: sections from topic segmentation (segment.py), the
               speakers' sentences quoted verbatim with time codes, a 5–9 bullet summary
 - evaluate.py `newsdesk eval digest`: sections and summary against labelled meetings
