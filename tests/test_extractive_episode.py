@@ -18,6 +18,7 @@ from newsdesk.write.extractive.episode import (
     extractive_digest,
     prepare,
     summary_sentences,
+    transcript_material,
 )
 from newsdesk.write.extractive.evaluate import (
     boundaries,
@@ -92,6 +93,7 @@ def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(sha
     text = digest.render()
     assert text.startswith("1. The week in review\n\n摘要\n")
     assert re.search(r"（\d\d:\d\d）：“", text)  # who and when, then the words
+    assert checker_errors(digest.prose(), transcript_material(transcript), "zh") == []  # time codes are the transcript's
     index = TranscriptIndex(transcript.lines)
     for _, _, quote in find_quotes(text):
         assert index.contains(quote), quote

@@ -265,6 +265,12 @@ def _name_speakers(digest: Digest, transcript: Transcript) -> None:
             b.text = next(rest)
 
 
+def transcript_material(transcript: Transcript) -> list[str]:
+    """The transcript as the checker's material: each line with its speaker and time code, as quoted."""
+    return ["\n".join(f"[{time_code(transcript.time_of(i))}] {ln.speaker}: {ln.text}"
+                      for i, ln in enumerate(transcript.lines))]
+
+
 def summary_sentences(digest: Digest) -> list[str]:
     """The quoted sentences of the summary alone (what `eval digest` scores against references)."""
     return [b.rsplit("“", 1)[-1].rstrip("”") for b in digest.summary]

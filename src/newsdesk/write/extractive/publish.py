@@ -1,0 +1,108 @@
+"""The offline editions in the store: the extractive episode digest and weekly report, checked
+and stored in the same edition rows the model-written ones use (meta["extractive"] marks them),
+so the site, feeds and web app show them with no second template.
+
+    publish_episode(engine, turns, title="…", number="110")     # an EpisodeResult
+    publish_weekly(engine, settings, "2025-W09")                  # "clean" | "flagged" | "unchanged"
+
+Both are keyed on their material: an unchanged transcript or week is not rebuilt. What the
+checker finds is recorded in `checks` and makes the edition flagged, as for a written one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.editions.store import material_key, store_edition, stored_material_key
+from newsdesk.model import Turn
+from newsdesk.write import weekly as model_weekly
+from newsdesk.write.check import check_output
+from newsdesk.write.digest import (
+    EpisodeResult,
+    episode_slug,
+    reuse,
+    save_edition,
+    stored_edition,
+)
+from newsdesk.write.extractive.episode import (
+    DigestOptions,
+    Embed,
+    extractive_digest,
+    prepare,
+    transcript_material,
+)
+from newsdesk.write.extractive.weekly import extractive_weekly, load_week
+from newsdesk.write.kit import checker_errors, record_check
+
+EXTRACTIVE_FORMAT = 1  # bump when what the extractive writers choose changes: stored editions are rebuilt
+
+
+def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: str | int | None = None,
+                    language: str = "zh", embed: Embed | None = None,
+                    options: DigestOptions | None = None) -> EpisodeResult:
+    """The extractive digest of an episode, checked against its transcript and stored."""
+    options = options or DigestOptions()
+    number = str(number) if number not in (None, "") else None
+    key = episode_slug(title, number)
+    mkey = material_key("extractive-episode", EXTRACTIVE_FORMAT, [[t.speaker, t.text, t.start] for t in turns],
+                        title, number, language, repr(options))
+    row = stored_edition(engine, key, language)
+    if row and row["material_key"] == mkey:
+        return reuse(row, language)
+    transcript = prepare(turns, embed)
+    digest = extractive_digest(transcript, title=title, number=number, language=language, options=options)
+    errors = checker_errors(digest.prose(), transcript_material(transcript), language)
+    record_check(engine, "episode", key, 1, errors)
+    findings = [f.detail for f in errors]
+    result = EpisodeResult(key, language, digest.render(), digest, "flagged" if findings else "clean", findings, mkey)
+    save_edition(engine, result, {
+        "number": number, "extractive": True, "summary_bullets": len(digest.summary),
+        "sections": len(digest.sections), "bullets_per_section": [len(s.bullets) for s in digest.sections],
+        "section_lines": [[s.first_line, s.last_line] for s in digest.sections], "turns": len(turns),
+        "findings": findings,
+    })
+    return result
+
+
+def _fingerprint(briefs: list[dict]) -> list:
+    return [[b["event_id"], b.get("outlets"), b.get("independent_outlets"),
+             [[m["item_id"], m.get("title"), m.get("summary"), m.get("body"), m.get("material"), m.get("role")]
+              for m in b.get("members") or []]] for b in briefs]
+
+
+def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: datetime | None = None,
+                   **caps) -> str:
+    """The extractive weekly report of `week` (default: the newest), checked part by part and stored.
+    `caps` are the weekly's max_sections / per_section / max_briefs. Returns its status."""
+    with engine.begin() as conn:
+        week = week or model_weekly.latest_week(conn, settings.timezone)
+        if week is None:
+            raise model_weekly.WeeklyError("the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first")
+        model_weekly.parse_week(week)
+        briefs, vectors = load_week(conn, settings, week)
+    if not briefs:
+        raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
+    language = model_weekly.LANGUAGE
+    digest = material_key("extractive-weekly", EXTRACTIVE_FORMAT, week, settings.site_name, _fingerprint(briefs), caps)
+    with engine.connect() as conn:
+        if stored_material_key(conn, "weekly", week, language) == digest:
+            return "unchanged"
+    report = extractive_weekly(briefs, vectors, language=language, **caps)
+    material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
+                for b in briefs for m in b["members"]] + report.facts
+    # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
+    parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *(t.text for t in report.themes),
+             "\n\n".join(b.line() for b in report.briefs)]
+    errors = [f for part in parts for f in check_output(part, material, language=language).errors]
+    passed = record_check(engine, "weekly", week, 1, errors)
+    status = "clean" if passed else "flagged"
+    now = now or datetime.now(UTC)
+    props = model_weekly.properties(week, report.summary, status, now, settings.timezone)
+    title = f"AI周报 {week} | {settings.site_name}"
+    with engine.begin() as conn:
+        store_edition(conn, kind="weekly", key=week, language=language, title=title, body=report.render(title, props),
+                      meta={"week": week, "properties": props, **report.meta(), "flags": [f.as_dict() for f in errors]},
+                      status=status, material_key=digest, now=now)
+    return status
