@@ -48,3 +48,29 @@ def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
     assert report["properties"]["status"] == "Published"
     assert publish_weekly(engine, s, "2025-W09") == "unchanged"
     assert _checks(engine, "weekly") == 1
+
+
+def test_an_extractive_run_publishes_every_form_with_no_model_and_a_rerun_does_nothing(tmp_path):
+    from newsdesk.config import LLMSettings, Settings
+    from newsdesk.pipeline import run_pipeline
+    from newsdesk.store import open_store
+    from newsdesk.store.schema import analyses
+    from test_weekly import Untouchable
+
+    pack = VTT.parents[1]
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), llm=LLMSettings(backend="extractive"))
+    engine = open_store(s.database)
+    first = run_pipeline(engine, s, source=pack, llm=Untouchable())  # any model call fails the test
+    assert first.problems == []
+    with engine.connect() as conn:
+        kinds = dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())
+        assert kinds["daily"] >= 2 and kinds["weekly"] == 1 and kinds["episode"] == 2  # zh + en
+        rows = conn.execute(select(analyses.c.model, analyses.c.status, analyses.c.language)).all()
+        events = conn.execute(select(func.count(func.distinct(analyses.c.event_id)))).scalar()
+        daily = conn.execute(select(editions.c.meta).where(editions.c.kind == "daily", editions.c.language == "zh")).scalars().all()
+    assert events >= 10 and {r.model for r in rows} == {"extractive"} and {r.status for r in rows} == {"clean"}
+    # The daily edition's cards carry the extractive cards as their analyses: no second template.
+    assert all(card["analysis"] and card["check"] == "clean" for meta in daily for card in meta["cards"])
+    assert first.facts["analyses_written"] == len(rows)
+    second = run_pipeline(engine, s, source=pack, llm=Untouchable())
+    assert second.problems == [] and second.facts["analyses_written"] == 0

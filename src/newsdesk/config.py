@@ -42,7 +42,8 @@ class FetchSettings:
 
 @dataclass
 class LLMSettings:
-    # "embedded" runs Qwen2.5-0.5B in-process through llama.cpp; "openai" talks to base_url.
+    # "embedded" runs Qwen2.5-0.5B in-process through llama.cpp; "openai" talks to base_url;
+    # "extractive" asks no model: everything published is chosen from the material (write/extractive).
     backend: str = "embedded"
     base_url: str = ""
     model: str = ""

@@ -147,9 +147,19 @@ def rank_stage(ctx: RunContext) -> StageResult:
     return StageResult()
 
 
+def extractive(settings: Settings) -> bool:
+    """llm.backend = "extractive": no model writes; cards, weeklies and digests are chosen from
+    the material by code (write/extractive) and stored where the written ones would be."""
+    return settings.llm.backend == "extractive"
+
+
 def write_stage(ctx: RunContext) -> StageResult:
     from newsdesk.write.analysis import write_analyses
 
+    if extractive(ctx.settings):  # instant and free: every event, not only the model's limit
+        from newsdesk.write.extractive.publish import publish_cards
+
+        return StageResult({"analyses_written": publish_cards(ctx.engine, ctx.settings)})
     stats = write_analyses(ctx.engine, ctx.settings, ctx.llm, limit=ctx.limits.analyses, progress=ctx.note)
     result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
     result.problems += stats.errors
@@ -169,7 +179,11 @@ def weekly_stage(ctx: RunContext) -> StageResult:
 
     with ctx.engine.connect() as conn:
         week = latest_week(conn, ctx.settings.timezone)
-    if week is not None:
+    if week is not None and extractive(ctx.settings):
+        from newsdesk.write.extractive.publish import publish_weekly
+
+        publish_weekly(ctx.engine, ctx.settings, week)
+    elif week is not None:
         build_weekly(ctx.engine, ctx.settings, ctx.llm, week, **ctx.limits.weekly())
     return StageResult()
 
@@ -194,6 +208,13 @@ def episode_stage(ctx: RunContext) -> StageResult:
     for done, ep in enumerate(episodes, 1):
         turns = [Turn(**t) for t in ep["turns"]]
         number = (ep["extra"] or {}).get("episode")
+        if extractive(ctx.settings):
+            from newsdesk.write.extractive.publish import publish_episode
+
+            for language in ["zh"] + (["en"] if "en" in ctx.settings.languages else []):
+                publish_episode(ctx.engine, turns, title=ep["title"], number=number, language=language)
+            ctx.progress(done, len(episodes))
+            continue
         zh = write_episode(ctx.engine, ctx.settings, ctx.llm, turns, title=ep["title"], number=number)
         if "en" in ctx.settings.languages:
             translate_episode(ctx.engine, ctx.settings, ctx.llm, zh, turns, original_title=ep["title"])

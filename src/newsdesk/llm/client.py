@@ -222,8 +222,11 @@ def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
         from newsdesk.llm.embedded import embedded_backend
 
         backend = embedded_backend(settings)
+    elif cfg.backend == "extractive":
+        raise LLMUnavailable("llm.backend = \"extractive\" has no model to ask; turn off what needs one "
+                             "(llm.arbitrate_merges) or set llm.backend to \"openai\" or \"embedded\"")
     else:
-        raise LLMUnavailable(f"llm.backend = {cfg.backend!r} is not known; use \"openai\" or \"embedded\"")
+        raise LLMUnavailable(f"llm.backend = {cfg.backend!r} is not known; use \"openai\", \"embedded\" or \"extractive\"")
     return LLM(backend, engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
                backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
                temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,

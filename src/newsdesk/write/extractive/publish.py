@@ -1,22 +1,27 @@
-"""The offline editions in the store: the extractive episode digest and weekly report, checked
-and stored in the same edition rows the model-written ones use (meta["extractive"] marks them),
-so the site, feeds and web app show them with no second template.
+"""The offline newsroom in the store: extractive cards, episode digests and weekly reports,
+checked and stored in the rows the model-written ones use, so the site, feeds and web app
+show them with no second template.
 
-    publish_episode(engine, turns, title="…", number="110")     # an EpisodeResult
+    publish_cards(engine, settings)                               # analyses rows, model "extractive"
+    publish_episode(engine, turns, title="…", number="110")       # an EpisodeResult
     publish_weekly(engine, settings, "2025-W09")                  # "clean" | "flagged" | "unchanged"
 
-Both are keyed on their material: an unchanged transcript or week is not rebuilt. What the
-checker finds is recorded in `checks` and makes the edition flagged, as for a written one.
+Each is keyed on its material: an unchanged event, transcript or week is not rebuilt. What
+the checker finds is recorded in `checks` and makes the output flagged, as for a written one;
+an edition's meta["extractive"] and an analysis's model "extractive" say it was chosen, not written.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from sqlalchemy import desc, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from newsdesk.editions.store import material_key, store_edition, stored_material_key
 from newsdesk.model import Turn
+from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output
 from newsdesk.write.digest import (
@@ -26,6 +31,7 @@ from newsdesk.write.digest import (
     save_edition,
     stored_edition,
 )
+from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Embed,
@@ -37,6 +43,44 @@ from newsdesk.write.extractive.weekly import extractive_weekly, load_week
 from newsdesk.write.kit import checker_errors, record_check
 
 EXTRACTIVE_FORMAT = 1  # bump when what the extractive writers choose changes: stored editions are rebuilt
+MODEL = "extractive"  # the analyses' model column: chosen from the material by code
+
+
+def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
+    """Each event's extractive card, in every configured language, stored as its analysis
+    (the N most important events with `limit`). Returns how many were stored."""
+    from newsdesk.cluster import event_brief
+
+    languages = ["zh"] + (["en"] if "en" in settings.languages else [])
+    with engine.connect() as conn:
+        ids = [r.id for r in conn.execute(select(events.c.id).order_by(desc(events.c.importance), events.c.id).limit(limit))]
+        current = {(r.event_id, r.language): r.material_key for r in conn.execute(
+            select(analyses.c.event_id, analyses.c.language, analyses.c.material_key).where(analyses.c.event_id.in_(ids)))}
+    stored = 0
+    for event_id in ids:
+        with engine.connect() as conn:
+            brief = event_brief(conn, event_id)
+        if not brief.get("members"):
+            continue
+        for language in languages:
+            key = material_key("extractive-card", EXTRACTIVE_FORMAT, _fingerprint([brief]), language)
+            if current.get((event_id, language)) == key:
+                continue
+            card = extractive_card(brief, language)
+            row = card.analysis()
+            result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
+                                  materials=[m["material"] for m in brief["members"] if m["role"] != "duplicate"],
+                                  language=language)
+            record_check(engine, "analysis", f"{event_id}:{language}", 1, result.errors)
+            values = {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
+                      "flags": [f.as_dict() for f in result.findings], "attempts": 1, "model": MODEL,
+                      "material_key": key, "created_at": datetime.now(UTC)}
+            with engine.begin() as conn:  # an upsert: two workers on one event leave one row
+                ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
+                conn.execute(ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
+                    index_elements=["event_id", "language"], set_=values))
+            stored += 1
+    return stored
 
 
 def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: str | int | None = None,
