@@ -567,25 +567,38 @@ def push_remove(subscription: str = typer.Argument(..., help="The subscription's
 def eval_clusters(
     file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event}."),
     out: Path = typer.Option(None, "--out", help="Write each item's assigned event as JSON Lines {id, event}."),
+    folds: int = typer.Option(0, "--folds", min=0, help="Tune the thresholds on K-1 folds (split by event) and score the held-apart one, K times."),
 ) -> None:
     """B-cubed and pairwise precision / recall, cross-lingual pair recall and items/s of the clusterer."""
     import json
 
     from newsdesk.cluster.embed import make_embedder
-    from newsdesk.cluster.evaluate import evaluate, read_eval_file
+    from newsdesk.cluster.evaluate import cross_validate, evaluate, read_eval_file, scores
 
     rows = read_eval_file(file)
-    result = evaluate(rows, make_embedder(settings()))
+    if folds == 1:
+        raise NewsdeskError("--folds 1 leaves nothing to tune on", "give --folds 2 or more (5 is usual), or leave it out")
+    if folds:
+        vectors = make_embedder(settings()).embed([r.text for r in rows])
+        pred, chosen = cross_validate(rows, vectors, folds)
+        for n, c in enumerate(chosen):
+            console.print(f"fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
+        result = scores(pred, rows)
+        console.print(f"held-apart folds ({folds}, split by event):")
+    else:
+        result = evaluate(rows, make_embedder(settings()))
     xl = result["cross_lingual_recall"]
     console.print(f"{result['items']} items, {result['gold_events']} gold events, {result['events']} events found")
     console.print(f"B-cubed   P {result['bcubed_precision']:.3f}  R {result['bcubed_recall']:.3f}  F1 {result['bcubed_f1']:.3f}")
-    console.print(f"pairwise  P {result['pairwise_precision']:.3f}  R {result['pairwise_recall']:.3f}")
+    console.print(f"pairwise  P {result['pairwise_precision']:.3f}  R {result['pairwise_recall']:.3f}  F1 {result['pairwise_f1']:.3f}")
     console.print("cross-lingual (zh–en) pair recall " + ("n/a (no such pairs)" if xl is None else f"{xl:.3f}"))
-    console.print(f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)")
+    if not folds:
+        console.print(f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)")
     if out:
         try:
+            assigned = result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)}
             with out.open("w", encoding="utf-8") as fh:
-                for item_id, event in result["assigned"].items():
+                for item_id, event in assigned.items():
                     fh.write(json.dumps({"id": item_id, "event": event}, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise NewsdeskError(f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable") from None

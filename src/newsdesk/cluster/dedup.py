@@ -80,16 +80,20 @@ class Deduper:
         self._origin: dict[object, object] = {}  # copy -> root origin
         self._expiry: list[tuple[float, int, object, str | None, str | None]] = []
         self._seq = 0
+        self._empty = MinHash(num_perm=num_perm)  # copied, not rebuilt: making the permutations is most of a MinHash's cost
+        self._last: tuple[str, MinHash | None] | None = None  # find() then add() of one text hash it once
 
     def __len__(self) -> int:
         return len(self._origin)
 
     def minhash(self, text: str) -> MinHash | None:
-        sh = shingles(text, self.shingle)
-        if len(normalize_text(text)) < self.min_chars:
-            return None
-        mh = MinHash(num_perm=self.num_perm)
-        mh.update_batch(list(sh))
+        if self._last is not None and self._last[0] == text:
+            return self._last[1]
+        mh = None
+        if len(normalize_text(text)) >= self.min_chars:
+            mh = self._empty.copy()
+            mh.update_batch(list(shingles(text, self.shingle)))
+        self._last = (text, mh)
         return mh
 
     def find(self, url: str | None, guid: str | None, text: str) -> tuple[str, object, float] | None:

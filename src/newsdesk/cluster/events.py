@@ -6,15 +6,19 @@ matrix of per-language centroids, and older ones are evicted as time moves on, s
 placing an item depends on how busy the window is, never on how long the history is.
 
 How an item is matched to an event:
-1. Dedup first (dedup.py): a copy of a story already in an event joins that event.
+0. A roundup (a digest of several stories) stands alone, and nothing joins it.
+1. Dedup first (dedup.py): a copy of a story already in an event joins that event; so does an
+   item under a near-identical headline, up to `sweep_days` back (an outlet reposting an article).
 2. Cosine to the event's centroid **in each language it has**, against a threshold for that
    language pair: a multilingual encoder puts translations much closer than unrelated texts,
    but not as close as two same-language reports (USE: zh–en translations ≈0.5–0.7, same-
    language reports of one happening ≥0.8), so one threshold cannot serve both.
 3. Anchors (anchors.py): a shared anchor adds weight, divided by how many open events carry
    it (a name every story this week mentions proves nothing); two different versions of one
-   product family with no versioned name in common subtract a lot.
-4. A score just around the threshold may be put to an arbiter (an LLM), within a budget.
+   product family with no versioned name in common never join.
+4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
+   use adds up to `term_weight`.
+5. A score just around the threshold may be put to an arbiter (an LLM), within a budget.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 
 from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, version_conflict
 from newsdesk.cluster.dedup import Deduper
+from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
 
 DAY = 86400.0
 
@@ -43,11 +48,14 @@ class ClusterConfig:
     same_language: float = 0.70  # cosine to join an event's centroid in the item's own language
     cross_language: float = 0.40  # cosine to join across languages (zh–en), only while the event has none in the item's
     decay_per_day: float = 0.01  # the threshold rises with days since the event's last report in that language
-    conflict_penalty: float = 0.30  # GPT-4.5 vs GPT-4o
     anchor_bonus_cap: float = 0.20
     syndication_jaccard: float = 0.8
     arbiter_band: float = 0.05  # scores within ± this of the threshold may be arbitrated
     arbiter_budget: int = 20  # arbiter calls per run
+    term_weight: float = 0.30  # rare shared words: this times their IDF cosine to the event joins the score
+    headline_jaccard: float = 0.8  # near-identical headlines (character pairs) join; 0 turns it off
+    sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
+    roundups: bool = True  # digests and multi-topic lists stand alone
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -83,11 +91,17 @@ class Doc:
     url: str | None = None
     guid: str | None = None
     anchors: frozenset[str] | None = None
+    terms: frozenset[str] | None = None
 
     def __post_init__(self):
         self.lang = text_language(self.text, self.lang)
         if self.anchors is None:
             self.anchors = frozenset(extract_anchors(self.text))
+        if self.terms is None:
+            self.terms = terms(self.text)
+        self.headline = headline(self.text)
+        families = {a.split("-", 1)[0] for a in self.anchors if a.startswith("model:")}
+        self.roundup = is_roundup(self.text, len(families))
 
 
 @dataclass
@@ -111,7 +125,9 @@ class _Event:
     sums: dict[str, np.ndarray] = field(default_factory=dict)
     lang_last: dict[str, float] = field(default_factory=dict)  # latest member per language
     anchors: Counter = field(default_factory=Counter)
+    terms: Counter = field(default_factory=Counter)  # word -> members using it
     size: int = 0
+    roundup: bool = False  # a digest's own event: nothing else joins it
 
 
 class _Centroids:
@@ -170,6 +186,12 @@ class Clusterer:
         self._event_expiry: list[tuple[float, int, object]] = []
         self._seq = itertools.count()
         self._df: Counter = Counter()  # anchor -> open events carrying it
+        self.words = TermWindow()
+        self._doc_terms: dict[object, frozenset[str]] = {}
+        cfg = self.config
+        self.headlines = Deduper(threshold=cfg.headline_jaccard or 0.9, shingle=2, min_chars=8)  # unused when off
+        self._headline_event: dict[object, object] = {}  # doc key -> event key, for the sweep horizon
+        self._headline_expiry: list[tuple[float, int, object]] = []
         self._centroids: _Centroids | None = None
         self.now = float("-inf")
 
@@ -196,13 +218,19 @@ class Clusterer:
         while self._doc_expiry and self._doc_expiry[0][0] < cutoff:
             _, _, key = heapq.heappop(self._doc_expiry)
             self._event_of.pop(key, None)
+            self.words.remove(self._doc_terms.pop(key, frozenset()))
         self.dedup.evict(cutoff)
+        horizon = ts - max(self.config.sweep_days, self.config.window_days) * DAY
+        self.headlines.evict(horizon)
+        while self._headline_expiry and self._headline_expiry[0][0] < horizon:
+            _, _, key = heapq.heappop(self._headline_expiry)
+            self._headline_event.pop(key, None)
 
     # --- placing ----------------------------------------------------------------------
 
     def add(self, doc: Doc) -> Placement:
         self.advance(doc.ts)
-        placement = self._dedup(doc) or self._match(doc)
+        placement = self._dedup(doc) or self._roundup(doc) or self._same_headline(doc) or self._match(doc)
         self._remember(doc, placement)
         return placement
 
@@ -220,8 +248,30 @@ class Clusterer:
         event = self._event_of.get(origin)
         if event is None or event not in self.events:
             return None
+        if role == "syndicated" and version_conflict(set(doc.anchors), set(self.events[event].anchors)):
+            return None  # "Orion-3 is out" and "Orion-4 is out" differ by one character and are two releases
         why = "same link or guid as" if role == "duplicate" else f"near-identical text (Jaccard {sim:.2f}) to"
         return Placement(doc.key, event, role, False, origin, sim, f"{why} item {origin}")
+
+    def _roundup(self, doc: Doc) -> Placement | None:
+        if not (self.config.roundups and doc.roundup):
+            return None
+        return self._open(doc, None, "a roundup of several stories stands alone")
+
+    def _same_headline(self, doc: Doc) -> Placement | None:
+        """One article reposted by another outlet under its headline, inside the window or the sweep."""
+        if not self.config.headline_jaccard:
+            return None
+        hit = self.headlines.find(None, None, doc.headline)
+        if hit is None:
+            return None
+        _, origin, sim = hit
+        event = self._headline_event.get(origin)
+        ev = self.events.get(event)
+        if event is None or (ev is not None and (ev.roundup or version_conflict(set(doc.anchors), set(ev.anchors)))):
+            return None
+        where = "" if ev is not None else ", reopened from outside the window"
+        return Placement(doc.key, event, "member", False, None, sim, f"near-identical headline (Jaccard {sim:.2f}) to item {origin}{where}")
 
     def _threshold(self, a: str, b: str) -> float:
         known = ("zh", "en")
@@ -240,6 +290,8 @@ class Clusterer:
             for row, s in zip(rows.tolist(), cos.tolist()):
                 key, lang = c.event[row], c.lang[row]
                 ev = self.events[key]
+                if ev.roundup:
+                    continue
                 if lang != doc.lang and doc.lang in ev.slots:
                     continue  # like with like: the event's own-language centroid is the better witness
                 age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY
@@ -247,11 +299,14 @@ class Clusterer:
                 if key not in margins or margin > margins[key][0]:
                     margins[key] = (margin, s, lang)
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
-            reach = cfg.anchor_bonus_cap + max(cfg.arbiter_band, 0.0)
+            weights = self.words.weights(doc.terms) if cfg.term_weight else {}
+            reach = cfg.anchor_bonus_cap + cfg.term_weight + max(cfg.arbiter_band, 0.0)
             for order, (key, (margin, s, lang)) in enumerate(margins.items()):
                 if margin < -reach:
                     continue
                 ev = self.events[key]
+                if version_conflict(set(doc.anchors), set(ev.anchors)):
+                    continue  # GPT-4.5 vs GPT-4o: two releases, however alike the texts
                 if ev.first_ts > doc.ts + cfg.window_days * DAY:
                     continue  # an event that begins after this item's window
                 score, why = margin, [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"]
@@ -260,10 +315,11 @@ class Clusterer:
                     bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
                     score += bonus
                     why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
-                conflict = version_conflict(set(doc.anchors), set(ev.anchors))
-                if conflict:
-                    score -= cfg.conflict_penalty
-                    why.append(f"different versions {conflict[0][6:]} vs {conflict[1][6:]} (-{cfg.conflict_penalty:.2f})")
+                if cfg.term_weight:
+                    sim, words = self.words.similarity(weights, ev.terms, ev.size)
+                    if sim:
+                        score += cfg.term_weight * sim
+                        why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
                 if best is None or score > best[0]:
                     best = (score, key, s, "; ".join(why))
         if best is not None:
@@ -296,6 +352,8 @@ class Clusterer:
             ev.last_ts = max(ev.last_ts, doc.ts)
         heapq.heappush(self._event_expiry, (ev.last_ts, next(self._seq), ev.key))
         ev.size += 1
+        ev.roundup = ev.roundup or (p.opened and self.config.roundups and doc.roundup)
+        ev.terms.update(doc.terms)
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)
@@ -307,5 +365,12 @@ class Clusterer:
                 self._df[a] += 1
             ev.anchors[a] += 1
         self._event_of[doc.key] = ev.key
+        if doc.key not in self._doc_terms:
+            self._doc_terms[doc.key] = doc.terms
+            self.words.add(doc.terms)
+        if self.config.headline_jaccard and not ev.roundup:
+            self.headlines.add(doc.key, None, None, doc.headline, doc.ts)
+            self._headline_event[doc.key] = ev.key
+            heapq.heappush(self._headline_expiry, (doc.ts, next(self._seq), doc.key))
         heapq.heappush(self._doc_expiry, (doc.ts, next(self._seq), doc.key))
         self.dedup.add(doc.key, doc.url, doc.guid, doc.text, doc.ts, origin=p.origin)

@@ -1,0 +1,96 @@
+"""What a reader sees on real AI news: one happening is one card, different happenings are not.
+
+Every item here was written for this test. The embedded USE model embeds them, as in the store.
+"""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from newsdesk.cluster.embed import UseEmbedder, item_text
+from newsdesk.cluster.events import Clusterer, Doc
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return UseEmbedder(threads=2)
+
+
+def _place(embedder, items, config=None):
+    """items: (key, day of March 2030, hour, lang, title, summary) in any order -> {key: event}."""
+    texts = [item_text(t, s) for *_, t, s in items]
+    vectors = embedder.embed(texts)
+    docs = [
+        Doc(key, text, lang, datetime(2030, 3, day, hour, tzinfo=timezone.utc).timestamp(), vec)
+        for (key, day, hour, lang, _, _), text, vec in zip(items, texts, vectors)
+    ]
+    c = Clusterer(config)
+    return {d.key: c.add(d).event for d in sorted(docs, key=lambda d: (d.ts, d.key))}
+
+
+NOISE = [
+    ("n1", 3, 8, "zh", "蔚来发布第二代换电站，三分钟完成换电", "新站点将在长三角率先铺开。"),
+    ("n2", 3, 9, "zh", "深圳出台具身智能机器人产业扶持政策", "最高补贴两千万元，覆盖整机与核心零部件。"),
+    ("n3", 4, 10, "en", "Stripe launches stablecoin accounts for businesses in 40 countries", "Companies can hold and send USDC."),
+    ("n4", 4, 11, "zh", "英伟达股价收跌 3%，市场担忧数据中心资本开支放缓", "分析师下调明年出货量预期。"),
+]
+
+
+def test_one_ceo_essay_summarised_by_three_outlets_is_one_event(embedder):
+    got = _place(embedder, NOISE + [
+        ("e1", 4, 9, "zh", "Zorvath CEO 卡伦·米勒万字长文：智能体将在两年内接管白领工作流",
+         "米勒在个人博客发表长文《工作的黄昏》，认为企业软件将被智能体重写。"),
+        ("e2", 4, 13, "zh", "《工作的黄昏》：Zorvath 掌门人米勒谈智能体与白领的未来",
+         "Zorvath 首席执行官米勒撰文称，两年内大部分白领流程将由智能体完成。"),
+        ("e3", 4, 20, "zh", "米勒长文刷屏：白领工作流的终局是智能体",
+         "Zorvath CEO 卡伦·米勒的文章《工作的黄昏》引发热议，他预言企业软件将被重写。"),
+    ])
+    assert got["e1"] == got["e2"] == got["e3"]
+    assert got["e1"] not in {got[k] for k, *_ in NOISE}
+
+
+def test_one_article_reposted_under_its_headline_two_days_later_is_one_event(embedder):
+    title = "为什么说长上下文不是检索的终点：一次大规模实验的复盘"
+    got = _place(embedder, NOISE + [
+        ("r1", 3, 10, "zh", title, "作者在百万 token 场景下对比了长上下文与检索增强的成本与准确率。"),
+        ("r2", 5, 16, "zh", title, "一篇关于工程取舍的长文，结论是两者将长期共存。"),
+    ])
+    assert got["r1"] == got["r2"]
+
+
+def test_an_english_and_a_chinese_report_of_one_product_plan_are_one_event(embedder):
+    got = _place(embedder, NOISE + [
+        ("p1", 4, 8, "en", "Kestrel Labs plans a $20 monthly tier for its Lumen assistant, The Information reports",
+         "The Lumen Plus plan would add longer memory and team sharing, people familiar said."),
+        ("p2", 4, 15, "zh", "消息称 Kestrel Labs 计划为 Lumen 助手推出每月 20 美元的订阅档",
+         "据 The Information 报道，Lumen Plus 将提供更长记忆与团队共享功能。"),
+    ])
+    assert got["p1"] == got["p2"]
+
+
+def test_an_acquisition_reported_twice_is_one_event(embedder):
+    got = _place(embedder, NOISE + [
+        ("a1", 3, 11, "zh", "Veltrix 以 32 亿美元收购数据标注公司 Quorra", "交易预计于三季度完成，Quorra 团队将并入 Veltrix 云部门。"),
+        ("a2", 4, 7, "zh", "32 亿美元！Veltrix 拿下 Quorra，补齐数据标注短板", "这是 Veltrix 今年最大的一笔收购。"),
+    ])
+    assert got["a1"] == got["a2"]
+
+
+def test_a_launch_and_how_to_guides_a_week_later_stay_apart(embedder):
+    got = _place(embedder, NOISE + [
+        ("l1", 3, 12, "zh", "字节发布视频生成模型 Palette 2.0，支持多镜头叙事", "Palette 2.0 可一次生成一分钟的多镜头视频。"),
+        ("g1", 10, 9, "zh", "Palette 2.0 保姆级教程：十分钟做出你的第一支短片", "从提示词写法到镜头拆分，一步步教你上手。"),
+    ])
+    assert got["l1"] != got["g1"]
+
+
+def test_different_versions_stay_apart_and_a_digest_joins_nothing(embedder):
+    got = _place(embedder, NOISE + [
+        ("v1", 3, 12, "en", "Orion-3 is out: faster reasoning and a cheaper API", "Meridian AI released Orion-3 today."),
+        ("v2", 5, 12, "en", "Orion-4 is out: faster reasoning and a cheaper API", "Meridian AI released Orion-4 today."),
+        ("d1", 5, 18, "en", "AI daily: Orion-4 ships; Stripe stablecoins; Shenzhen robot subsidies",
+         "Meridian's Orion-4, Stripe's USDC accounts and Shenzhen's new policy."),
+    ])
+    assert got["v1"] != got["v2"]
+    assert got["d1"] not in {got[k] for k in ("v2", "n2", "n3")}
+
