@@ -42,9 +42,9 @@ def briefs(n: int) -> list[dict]:
             summary = (row.get("summary") or "") + ("\n" + row["core_point"] if row.get("core_point") else "")
             out.append({
                 "event_id": i, "title": row["title"], "outlets": 1, "independent_outlets": 1, "languages": ["zh"],
-                "first_seen_at": when, "last_seen_at": when, "anchors": [],
+                "first_published_at": when, "last_published_at": when, "anchors": [],
                 "members": [{"source_name": row["source"], "title": row["title"], "url": row["link"], "published_at": when,
-                             "language": "zh", "material": "summary", "role": "lead", "summary": summary, "body": None}],
+                             "language": "zh", "material_level": "summary", "role": "lead", "summary": summary, "body": None}],
             })
     return out
 

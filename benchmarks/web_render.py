@@ -56,7 +56,7 @@ def build_store(url: str) -> None:
                 "title": n["title"] + ("" if i < len(news) else f" ({i // len(news)})"), "summary": n.get("summary") or "",
                 "language": "zh" if any("\u4e00" <= c <= "\u9fff" for c in n["title"]) else "en",
                 "published_at": when, "first_seen_at": when, "updated_at": when, "content_hash": f"h{i}",
-                "material": rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
+                "material_level": rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
             })
         conn.execute(insert(items), item_rows)
         per_event = ITEMS // EVENTS
@@ -65,11 +65,11 @@ def build_store(url: str) -> None:
             first = item_rows[e * per_event]
             when = first["published_at"]
             event_rows.append({
-                "id": e + 1, "title": first["title"], "lead_item_id": first["id"], "first_seen_at": when,
-                "last_seen_at": when + timedelta(hours=2), "updated_at": when, "item_count": per_event,
+                "id": e + 1, "title": first["title"], "lead_item_id": first["id"], "first_published_at": when,
+                "last_published_at": when + timedelta(hours=2), "updated_at": when, "item_count": per_event,
                 "outlets": per_event, "independent_outlets": rnd.randint(1, per_event), "languages": ["zh", "en"],
                 "category": rnd.choice(["model", "funding", "research", "product", "policy"]),
-                "score": rnd.uniform(0, 10), "tier": rnd.choice(["featured", "p1", "all", "all"]),
+                "score": rnd.uniform(0, 10), "tab": rnd.choice(["featured", "p1", "all", "all"]),
                 "score_parts": {"coverage": rnd.random(), "authority": rnd.random(), "recency": rnd.random()},
             })
             for k in range(per_event):

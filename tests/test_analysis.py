@@ -40,7 +40,7 @@ def _add_event(conn, members: list[tuple[str, Item]]) -> int:
     for _, item in members:
         upsert_item(conn, item, now=T0)
         ids.append(conn.execute(select(items.c.id).where(items.c.guid == item.guid)).scalar_one())
-    event_id = conn.execute(insert(events).values(title=members[0][1].title, first_seen_at=T0, last_seen_at=T0,
+    event_id = conn.execute(insert(events).values(title=members[0][1].title, first_published_at=T0, last_published_at=T0,
                                                   updated_at=T0)).inserted_primary_key[0]
     for (role, _), item_id in zip(members, ids):
         conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role, joined_at=T0))
@@ -60,19 +60,19 @@ def build_two_events(engine) -> tuple[int, int]:
         gpt = _add_event(conn, [
             ("lead", Item("openai-blog", "gpt55", "https://openai.com/index/introducing-gpt-5-5/", "Introducing GPT-5.5",
                           summary="A new class of intelligence for real work.", body=GPT_BODY, language="en",
-                          published_at=T0, material="full")),
+                          published_at=T0, material_level="full")),
             ("member", Item("the-verge", "verge-gpt55", "https://www.theverge.com/gpt-5-5",
                             "OpenAI's GPT-5.5 is more efficient and better at coding",
                             summary="OpenAI says GPT-5.5 matches GPT-5.4 per-token latency.", language="en",
-                            published_at=T0, material="summary")),
+                            published_at=T0, material_level="summary")),
         ])
         intel = _add_event(conn, [
             ("lead", Item("ft", "ft-intel", "https://www.ft.com/content/intel",
                           "Intel shares jump 20% as chipmaker predicts revenue surge from AI data centres",
-                          language="en", published_at=T0, material="paywalled")),
+                          language="en", published_at=T0, material_level="paywalled")),
             ("member", Item("bloomberg", "bbg-intel", "https://www.bloomberg.com/intel",
                             "Intel Gives Strong AI-Fueled Outlook, Sending Shares Higher", language="en",
-                            published_at=T0, material="title")),
+                            published_at=T0, material_level="title")),
         ])
     return gpt, intel
 

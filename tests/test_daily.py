@@ -12,18 +12,18 @@ from newsdesk.editions.days import local_day_bounds
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 
-def add_event(conn, *, title, when, score, tier="all", category="research", members=(), now=None):
+def add_event(conn, *, title, when, score, tab="all", category="research", members=(), now=None):
     """An event with its member items; `members` = [(source_id, title, url, published_at, role)]."""
     now = now or datetime.now(UTC)
     event_id = conn.execute(insert(events).values(
-        title=title, first_seen_at=min(m[3] for m in members), last_seen_at=when, item_count=len(members),
+        title=title, first_published_at=min(m[3] for m in members), last_published_at=when, item_count=len(members),
         outlets=len({m[0] for m in members}), independent_outlets=1, languages=["zh"], category=category,
-        score=score, tier=tier, updated_at=now,
+        score=score, tab=tab, updated_at=now,
     )).inserted_primary_key[0]
     for source_id, item_title, url, published, role in members:
         item_id = conn.execute(insert(items).values(
             source_id=source_id, guid=url, url=url, title=item_title, summary=item_title, language="zh",
-            published_at=published, first_seen_at=now, updated_at=now, material="summary", content_hash=url,
+            published_at=published, first_seen_at=now, updated_at=now, material_level="summary", content_hash=url,
         )).inserted_primary_key[0]
         conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role, joined_at=now))
     return event_id
@@ -35,13 +35,13 @@ def seed(conn):
                                             language="zh", tier=1, weight=1.0, category="media"))
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
     # 2026-03-11 20:00 UTC is 03-12 04:00 in Shanghai: belongs to the 12th.
-    big = add_event(conn, title="DeepSeek V4 发布", when=t(11, 20), score=0.9, tier="featured", category="model",
+    big = add_event(conn, title="DeepSeek V4 发布", when=t(11, 20), score=0.9, tab="featured", category="model",
                     members=[("jqzx", "DeepSeek V4 发布，1M 上下文", "https://jqzx.example/a", t(11, 18), "lead"),
                              ("qbit", "DeepSeek V4 来了", "https://qbit.example/a", t(11, 20), "member")])
     small = add_event(conn, title="一篇 RAG 论文", when=t(12, 3), score=0.4, members=[
         ("simonw", "A RAG paper", "https://simonw.example/b", t(12, 3), "lead")])
     # Late on the 12th in UTC = the 13th in Shanghai: not on the 12th's page.
-    other = add_event(conn, title="第二天的事", when=t(12, 17), score=0.99, tier="p1", members=[
+    other = add_event(conn, title="第二天的事", when=t(12, 17), score=0.99, tab="p1", members=[
         ("qbit", "第二天的事", "https://qbit.example/c", t(12, 17), "lead")])
     conn.execute(insert(analyses).values(
         event_id=big, language="zh", headline="DeepSeek V4：1M 上下文", body="第一段。\n\n第二段。", status="clean",

@@ -43,7 +43,7 @@ def own_text(member: dict) -> str:
 
 
 def levels(brief: dict) -> list[str]:
-    return [m["material"] for m in brief["members"] if m["role"] != "duplicate"]
+    return [m["material_level"] for m in brief["members"] if m["role"] != "duplicate"]
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
@@ -65,7 +65,7 @@ def test_every_card_leads_with_whole_sentences_of_its_own_items(demo_briefs, lan
         for figure in card.numbers:
             assert figure in card.headline or any(figure in s.text for s in card.lead), figure
         assert (card.outlets, card.independent_outlets) == (brief["outlets"], brief["independent_outlets"])
-        assert {x["item_id"] for x in card.sources} == {m["item_id"] for m in members.values() if m["role"] != "duplicate"}
+        assert {x["item_id"] for x in card.members} == {m["item_id"] for m in members.values() if m["role"] != "duplicate"}
         analysis = card.analysis()
         result = check_output(analysis["headline"] + "\n\n" + analysis["body"], card.material(brief["members"]),
                               materials=levels(brief), language=language)
@@ -90,10 +90,10 @@ def test_a_cut_off_summary_is_never_quoted_and_a_paywall_is_said():
         "event_id": 1, "title": "Acme raises $2 billion", "outlets": 2, "independent_outlets": 1, "anchors": [],
         "members": [
             {"item_id": 10, "role": "lead", "source_name": "Financial Times", "title": "Acme raises $2 billion",
-             "language": "en", "material": "paywalled", "summary": "Acme has raised $2 billion from investors led by …",
+             "language": "en", "material_level": "paywalled", "summary": "Acme has raised $2 billion from investors led by …",
              "body": None, "url": "", "published_at": None},
             {"item_id": 11, "role": "syndicated", "source_name": "Wire", "title": "Acme funding round",
-             "language": "en", "material": "summary", "url": "", "published_at": None,
+             "language": "en", "material_level": "summary", "url": "", "published_at": None,
              "summary": "The round values Acme at $20 billion, the company said. Read more at example dot com",
              "body": None},
         ],

@@ -41,7 +41,7 @@ def _check_items(parsed) -> None:
         assert isinstance(item.title, str) and item.title and len(item.title) <= TITLE_MAX + 2
         assert isinstance(item.guid, str) and item.guid and len(item.guid) <= max(GUID_MAX, URL_MAX)
         assert item.url is None or (isinstance(item.url, str) and len(item.url) <= URL_MAX)
-        assert len(item.summary) <= SUMMARY_MAX + 2 and item.material in MATERIAL_LEVELS
+        assert len(item.summary) <= SUMMARY_MAX + 2 and item.material_level in MATERIAL_LEVELS
         assert item.language in LANGUAGES
         assert item.published_at is None or item.published_at.tzinfo is not None
         json.dumps([item.authors, item.categories, item.engagement, item.extra])  # storable as JSON

@@ -27,7 +27,7 @@ def test_real_harvest(shared):
     # summaries of them are Chinese.
     langs = Counter((i.extra["source_channel"], i.language) for _, i in rows)
     assert langs == {("wechat-ai", "zh"): 872, ("overseas", "en"): 140}
-    assert all(i.material == "summary" and i.summary for _, i in rows)
+    assert all(i.material_level == "summary" and i.summary for _, i in rows)
     # 147 lines carry an empty pub_date: those items get the store's first-seen time, not a guess
     assert sum(i.published_at is None for _, i in rows) == 147
 

@@ -19,11 +19,14 @@ from newsdesk.rank import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.items import record_fetch, upsert_item
 from newsdesk.store.migrate import current, head
-from newsdesk.store.schema import events, items, metadata
+from newsdesk.store.schema import editions, events, items, metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = Path(__file__).with_name("store_before_alembic")
 T = datetime(2026, 11, 30, 9, 15, 2, 123456, tzinfo=UTC)
+# Columns a later revision renamed: (table, old name) -> new name. Their values must be kept.
+RENAMED = {("events", "tier"): "tab", ("events", "first_seen_at"): "first_published_at",
+           ("events", "last_seen_at"): "last_published_at", ("items", "material"): "material_level"}
 
 
 def _legacy_store(url: str, *, without: str = "") -> None:
@@ -80,8 +83,14 @@ def _legacy_store(url: str, *, without: str = "") -> None:
             findings=[{"part": "body", "finding": "number 7 not in material"}], at=T)
         add("editions", kind="daily", key="2026-11-30", language="zh", title="全部 · 2026-11-30", body="# 今日",
             meta={"events": [ev]}, status="clean", material_key="k" * 64, updated_at=T)
+        add("editions", kind="daily", key="2026-11-29", language="zh", title="全部 · 2026-11-29", body="# 昨日",
+            meta={"date": "2026-11-29", "cards": [LEGACY_CARD]}, status="clean", material_key="l" * 64, updated_at=T)
         add("feedback", event_id=ev, kind="star", note="", user="operator", at=T)
     eng.dispose()
+
+
+LEGACY_CARD = {"event_id": 1, "tier": "featured", "first_seen_at": "2026-11-29 08:00",
+               "last_seen_at": "2026-11-29 09:00", "members": [{"item_id": 1, "material": "full", "role": "lead"}]}
 
 
 def _rows(url: str, columns: dict[str, list[str]] | None = None) -> dict[str, list[tuple]]:
@@ -125,8 +134,16 @@ def test_a_store_made_before_alembic_upgrades_with_every_row_kept(store_url):
 
     eng = open_store(store_url)
     try:
-        after = _rows(store_url, legacy)
+        after = _rows(store_url, {name: [RENAMED.get((name, c), c) for c in cols] for name, cols in legacy.items()})
+        # The daily cards stored in editions.meta take the new names (checked below); every value is kept.
+        for rows in (before["editions"], after["editions"]):
+            rows[:] = [r for r in rows if "2026-11-29" not in r]
         assert {name: rows for name, rows in after.items() if name in before} == before
+        with eng.connect() as conn:
+            meta = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-11-29")).scalar()
+        assert meta == {"date": "2026-11-29", "cards": [{
+            "event_id": 1, "tab": "featured", "first_published_at": "2026-11-29 08:00",
+            "last_published_at": "2026-11-29 09:00", "members": [{"item_id": 1, "material_level": "full", "role": "lead"}]}]}
         assert not any(rows for name, rows in after.items() if name not in before)
         with eng.connect() as conn:
             tables = inspect(conn).get_table_names()

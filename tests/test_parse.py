@@ -44,7 +44,7 @@ def test_every_feedparser_corpus_document(shared):
         head = _header(body)
         headers = _http_headers(head)
         parsed = parse_feed(body, SRC, fetched_at=NOW, url="http://example.org/feed.xml", headers=headers)  # must not raise
-        assert all(i.material in MATERIAL_LEVELS and i.title and i.guid for i in parsed.items), path
+        assert all(i.material_level in MATERIAL_LEVELS and i.title and i.guid for i in parsed.items), path
         assert len({i.guid for i in parsed.items}) == len(parsed.items), f"{path}: duplicate guids kept"
         if re.search(r"Expect:\s*bozo", head):
             bozo_files += 1
@@ -90,7 +90,7 @@ def test_real_ai_blog_snapshot(shared):
     assert first.url == "https://www.anthropic.com/news/fable-safeguards-jailbreak-framework"
     assert first.published_at == datetime(2026, 7, 2, tzinfo=UTC)
     assert first.language == "en"
-    assert first.material == "title"  # its description only repeats the title
+    assert first.material_level == "title"  # its description only repeats the title
     assert first.categories == ["Announcements"]
 
 
@@ -128,7 +128,7 @@ def test_hnrss_points_and_comments():
     assert item.url == "https://example.dev/tiny-llm"
     assert item.guid == "https://news.ycombinator.com/item?id=44012345"
     assert item.extra["comments_url"] == "https://news.ycombinator.com/item?id=44012345"
-    assert item.summary == "" and item.material == "title"  # hnrss boilerplate is not a summary
+    assert item.summary == "" and item.material_level == "title"  # hnrss boilerplate is not a summary
     assert item.authors == ["jdoe"]
     assert item.published_at == datetime(2026, 8, 18, 14, 3, 11, tzinfo=UTC)
 
@@ -233,7 +233,7 @@ CONTENT_ENCODED = (
 
 def test_content_encoded_becomes_full_body():
     (item,) = parse_feed(CONTENT_ENCODED, SRC, fetched_at=NOW).items
-    assert item.material == "full"
+    assert item.material_level == "full"
     assert item.body == "\n\n".join(ARTICLE_PARAS)
     assert item.summary == "Mistral released a new open-weight model on Tuesday."
     assert item.published_at == datetime(2026, 8, 19, 7, 0, tzinfo=UTC)
@@ -242,7 +242,7 @@ def test_content_encoded_becomes_full_body():
 def test_short_content_is_not_full():
     short = CONTENT_ENCODED.replace("".join(f"<p>{p}</p>" for p in ARTICLE_PARAS).encode(), b"<p>Read more on our site.</p>")
     (item,) = parse_feed(short, SRC, fetched_at=NOW).items
-    assert item.material == "summary" and item.body is None
+    assert item.material_level == "summary" and item.body is None
 
 
 GB2312_TITLE = "智谱发布新一代开源大模型"

@@ -31,20 +31,20 @@ XSS_TITLE = '<script>window.__pwned = 1</script>Evil <img src=x onerror="window.
 XSS_SUMMARY = '<a href="javascript:window.__pwned = 3">click</a> <img src=x onerror=alert(1)> <svg onload=alert(2)></svg> plain words'
 
 
-def _item(conn, id, source_id, title, summary, when, language, url=None, material="summary"):
+def _item(conn, id, source_id, title, summary, when, language, url=None, material_level="summary"):
     conn.execute(
         insert(items).values(
             id=id, source_id=source_id, guid=f"g{id}", url=url or f"https://example.com/{id}", title=title,
             summary=summary, language=language, published_at=when, first_seen_at=when, updated_at=when,
-            content_hash=f"h{id}", material=material,
+            content_hash=f"h{id}", material_level=material_level,
         )
     )
 
 
-def _event(conn, id, title, when, score, tier, category, members, **extra):
+def _event(conn, id, title, when, score, tab, category, members, **extra):
     conn.execute(
         insert(events).values(
-            id=id, title=title, first_seen_at=when, last_seen_at=when, updated_at=when, score=score, tier=tier,
+            id=id, title=title, first_published_at=when, last_published_at=when, updated_at=when, score=score, tab=tab,
             category=category, item_count=len(members), lead_item_id=members[0][0],
             outlets=extra.pop("outlets", len(members)), independent_outlets=extra.pop("independent", 1),
             languages=extra.pop("languages", ["zh"]), score_parts=extra.pop("score_parts", {"coverage": score}), **extra,
@@ -66,9 +66,9 @@ def seed_store(engine) -> None:
         for sid, name, lang in (("jiqizhixin", "机器之心", "zh"), ("openai-blog", "OpenAI Blog", "en"),
                                 ("bloomberg-tech", "Bloomberg Technology", "en"), ("hostile-feed", "Hostile Feed", "en")):
             conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example.com/feed", kind="rss", language=lang))
-        _item(conn, 1, "jiqizhixin", "OpenAI 发布 GPT-5.5 大模型，推理成本下降 40%", "<p>机器之心报道：新模型在<b>编程</b>任务上更强。</p>", DAY2, "zh", material="full")
+        _item(conn, 1, "jiqizhixin", "OpenAI 发布 GPT-5.5 大模型，推理成本下降 40%", "<p>机器之心报道：新模型在<b>编程</b>任务上更强。</p>", DAY2, "zh", material_level="full")
         _item(conn, 2, "openai-blog", "Introducing GPT-5.5", "Our most capable model for coding and agents.", DAY2 + timedelta(hours=1), "en")
-        _item(conn, 3, "bloomberg-tech", "Cognition in talks for funding at $25 billion valuation", "Early talks, people familiar said.", DAY2, "en", material="paywalled")
+        _item(conn, 3, "bloomberg-tech", "Cognition in talks for funding at $25 billion valuation", "Early talks, people familiar said.", DAY2, "en", material_level="paywalled")
         _item(conn, 4, "jiqizhixin", "Cognition 洽谈新一轮融资，估值 250 亿美元", "据彭博社报道。", DAY2, "zh")
         _item(conn, 5, "hostile-feed", XSS_TITLE, XSS_SUMMARY, DAY2, "en", url="javascript:window.__pwned=4")
         _item(conn, 6, "jiqizhixin", "昨天的开源语音模型发布", "一个语音模型。", DAY1, "zh")

@@ -254,7 +254,7 @@ def write_cmd(
 def daily_cmd(
     day: str = typer.Option(None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with events)."),
 ) -> None:
-    """Build the daily edition of one day (全部 + tier / category tabs) in every language."""
+    """Build the daily edition of one day (全部 + featured / p1 / category tabs) in every language."""
     from datetime import date
 
     from newsdesk.editions.daily import build_daily

@@ -48,7 +48,7 @@ class Item:
     body: str | None = None
     language: str = "other"
     published_at: datetime | None = None  # None = the store uses first_seen_at
-    material: str = "summary"
+    material_level: str = "summary"  # full | summary | title | paywalled | failed
     authors: list[str] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)
     engagement: dict = field(default_factory=dict)
@@ -61,7 +61,7 @@ class Item:
     def content_hash(self) -> str:
         """Changes when what a reader sees changes; drives 'updated' on re-ingest."""
         h = hashlib.sha256()
-        for part in (self.title, self.summary, self.body or "", self.url or "", self.material):
+        for part in (self.title, self.summary, self.body or "", self.url or "", self.material_level):
             h.update(part.encode("utf-8", "surrogatepass"))  # a lone surrogate from a JSON escape is stored as U+FFFD
             h.update(b"\x1f")
         return h.hexdigest()

@@ -1,7 +1,7 @@
 """Rank events: importance from independent coverage, authority, engagement and reader feedback;
 recency orders the live feed. Every part is stored in `events.score_parts` so the UI can say why.
 
-The tier (featured / p1 / all: the feed's tabs) comes from importance alone, not recency, so an
+An event's tab (featured / p1 / all: the feed tab it shows in) comes from importance alone, not recency, so an
 event keeps its tab when an old daily edition is rebuilt.
 """
 
@@ -31,8 +31,8 @@ def _engagement(e: dict) -> float:
 
 
 def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
-    """(score, parts, tier) for one event's facts: independent_outlets, outlets, best_authority,
-    engagement, feedback, last_seen_at."""
+    """(score, parts, tab) for one event's facts: independent_outlets, outlets, best_authority,
+    engagement, feedback, last_published_at."""
     parts = {
         # One origin repackaged by five desks is one confirmation: independent outlets carry the weight.
         "coverage": round(math.log2(1 + facts["independent_outlets"]), 3),
@@ -42,22 +42,22 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
         "feedback": round(max(-4.0, min(4.0, facts["feedback"])) * 0.5, 3),
     }
     importance = sum(parts.values())
-    age_h = max(0.0, (now - facts["last_seen_at"]).total_seconds() / 3600)
+    age_h = max(0.0, (now - facts["last_published_at"]).total_seconds() / 3600)
     parts["importance"] = round(importance, 3)
     parts["recency"] = round(0.5 ** (age_h / HALF_LIFE_HOURS), 4)
     score = round(importance * parts["recency"], 4)
     starred = facts.get("starred", False)
     if starred or (importance >= FEATURED and facts["independent_outlets"] >= 2):
-        tier = "featured"
+        tab = "featured"
     elif importance >= P1 and facts["feedback"] >= 0:
-        tier = "p1"
+        tab = "p1"
     else:
-        tier = "all"
-    return score, parts, tier
+        tab = "all"
+    return score, parts, tab
 
 
 def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -> int:
-    """Score every event; writes only rows whose score, parts or tier changed. Returns events ranked."""
+    """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked."""
     now = now or datetime.now(UTC)
     with engine.begin() as conn:
         authority: dict[int, float] = defaultdict(float)
@@ -79,8 +79,8 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -
                 starred.add(r.event_id)
         count = 0
         for ev in conn.execute(
-            select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.last_seen_at,
-                   events.c.importance, events.c.score, events.c.score_parts, events.c.tier)
+            select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.last_published_at,
+                   events.c.importance, events.c.score, events.c.score_parts, events.c.tab)
         ).all():
             facts = {
                 "independent_outlets": ev.independent_outlets,
@@ -89,11 +89,11 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -
                 "engagement": engagement.get(ev.id, 0.0),
                 "feedback": votes.get(ev.id, 0.0),
                 "starred": ev.id in starred,
-                "last_seen_at": ev.last_seen_at,
+                "last_published_at": ev.last_published_at,
             }
-            score, parts, tier = score_event(facts, now)
+            score, parts, tab = score_event(facts, now)
             count += 1
-            if (score, parts, tier) != (ev.score, ev.score_parts, ev.tier):
+            if (score, parts, tab) != (ev.score, ev.score_parts, ev.tab):
                 conn.execute(update(events).where(events.c.id == ev.id).values(
-                    importance=parts["importance"], score=score, score_parts=parts, tier=tier))
+                    importance=parts["importance"], score=score, score_parts=parts, tab=tab))
     return count

@@ -65,7 +65,7 @@ _ITEM_COLUMNS = (items.c.id, items.c.title, items.c.summary, items.c.body, items
 
 def _seed(conn: Connection, clusterer: Clusterer, embedder: Embedder, since: datetime) -> None:
     """Put back the events still open at `since`, with their members, in publish order."""
-    open_events = select(events.c.id).where(events.c.last_seen_at >= since)
+    open_events = select(events.c.id).where(events.c.last_published_at >= since)
     rows = conn.execute(
         select(*_ITEM_COLUMNS, event_members.c.event_id, event_members.c.origin_item_id)
         .join(event_members, event_members.c.item_id == items.c.id)
@@ -108,7 +108,7 @@ def cluster_new_items(
         def new_event(doc: Doc) -> int:
             ts = datetime.fromtimestamp(doc.ts, UTC)
             return conn.execute(
-                insert(events).values(title="", first_seen_at=ts, last_seen_at=ts, updated_at=now)
+                insert(events).values(title="", first_published_at=ts, last_published_at=ts, updated_at=now)
             ).inserted_primary_key[0]
 
         clusterer = Clusterer(config, new_event=new_event, arbiter=arbiter)
@@ -180,7 +180,7 @@ def _members(conn: Connection, event_id: int) -> list[dict]:
     rows = conn.execute(
         select(
             items.c.id.label("item_id"), items.c.source_id, items.c.title, items.c.url, items.c.guid, items.c.summary,
-            items.c.body, items.c.language, items.c.material, items.c.published_at, items.c.extra, items.c.engagement,
+            items.c.body, items.c.language, items.c.material_level, items.c.published_at, items.c.extra, items.c.engagement,
             sources.c.name.label("source_name"), sources.c.tier, sources.c.weight, sources.c.category,
             event_members.c.role, event_members.c.origin_item_id, event_members.c.similarity, event_members.c.reason,
         )
@@ -218,8 +218,8 @@ def refresh_event(conn: Connection, event_id: int, *, now: datetime | None = Non
         update(events).where(events.c.id == event_id).values(
             title=lead["title"],
             lead_item_id=lead["item_id"],
-            first_seen_at=min(m["published_at"] for m in members),
-            last_seen_at=max(m["published_at"] for m in members),
+            first_published_at=min(m["published_at"] for m in members),
+            last_published_at=max(m["published_at"] for m in members),
             item_count=len(members),
             outlets=cov["outlets"],
             independent_outlets=cov["independent_outlets"],
@@ -243,8 +243,8 @@ def event_brief(conn: Connection, event_id: int) -> dict:
         "event_id": row["id"],
         "title": row["title"],
         "lead_item_id": row["lead_item_id"],
-        "first_seen_at": row["first_seen_at"],
-        "last_seen_at": row["last_seen_at"],
+        "first_published_at": row["first_published_at"],
+        "last_published_at": row["last_published_at"],
         "item_count": row["item_count"],
         "outlets": row["outlets"],
         "independent_outlets": row["independent_outlets"],
@@ -254,7 +254,7 @@ def event_brief(conn: Connection, event_id: int) -> dict:
         "anchors": row["anchors"],
         "score": row["score"],
         "score_parts": row["score_parts"],
-        "tier": row["tier"],
+        "tab": row["tab"],
         "members": [
             {
                 "item_id": m["item_id"],
@@ -265,7 +265,7 @@ def event_brief(conn: Connection, event_id: int) -> dict:
                 "url": m["url"],
                 "published_at": m["published_at"],
                 "language": m["language"],
-                "material": m["material"],
+                "material_level": m["material_level"],
                 "role": m["role"],
                 "origin_item_id": m["origin_item_id"],
                 "similarity": m["similarity"],

@@ -5,11 +5,11 @@ the site, the feeds and the Markdown) and for the web app's feed and event pages
 place shows an event the same way. A card is a plain, JSON-ready dict; its titles are plain
 text (a feed's markup removed), escaped where they are rendered:
 
-    event_id, headline (the analysis's, else the event title), title, importance, tier,
+    event_id, headline (the analysis's, else the event title), title, importance, tab,
     category, outlets (distinct outlets that covered it), independent_outlets,
-    first_seen_at, last_seen_at (local, "YYYY-MM-DD HH:MM"),
+    first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
     members    the member items a reader can open, lead first, then by time: item_id,
-               outlet, title, url, published_at, material, language, role
+               outlet, title, url, published_at, material_level, language, role
                (a duplicate, the same URL or text again, e.g. one arXiv paper in two
                listings, is left out: it adds an outlet to the count, not a link)
     analysis   {language, headline, body, status, flags (lines)} or None
@@ -39,7 +39,7 @@ def flag_lines(flags: list) -> list[str]:
 def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]]:
     rows = conn.execute(
         select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.url,
-               items.c.published_at, items.c.material, items.c.language, items.c.summary,
+               items.c.published_at, items.c.material_level, items.c.language, items.c.summary,
                sources.c.name.label("outlet"))
         .join(items, items.c.id == event_members.c.item_id)
         .join(sources, sources.c.id == items.c.source_id)
@@ -50,7 +50,7 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
     for r in rows:
         out.setdefault(r.event_id, []).append({
             "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
-            "published_at": minute(r.published_at, tz), "material": r.material, "language": r.language,
+            "published_at": minute(r.published_at, tz), "material_level": r.material_level, "language": r.language,
             "role": r.role, "summary": r.summary,
         })
     return out
@@ -79,12 +79,12 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz) -> dict:
         "headline": (analysis or {}).get("headline") or plain_text(event.title),
         "title": plain_text(event.title),
         "importance": round(event.importance, 4),
-        "tier": event.tier,
+        "tab": event.tab,
         "category": event.category or "",
         "outlets": event.outlets,
         "independent_outlets": event.independent_outlets,
-        "first_seen_at": minute(event.first_seen_at, tz),
-        "last_seen_at": minute(event.last_seen_at, tz),
+        "first_published_at": minute(event.first_published_at, tz),
+        "last_published_at": minute(event.last_published_at, tz),
         "members": members,
         "analysis": analysis,
         "check": analysis["status"] if analysis else "missing",
@@ -113,18 +113,18 @@ def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_lan
 
 
 def day_tabs(cards: list[dict], language: str) -> list[dict]:
-    """Tabs of a day's feed: all, then the tiers (要闻 includes 精选), then categories by size.
+    """Tabs of a day's feed: all, then featured and p1 (要闻 includes 精选), then categories by size.
 
     Each tab is {id, label, events: [event ids in the cards' order]}; empty tabs are left out.
-    `cards` only needs event_id, tier and category.
+    `cards` only needs event_id, tab and category.
     """
     t = Labels(language)
     tabs = [{"id": "all", "label": t.all, "events": [c["event_id"] for c in cards]}]
-    tiers = {"featured": ("featured",), "p1": ("featured", "p1")}
-    for tier, members in tiers.items():
-        chosen = [c["event_id"] for c in cards if c["tier"] in members]
+    ranked = {"featured": ("featured",), "p1": ("featured", "p1")}
+    for tab, included in ranked.items():
+        chosen = [c["event_id"] for c in cards if c["tab"] in included]
         if chosen:
-            tabs.append({"id": tier, "label": t[tier], "events": chosen})
+            tabs.append({"id": tab, "label": t[tab], "events": chosen})
     by_category: dict[str, list[int]] = {}
     for c in cards:
         if c["category"]:

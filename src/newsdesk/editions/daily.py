@@ -39,7 +39,7 @@ class DailyStats:
 def render_card(card: dict, number: int, language: str) -> str:
     """One card as Markdown, numbered as on the day's page."""
     t = Labels(language)
-    facts = [t[card["tier"]] if card["tier"] in ("featured", "p1") else "", card["category"],
+    facts = [t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card["category"],
              t.outlets.format(n=card["outlets"], m=card["independent_outlets"]), t[card["check"]]]
     lines = [f"## {number}. {card['headline']}", "", " · ".join(f for f in facts if f), "", f"{t.members}:"]
     for m in card["members"]:

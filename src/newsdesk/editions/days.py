@@ -1,6 +1,6 @@
 """Days in the newsroom's timezone, and which events a day holds.
 
-An event belongs to the local date of its newest member (`last_seen_at`). Both the
+An event belongs to the local date of its newest member (`last_published_at`). Both the
 published daily edition and the web app's feed take a day's events from `day_events`,
 so they list the same events in the same order.
 """
@@ -40,25 +40,25 @@ def minute(moment: datetime, tz: str | ZoneInfo) -> str:
 
 def event_dates(conn: Connection, tz: str | ZoneInfo) -> list[date]:
     """Every local date on which some event's newest member appeared, oldest first."""
-    rows = conn.execute(select(events.c.last_seen_at)).scalars()
+    rows = conn.execute(select(events.c.last_published_at)).scalars()
     return sorted({local_time(moment, tz).date() for moment in rows})
 
 
 def latest_day(conn: Connection, tz: str | ZoneInfo) -> date | None:
-    last = conn.execute(select(func.max(events.c.last_seen_at))).scalar()
+    last = conn.execute(select(func.max(events.c.last_published_at))).scalar()
     return local_time(last, tz).date() if last else None
 
 
 def neighbour_days(conn: Connection, day: date, tz: str | ZoneInfo) -> tuple[date | None, date | None]:
     """The nearest earlier and later days that have events (empty days are skipped)."""
     start, end = local_day_bounds(day, tz)
-    before = conn.execute(select(func.max(events.c.last_seen_at)).where(events.c.last_seen_at < start)).scalar()
-    after = conn.execute(select(func.min(events.c.last_seen_at)).where(events.c.last_seen_at >= end)).scalar()
+    before = conn.execute(select(func.max(events.c.last_published_at)).where(events.c.last_published_at < start)).scalar()
+    after = conn.execute(select(func.min(events.c.last_published_at)).where(events.c.last_published_at >= end)).scalar()
     return (local_time(before, tz).date() if before else None, local_time(after, tz).date() if after else None)
 
 
 def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[Row]:
     """The events of one local day, in the order every edition of that day shows them."""
     start, end = local_day_bounds(day, tz)
-    query = select(events).where(events.c.last_seen_at >= start, events.c.last_seen_at < end)
+    query = select(events).where(events.c.last_published_at >= start, events.c.last_published_at < end)
     return conn.execute(query.order_by(*DAY_ORDER)).all()

@@ -154,6 +154,6 @@ def _to_item(record: dict, url: str, line_no: int, report) -> Item:
         # The harvester wrote every summary in Chinese, whatever the article's language: the title tells.
         language=detect_language(title if len(title) >= 8 else f"{title} {summary[:500]}"),
         published_at=published,
-        material="summary" if summary else "title",
+        material_level="summary" if summary else "title",
         extra={k: record[k] for k in _EXTRA_FIELDS if record.get(k) not in (None, "", [])},
     )

@@ -382,7 +382,7 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         body=body,
         language=language,
         published_at=published,
-        material=material,
+        material_level=material,
         authors=authors,
         categories=categories,
         engagement=engagement,

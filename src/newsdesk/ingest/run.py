@@ -140,7 +140,7 @@ def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, tuple[
     if not guids:
         return {}
     with engine.connect() as conn:
-        return {r.guid: (r.material, r.body) for r in stored_items(conn, source_id, guids)}
+        return {r.guid: (r.material_level, r.body) for r in stored_items(conn, source_id, guids)}
 
 
 async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warnings: list[str]) -> None:
@@ -150,20 +150,20 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
     not overwrite a stored body or a paywall finding.
     """
     if item.guid in known:
-        material, body = known[item.guid]
-        if material in ("full", "paywalled", "failed") and item.material in ("summary", "title"):
-            item.material, item.body = material, body
+        level, body = known[item.guid]
+        if level in ("full", "paywalled", "failed") and item.material_level in ("summary", "title"):
+            item.material_level, item.body = level, body
         return
-    if source.fulltext and item.material in ("summary", "title") and item.url:
+    if source.fulltext and item.material_level in ("summary", "title") and item.url:
         # None: a replay directory without this page; the feed's version stands.
         page = await getter.get(item.url, accept=PAGE_ACCEPT)
         if page is not None and page.ok:
-            material, body = extract_article(page.body, item.url)
-            if material == "full" and body and len(body) > len(item.summary):
-                item.body, item.material = body, "full"
-            elif material == "paywalled":
-                item.material = "paywalled"
-            elif material == "failed" and item.material != "title":
+            level, body = extract_article(page.body, item.url)
+            if level == "full" and body and len(body) > len(item.summary):
+                item.body, item.material_level = body, "full"
+            elif level == "paywalled":
+                item.material_level = "paywalled"
+            elif level == "failed" and item.material_level != "title":
                 warnings.append(f"{item.url}: full text could not be extracted; kept the feed summary")
         elif page is not None:
             warnings.append(f"{item.url}: full text not fetched ({page.error}); kept the feed summary")
@@ -180,7 +180,7 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
             warnings.append(str(exc))
             continue
         item.transcript, item.transcript_format, item.transcript_url = turns, fmt, ref["url"]
-        item.material = "full"  # the whole conversation is the episode's material
+        item.material_level = "full"  # the whole conversation is the episode's material
         break
 
 

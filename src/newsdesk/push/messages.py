@@ -41,7 +41,7 @@ def _link(settings: Settings, path: str) -> str:
 
 def matches(sub, card: dict) -> bool:
     """The subscription's filters over one daily card."""
-    if sub.tab == "featured" and card.get("tier") != "featured":
+    if sub.tab == "featured" and card.get("tab") != "featured":
         return False
     if sub.tab not in ("all", "featured") and card.get("category") != sub.tab:
         return False
@@ -144,7 +144,7 @@ def due(conn: Connection, sub, settings: Settings, now: datetime) -> list[Messag
         first = max(since.date(), local.date() - timedelta(days=INSTANT_DAYS - 1)).isoformat()
         for edition in _editions(conn, "daily", lang, first, local.date().isoformat()):
             for card in (edition.meta or {}).get("cards", []):
-                if card.get("tier") != "featured" or card["event_id"] in seen or not matches(sub, card):
+                if card.get("tab") != "featured" or card["event_id"] in seen or not matches(sub, card):
                     continue
                 seen.add(card["event_id"])
                 if ("event", str(card["event_id"])) not in done:
@@ -170,7 +170,7 @@ def sample(conn: Connection, settings: Settings, lang: str) -> Message:
     for edition in _editions(conn, "daily", lang, "0000", limit=7):
         cards = (edition.meta or {}).get("cards", [])
         if cards:
-            card = next((c for c in cards if c.get("tier") == "featured"), cards[0])
+            card = next((c for c in cards if c.get("tab") == "featured"), cards[0])
             message = event_message(card, settings, lang)
             message.kind, message.ref = "test", f"test-{date.today().isoformat()}"
             return message

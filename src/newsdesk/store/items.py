@@ -25,8 +25,8 @@ def _dialect_insert(conn: Connection, table):
 
 def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -> list:
     """Rows of the items this source already holds among `guids`: guid and `columns`
-    (by default material and body)."""
-    columns = columns or (items.c.material, items.c.body)
+    (by default material_level and body)."""
+    columns = columns or (items.c.material_level, items.c.body)
     rows = []
     for start in range(0, len(guids), BATCH):
         rows += conn.execute(
@@ -95,7 +95,7 @@ def _fields(item: Item) -> dict:
         "summary": item.summary,
         "body": item.body,
         "language": item.language,
-        "material": item.material,
+        "material_level": item.material_level,
         "content_hash": item.content_hash,
         "authors": item.authors,
         "categories": item.categories,

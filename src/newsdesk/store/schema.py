@@ -148,7 +148,7 @@ items = Table(
     Column("published_at", UTCDateTime(), nullable=False),
     Column("first_seen_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
-    Column("material", CleanString(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
+    Column("material_level", CleanString(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
     Column("content_hash", CleanString(64), nullable=False),
     Column("authors", CleanJSON, nullable=False, default=list),
     Column("categories", CleanJSON, nullable=False, default=list),
@@ -186,8 +186,8 @@ events = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("title", CleanText, nullable=False, default=""),  # the lead item's headline
     Column("lead_item_id", Integer, ForeignKey("items.id")),
-    Column("first_seen_at", UTCDateTime(), nullable=False),  # earliest member publish time
-    Column("last_seen_at", UTCDateTime(), nullable=False),
+    Column("first_published_at", UTCDateTime(), nullable=False),  # the earliest member publish time
+    Column("last_published_at", UTCDateTime(), nullable=False),
     Column("item_count", Integer, nullable=False, default=0),
     Column("outlets", Integer, nullable=False, default=0),  # distinct sources
     Column("independent_outlets", Integer, nullable=False, default=0),  # one origin counted once
@@ -199,9 +199,9 @@ events = Table(
     Column("importance", Float, nullable=False, default=0.0),
     Column("score", Float, nullable=False, default=0.0),
     Column("score_parts", CleanJSON, nullable=False, default=dict),  # why it ranks where it does
-    Column("tier", CleanString(12), nullable=False, default="all"),  # featured | p1 | all
+    Column("tab", CleanString(12), nullable=False, default="all"),  # the feed tab: featured | p1 | all
     Column("updated_at", UTCDateTime(), nullable=False),
-    Index("ix_events_last_seen", "last_seen_at"),
+    Index("ix_events_last_published", "last_published_at"),
 )
 
 event_members = Table(

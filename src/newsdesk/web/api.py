@@ -26,7 +26,7 @@ class CardMember(BaseModel):
     title: str
     url: str | None
     published_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
-    material: str = Field(description="full | summary | title | paywalled | failed")
+    material_level: str = Field(description="full | summary | title | paywalled | failed")
     language: str
     role: str = Field(description="lead | member | syndicated | duplicate")
 
@@ -46,12 +46,12 @@ class EventCard(BaseModel):
     headline: str
     title: str
     importance: float
-    tier: str = Field(description="featured | p1 | all")
+    tab: str = Field(description="featured | p1 | all")
     category: str
     outlets: int = Field(description="distinct outlets that covered it")
     independent_outlets: int
-    first_seen_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
-    last_seen_at: str
+    first_published_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
+    last_published_at: str
     members: list[CardMember] = Field(description="member items, lead first; duplicates left out")
     analysis: CardAnalysis | None = Field(description="in the requested language, else in another")
     check: str = Field(description="clean | flagged | missing")
@@ -63,14 +63,14 @@ class EventSummary(BaseModel):
     id: int
     title: str
     score: float
-    tier: str = Field(description="featured | p1 | all")
+    tab: str = Field(description="featured | p1 | all")
     category: str | None
     outlets: int
     independent_outlets: int
     item_count: int
     languages: list[str]
-    first_seen_at: datetime
-    last_seen_at: datetime
+    first_published_at: datetime
+    last_published_at: datetime
 
 
 class Member(CardMember):
@@ -231,7 +231,7 @@ class SearchItem(BaseModel):
     url: str | None
     published_at: datetime
     language: str
-    material: str
+    material_level: str
     source_id: str
     outlet: str = Field(description="the outlet (source) that published it")
     event_id: int | None

@@ -49,7 +49,7 @@ class InputError(NewsdeskError, ValueError):
 def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh") -> dict:
     """One page of one tab of a day: the daily edition's tabs, order and cards, read live from the store."""
     rows = day_events(conn, day, tz)
-    tabs = day_tabs([{"event_id": r.id, "tier": r.tier, "category": r.category or ""} for r in rows], lang)
+    tabs = day_tabs([{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows], lang)
     current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
     chosen = current["events"]
     shown = set(chosen[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
@@ -63,14 +63,14 @@ def _event_dict(row) -> dict:
         "id": row.id,
         "title": row.title,
         "score": row.score,
-        "tier": row.tier,
+        "tab": row.tab,
         "category": row.category,
         "outlets": row.outlets,
         "independent_outlets": row.independent_outlets,
         "item_count": row.item_count,
         "languages": list(row.languages or []),
-        "first_seen_at": row.first_seen_at,
-        "last_seen_at": row.last_seen_at,
+        "first_published_at": row.first_published_at,
+        "last_published_at": row.last_published_at,
     }
 
 
@@ -79,7 +79,7 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
     rows = conn.execute(
         select(
             event_members.c.role, event_members.c.origin_item_id, event_members.c.reason, items.c.id, items.c.title,
-            items.c.url, items.c.published_at, items.c.material, items.c.language, items.c.summary, items.c.source_id,
+            items.c.url, items.c.published_at, items.c.material_level, items.c.language, items.c.summary, items.c.source_id,
             sources.c.name.label("outlet"),
         )
         .select_from(event_members.join(items, items.c.id == event_members.c.item_id).join(sources, sources.c.id == items.c.source_id))
@@ -90,7 +90,7 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
     return [
         {
             "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
-            "published_at": minute(r.published_at, tz), "material": r.material, "language": r.language, "role": r.role,
+            "published_at": minute(r.published_at, tz), "material_level": r.material_level, "language": r.language, "role": r.role,
             "origin_item_id": r.origin_item_id, "origin_outlet": outlets.get(r.origin_item_id), "reason": r.reason,
             "summary": r.summary, "source_id": r.source_id,
         }
@@ -353,7 +353,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
     if item_ids:
         rows = conn.execute(
             select(items.c.id, items.c.title, items.c.summary, items.c.url, items.c.published_at, items.c.language,
-                   items.c.material, items.c.source_id, sources.c.name.label("outlet"),
+                   items.c.material_level, items.c.source_id, sources.c.name.label("outlet"),
                    event_members.c.event_id)
             .select_from(items.join(sources, sources.c.id == items.c.source_id)
                          .outerjoin(event_members, event_members.c.item_id == items.c.id))
@@ -362,7 +362,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
         for r in rows:
             found_items[r.id] = {
                 "id": r.id, "title": r.title, "summary": r.summary, "url": r.url, "published_at": r.published_at,
-                "language": r.language, "material": r.material, "source_id": r.source_id,
+                "language": r.language, "material_level": r.material_level, "source_id": r.source_id,
                 "outlet": r.outlet, "event_id": r.event_id,
             }
     return {

@@ -71,7 +71,7 @@ def _fmt_time(value) -> str:
 
 
 def _member_view(m: dict) -> dict:
-    level = m.get("material") or "summary"
+    level = m.get("material_level") or "summary"
     body, summary = (m.get("body") or "").strip(), (m.get("summary") or "").strip()
     text, text_kind = "", ""
     if level == "full" and body:
@@ -96,7 +96,7 @@ def material_view(brief: dict) -> dict:
     return {
         "outlets": brief.get("outlets", len(members)), "independent_outlets": brief.get("independent_outlets", len(members)),
         "languages": "/".join(brief.get("languages") or []),
-        "first_seen": _fmt_time(brief.get("first_seen_at")), "last_seen": _fmt_time(brief.get("last_seen_at")),
+        "first_seen": _fmt_time(brief.get("first_published_at")), "last_seen": _fmt_time(brief.get("last_published_at")),
         "anchors": "、".join(brief.get("anchors") or []), "members": members, "max_text": MAX_TEXT,
         "level_counts": [[lvl, levels.count(lvl)] for lvl in LEVELS if lvl in levels],
         "unlisted": max(0, len(brief["members"]) - MAX_MEMBERS),
@@ -179,7 +179,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
     systems = {language: system_prompt(language, settings) for language in languages}
     stats = WriteStats()
     with engine.connect() as conn:
-        query = select(events.c.id).order_by(desc(events.c.importance), desc(events.c.last_seen_at), events.c.id)
+        query = select(events.c.id).order_by(desc(events.c.importance), desc(events.c.last_published_at), events.c.id)
         if event_ids is not None:
             query = query.where(events.c.id.in_(event_ids))
         ids = [r.id for r in conn.execute(query)]

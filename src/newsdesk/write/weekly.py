@@ -80,7 +80,7 @@ def week_key(day: date) -> str:
 
 def latest_week(conn: Connection, tz: str) -> str | None:
     """The week of the newest event in the store (what `newsdesk weekly` builds by default)."""
-    newest = conn.execute(select(events.c.last_seen_at).order_by(events.c.last_seen_at.desc()).limit(1)).scalar()
+    newest = conn.execute(select(events.c.last_published_at).order_by(events.c.last_published_at.desc()).limit(1)).scalar()
     return week_key(local_time(newest, tz).date()) if newest else None
 
 
@@ -109,7 +109,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     start, _ = local_day_bounds(monday, settings.timezone)
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
-        select(events).where(events.c.last_seen_at >= start, events.c.last_seen_at < end)
+        select(events).where(events.c.last_published_at >= start, events.c.last_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)
     ).all()
     if not rows:
@@ -119,7 +119,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     for i in range(0, len(ids), 900):
         for m in conn.execute(
             select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.summary,
-                   items.c.body, items.c.material, items.c.content_hash, sources.c.name.label("source_name"))
+                   items.c.body, items.c.material_level, items.c.content_hash, sources.c.name.label("source_name"))
             .join(items, items.c.id == event_members.c.item_id)
             .join(sources, sources.c.id == items.c.source_id)
             .where(event_members.c.event_id.in_(ids[i : i + 900]), event_members.c.role != "duplicate")

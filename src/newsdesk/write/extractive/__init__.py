@@ -4,7 +4,7 @@ With no model endpoint configured, newsdesk does not write prose; it selects and
 the material's own sentences into the same structures the model-written forms use, so the
 site, feeds, Markdown and web app render them with the same templates:
 
-- card.py     a daily card for one event (headline, lead sentences, figures, sources,
+- card.py     a daily card for one event (headline, lead sentences, figures, members,
               independence, what the material level allows to be said)
 - weekly.py   the weekly report: themes (the weekly's own grouping), their events' lead
               facts, and briefs each told by one item's own text

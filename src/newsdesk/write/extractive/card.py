@@ -55,7 +55,7 @@ class ExtractiveCard:
     headline_item_id: int | None
     lead: list[LeadSentence]
     numbers: list[str]
-    sources: list[dict]  # editions.cards' member keys: item_id, outlet, title, url, published_at, material,
+    members: list[dict]  # editions.cards' member keys: item_id, outlet, title, url, published_at, material_level,
     #                      language, role; and material_label
     outlets: int
     independent_outlets: int
@@ -95,15 +95,15 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
     if not own:
         lead = next((m for m in members if m.get("role") == "lead"), members[0] if members else None)
         return (lead["title"].strip(), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
-    best = min(own, key=lambda m: (m.get("role") != "lead", LEVEL_RANK.get(m.get("material"), 9)))
+    best = min(own, key=lambda m: (m.get("role") != "lead", LEVEL_RANK.get(m.get("material_level"), 9)))
     return best["title"].strip(), best["item_id"]
 
 
 def member_text(m: dict) -> str:
     """A member's best text: the body when it was read in full, else the feed summary."""
-    if m.get("material") == "full" and (m.get("body") or "").strip():
+    if m.get("material_level") == "full" and (m.get("body") or "").strip():
         return m["body"]
-    if m.get("material") in ("full", "summary", "paywalled"):
+    if m.get("material_level") in ("full", "summary", "paywalled"):
         return m.get("summary") or ""
     return ""
 
@@ -121,7 +121,7 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
             seen.add(flat)
             found = set(terms(s))
             facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
-            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material"), 9) > 1, -min(facts, 6), order)
+            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9) > 1, -min(facts, 6), order)
             candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     chosen: list[LeadSentence] = []
     for _, s in sorted(candidates, key=lambda c: c[0]):
@@ -138,8 +138,8 @@ def _lang(text: str) -> str:
 def disclosure(members: list[dict], language: str) -> str:
     """What the material level allows to be said, specifically (the checker looks for these words)."""
     zh = language == "zh"
-    levels = {m.get("material") for m in members}
-    walled = [m.get("source_name") or "" for m in members if m.get("material") == "paywalled"]
+    levels = {m.get("material_level") for m in members}
+    walled = [m.get("source_name") or "" for m in members if m.get("material_level") == "paywalled"]
     parts = []
     if walled:
         names = "、".join(dict.fromkeys(walled)) if zh else ", ".join(dict.fromkeys(walled))
@@ -185,16 +185,16 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
             (m.get("source_name") or "" for m in members if m["item_id"] == headline_item), ""))]
     figures = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
     labels = LEVEL_LABELS.get(language, LEVEL_LABELS["en"])
-    sources = [{
+    shown = [{
         "item_id": m["item_id"], "outlet": m.get("source_name") or "", "title": m.get("title") or "",
-        "url": m.get("url") or "", "published_at": m.get("published_at"), "material": m.get("material"),
+        "url": m.get("url") or "", "published_at": m.get("published_at"), "material_level": m.get("material_level"),
         "language": m.get("language"), "role": m.get("role"),
-        "material_label": labels.get(m.get("material"), m.get("material") or ""),
+        "material_label": labels.get(m.get("material_level"), m.get("material_level") or ""),
     } for m in members]
     coverage, facts = coverage_line(brief, language)
     return ExtractiveCard(
         event_id=brief["event_id"], language=language, headline=headline, headline_item_id=headline_item, lead=lead,
-        numbers=figures, sources=sources, outlets=brief.get("outlets") or 0,
+        numbers=figures, members=shown, outlets=brief.get("outlets") or 0,
         independent_outlets=brief.get("independent_outlets") or 0, disclosure=disclosure(members, language),
         coverage=coverage, facts=facts,
     )

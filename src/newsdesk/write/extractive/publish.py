@@ -69,7 +69,7 @@ def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
             card = extractive_card(brief, language)
             row = card.analysis()
             result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
-                                  materials=[m["material"] for m in brief["members"] if m["role"] != "duplicate"],
+                                  materials=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
                                   language=language)
             record_check(engine, "analysis", f"{event_id}:{language}", 1, result.errors)
             values = {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
@@ -112,7 +112,7 @@ def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: st
 
 def _fingerprint(briefs: list[dict]) -> list:
     return [[b["event_id"], b.get("outlets"), b.get("independent_outlets"),
-             [[m["item_id"], m.get("title"), m.get("summary"), m.get("body"), m.get("material"), m.get("role")]
+             [[m["item_id"], m.get("title"), m.get("summary"), m.get("body"), m.get("material_level"), m.get("role")]
               for m in b.get("members") or []]] for b in briefs]
 
 

@@ -132,7 +132,7 @@ def item_brief(brief: dict, language: str) -> Brief:
     members = [m for m in brief.get("members") or [] if m.get("role") != "duplicate"]
     with_text = [m for m in members if member_text(m).strip()]
     if with_text:
-        item = min(with_text, key=lambda m: (m.get("language") != language, LEVEL_RANK.get(m.get("material"), 9),
+        item = min(with_text, key=lambda m: (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9),
                                              m.get("role") != "lead"))
     else:
         _, item_id = choose_headline(members, language, brief.get("title") or "")
