@@ -11,6 +11,7 @@ import pytest
 from test_extractive_card import demo_briefs, own_text  # noqa: F401 (demo_briefs is a fixture)
 from test_weekly import parse_report
 
+from newsdesk.editions.weekly import properties
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
@@ -68,7 +69,7 @@ def test_a_brief_is_told_only_by_its_own_item(demo):
 def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_part(demo):
     briefs, vectors = demo
     report = extractive_weekly(briefs, vectors, language="zh")
-    props = model_weekly.properties(WEEK, report.summary, "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
+    props = properties(WEEK, report.summary, "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
     text = report.render(f"AI周报 {WEEK} | newsdesk", props)
     parsed = parse_report(text)
     assert parsed["properties"]["slug"] == f"ai-weekly-{WEEK}"

@@ -20,6 +20,13 @@ import re
 
 from sqlalchemy.engine import Engine
 
+from newsdesk.editions.episode import (
+    EpisodeResult,
+    episode_slug,
+    reuse,
+    save_edition,
+    stored_edition,
+)
 from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
@@ -27,14 +34,9 @@ from newsdesk.write.check import Finding
 from newsdesk.write.digest import (
     Bullet,
     Digest,
-    EpisodeResult,
     Section,
     clean_field,
-    episode_slug,
     parse_digest,
-    reuse,
-    save_edition,
-    stored_edition,
 )
 from newsdesk.write.episode_plan import EpisodeOptions, plan_episode
 from newsdesk.write.kit import (

@@ -16,19 +16,21 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from newsdesk.editions.episode import (
+    EpisodeResult,
+    reuse,
+    save_edition,
+    stored_edition,
+)
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
 from newsdesk.write.check import Finding
 from newsdesk.write.digest import (
     Bullet,
     Digest,
-    EpisodeResult,
     Section,
     clean_field,
     parse_digest,
-    reuse,
-    save_edition,
-    stored_edition,
 )
 from newsdesk.write.episode_plan import EpisodeOptions
 from newsdesk.write.kit import (

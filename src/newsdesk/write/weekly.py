@@ -9,13 +9,14 @@ How a week becomes a report:
    in small batches. Code, not the model, assembles the text, so the form is fixed.
 4. Every written part is checked against its material; a failing part is written once
    more with the findings, then kept but flagged (the report is then flagged too).
+5. editions/weekly.py renders the parts in the report's form and stores the edition.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import numpy as np
 from sqlalchemy import select
@@ -23,7 +24,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.days import local_day_bounds, local_time
-from newsdesk.editions.store import store_edition, stored_material_key
+from newsdesk.editions.store import stored_material_key
+from newsdesk.editions.weekly import LANGUAGE, store_weekly
 from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
@@ -41,7 +43,6 @@ from newsdesk.write.kit import (
 )
 
 WEEKLY_FORMAT = 1
-LANGUAGE = "zh"  # the weekly report is written in Chinese
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_CANDIDATES = 30  # events considered for themes; the rest can only be briefs
 MAX_SECTIONS = 6
@@ -368,25 +369,6 @@ class WeeklyStats:
     status: str = ""
 
 
-def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> dict:
-    return {
-        "type": "Post",
-        "status": "Published" if status == "clean" else "Flagged",
-        "date": local_time(now, tz).strftime("%b %d, %Y %H:%M"),
-        "slug": f"ai-weekly-{week}",
-        "summary": summary,
-    }
-
-
-def render_weekly(title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str]) -> str:
-    """The report's form: title line, property block, overview, sections, briefs; blank-line separated."""
-    blocks = [title]
-    for key in ("type", "status", "date", "slug", "summary"):
-        blocks += [key, props[key]]
-    blocks += ["📊 本周概览", *overview, *sections, "📌 本周简讯", *briefs]
-    return "\n\n".join(blocks) + "\n"
-
-
 def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part, list[WeekEvent]]:
     """The written section and the events it actually covers (the others fall back to briefs)."""
     def assemble(data):
@@ -553,25 +535,18 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
 
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
     status = "clean" if all(p.status == "clean" for p in parts) else "flagged"
-    now = now or datetime.now(UTC)
-    props = properties(week, summary_text, status, now, settings.timezone)
-    title = f"AI周报 {week} | {settings.site_name}"
-    body = render_weekly(title, props, overview, [p.text for p in sections], [brief_line(e, e.brief) for e, _ in brief_parts])
-    with engine.begin() as conn:
-        store_edition(
-            conn, kind="weekly", key=week, language=LANGUAGE, title=title, body=body, status=status,
-            material_key=key_now, now=now,
-            meta={
-                "week": week,
-                "properties": props,
-                "summary": summary_text,
-                "overview": overview,
-                "sections": section_meta,
-                "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief}
-                           for e, _ in brief_parts],
-                "flags": [{"part": p.name, "findings": p.findings} for p in parts if p.status != "clean"],
-                "events": len(all_events),
-            },
-        )
+    store_weekly(
+        engine, settings, week=week, summary=summary_text, overview=overview, sections=[p.text for p in sections],
+        briefs=[brief_line(e, e.brief) for e, _ in brief_parts], status=status, material_key=key_now, now=now,
+        meta={
+            "summary": summary_text,
+            "overview": overview,
+            "sections": section_meta,
+            "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief}
+                       for e, _ in brief_parts],
+            "flags": [{"part": p.name, "findings": p.findings} for p in parts if p.status != "clean"],
+            "events": len(all_events),
+        },
+    )
     stats.sections, stats.briefs, stats.built, stats.status = len(sections), len(brief_parts), True, status
     return stats

@@ -19,18 +19,19 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from newsdesk.editions.store import material_key, store_edition, stored_material_key
-from newsdesk.model import Turn
-from newsdesk.store.schema import analyses, events
-from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import check_output
-from newsdesk.write.digest import (
+from newsdesk.editions.episode import (
     EpisodeResult,
     episode_slug,
     reuse,
     save_edition,
     stored_edition,
 )
+from newsdesk.editions.store import material_key, stored_material_key
+from newsdesk.editions.weekly import LANGUAGE, store_weekly
+from newsdesk.model import Turn
+from newsdesk.store.schema import analyses, events
+from newsdesk.write import weekly as model_weekly
+from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.episode import (
     DigestOptions,
@@ -128,7 +129,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
         briefs, vectors = load_week(conn, settings, week)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
-    language = model_weekly.LANGUAGE
+    language = LANGUAGE
     digest = material_key("extractive-weekly", EXTRACTIVE_FORMAT, week, settings.site_name, _fingerprint(briefs), caps)
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == digest:
@@ -142,11 +143,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
     errors = [f for part in parts for f in check_output(part, material, language=language).errors]
     passed = record_check(engine, "weekly", week, 1, errors)
     status = "clean" if passed else "flagged"
-    now = now or datetime.now(UTC)
-    props = model_weekly.properties(week, report.summary, status, now, settings.timezone)
-    title = f"AI周报 {week} | {settings.site_name}"
-    with engine.begin() as conn:
-        store_edition(conn, kind="weekly", key=week, language=language, title=title, body=report.render(title, props),
-                      meta={"week": week, "properties": props, **report.meta(), "flags": [f.as_dict() for f in errors]},
-                      status=status, material_key=digest, now=now)
+    store_weekly(engine, settings, week=week, summary=report.summary, overview=report.overview,
+                 sections=[t.text for t in report.themes], briefs=[b.line() for b in report.briefs],
+                 meta={**report.meta(), "flags": [f.as_dict() for f in errors]}, status=status, material_key=digest, now=now)
     return status

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from newsdesk.editions.weekly import render_weekly
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
     choose_headline,
@@ -41,7 +42,6 @@ from newsdesk.write.weekly import (
     PER_SECTION,
     WeekEvent,
     group_themes,
-    render_weekly,
 )
 
 MAX_BRIEF_SENTENCES = 3

@@ -1,0 +1,77 @@
+"""The episode digest as an edition: its key (the episode's slug), its stored row per
+language, and a stored digest read back when its material is unchanged. The writers
+(write/episode.py, write/translate.py, write/extractive/) make the digest; this stores it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.editions import store as editions_store
+from newsdesk.write.digest import Digest, parse_digest
+from newsdesk.write.transcript import QuoteReport
+
+
+@dataclass
+class EpisodeResult:
+    key: str
+    language: str
+    text: str
+    digest: Digest
+    status: str  # clean | flagged
+    findings: list[str]
+    material_key: str
+    reused: bool = False  # the stored edition was current: nothing written, no model call
+    quotes: QuoteReport = field(default_factory=QuoteReport)
+
+
+def episode_slug(title: str, number: str | int | None) -> str:
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", title).lower())
+    base = "-".join(words)[:60].strip("-")
+    digest = hashlib.sha1(title.encode()).hexdigest()[:8]
+    parts = [str(number)] if number not in (None, "") else []
+    parts.append(base or digest)
+    return "-".join(parts)[:80]
+
+
+def stored_edition(engine: Engine, key: str, language: str) -> dict | None:
+    with engine.connect() as conn:
+        return editions_store.stored_edition(conn, "episode", key, language)
+
+
+def save_edition(engine: Engine, result: EpisodeResult, meta: dict) -> None:
+    with engine.begin() as conn:
+        editions_store.store_edition(
+            conn,
+            kind="episode",
+            key=result.key,
+            language=result.language,
+            title=result.digest.title,
+            body=result.text,
+            meta=meta,
+            status=result.status,
+            material_key=result.material_key,
+        )
+
+
+def reuse(row: dict, language: str) -> EpisodeResult:
+    meta = row.get("meta") or {}
+    digest = parse_digest(row["body"], language)
+    for section, span in zip(digest.sections, meta.get("section_lines", [])):
+        section.first_line, section.last_line = span  # which transcript lines each section covers
+    return EpisodeResult(
+        key=row["key"],
+        language=language,
+        text=row["body"],
+        digest=digest,
+        status=row["status"],
+        findings=list(meta.get("findings", [])),
+        material_key=row["material_key"],
+        reused=True,
+    )
+
