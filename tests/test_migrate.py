@@ -76,6 +76,8 @@ def _legacy_store(url: str, *, without: str = "") -> None:
             response={"text": "答"}, created_at=T)
         add("llm_usage", at=T, run_id="r1", stage="analysis", backend="embedded", model="qwen", prompt_tokens=900,
             completion_tokens=120, cached_tokens=800, latency_ms=4000, cost_usd=0.0, cache_hit=False, error=None)
+        add("llm_usage", at=T, run_id="r1", stage="translate", backend="embedded", model="qwen", prompt_tokens=500,
+            completion_tokens=400, cached_tokens=0, latency_ms=3000, cost_usd=0.0, cache_hit=False, error=None)
         an = add("analyses", event_id=ev, language="zh", headline="标题", body="正文", status="flagged",
                  flags=[{"part": "body", "finding": "number 7 not in material"}], attempts=2, model="qwen",
                  material_key="m" * 64, created_at=T)
@@ -135,6 +137,8 @@ def test_a_store_made_before_alembic_upgrades_with_every_row_kept(store_url):
     eng = open_store(store_url)
     try:
         after = _rows(store_url, {name: [RENAMED.get((name, c), c) for c in cols] for name, cols in legacy.items()})
+        # The translation's usage rows take its one stage name; every other value is kept.
+        before["llm_usage"] = [tuple("translation" if v == "translate" else v for v in r) for r in before["llm_usage"]]
         # The daily cards stored in editions.meta take the new names (checked below); every value is kept.
         for rows in (before["editions"], after["editions"]):
             rows[:] = [r for r in rows if "2026-11-29" not in r]

@@ -33,7 +33,7 @@ class StageFake:
         self.calls.append(stage)
         if stage == "weekly":
             return self.weekly.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        if stage in ("episode", "translate"):
+        if stage in ("episode", "translation"):
             return self.episode.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
         assert stage == "analysis", stage
         text = "标题给了发布消息，正文没披露价格和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文。"
@@ -62,7 +62,7 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
             select(func.count()).select_from(items)
         ).scalar()  # coverage of one happening was merged
         stamps = conn.execute(select(editions.c.id, editions.c.updated_at)).all()
-    assert {"analysis", "weekly", "episode", "translate"} <= set(fake.calls)
+    assert {"analysis", "weekly", "episode", "translation"} <= set(fake.calls)
     index = Path(first.facts["site_dir"]) / "index.html"
     assert index.exists()
     assert first.facts["search_indexed"] > first.facts["items_new"]  # items and events, searchable at once

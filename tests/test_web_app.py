@@ -102,7 +102,7 @@ def seed_store(engine) -> None:
         for at, stage, p, c, cached, cost, hit in (
             (now - timedelta(days=1), "analysis", 1000, 300, 400, 0.010, False),
             (now - timedelta(days=1), "analysis", 1000, 300, 1000, 0.0, True),
-            (now - timedelta(days=1), "translate", 500, 500, 0, 0.004, False),
+            (now - timedelta(days=1), "translation", 500, 500, 0, 0.004, False),
             (now - timedelta(days=2), "analysis", 2000, 600, 500, 0.020, False),
             (now - timedelta(days=90), "analysis", 9999, 9999, 0, 9.0, False),  # outside the window
         ):
@@ -316,7 +316,7 @@ def test_usage_per_day_and_stage(client):
     assert total["cached_share"] == pytest.approx(1900 / 4500)
     assert total["cost_usd"] == pytest.approx(0.034)
     stages = {s["stage"]: s for s in data["per_stage"]}
-    assert stages["analysis"]["calls"] == 2 and stages["translate"]["cost_usd"] == pytest.approx(0.004)
+    assert stages["analysis"]["calls"] == 2 and stages["translation"]["cost_usd"] == pytest.approx(0.004)
     assert len(data["per_day"]) == 2 and len(data["per_day_stage"]) == 3
     html = client.get("/usage").text
     assert "42.2%" in html and "0.0340" in html

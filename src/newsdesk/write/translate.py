@@ -146,7 +146,7 @@ class _Translator:
 
         def write(errors: list[Finding]) -> _Unit:
             again = with_feedback(asked, [f.detail for f in errors]) if errors else asked
-            data = ask_json(self.llm, again, stage="translate", schema=schema, max_tokens=self.options.max_tokens * 2)
+            data = ask_json(self.llm, again, stage="translation", schema=schema, max_tokens=self.options.max_tokens * 2)
             return self._check(data, head, zh_head, zh_bullets, material or self.material)
 
         return checked(write, lambda unit: [rule(p) for p in unit.problems], keep="best").draft
