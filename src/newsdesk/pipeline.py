@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.store.schema import editions, items, llm_usage, transcripts
+from newsdesk.store.stage_runs import owner_id, run_finished, run_started, stage_holder, stage_lease
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class RunContext:
     run_id: str
     limits: Limits = Limits()
     source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
+    sources: list[str] | None = None  # ingest: only these source ids (the scheduler passes the due ones); None = all
     progress: Callable[[int, int | None], None] = lambda done, total: None  # (done, total) of this stage's units
     note: Callable[[str], None] = lambda line: None  # what this stage is doing now
 
@@ -120,9 +122,12 @@ class Stage:
 def ingest_stage(ctx: RunContext) -> StageResult:
     from newsdesk.ingest.run import ingest
 
-    report = ingest(ctx.engine, ctx.settings, ctx.source, progress=ctx.progress)
+    if ctx.sources is not None and not ctx.sources:
+        return StageResult({"sources_fetched": 0})
+    report = ingest(ctx.engine, ctx.settings, ctx.source, ctx.sources, progress=ctx.progress)
     return StageResult(
-        facts={"items_new": report.new, "items_updated": report.updated, "sources_failed": len(report.failed)},
+        facts={"sources_fetched": len(report.outcomes) - len(report.skipped), "items_new": report.new,
+               "items_updated": report.updated, "sources_failed": len(report.failed)},
         problems=[f"catalog: {line}" for line in report.catalog_errors]
         + [f"{o.source_id}: {o.error}" for o in report.failed],
     )
@@ -277,6 +282,7 @@ class RunReport:
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     model_calls: int = 0
+    status: dict[str, str] = field(default_factory=dict)  # stage -> ok | problems | failed | busy (another process ran it)
 
     @property
     def total_seconds(self) -> float:
@@ -302,38 +308,60 @@ def run_pipeline(
     stages: list[str] | None = None,
     limits: Limits = Limits(),
     source: Path | None = None,
+    sources: list[str] | None = None,
     llm=None,
     watcher: Watcher | None = None,
 ) -> RunReport:
     """Run the named stages (default: all, in order) once each. `source` replays a directory or
-    imports a .jsonl file in the ingest stage; `llm` replaces the configured model (tests pass a
-    scripted one)."""
+    imports a .jsonl file in the ingest stage; `sources` limits ingest to those source ids; `llm`
+    replaces the configured model (tests pass a scripted one).
+
+    Each stage runs under its lease (one pass of a stage at a time, across every process sharing
+    the store: a stage another process is running is skipped and said) and leaves a stage_runs row."""
     report = RunReport(run_id=uuid.uuid4().hex[:12])
     watcher = watcher or Watcher()
     lazy = LazyLLM(settings, engine, report.run_id)
+    owner = owner_id()
     for st in [stage(name) for name in stages] if stages is not None else STAGES:
         ctx = RunContext(
-            engine, settings, llm or lazy, report.run_id, limits, source,
+            engine, settings, llm or lazy, report.run_id, limits, source, sources,
             progress=lambda done, total, name=st.name: watcher.progress(name, done, total),
             note=lambda line, name=st.name: watcher.note(name, line),
         )
-        watcher.started(st.name)
-        started = time.perf_counter()
-        result = None
-        try:
-            result = st.run(ctx)
-        except NewsdeskError as exc:
-            report.problems.append(f"{st.name}: {exc}")
-        except Exception as exc:  # one stage failing must not lose what the others do
-            report.problems.append(f"{st.name}: {type(exc).__name__}: {exc}")
-        report.seconds[st.name] = round(time.perf_counter() - started, 3)
+        with stage_lease(engine, st.name, owner) as held:
+            if not held:
+                report.status[st.name] = "busy"
+                report.problems.append(f"{st.name}: not run: {stage_holder(engine, st.name)} is running it; "
+                                       "it runs again on the next pass")
+                continue
+            watcher.started(st.name)
+            result, error = _run_stage(st, ctx, owner, report)
         if result is not None:
             report.facts.update(result.facts)
             report.problems += [f"{st.name}: {line}" for line in result.problems]
+        elif error:
+            report.problems.append(f"{st.name}: {error}")
         watcher.finished(st.name, report.seconds[st.name], result)
     if lazy.opened:
         report.model_calls = _model_calls(engine, report.run_id)
     return report
+
+
+def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tuple[StageResult | None, str | None]:
+    """One stage, recorded in stage_runs: (its result, None) or (None, the error line when it raised)."""
+    row = run_started(ctx.engine, st.name, run_id=report.run_id, owner=owner)
+    started = time.perf_counter()
+    result, error = None, None
+    try:
+        result = st.run(ctx)
+    except NewsdeskError as exc:
+        error = str(exc)
+    except Exception as exc:  # one stage failing must not lose what the others do
+        error = f"{type(exc).__name__}: {exc}"
+    report.seconds[st.name] = round(time.perf_counter() - started, 3)
+    report.status[st.name] = run_finished(ctx.engine, row, facts=result.facts if result else None,
+                                          problems=result.problems if result else None, error=error)
+    return result, error
 
 
 def _model_calls(engine: Engine, run_id: str) -> int:

@@ -112,6 +112,12 @@ sources = Table(
     # Lease so only one worker fetches a source at a time (see ARCHITECTURE.md).
     Column("lease_owner", CleanString(80)),
     Column("lease_until", UTCDateTime()),
+    # Its own polling rhythm (ingest/poll.py): when the scheduler fetches it next and why.
+    Column("next_poll_at", UTCDateTime()),  # NULL = due now (never fetched by the scheduler's rules)
+    Column("poll_every", Integer),  # seconds until the next poll, backoff included
+    Column("poll_basis", CleanText),  # one line: what set poll_every (feed ttl, sy:updatePeriod, rhythm, backoff, bounds)
+    Column("feed_every", Integer),  # seconds the feed itself states (ttl / sy:*), kept across 304 Not Modified
+    Column("poll_failures", Integer),  # failed fetches in a row (NULL = 0); each one doubles the wait
 )
 
 fetches = Table(
@@ -347,4 +353,39 @@ deliveries = Table(
     Column("sent_at", UTCDateTime()),
     # The guarantee: one subscriber never gets the same event (or edition) twice.
     UniqueConstraint("subscription_id", "kind", "ref", name="uq_deliveries_subscription_kind_ref"),
+)
+
+
+# --- runs of the stages ------------------------------------------------------------------
+
+stages = Table(
+    "stages",
+    metadata,
+    # One row per pipeline stage (pipeline.STAGES): a lease so one pass of a stage runs at a time
+    # across every process sharing the store, and when the scheduler means to run it next.
+    Column("name", String(40), primary_key=True),
+    Column("lease_owner", String(120)),  # host:pid:tag of the process running it
+    Column("lease_until", UTCDateTime()),
+    Column("next_due_at", UTCDateTime()),
+)
+
+stage_runs = Table(
+    "stage_runs",
+    metadata,
+    # One row per run of a stage (or of one unit of it, when a worker runs a piece).
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("stage", String(40), nullable=False),  # a name in pipeline.STAGE_NAMES
+    Column("unit", CleanString(200)),  # the piece of the stage (a source id, "event 12 zh"); NULL = the whole stage
+    Column("run_id", String(40)),  # the pipeline run (or task id) it belongs to
+    Column("owner", String(120)),  # host:pid:tag of the process that ran it
+    Column("status", String(12), nullable=False),  # queued | running | ok | problems | failed | interrupted
+    Column("queued_at", UTCDateTime()),
+    Column("started_at", UTCDateTime()),
+    Column("finished_at", UTCDateTime()),
+    Column("seconds", Float),
+    Column("facts", CleanJSON, nullable=False, default=dict),  # what it did: {"items_new": 12, ...}
+    Column("problems", CleanJSON, nullable=False, default=list),  # one line each; the stage's other work is stored
+    Column("error", CleanText),  # failed: the exception in one line; problems: the first problem
+    Index("ix_stage_runs_stage_started", "stage", "started_at"),
+    Index("ix_stage_runs_status", "status"),
 )

@@ -1,0 +1,93 @@
+"""Stage runs in the store: every run of a stage leaves a row saying what it did or why it failed,
+one pass of a stage runs at a time across processes, and a run whose process died is marked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+from sqlalchemy import select
+
+from newsdesk.config import Settings
+from newsdesk.pipeline import STAGE_NAMES, run_pipeline
+from newsdesk.store import open_store
+from newsdesk.store.schema import stage_runs, stages
+from newsdesk.store.stage_runs import (
+    claim_stage,
+    mark_interrupted,
+    owner_id,
+    release_stage,
+    run_finished,
+    run_queued,
+    run_started,
+    set_next_due,
+    stage_status,
+)
+
+PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
+
+
+def test_each_stage_run_is_recorded_with_what_it_did_or_why_it_failed(tmp_path, store_url):
+    blocker = tmp_path / "site"
+    blocker.write_text("a file where the site folder should be")
+    s = Settings(data_dir=str(tmp_path), site_dir=str(blocker), database_url=store_url)
+    engine = open_store(s.database)
+    report = run_pipeline(engine, s, stages=["ingest", "publish", "search"], source=PACK)
+    assert report.status == {"ingest": "ok", "publish": "failed", "search": "ok"}
+    with engine.connect() as conn:
+        rows = {r.stage: r for r in conn.execute(select(stage_runs))}
+        status = {st["stage"]: st for st in stage_status(conn, STAGE_NAMES)}
+    assert set(rows) == {"ingest", "publish", "search"}
+    assert rows["ingest"].facts["items_new"] == report.facts["items_new"] > 0
+    assert rows["ingest"].seconds >= 0 and rows["ingest"].finished_at >= rows["ingest"].started_at
+    assert rows["publish"].error.startswith(f"cannot write the site to {str(blocker)!r}")
+    assert rows["search"].facts["search_indexed"] >= report.facts["items_new"]
+    assert all(r.run_id == report.run_id for r in rows.values())
+    assert status["publish"]["last"]["status"] == "failed" and status["publish"]["failed_24h"] == 1
+    assert status["search"]["last_problem"] is None and status["write"]["last"] is None
+    engine.dispose()
+
+
+def test_a_stage_another_live_process_runs_is_skipped_and_said(tmp_path, store_url):
+    s = Settings(data_dir=str(tmp_path), database_url=store_url)
+    engine = open_store(s.database)
+    other = owner_id()  # this process is alive, so its lease holds
+    assert claim_stage(engine, "search", other)
+    report = run_pipeline(engine, s, stages=["rank", "search"])
+    assert report.status == {"rank": "ok", "search": "busy"}
+    assert report.problems == [p for p in report.problems if p.startswith("search: not run: ")] != []
+    assert other in report.problems[0]
+    release_stage(engine, "search", other)
+    assert run_pipeline(engine, s, stages=["search"]).status == {"search": "ok"}
+    engine.dispose()
+
+
+def test_a_dead_processs_lease_and_running_row_are_taken_over(tmp_path, store_url):
+    engine = open_store(store_url)
+    dead = subprocess.run([sys.executable, "-c", "from newsdesk.store.stage_runs import owner_id; print(owner_id())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert claim_stage(engine, "cluster", dead)
+    row = run_started(engine, "cluster", run_id="r1", owner=dead)
+    assert claim_stage(engine, "cluster", owner_id())  # its process is gone: no waiting out the lease
+    assert mark_interrupted(engine) == 1
+    with engine.connect() as conn:
+        got = conn.execute(select(stage_runs).where(stage_runs.c.id == row)).one()
+    assert got.status == "interrupted" and got.error and got.finished_at
+
+
+def test_queued_units_and_next_due_show_in_the_status(store_url):
+    engine = open_store(store_url)
+    queued = [run_queued(engine, "write", unit=f"event {n} zh") for n in range(3)]
+    started = run_started(engine, "write", run_id="t1", owner=owner_id(), row_id=queued[0])
+    assert run_finished(engine, started, facts={"analyses_written": 1}, problems=["event 1: flagged"]) == "problems"
+    due = datetime(2030, 1, 1, tzinfo=UTC)
+    set_next_due(engine, ["write", "daily"], due)
+    with engine.connect() as conn:
+        status = {st["stage"]: st for st in stage_status(conn, ["write", "daily"])}
+        assert conn.execute(select(stages.c.next_due_at).where(stages.c.name == "daily")).scalar() == due
+    assert status["write"]["queued"] == 2 and status["write"]["last"]["unit"] == "event 0 zh"
+    assert status["write"]["last"]["error"] == "event 1: flagged" and status["write"]["next_due_at"] == due
+    engine.dispose()
