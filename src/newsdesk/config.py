@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,15 @@ class ASRSettings:
 
 
 @dataclass
+class ScheduleSettings:
+    """`newsdesk run --every` / `serve --every`: durations written like 90s, 10m, 6h or 1d."""
+
+    every: str = "30m"  # a pass of the stages after ingest; `--every` overrides; a source with no rhythm yet is polled this often
+    poll_min: str = "10m"  # no source is polled more often than this, whatever its feed says
+    poll_max: str = "6h"  # nor less often; a failing source backs off (doubling) up to this
+
+
+@dataclass
 class Settings:
     data_dir: str = "data"
     database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
@@ -103,12 +113,25 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     push: PushSettings = field(default_factory=PushSettings)
     asr: ASRSettings = field(default_factory=ASRSettings)
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
 
     @property
     def database(self) -> str:
         if self.database_url:
             return self.database_url
         return f"sqlite:///{Path(self.data_dir) / 'newsdesk.db'}"
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNIT = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(value: str, where: str = "duration") -> float:
+    """'90s', '30m', '6h', '1d' or plain seconds → seconds (more than 0)."""
+    m = _DURATION.match(str(value).lower())
+    if not m or float(m[1]) <= 0:
+        raise ConfigError(f"{where} = {value!r} is not a duration; write it like 90s, 30m, 6h or 1d")
+    return float(m[1]) * _UNIT[m[2]]
 
 
 def _coerce(value: str, like: object, name: str) -> object:
@@ -186,6 +209,12 @@ def _check_paths_and_zone(settings: Settings) -> None:
         raise ConfigError(
             f"timezone {settings.timezone!r} is not a time zone name; use an IANA name like Asia/Shanghai or UTC"
         ) from None
+    sch = settings.schedule
+    lo, hi = (parse_duration(getattr(sch, k), f"[schedule] {k}") for k in ("poll_min", "poll_max"))
+    parse_duration(sch.every, "[schedule] every")
+    if lo > hi:
+        raise ConfigError(f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
+                          "make poll_min the shorter")
     data_dir = Path(settings.data_dir)
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
@@ -216,7 +245,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
         key = name[len("NEWSDESK_"):].lower()
         target: object = settings
         section = ""
-        for candidate in ("fetch", "llm"):
+        for candidate in ("fetch", "llm", "schedule"):
             if key.startswith(candidate + "_"):
                 target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
                 break

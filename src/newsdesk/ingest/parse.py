@@ -17,6 +17,7 @@ from datetime import datetime
 import feedparser
 
 from newsdesk.ingest.normalize import canonical_url, clean_title, clip, detect_language, html_to_text, to_utc
+from newsdesk.ingest.poll import stated_every
 from newsdesk.model import Item, Source
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
@@ -38,6 +39,7 @@ class ParsedFeed:
     error: str | None
     dropped: int = 0  # entries not kept: duplicates inside the feed, or nothing to show at all
     format: str | None = field(default=None)  # feedparser's version ('rss20', 'atom10', …) or 'json1'
+    every: tuple[int, str] | None = None  # (seconds, how) the feed states it updates: <ttl>, sy:updatePeriod (ingest/poll.py)
 
 
 def parse_feed(
@@ -85,7 +87,9 @@ def _parse_xml(body: bytes, source: Source, url: str | None, headers: dict[str, 
         if not title:  # CDF and other rare dialects have no version but do have a channel title
             return ParsedFeed(None, [], warnings, "not a feed: no RSS, Atom or JSON Feed found — check the source URL")
     transcripts = _transcript_links(body, len(entries)) if any("podcast_transcript" in e for e in entries) else None
-    return _build(entries, title, source, warnings, d.get("version") or None, transcripts)
+    parsed = _build(entries, title, source, warnings, d.get("version") or None, transcripts)
+    parsed.every = stated_every(d.get("feed") or {})
+    return parsed
 
 
 def _describe_bozo(exc: BaseException | None, kept: int) -> str:

@@ -38,6 +38,7 @@ from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
+from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
@@ -72,6 +73,7 @@ class SourceOutcome:
     updated: int = 0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    every: tuple[int, str] | None = None  # what the feed states about its updates (ingest/poll.py)
 
 
 def _worker_id() -> str:
@@ -216,7 +218,8 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         warnings = fetch_row["warnings"] + parsed.warnings
         known = _known(engine, source.id, [i.guid for i in parsed.items])
         await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
-        outcome = SourceOutcome(source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error)
+        outcome = SourceOutcome(source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error,
+                                every=parsed.every)
         with engine.begin() as conn:
             states = upsert_items(conn, parsed.items, now)
             outcome.new, outcome.updated = states.count("new"), states.count("updated")
@@ -268,6 +271,9 @@ async def ingest_all(
             with engine.begin() as conn:
                 record_fetch(conn, src.id, url=src.url, error=line)
             out = SourceOutcome(src.id, "error", error=line)
+        if out.status != "skipped":  # when to poll it next, from what this fetch said (ingest/poll.py)
+            with engine.begin() as conn:
+                schedule_next_poll(conn, src.id, out.status, out.every, settings.schedule, datetime.now(UTC))
         if on_done:
             on_done(out)
         return out
