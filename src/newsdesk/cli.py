@@ -15,7 +15,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
+                           TimeElapsedColumn)
 from rich.text import Text
 from typer.core import TyperGroup
 
@@ -86,9 +87,22 @@ def migrate_cmd() -> None:
         console.print(f"store schema at revision {current(conn)}, the newest this newsdesk knows")
 
 
-def _bar() -> Progress:
+class Eta(ProgressColumn):
+    """Time left at the stage's own pace so far: elapsed / done × what remains. Rich's estimate needs
+    several units done in its last 30 seconds, which a model writing one analysis a minute never gives."""
+
+    def render(self, task) -> Text:
+        if not task.total or not task.completed or task.elapsed is None:
+            return Text("ETA -:--:--", style="progress.remaining")
+        left = task.elapsed / task.completed * max(0.0, task.total - task.completed)
+        h, rest = divmod(int(left + 0.5), 3600)
+        return Text(f"ETA {h}:{rest // 60:02d}:{rest % 60:02d}", style="progress.remaining")
+
+
+def _bar(**kw) -> Progress:
+    """A stage's bar: done / total, time so far, and the time left once the stage knows its total."""
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
+                    MofNCompleteColumn(), TimeElapsedColumn(), Eta(), console=err, transient=True, **kw)
 
 
 def _catalog(s: Settings) -> list:
@@ -373,8 +387,24 @@ class _Stages:
 
     def finished(self, name: str, seconds: float, result) -> None:
         self.bar.remove_task(self.task)
-        mark = ("done", "green") if result is not None and not result.problems else ("problems", "yellow")
+        mark = ("failed", "red") if result is None else ("problems", "yellow") if result.problems else ("done", "green")
         self.bar.console.print(line((f"{name:8s}", "dim"), (f"{seconds:6.1f}s", "dim"), mark))
+
+
+class _StageLines:
+    """The stages as plain lines (beside a web server's log, where a live bar would tangle)."""
+
+    def started(self, name: str) -> None: ...
+
+    def progress(self, name: str, done: int, total: int | None) -> None: ...
+
+    def note(self, name: str, note: str) -> None: ...
+
+    def finished(self, name: str, seconds: float, result) -> None:
+        state = "failed" if result is None else "problems" if result.problems else "done"
+        facts = ", ".join(f"{k}={v}" for k, v in (result.facts if result else {}).items() if k != "site_dir")
+        err.print(line(("schedule:", "dim"), f"{name} {state} in {seconds:.1f}s" + (f" ({facts})" if facts else "")),
+                  soft_wrap=True)
 
 
 def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None) -> None:
@@ -401,15 +431,66 @@ def run_cmd(
     source: Path = typer.Option(None, "--from", help="Replay a directory / import a .jsonl file instead of fetching."),
     analyses: int = typer.Option(None, "--analyses", help="Only the N most important events get analyses."),
     stages: list[str] = typer.Option(None, "--stage", help="Only these stages, in pipeline order (repeatable): "
-                                     "ingest, cluster, rank, write, daily, weekly, episode, publish, search."),
+                                     "ingest, cluster, rank, write, daily, weekly, episode, publish, search, push."),
+    every: str = typer.Option(None, "--every", help="Keep running: poll each source at its own interval and run "
+                              "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages."),
 ) -> None:
-    """ingest → cluster → rank → write → editions → publish → search; a re-run with nothing new does nothing."""
+    """ingest → cluster → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
     from newsdesk.pipeline import STAGE_NAMES, Limits, stage
 
     for name in stages or []:
         stage(name)  # an unknown name is a usage error before any stage runs
+    if every is not None:
+        if source is not None or stages:
+            raise NewsdeskError("--every runs every stage on the configured sources",
+                                "leave out --from and --stage, or leave out --every for a single run")
+        _run_every(settings(), every, Limits(analyses=analyses))
     chosen = [n for n in STAGE_NAMES if n in stages] if stages else None
     _run(settings(), source, Limits(analyses=analyses), chosen)
+
+
+def _every(s: Settings, every: str | None) -> float:
+    """--every as seconds (default: [schedule] every); it also sets how often a source with no rhythm is polled."""
+    from newsdesk.config import parse_duration
+
+    if every is not None:
+        s.schedule.every = every
+    return parse_duration(s.schedule.every, "--every")
+
+
+def _stop_on_signals(stop) -> None:
+    """Ctrl-C / SIGTERM: finish the stage running, then stop; a second one stops at once."""
+    import signal
+
+    def handle(signum, _frame) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err.print(f"{signal.Signals(signum).name}: stopping after the stage now running "
+                  "(Ctrl-C again to stop at once)", soft_wrap=True)
+
+    signal.signal(signal.SIGINT, handle)
+    signal.signal(signal.SIGTERM, handle)
+
+
+def _run_every(s: Settings, every: str, limits) -> None:
+    import threading
+
+    from newsdesk.schedule import run_every
+
+    seconds, stop = _every(s, every), threading.Event()
+    _stop_on_signals(stop)
+    console.print(f"running every {every}: each source polled at its own interval "
+                  f"({s.schedule.poll_min} .. {s.schedule.poll_max}); Ctrl-C or SIGTERM stops between stages")
+    with _bar() as bar:
+        say = lambda text: bar.console.print(text, soft_wrap=True)  # noqa: E731
+        try:
+            done = run_every(engine(), s, seconds, stop, watcher=_Stages(bar), say=say, limits=limits)
+        except KeyboardInterrupt:
+            err.print("stopped at once: the stage running was cut short (its store transaction rolled back)")
+            raise typer.Exit(130) from None
+    console.print(f"stopped cleanly after {done.passes} passes")
+    raise typer.Exit(OK)
 
 
 @app.command("demo")
@@ -440,8 +521,10 @@ def demo_cmd(
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
+    every: str = typer.Option(None, "--every", help="Also keep the newsroom running, as `run --every` does, "
+                              "in this process (e.g. 30m)."),
 ) -> None:
-    """Run the web app: feed, events, editions, sources, usage, search and feedback."""
+    """Run the web app: feed, events, editions, sources, status, usage, search and feedback."""
     import socket
 
     import uvicorn
@@ -459,7 +542,28 @@ def serve(
         console.print("writes are disabled (feedback, sources): set NEWSDESK_WEB_TOKEN to enable them")
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"serving on {host}: anyone who can reach it can read the newsroom")
-    uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
+    if every is None:
+        uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
+        return
+    import threading
+
+    from newsdesk.schedule import run_every
+
+    seconds, stop = _every(s, every), threading.Event()
+    # uvicorn handles Ctrl-C / SIGTERM while it serves, then hands the signal on to these handlers.
+    _stop_on_signals(stop)
+    say = lambda text: err.print(line(("schedule:", "dim"), text), soft_wrap=True)  # noqa: E731
+    loop = threading.Thread(target=run_every, args=(engine(), s, seconds, stop),
+                            kwargs={"watcher": _StageLines(), "say": say}, name="scheduler")
+    loop.start()
+    console.print(f"running every {every} beside the web app; the status page is /status")
+    try:
+        uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
+    finally:
+        stop.set()
+        if loop.is_alive():
+            err.print("waiting for the stage now running to finish (Ctrl-C again to stop at once)")
+        loop.join()
 
 
 @app.command("mcp")

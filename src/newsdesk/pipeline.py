@@ -165,7 +165,8 @@ def write_stage(ctx: RunContext) -> StageResult:
         from newsdesk.write.extractive.publish import publish_cards
 
         return StageResult({"analyses_written": publish_cards(ctx.engine, ctx.settings)})
-    stats = write_analyses(ctx.engine, ctx.settings, ctx.llm, limit=ctx.limits.analyses, progress=ctx.note)
+    stats = write_analyses(ctx.engine, ctx.settings, ctx.llm, limit=ctx.limits.analyses, progress=ctx.note,
+                           counted=ctx.progress)
     result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
     result.problems += stats.errors
     if stats.stopped:
@@ -311,10 +312,12 @@ def run_pipeline(
     sources: list[str] | None = None,
     llm=None,
     watcher: Watcher | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> RunReport:
     """Run the named stages (default: all, in order) once each. `source` replays a directory or
     imports a .jsonl file in the ingest stage; `sources` limits ingest to those source ids; `llm`
-    replaces the configured model (tests pass a scripted one).
+    replaces the configured model (tests pass a scripted one); `should_stop` is asked before each
+    stage (the scheduler stops between stages when told to).
 
     Each stage runs under its lease (one pass of a stage at a time, across every process sharing
     the store: a stage another process is running is skipped and said) and leaves a stage_runs row."""
@@ -323,6 +326,8 @@ def run_pipeline(
     lazy = LazyLLM(settings, engine, report.run_id)
     owner = owner_id()
     for st in [stage(name) for name in stages] if stages is not None else STAGES:
+        if should_stop():
+            break
         ctx = RunContext(
             engine, settings, llm or lazy, report.run_id, limits, source, sources,
             progress=lambda done, total, name=st.name: watcher.progress(name, done, total),

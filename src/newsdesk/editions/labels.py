@@ -146,6 +146,24 @@ LABELS: dict[str, dict[str, str]] = {
     "importance_x": {"zh": "重要性 {x:.1f}", "en": "importance {x:.1f}"},
     "read_weekly": {"zh": "阅读周报", "en": "Read the weekly"},
     "push_test": {"zh": "newsdesk：推送测试，通道可用。", "en": "newsdesk: push test, the channel works."},
+    # the operator's status page (stage runs and source polling)
+    "run_status": {"zh": "运行状态", "en": "Status"},
+    "last_run": {"zh": "上次运行", "en": "Last run"},
+    "took": {"zh": "耗时", "en": "Took"},
+    "did": {"zh": "做了什么", "en": "What it did"},
+    "last_problem": {"zh": "最近的问题", "en": "Last problem"},
+    "running_now": {"zh": "正在运行", "en": "Running now"},
+    "queued": {"zh": "排队", "en": "Queued"},
+    "failed_24h": {"zh": "24 小时失败", "en": "Failed, 24 h"},
+    "next_due": {"zh": "下次运行", "en": "Next due"},
+    "never_run": {"zh": "尚未运行", "en": "not run yet"},
+    "not_scheduled": {"zh": "未排期（没有 --every 在运行）", "en": "not scheduled (no --every running)"},
+    "backing_off": {"zh": "退避中的来源", "en": "Sources backing off"},
+    "next_polls": {"zh": "即将抓取", "en": "Next polls"},
+    "next_poll": {"zh": "下次抓取", "en": "Next poll"},
+    "interval": {"zh": "间隔", "en": "Interval"},
+    "why": {"zh": "依据", "en": "Why"},
+    "due_now": {"zh": "现在", "en": "now"},
 }
 
 

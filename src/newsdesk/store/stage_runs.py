@@ -239,6 +239,7 @@ def polling(conn: Connection) -> list[dict]:
         select(sources.c.id, sources.c.name, sources.c.next_poll_at, sources.c.poll_every, sources.c.poll_basis,
                sources.c.poll_failures)
         .where(sources.c.enabled.is_(True))
-        .order_by(desc(func.coalesce(sources.c.poll_failures, 0)), sources.c.next_poll_at, sources.c.id)
+        .order_by(desc(func.coalesce(sources.c.poll_failures, 0)), sources.c.next_poll_at.is_not(None),
+                  sources.c.next_poll_at, sources.c.id)
     ).all()
     return [dict(r._mapping) | {"poll_failures": r.poll_failures or 0} for r in rows]

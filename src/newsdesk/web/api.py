@@ -16,7 +16,9 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
+from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.search import SearchIndex
+from newsdesk.store.stage_runs import polling, stage_status
 from newsdesk.web import auth, queries
 
 
@@ -280,6 +282,54 @@ def check_id(event_id: int) -> int:
     return event_id
 
 
+class StageRun(BaseModel):
+    id: int
+    stage: str
+    unit: str | None = Field(description="the piece of the stage a worker ran (a source, an event); null = the whole stage")
+    run_id: str | None
+    owner: str | None = Field(description="host:pid:tag of the process that ran it")
+    status: str = Field(description="queued | running | ok | problems | failed | interrupted")
+    queued_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    seconds: float | None
+    facts: dict[str, int | float | str | bool | None] = Field(description="what it did, e.g. items_new")
+    problems: list[str] = Field(description="one line each; the stage's other work is stored")
+    error: str | None = Field(description="failed: the error; problems: the first problem")
+
+
+class StageStatus(BaseModel):
+    stage: str
+    last: StageRun | None = Field(description="the last run that finished")
+    last_problem: StageRun | None = Field(description="the last run that failed, had problems or was interrupted")
+    running: StageRun | None
+    queued: int
+    running_count: int
+    failed_24h: int = Field(description="runs failed or interrupted in the last 24 hours")
+    runs_24h: int = Field(description="runs finished in the last 24 hours")
+    next_due_at: datetime | None = Field(description="when the scheduler (run / serve --every) runs it next")
+    held_by: str | None = Field(description="the process holding the stage's lease now")
+
+
+class SourcePoll(BaseModel):
+    id: str
+    name: str
+    next_poll_at: datetime | None = Field(description="null: due at once")
+    poll_every: int | None = Field(description="seconds between polls now, backoff included")
+    poll_basis: str | None = Field(description="why: the feed's ttl / sy:updatePeriod, its rhythm, backoff, bounds")
+    poll_failures: int = Field(description="failed fetches in a row (each doubles the wait, up to poll_max)")
+
+
+class Status(BaseModel):
+    stages: list[StageStatus] = Field(description="every pipeline stage, in pipeline order")
+    sources: list[SourcePoll] = Field(description="enabled sources, those backing off first, then by next poll")
+
+
+def run_status(conn) -> dict:
+    """The operator's view: each stage's runs and each source's polling (store/stage_runs.py)."""
+    return {"stages": stage_status(conn, STAGE_NAMES), "sources": polling(conn)}
+
+
 def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle) -> APIRouter:
     api = APIRouter()
 
@@ -355,6 +405,11 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
         except LookupError as exc:
             raise HTTPException(404, str(exc)) from None
         return body
+
+    @api.get("/status", response_model=Status, summary="Each stage's last run, problem, queue and next due; each source's polling")
+    def status():
+        with engine.connect() as conn:
+            return run_status(conn)
 
     @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and stage")
     def usage(days: int = Query(30, ge=1, le=366)):

@@ -40,6 +40,7 @@ from newsdesk import render
 from newsdesk.config import Settings
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.editions.labels import UI_LANGUAGES, Labels
+from newsdesk.ingest.poll import short
 from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.push.send import push_test
 from newsdesk.push.subscriptions import (
@@ -51,7 +52,7 @@ from newsdesk.push.subscriptions import (
 )
 from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
-from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day
+from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -157,6 +158,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         finding=render.finding,
         when=lambda v, fmt="%Y-%m-%d %H:%M": render.local_time(v, tz, fmt),
         pct=lambda v: f"{v * 100:.1f}%",
+        duration=short,
     )
 
     def ui_lang(request: Request) -> str:
@@ -258,6 +260,12 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         with engine.connect() as conn:
             table = queries.sources_table(conn)
         return page(request, "sources.html", sources=table, form={})
+
+    @app.get("/status", response_class=HTMLResponse, include_in_schema=False)
+    def status_page(request: Request):
+        with engine.connect() as conn:
+            data = run_status(conn)
+        return page(request, "status.html", run=data)
 
     @app.get("/usage", response_class=HTMLResponse, include_in_schema=False)
     def usage_page(request: Request, days: int = 30):

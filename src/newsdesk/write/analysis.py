@@ -167,8 +167,10 @@ def _current_key(engine: Engine, event_id: int, language: str) -> str | None:
 
 
 def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = None,
-                   progress: Callable[[str], None] | None = None, event_ids: list[int] | None = None) -> WriteStats:
+                   progress: Callable[[str], None] | None = None, event_ids: list[int] | None = None,
+                   counted: Callable[[int, int], None] | None = None) -> WriteStats:
     """Analyses for every event (most important first) that lacks a current one, in every configured language.
+    `progress` hears a line per analysis; `counted(done, total)` the analyses to write, for a bar's ETA.
 
     `limit` caps how many events (the most important ones) have analyses; an event whose
     analyses are current counts without costing a call, so a re-run stays within the same events.
@@ -201,6 +203,10 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
                 todo.append((brief, language))
 
     stop = threading.Event()  # set when the endpoint is gone or the budget spent: the rest waits for the next run
+    count = threading.Lock()
+    done = 0
+    if counted:
+        counted(0, len(todo))
 
     def write_one(job: tuple[dict, str]):
         brief, language = job
@@ -216,6 +222,11 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         if progress:
             progress(f"event {brief['event_id']} ({language}): " + (
                 str(row) if isinstance(row, LLMError) else f"{row['status']} after {row['attempts']} attempt(s)"))
+        if counted:
+            nonlocal done
+            with count:
+                done += 1
+                counted(done, len(todo))
         return row
 
     # Events are independent: their calls overlap up to llm.concurrency.

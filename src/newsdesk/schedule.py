@@ -1,0 +1,126 @@
+"""The newsroom on one machine, always on: `newsdesk run --every 30m` and `newsdesk serve --every 30m`.
+
+No broker: one loop in one process.
+- Sources are polled each at its own interval (ingest/poll.py): whenever some are due, an ingest
+  run fetches just those.
+- The later stages (cluster → … → push) run as one pass every `every`, in pipeline order. A pass
+  that overruns its interval is followed by the next one at once, never by two at once; and each
+  stage holds its lease (store/stage_runs.py), so a `newsdesk run` or a second scheduler on the
+  same store never runs the same stage alongside it.
+- A stage that fails is recorded (stage_runs) and said; the other stages run, and the failed one
+  is tried again on the next pass.
+- `stop` (set by Ctrl-C / SIGTERM) ends the loop between stages: the stage running finishes and
+  stores its work; nothing is cut mid-stage.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Callable
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.catalog import load_catalog
+from newsdesk.config import Settings
+from newsdesk.ingest.poll import due_sources, next_poll, short
+from newsdesk.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
+from newsdesk.store.items import sync_sources
+from newsdesk.store.stage_runs import mark_interrupted, set_next_due
+
+LATER = [name for name in STAGE_NAMES if name != "ingest"]  # one pass of these every `every`
+TICK = 60.0  # the loop looks for due sources at least this often (a source added in the web app is due at once)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Scheduler:
+    engine: Engine
+    settings: Settings
+    every: float  # seconds between passes of the later stages
+    stop: threading.Event
+    watcher: Watcher | None = None
+    say: Callable[[str], None] = lambda line: None  # one line per pass and per problem
+    limits: Limits = Limits()
+    llm: object = None  # a test's scripted model; None = the configured one
+    passes: int = 0  # passes of the later stages done
+    _catalog_errors: list[str] = field(default_factory=list)
+
+    def run(self, max_passes: int | None = None) -> None:
+        """Loop until `stop` is set (or `max_passes` passes are done)."""
+        gone = mark_interrupted(self.engine)
+        if gone:
+            self.say(f"{gone} stage run(s) left running by a process that ended are marked interrupted")
+        next_pass = _now()
+        while not self.stop.is_set():
+            self._poll_due_sources()
+            if self.stop.is_set():
+                break
+            if _now() >= next_pass:
+                started = _now()
+                set_next_due(self.engine, LATER, None)
+                self._pass()
+                # The next pass starts `every` after this one started; an overrun pass is followed at once.
+                next_pass = max(started + timedelta(seconds=self.every), _now())
+                set_next_due(self.engine, LATER, next_pass)
+                if max_passes is not None and self.passes >= max_passes:
+                    break
+            self._wait_until(next_pass)
+
+    def _poll_due_sources(self) -> None:
+        # The catalog files are read each time: a source added to them is polled without a restart.
+        catalog, errors = load_catalog(self.settings)
+        with self.engine.begin() as conn:
+            sync_sources(conn, catalog)
+            due = due_sources(conn, _now())
+        if errors != self._catalog_errors:  # said once, not every minute
+            for problem in errors:
+                self.say(f"catalog: {problem}")
+            self._catalog_errors = errors
+        if not due:
+            return
+        report = self._run(["ingest"], sources=due)
+        self._said(report, f"polled {len(due)} due source{'s' if len(due) > 1 else ''}")
+
+    def _pass(self) -> None:
+        self.passes += 1
+        report = self._run(LATER)
+        self._said(report, f"pass {self.passes}")
+
+    def _run(self, stages: list[str], sources: list[str] | None = None) -> RunReport:
+        return run_pipeline(self.engine, self.settings, stages=stages, sources=sources, limits=self.limits,
+                            llm=self.llm, watcher=self.watcher, should_stop=self.stop.is_set)
+
+    def _said(self, report: RunReport, what: str) -> None:
+        failed = [name for name, status in report.status.items() if status == "failed"]
+        state = f"{len(report.status)} stages in {report.total_seconds:.1f}s" if len(report.status) > 1 else \
+            f"in {report.total_seconds:.1f}s"
+        self.say(f"{what}: {state}" + (f"; failed: {', '.join(failed)} (tried again next pass)" if failed else ""))
+        for problem in report.problems:
+            self.say(f"  problem: {problem}")
+
+    def _wait_until(self, next_pass: datetime) -> None:
+        with self.engine.connect() as conn:
+            poll = next_poll(conn)
+        set_next_due(self.engine, ["ingest"], poll)
+        now = _now()
+        # A poll time already past belongs to a source just tried and skipped (another worker holds
+        # its lease): look again after a TICK rather than at once.
+        wake = min(next_pass, poll if poll and poll > now else next_pass, now + timedelta(seconds=TICK))
+        seconds = max(0.0, (wake - _now()).total_seconds())
+        if seconds >= 1:
+            self.say(f"next pass at {next_pass:%H:%M:%S} UTC"
+                     + (f", next source poll at {poll:%H:%M:%S} UTC" if poll else "")
+                     + f"; sleeping {short(seconds)}")
+        self.stop.wait(seconds)
+
+
+def run_every(engine: Engine, settings: Settings, every: float, stop: threading.Event, **kw) -> Scheduler:
+    """Run the scheduler until `stop` is set; returns it (passes done)."""
+    scheduler = Scheduler(engine, settings, every, stop, **kw)
+    scheduler.run()
+    return scheduler
