@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import func, select
 
@@ -180,8 +182,9 @@ def _finished(engine, stage: str) -> list:
                                                      stage_runs.c.finished_at.is_not(None))).all()
 
 
-def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigterm(tmp_path, feeds):
-    # Only the loopback sources: every packaged source is switched off in the user catalog.
+def _newsroom(tmp_path: Path, feeds: Feeds) -> tuple[dict, Path]:
+    """A settings file whose only sources are the loopback ones (every packaged source switched off
+    in the user catalog) and whose publish stage fails every pass (site_dir is a file)."""
     packaged = [line.split('"')[1] for line in packaged_catalog_path().read_text("utf-8").splitlines()
                 if line.strip().startswith("id =")]
     catalog = tmp_path / "sources.toml"
@@ -195,19 +198,29 @@ def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigte
                       '[fetch]\nallow_private = true\nretries = 0\nper_host_delay = 0.0\n'
                       '[llm]\nbackend = "extractive"\n'
                       '[schedule]\npoll_min = "1s"\npoll_max = "4s"\n')
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NEWSDESK_CONFIG": str(config)}
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NEWSDESK_CONFIG": str(config)}, blocker
+
+
+def _until_passes(proc: subprocess.Popen, tmp_path: Path, passes: int):
+    """Wait until the last stage has run `passes` times; returns the test's own engine on the store."""
+    engine = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+        if engine is None and (tmp_path / "data" / "newsdesk.db").exists():
+            engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+        if engine is not None and len(_finished(engine, "push")) >= passes:
+            return engine
+    proc.kill()
+    raise AssertionError(f"{passes} passes did not finish in time:\n{proc.communicate()[0]}")
+
+
+def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigterm(tmp_path, feeds):
+    env, blocker = _newsroom(tmp_path, feeds)
     proc = subprocess.Popen([sys.executable, "-m", "newsdesk", "run", "--every", "2s"], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    engine = None
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.5)
-            if engine is None and (tmp_path / "data" / "newsdesk.db").exists():
-                engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
-            if engine is not None and len(_finished(engine, "push")) >= 2:
-                break
-        assert proc.poll() is None, proc.communicate()[0]
+        engine = _until_passes(proc, tmp_path, 2)
         proc.send_signal(signal.SIGTERM)
         output, _ = proc.communicate(timeout=120)
     finally:
@@ -230,6 +243,33 @@ def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigte
     assert down.poll_failures >= 1 and down.poll_basis.startswith("backing off")
     assert good.poll_failures == 0 and good.poll_every == 4  # its 3-hour rhythm, lowered to poll_max
     assert "publish" in output and "failed" in output
+    engine.dispose()
+
+
+def test_serve_every_runs_the_loop_beside_the_web_app_and_stops_cleanly(tmp_path, feeds):
+    env, _ = _newsroom(tmp_path, feeds)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--every", "2s"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        engine = _until_passes(proc, tmp_path, 1)
+        status = httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=30).json()
+        page = httpx.get(f"http://127.0.0.1:{port}/status", timeout=30).text
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, output
+    stages = {st["stage"]: st for st in status["stages"]}
+    assert stages["publish"]["last"]["status"] == "failed" and stages["push"]["last"]["status"] == "ok"
+    assert stages["cluster"]["next_due_at"] is not None  # the loop in this process scheduled the next pass
+    assert 'id="stage-publish"' in page and "cannot write the site to" in page
+    assert "schedule: publish failed" in output and "schedule: pass 1:" in output
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).where(stage_runs.c.status == "running")).scalar() == 0
     engine.dispose()
 
 

@@ -78,11 +78,11 @@ def plan(stated: tuple[int, str] | None, observed: tuple[int, int] | None, failu
     elif every < base:
         why += f", lowered to poll_max {short(hi)}"
     if failures:
-        backed = min(hi, every * 2 ** min(failures, 30))
+        doubled = every * 2 ** min(failures, 30)
         why = (f"backing off after {failures} failed fetch{'es' if failures > 1 else ''} in a row: "
-               f"{short(every)} × 2^{failures}" + (f", capped at poll_max {short(hi)}" if backed < every * 2 ** min(failures, 30) else "")
+               f"{short(every)} × 2^{failures}" + (f", capped at poll_max {short(hi)}" if doubled > hi else "")
                + f" (normally: {why})")
-        every = backed
+        every = min(hi, doubled)
     return int(every), why
 
 
