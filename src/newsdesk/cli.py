@@ -481,7 +481,8 @@ def _run_every(s: Settings, every: str, limits) -> None:
     seconds, stop = _every(s, every), threading.Event()
     _stop_on_signals(stop)
     console.print(f"running every {every}: each source polled at its own interval "
-                  f"({s.schedule.poll_min} .. {s.schedule.poll_max}); Ctrl-C or SIGTERM stops between stages")
+                  f"({s.schedule.poll_min} .. {s.schedule.poll_max}); Ctrl-C or SIGTERM stops between stages",
+                  soft_wrap=True)
     with _bar() as bar:
         say = lambda text: bar.console.print(text, soft_wrap=True)  # noqa: E731
         try:
@@ -489,7 +490,7 @@ def _run_every(s: Settings, every: str, limits) -> None:
         except KeyboardInterrupt:
             err.print("stopped at once: the stage running was cut short (its store transaction rolled back)")
             raise typer.Exit(130) from None
-    console.print(f"stopped cleanly after {done.passes} passes")
+    console.print(f"stopped cleanly after {done.passes} pass{'es' if done.passes != 1 else ''}")
     raise typer.Exit(OK)
 
 

@@ -97,8 +97,10 @@ class Scheduler:
 
     def _said(self, report: RunReport, what: str) -> None:
         failed = [name for name, status in report.status.items() if status == "failed"]
-        state = f"{len(report.status)} stages in {report.total_seconds:.1f}s" if len(report.status) > 1 else \
-            f"in {report.total_seconds:.1f}s"
+        ran = len(report.status)
+        state = f"{ran} stage{'s' if ran != 1 else ''} in {report.total_seconds:.1f}s"
+        if self.stop.is_set() and report.status:
+            state += f", stopped after {list(report.status)[-1]}"
         self.say(f"{what}: {state}" + (f"; failed: {', '.join(failed)} (tried again next pass)" if failed else ""))
         for problem in report.problems:
             self.say(f"  problem: {problem}")
