@@ -48,28 +48,34 @@ class Scheduler:
     limits: Limits = Limits()
     llm: object = None  # a test's scripted model; None = the configured one
     passes: int = 0  # passes of the later stages done
-    _catalog_errors: list[str] = field(default_factory=list)
+    _catalog_errors: list[str] = field(default_factory=list, init=False)
+    _next_pass: datetime = field(default_factory=_now, init=False)
 
-    def run(self, max_passes: int | None = None) -> None:
-        """Loop until `stop` is set (or `max_passes` passes are done)."""
+    def run(self) -> None:
+        """Loop until `stop` is set."""
         gone = mark_interrupted(self.engine)
         if gone:
             self.say(f"{gone} stage run(s) left running by a process that ended are marked interrupted")
-        next_pass = _now()
+        self._next_pass = _now()
         while not self.stop.is_set():
-            self._poll_due_sources()
-            if self.stop.is_set():
-                break
-            if _now() >= next_pass:
-                started = _now()
-                set_next_due(self.engine, LATER, None)
-                self._pass()
-                # The next pass starts `every` after this one started; an overrun pass is followed at once.
-                next_pass = max(started + timedelta(seconds=self.every), _now())
-                set_next_due(self.engine, LATER, next_pass)
-                if max_passes is not None and self.passes >= max_passes:
-                    break
-            self._wait_until(next_pass)
+            try:
+                self._tick()
+            except Exception as exc:  # a store that hiccups (locked, restarting) must not end an always-on newsroom
+                self.say(f"the loop met {type(exc).__name__}: {exc}; trying again in {short(TICK)}")
+                self.stop.wait(TICK)
+
+    def _tick(self) -> None:
+        self._poll_due_sources()
+        if self.stop.is_set():
+            return
+        if _now() >= self._next_pass:
+            started = _now()
+            set_next_due(self.engine, LATER, None)
+            self._pass()
+            # The next pass starts `every` after this one started; an overrun pass is followed at once.
+            self._next_pass = max(started + timedelta(seconds=self.every), _now())
+            set_next_due(self.engine, LATER, self._next_pass)
+        self._wait_until(self._next_pass)
 
     def _poll_due_sources(self) -> None:
         # The catalog files are read each time: a source added to them is polled without a restart.
