@@ -6,15 +6,15 @@
   and when the scheduler runs it next;
 - stage_runs: when each stage (or a unit of it) ran, how long, what it did, what failed.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0006
+Revises: 0005
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
