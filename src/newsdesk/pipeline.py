@@ -1,6 +1,6 @@
 """The pipeline as a list of named stages: `newsdesk run` calls them in order, a worker calls one by name.
 
-    ingest → cluster → rank → write → daily → weekly → episode → publish → search → push
+    ingest → cluster → stories → rank → write → daily → weekly → episode → publish → search → push
 
     run_pipeline(engine, settings)                       # every stage, in order
     run_pipeline(engine, settings, stages=["cluster"])   # one stage, as a task-queue worker would
@@ -145,6 +145,13 @@ def cluster_stage(ctx: RunContext) -> StageResult:
     return StageResult({"items_clustered": stats.items})
 
 
+def stories_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.cluster.stories import link_stories
+
+    stats = link_stories(ctx.engine, ctx.settings)
+    return StageResult({"events_followed_up": stats.linked})
+
+
 def rank_stage(ctx: RunContext) -> StageResult:
     from newsdesk.rank import rank_events
 
@@ -254,6 +261,7 @@ def push_stage(ctx: RunContext) -> StageResult:
 STAGES = [
     Stage("ingest", ingest_stage),
     Stage("cluster", cluster_stage),
+    Stage("stories", stories_stage),
     Stage("rank", rank_stage),
     Stage("write", write_stage),
     Stage("daily", daily_stage),

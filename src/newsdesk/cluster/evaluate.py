@@ -2,7 +2,8 @@
 
 The file is JSON Lines, one item a line: {id, text | title (+ summary), lang, published, event}
 with `published` in epoch seconds or ISO 8601. The same Clusterer as the store stage runs
-over it in memory, in (published, id) order.
+over it in memory, in (published, id) order. With `story` ids (empty for a standalone event),
+the story linker (stories.py) runs over the events found and is scored too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class EvalItem:
     lang: str
     ts: float
     event: str
+    story: str = ""  # the gold story id, "" for a standalone event
 
 
 def _timestamp(value, where: str) -> float:
@@ -69,7 +71,8 @@ def read_eval_file(path: str | Path) -> list[EvalItem]:
         for name, value in (("id", row.get("id")), ("text or title", text), ("event", row.get("event"))):
             if value in (None, ""):
                 raise EvalFileError(f"{where}: missing '{name}'; each line needs id, text|title, lang, published, event")
-        out.append(EvalItem(str(row["id"]), text, str(row.get("lang") or "other"), _timestamp(row.get("published"), where), str(row["event"])))
+        out.append(EvalItem(str(row["id"]), text, str(row.get("lang") or "other"), _timestamp(row.get("published"), where), str(row["event"]),
+                            str(row.get("story") or "")))
     if not out:
         raise EvalFileError(f"{path}: no items")
     return out
@@ -206,3 +209,108 @@ def scores(pred: list, rows: list[EvalItem]) -> dict:
         "pairwise_f1": 2 * pp * pr / (pp + pr) if pp + pr else 0.0,
         "cross_lingual_recall": cross_lingual_recall(pred, gold, [x.lang for x in rows]),
     }
+
+
+# --- stories ---------------------------------------------------------------------------
+
+# The story linker's thresholds `--folds` tunes, and the values it tries.
+STORY_GRID = {
+    "threshold": (0.5, 0.6, 0.7, 0.8, 0.9),
+    "name_weight": (0.0, 0.25, 0.5, 1.0),
+    "min_cosine": (0.3, 0.4, 0.5),
+}
+
+
+def has_stories(rows: list[EvalItem]) -> bool:
+    return any(r.story for r in rows)
+
+
+def _gold_story(r: EvalItem) -> str:
+    return f"story:{r.story}" if r.story else f"event:{r.event}"
+
+
+def story_scores(pred_story: list, rows: list[EvalItem]) -> dict:
+    """Story-level pairwise precision / recall over items, and over the pairs of items from two
+    different gold events (what the linker adds: a follow-up in its launch's story)."""
+    def c2(counter):
+        return sum(n * (n - 1) // 2 for n in counter.values())
+
+    gold_story = [_gold_story(r) for r in rows]
+    gold_event = [r.event for r in rows]
+    pp, pr = pairwise(pred_story, gold_story)
+    together = c2(Counter(pred_story)) - c2(Counter(zip(pred_story, gold_event)))
+    same = c2(Counter(gold_story)) - c2(Counter(gold_event))
+    both = c2(Counter(zip(pred_story, gold_story))) - c2(Counter(zip(pred_story, gold_event)))
+    ap, ar = (both / together if together else 1.0), (both / same if same else 1.0)
+    return {
+        "gold_stories": len({r.story for r in rows if r.story}),
+        "story_pairwise_precision": pp,
+        "story_pairwise_recall": pr,
+        "story_pairwise_f1": 2 * pp * pr / (pp + pr) if pp + pr else 0.0,
+        "followup_pairs": same,
+        "followup_precision": ap,
+        "followup_recall": ar,
+        "followup_f1": 2 * ap * ar / (ap + ar) if ap + ar else 0.0,
+    }
+
+
+def _sketches(docs: list[Doc], events: list) -> list:
+    from newsdesk.cluster.stories import sketch
+
+    members: dict = {}
+    for d, e in zip(docs, events):
+        members.setdefault(e, []).append((d.ts, d.vector, d.terms))
+    return [sketch(e, ds) for e, ds in members.items()]
+
+
+def _story_of(sketches: list, config) -> dict:
+    from newsdesk.cluster.stories import StoryLinker, story_keys
+
+    return story_keys([s.key for s in sketches], StoryLinker(config).run(sketches))
+
+
+def evaluate_stories(rows: list[EvalItem], vectors, k: int = 0, event_config: ClusterConfig | None = None,
+                     grid: dict | None = None) -> tuple[dict, list[dict]]:
+    """Story scores of the linker over the events the clusterer finds (default thresholds).
+
+    k = 0: the default story thresholds on the whole file. k >= 2: folds split by gold story (a
+    story's events stay in one fold); each fold's events linked with the thresholds that scored
+    best (across-event pair F1) on the other k-1 folds. Returns the scores and the thresholds
+    chosen per fold.
+    """
+    from newsdesk.cluster.stories import StoryConfig
+
+    docs = [Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)]
+    if not k:
+        events = cluster_docs(docs, event_config)
+        root = _story_of(_sketches(docs, events), StoryConfig())
+        return story_scores([root[e] for e in events], rows), []
+    grid = STORY_GRID if grid is None else grid
+    names = list(grid)
+    configs = [StoryConfig(**dict(zip(names, values))) for values in product(*(grid[n] for n in names))]
+    groups = sorted({_gold_story(r) for r in rows}, key=lambda g: hashlib.sha1(g.encode()).hexdigest())
+    fold_of = {g: n % k for n, g in enumerate(groups)}
+    fold = [fold_of[_gold_story(r)] for r in rows]
+    pred: list = [None] * len(rows)
+    chosen = []
+    for f in range(k):
+        train = [i for i in range(len(rows)) if fold[i] != f]
+        test = [i for i in range(len(rows)) if fold[i] == f]
+        train_docs = [docs[i] for i in train]
+        train_events = cluster_docs(train_docs, event_config)
+        train_sketches = _sketches(train_docs, train_events)
+        train_rows = [rows[i] for i in train]
+
+        def objective(config):
+            root = _story_of(train_sketches, config)
+            s = story_scores([root[e] for e in train_events], train_rows)
+            return s["followup_f1"], s["story_pairwise_f1"]
+
+        best = max(configs, key=objective)
+        chosen.append({n: getattr(best, n) for n in names})
+        test_docs = [docs[i] for i in test]
+        test_events = cluster_docs(test_docs, event_config)
+        root = _story_of(_sketches(test_docs, test_events), best)
+        for i, e in zip(test, test_events):
+            pred[i] = (f, root[e])
+    return story_scores(pred, rows), chosen

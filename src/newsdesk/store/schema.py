@@ -207,7 +207,11 @@ events = Table(
     Column("score_parts", CleanJSON, nullable=False, default=dict),  # why it ranks where it does
     Column("tab", CleanString(12), nullable=False, default="all"),  # the feed tab: featured | p1 | all
     Column("updated_at", UTCDateTime(), nullable=False),
+    # The story linker looked at the event as of this `updated_at`: it looks again only when it changes.
+    Column("story_checked_at", UTCDateTime()),
     Index("ix_events_last_published", "last_published_at"),
+    Index("ix_events_updated", "updated_at"),
+    Index("ix_events_story_checked", "story_checked_at"),
 )
 
 event_members = Table(
@@ -221,6 +225,31 @@ event_members = Table(
     Column("reason", CleanText),  # why it joined (anchor match, cosine, arbitration)
     Column("joined_at", UTCDateTime(), nullable=False),
     Index("ix_event_members_event", "event_id"),
+)
+
+# Stories: events that follow one another (cluster/stories.py). One row per event in a story;
+# an event in no story has none.
+stories = Table(
+    "stories",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("title", CleanText, nullable=False, default=""),  # its first event's title
+    Column("first_published_at", UTCDateTime(), nullable=False),  # its first event's start
+    Column("last_published_at", UTCDateTime(), nullable=False),  # its latest event's latest member
+    Column("event_count", Integer, nullable=False, default=0),
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+story_events = Table(
+    "story_events",
+    metadata,
+    Column("event_id", Integer, ForeignKey("events.id"), primary_key=True),
+    Column("story_id", Integer, ForeignKey("stories.id"), nullable=False),
+    Column("follows_event_id", Integer, ForeignKey("events.id")),  # the earlier event it follows up; none for the first
+    Column("score", Float),
+    Column("reason", CleanText),  # why it follows (cosine, shared names)
+    Column("linked_at", UTCDateTime(), nullable=False),
+    Index("ix_story_events_story", "story_id"),
 )
 
 # --- write ----------------------------------------------------------------------------

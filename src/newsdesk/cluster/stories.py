@@ -1,0 +1,335 @@
+"""Stories: events that follow one another (a launch → its benchmarks → a tutorial → a fix).
+
+An event is one happening; a story threads several. A later event is a follow-up of an
+earlier one when both name the same rare things (a product, a company, a person: the words of
+terms.py, versions dropped, weighted by how rare they are among the events of the look-back)
+and their embeddings are close, within `lookback_days`. The clusterer already decided they
+are two happenings; here they are only linked. Each follow-up names the one earlier event it
+follows (the best-scoring), and takes that event's story.
+
+The same `StoryLinker` runs in memory for `newsdesk eval clusters` and over the store as the
+`stories` stage (after `cluster`). Its cost per event depends on how many events the
+look-back holds, never on the length of the history.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from sqlalchemy import delete, func, insert, select, text, true, update
+from sqlalchemy.engine import Connection, Engine
+
+from newsdesk.store.schema import event_members, events, items, stories, story_events
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class StoryConfig:
+    lookback_days: float = 60.0  # an earlier event this long before the new one's start is still followed up
+    threshold: float = 0.50  # cosine of the events' centroids + name_weight x rare-name overlap, to link
+    name_weight: float = 0.50  # what the shared rare names add at most
+    min_idf: float = 1.0  # a shared word this common (in more than ~1 in e events) is no name
+    # Events assumed seen before the look-back without the word: in a quiet window (a new store)
+    # a word one earlier event used is still rare; in a busy one this changes little.
+    prior_events: int = 20
+    min_cosine: float = 0.40  # however many names two events share, their texts must be this close
+
+
+@dataclass
+class Sketch:
+    """An event as the story linker sees it."""
+
+    key: object
+    first_ts: float
+    last_ts: float
+    vector: np.ndarray  # L2-normalized centroid of the members' vectors
+    terms: frozenset[str]  # the members' words (terms.py): names without versions
+    title: str = ""
+
+
+@dataclass
+class Link:
+    event: object
+    follows: object
+    score: float
+    reason: str
+
+
+def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str]]], title: str = "") -> Sketch:
+    """The sketch of an event from its members' (publish time, vector, words)."""
+    v = np.sum([vec for _, vec, _ in members], axis=0).astype(np.float32)
+    n = float(np.linalg.norm(v))
+    return Sketch(key, min(ts for ts, _, _ in members), max(ts for ts, _, _ in members), v / n if n else v,
+                  frozenset().union(*(words for _, _, words in members)), title)
+
+
+@dataclass
+class StoryLinker:
+    """Slides a look-back window over events in (first_ts, key) order and links follow-ups."""
+
+    config: StoryConfig = field(default_factory=StoryConfig)
+
+    def run(self, sketches: list[Sketch], check=None, linked=frozenset()) -> list[Link]:
+        """Links for the events in `check` (default: all) not in `linked`, each to the best earlier event.
+
+        Every sketch given counts toward the words' rarity and can be followed up; give all the
+        events of the look-back before the first one to check.
+        """
+        cfg = self.config
+        order = sorted(sketches, key=lambda s: (s.first_ts, str(s.key)))
+        window: list[Sketch] = []
+        df: Counter = Counter()
+        start = 0  # window[start:] are the events in the look-back
+        links = []
+        for s in order:
+            horizon = s.first_ts - cfg.lookback_days * DAY
+            while start < len(window) and window[start].first_ts < horizon:
+                for w in window[start].terms:
+                    df[w] -= 1
+                    if df[w] <= 0:
+                        del df[w]
+                start += 1
+            if (check is None or s.key in check) and s.key not in linked:
+                link = self._best(s, window[start:], df)
+                if link is not None:
+                    links.append(link)
+            window.append(s)
+            df.update(s.terms)
+            if start > 1024 and start * 2 > len(window):  # keep the list as short as the look-back
+                window, start = window[start:], 0
+        return links
+
+    def _best(self, s: Sketch, earlier: list[Sketch], df: Counter) -> Link | None:
+        cfg = self.config
+        candidates = [e for e in earlier if e.first_ts < s.first_ts]
+        if not candidates or not s.terms:
+            return None
+        cos = np.stack([e.vector for e in candidates]) @ s.vector
+        n = len(earlier) + cfg.prior_events
+
+        def idf(word: str) -> float:
+            return math.log((n + 1) / (df.get(word, 0) + 1))
+
+        mine = {w: x for w in s.terms if (x := idf(w)) >= cfg.min_idf}
+        # Only words some earlier event also uses can link: the words no other event has would
+        # dilute the share of every candidate alike.
+        linkable = sum(x for w, x in mine.items() if df.get(w, 0) > 0)
+        best = None
+        for e, c in zip(candidates, cos.tolist()):
+            if c < cfg.min_cosine or c + cfg.name_weight < cfg.threshold:
+                continue  # not close enough, or the names could not lift it far enough
+            shared = [w for w in mine if w in e.terms]
+            if not shared:
+                continue  # a follow-up names what it follows
+            theirs = sum(x for w in e.terms if (x := idf(w)) >= cfg.min_idf and (df.get(w, 0) > 1 or w in mine))
+            overlap = sum(mine[w] for w in shared) / min(linkable, theirs)
+            score = c + cfg.name_weight * min(1.0, overlap)
+            if score >= cfg.threshold and (best is None or score > best[0]):
+                best = (score, e, c, sorted(shared, key=lambda w: (-mine[w], w)))
+        if best is None:
+            return None
+        score, e, c, shared = best
+        reason = f"cosine {c:.2f}; shared names {', '.join(shared[:5])}; score {score:.2f} ≥ {cfg.threshold:.2f}"
+        return Link(s.key, e.key, round(score, 4), reason)
+
+
+def story_keys(keys: list, links: list[Link]) -> dict:
+    """Story of each event key: the key of the first event of its chain of follow-ups."""
+    parent = {link.event: link.follows for link in links}
+
+    def root(k):
+        seen = set()
+        while k in parent and k not in seen:
+            seen.add(k)
+            k = parent[k]
+        return k
+
+    return {k: root(k) for k in keys}
+
+
+# --- the store ---------------------------------------------------------------------------
+
+
+@dataclass
+class StoryStats:
+    checked: int = 0  # events looked at (new or changed since last looked at)
+    linked: int = 0  # of them, now following an earlier event
+    stories_opened: int = 0
+    stories_merged: int = 0
+
+
+def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryConfig | None = None) -> StoryStats:
+    """Link every event that is new or changed since the linker last saw it, and not yet a
+    follow-up, to the earlier event it follows up, if any. A link is never undone; a run with
+    no changed event writes nothing."""
+    stats = StoryStats()
+    config = config or StoryConfig()
+    with engine.connect() as conn, _exclusive(conn), conn.begin():
+        seen = conn.execute(select(func.max(events.c.story_checked_at))).scalar()
+        changed = select(events.c.id, events.c.first_seen_at, events.c.updated_at).where(
+            events.c.item_count > 0, events.c.updated_at >= seen if seen is not None else true())
+        following = select(story_events.c.event_id).where(story_events.c.follows_event_id.is_not(None))
+        check = conn.execute(changed.where(events.c.id.not_in(following))).all()
+        if not check:
+            return stats
+        stats.checked = len(check)
+        horizon = min(r.first_seen_at for r in check) - timedelta(days=config.lookback_days)
+        latest = max(r.first_seen_at for r in check)
+        sketches = _store_sketches(conn, horizon, latest, embedder, settings)
+        linked = set(conn.execute(following.where(story_events.c.event_id.in_(
+            select(events.c.id).where(events.c.last_seen_at >= horizon)))).scalars())
+        links = StoryLinker(config).run(sketches, check={r.id for r in check}, linked=linked)
+        now = datetime.now(UTC)
+        touched = _apply(conn, links, now, stats)
+        touched |= set(conn.execute(select(story_events.c.story_id).where(
+            story_events.c.event_id.in_(select(events.c.id).where(changed.whereclause)))).scalars())
+        _refresh_stories(conn, touched, now)
+        conn.execute(update(events).where(changed.whereclause).values(story_checked_at=events.c.updated_at))
+    return stats
+
+
+def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embedder, settings) -> list[Sketch]:
+    """Every event that starts inside the look-back, as a sketch: one query for the members."""
+    from newsdesk.cluster.embed import ensure_vectors, item_text, make_embedder
+    from newsdesk.cluster.terms import terms
+
+    # last_seen_at is indexed, and an event starting after `horizon` was last seen after it too.
+    rows = conn.execute(
+        select(event_members.c.event_id, events.c.first_seen_at, events.c.title, items.c.id, items.c.title.label("item_title"),
+               items.c.summary, items.c.body, items.c.published_at)
+        .join(events, events.c.id == event_members.c.event_id)
+        .join(items, items.c.id == event_members.c.item_id)
+        .where(events.c.last_seen_at >= horizon, events.c.first_seen_at >= horizon, events.c.first_seen_at <= latest)
+        .order_by(event_members.c.event_id, items.c.id)
+    ).all()
+    vectors = ensure_vectors(conn, embedder or make_embedder(settings), [r.id for r in rows])
+    members: dict[int, list] = {}
+    titles = {}
+    for r in rows:
+        words = terms(item_text(r.item_title, r.summary, r.body))
+        members.setdefault(r.event_id, []).append((r.published_at.timestamp(), vectors[r.id], words))
+        titles[r.event_id] = r.title
+    return [sketch(e, m, titles[e]) for e, m in members.items()]
+
+
+def _apply(conn: Connection, links: list[Link], now: datetime, stats: StoryStats) -> set[int]:
+    """Write the links, in order: each follow-up takes the story of the event it follows."""
+    touched: set[int] = set()
+
+    def story_of(event_id) -> int | None:
+        return conn.execute(select(story_events.c.story_id).where(story_events.c.event_id == event_id)).scalar()
+
+    for link in links:
+        mine, theirs = story_of(link.event), story_of(link.follows)
+        if theirs is None:
+            # The event followed up begins a story: a new one, or the one this follow-up began.
+            theirs = mine
+            if theirs is None:
+                theirs = conn.execute(insert(stories).values(
+                    title="", first_published_at=now, last_published_at=now, event_count=0, updated_at=now,
+                )).inserted_primary_key[0]
+                stats.stories_opened += 1
+            conn.execute(insert(story_events).values(event_id=link.follows, story_id=theirs, linked_at=now))
+        elif mine is not None and mine != theirs:  # the follow-up already began a story: it joins this one
+            conn.execute(update(story_events).where(story_events.c.story_id == mine).values(story_id=theirs))
+            conn.execute(delete(stories).where(stories.c.id == mine))
+            stats.stories_merged += 1
+        values = {"story_id": theirs, "follows_event_id": link.follows, "score": link.score,
+                  "reason": link.reason[:2000], "linked_at": now}
+        if mine is None:
+            conn.execute(insert(story_events).values(event_id=link.event, **values))
+        else:
+            conn.execute(update(story_events).where(story_events.c.event_id == link.event).values(**values))
+        stats.linked += 1
+        touched.add(theirs)
+    return touched
+
+
+def _refresh_stories(conn: Connection, story_ids: set[int], now: datetime) -> None:
+    """A story's title, dates and size from its events (written only when they changed)."""
+    ids = sorted(story_ids)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        rows = conn.execute(
+            select(story_events.c.story_id, events.c.id, events.c.title, events.c.first_seen_at, events.c.last_seen_at)
+            .join(events, events.c.id == story_events.c.event_id)
+            .where(story_events.c.story_id.in_(chunk))
+            .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+        ).all()
+        current = {r.id: r for r in conn.execute(select(stories).where(stories.c.id.in_(chunk)))}
+        by_story: dict[int, list] = {}
+        for r in rows:
+            by_story.setdefault(r.story_id, []).append(r)
+        for story_id, evs in by_story.items():
+            facts = {"title": evs[0].title, "first_published_at": evs[0].first_seen_at,
+                     "last_published_at": max(e.last_seen_at for e in evs), "event_count": len(evs)}
+            old = current.get(story_id)
+            if old is None or any(getattr(old, k) != v for k, v in facts.items()):
+                conn.execute(update(stories).where(stories.c.id == story_id).values(**facts, updated_at=now))
+
+
+@contextmanager
+def _exclusive(conn: Connection):
+    """One linker at a time per store: two would each open a story for the same thread.
+
+    PostgreSQL: a session advisory lock (other workers wait). SQLite allows one writer anyway.
+    """
+    if conn.dialect.name != "postgresql":
+        yield
+        return
+    conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.stories'))"))
+    conn.commit()
+    try:
+        yield
+    finally:
+        if conn.in_transaction():
+            conn.rollback()
+        conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.stories'))"))
+        conn.commit()
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def story_threads(conn: Connection, event_ids: list[int]) -> dict[int, dict]:
+    """For each of these events that is in a story: {story_id, title, follows_event_id, events},
+    `events` the story's events in time order: {event_id, title, first_published_at, follows_event_id}.
+    Two queries per 500 events, whatever the history."""
+    out: dict[int, dict] = {}
+    ids = list(dict.fromkeys(event_ids))
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        story_of = dict(conn.execute(select(story_events.c.event_id, story_events.c.story_id)
+                                     .where(story_events.c.event_id.in_(chunk))).all())
+        if not story_of:
+            continue
+        threads = story_timelines(conn, sorted(set(story_of.values())))
+        for event_id, story_id in story_of.items():
+            thread = threads[story_id]
+            follows = next(e["follows_event_id"] for e in thread["events"] if e["event_id"] == event_id)
+            out[event_id] = {**thread, "follows_event_id": follows}
+    return out
+
+
+def story_timelines(conn: Connection, story_ids: list[int]) -> dict[int, dict]:
+    """{story_id: {story_id, title, first_published_at, last_published_at, event_count, events}}."""
+    out = {r.id: {"story_id": r.id, "title": r.title, "first_published_at": r.first_published_at,
+                  "last_published_at": r.last_published_at, "event_count": r.event_count, "events": []}
+           for r in conn.execute(select(stories).where(stories.c.id.in_(story_ids)))}
+    rows = conn.execute(
+        select(story_events.c.story_id, story_events.c.follows_event_id, events.c.id, events.c.title,
+               events.c.first_seen_at, events.c.last_seen_at)
+        .join(events, events.c.id == story_events.c.event_id)
+        .where(story_events.c.story_id.in_(story_ids))
+        .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+    ).all()
+    for r in rows:
+        out[r.story_id]["events"].append({"event_id": r.id, "title": r.title, "first_published_at": r.first_seen_at,
+                                          "last_published_at": r.last_seen_at, "follows_event_id": r.follows_event_id})
+    return out

@@ -1,0 +1,153 @@
+"""Stories over a real store (SQLite and PostgreSQL) with the embedded USE model: a launch, its
+benchmarks a week later and a fix a week after that are three events and one story; other news
+of the same company is not part of it.
+
+Every item here was written for this test.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from newsdesk.cluster import cluster_new_items
+from newsdesk.cluster.embed import UseEmbedder
+from newsdesk.cluster.evaluate import EvalItem, story_scores
+from newsdesk.config import Settings
+from newsdesk.model import Item, Source
+from newsdesk.cluster.stories import link_stories, story_threads
+from newsdesk.store.items import sync_sources, upsert_item
+from newsdesk.store.schema import event_members, events, items, stories, story_events
+
+T0 = datetime(2030, 5, 6, 8, 0, tzinfo=UTC)
+
+SOURCES = [
+    Source("halcyon-blog", "Halcyon Blog", "https://halcyon.example/rss.xml", tier=1, weight=1.5, category="official"),
+    Source("techwire", "TechWire", "https://techwire.example/rss"),
+    Source("zhiku", "智库科技", "https://zhiku.example/rss", language="zh"),
+]
+
+LAUNCH = [
+    ("halcyon-blog", "launch-1", 0, "Introducing Tessellate, an open-source coding agent from Halcyon",
+     "Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
+     "under the Apache license.", "en"),
+    ("techwire", "launch-2", 4, "Halcyon open-sources Tessellate, a coding agent that writes its own pull requests",
+     "The startup's Tessellate agent edits many files at once and runs tests before it proposes a change.", "en"),
+    ("zhiku", "launch-3", 6, "Halcyon 开源编程智能体 Tessellate，可自主提交代码合并请求",
+     "Tessellate 能跨多个文件修改代码、运行测试并自动发起 pull request，采用 Apache 许可证免费使用。", "zh"),
+]
+BENCHMARKS = [
+    ("techwire", "bench-1", 24 * 7 + 2, "Tessellate beats proprietary coding agents on independent benchmark runs",
+     "Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
+     "two paid rivals, though it was slower.", "en"),
+    ("zhiku", "bench-2", 24 * 7 + 9, "第三方评测：开源编程智能体 Tessellate 修复 61% 真实代码缺陷，超过两款付费产品",
+     "研究人员用 500 个真实仓库缺陷测试 Halcyon 的 Tessellate，修复率 61%，但速度较慢。", "zh"),
+]
+FIX = [
+    ("halcyon-blog", "fix-1", 24 * 15, "Halcyon ships Tessellate 1.1: the open-source coding agent no longer deletes untracked files",
+     "After users reported that the Tessellate agent removed files outside git, the update asks before any "
+     "deletion and keeps a backup.", "en"),
+]
+SAME_COMPANY = [
+    ("techwire", "cfo-1", 24 * 9, "Halcyon hires a former airline executive as its chief financial officer",
+     "The startup is preparing for a larger funding round and expanding its finance team in London.", "en"),
+]
+NOISE = [
+    ("techwire", "noise-1", 24 * 2, "City council approves a new tram line to the airport",
+     "Construction starts next spring and the line should open in 2033.", "en"),
+    ("zhiku", "noise-2", 24 * 8, "新能源车企三月销量同比增长四成", "多家车企公布月度交付数据，出口增长明显。", "zh"),
+    ("techwire", "noise-3", 24 * 12, "A chip maker's quarterly revenue falls short of forecasts",
+     "Shares fell 6% after hours as data-center orders slowed.", "en"),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return UseEmbedder(threads=2)
+
+
+def _store(engine, rows):
+    with engine.begin() as conn:
+        sync_sources(conn, SOURCES)
+        for src, guid, hours, title, summary, lang in rows:
+            upsert_item(conn, Item(src, guid, f"https://{src}.example/{guid}", title, summary, language=lang,
+                                   published_at=T0 + timedelta(hours=hours)), now=T0 + timedelta(days=20))
+
+
+def _event_of(conn) -> dict[str, int]:
+    return dict(conn.execute(select(items.c.guid, event_members.c.event_id)
+                             .join(event_members, event_members.c.item_id == items.c.id)).all())
+
+
+def _snapshot(engine):
+    with engine.connect() as conn:
+        return (conn.execute(select(stories).order_by(stories.c.id)).all(),
+                conn.execute(select(story_events).order_by(story_events.c.event_id)).all(),
+                conn.execute(select(events.c.id, events.c.story_checked_at).order_by(events.c.id)).all())
+
+
+def _run(engine, embedder):
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    return link_stories(engine, Settings(), embedder=embedder)
+
+
+def _check_story(engine):
+    with engine.connect() as conn:
+        ev = _event_of(conn)
+        launch, bench, fix, cfo = ev["launch-1"], ev["bench-1"], ev["fix-1"], ev["cfo-1"]
+        # Three happenings, three events: the clusterer keeps them apart ...
+        assert ev["launch-2"] == ev["launch-3"] == launch and ev["bench-2"] == bench
+        assert len({launch, bench, fix, cfo}) == 4
+        # ... and the story threads them, each follow-up naming the event it follows.
+        threads = story_threads(conn, [launch, bench, fix, cfo] + [ev[k] for k in ("noise-1", "noise-2", "noise-3")])
+        assert set(threads) == {launch, bench, fix}, "the CFO hire and the noise are in no story"
+        story = threads[launch]
+        assert [e["event_id"] for e in story["events"]] == [launch, bench, fix]
+        assert threads[launch]["follows_event_id"] is None
+        assert threads[bench]["follows_event_id"] == launch
+        assert threads[fix]["follows_event_id"] in (launch, bench)
+        row = conn.execute(select(stories)).one()
+        assert row.event_count == 3 and row.title == "Introducing Tessellate, an open-source coding agent from Halcyon"
+        assert row.first_published_at == T0 and row.last_published_at == T0 + timedelta(hours=24 * 15)
+        reason = conn.execute(select(story_events.c.reason).where(story_events.c.event_id == bench)).scalar()
+        assert "tessellate" in reason
+
+
+def test_a_launch_its_benchmarks_and_a_fix_are_one_story_and_other_company_news_is_not(engine, embedder):
+    _store(engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
+    stats = _run(engine, embedder)
+    assert (stats.linked, stats.stories_opened) == (2, 1)
+    _check_story(engine)
+    before = _snapshot(engine)
+    again = link_stories(engine, Settings(), embedder=embedder)
+    # It looks again only at the events of the latest cluster run (they share one time), and finds the same.
+    assert again.checked <= 5 and again.linked == 0 and _snapshot(engine) == before, "a re-run changes nothing"
+
+
+def test_found_incrementally_run_by_run_gives_the_same_story(engine, embedder):
+    _store(engine, LAUNCH + NOISE[:1])
+    assert _run(engine, embedder).linked == 0
+    _store(engine, BENCHMARKS + NOISE[1:2] + SAME_COMPANY)
+    assert _run(engine, embedder).linked == 1
+    _store(engine, FIX + NOISE[2:])
+    assert _run(engine, embedder).linked == 1
+    _check_story(engine)
+
+
+def _rows(spec):
+    """(id, event, story) -> EvalItem; text and time do not matter to the scores."""
+    return [EvalItem(i, i, "en", 0.0, e, s) for i, e, s in spec]
+
+
+def test_story_scores_count_item_pairs_and_the_pairs_across_events():
+    rows = _rows([("a1", "A", "S"), ("a2", "A", "S"), ("b1", "B", "S"), ("c1", "C", ""), ("d1", "D", "")])
+    perfect = story_scores(["s", "s", "s", "c", "d"], rows)
+    assert perfect["story_pairwise_precision"] == perfect["story_pairwise_recall"] == 1.0
+    assert perfect["followup_pairs"] == 2 and perfect["followup_recall"] == 1.0
+    # Events found, no story: the same-event pair is right, the two follow-up pairs are missed.
+    apart = story_scores(["a", "a", "b", "c", "d"], rows)
+    assert apart["story_pairwise_precision"] == 1.0 and apart["story_pairwise_recall"] == pytest.approx(1 / 3)
+    assert apart["followup_recall"] == 0.0
+    # The standalone C wrongly threaded into the story: 3 wrong pairs across events, 2 right.
+    glued = story_scores(["s", "s", "s", "s", "d"], rows)
+    assert glued["followup_precision"] == pytest.approx(2 / 5) and glued["followup_recall"] == 1.0
