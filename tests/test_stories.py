@@ -13,9 +13,9 @@ from sqlalchemy import select
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import EvalItem, story_scores
+from newsdesk.cluster.stories import link_stories, story_threads
 from newsdesk.config import Settings
 from newsdesk.model import Item, Source
-from newsdesk.cluster.stories import link_stories, story_threads
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, items, stories, story_events
 
@@ -29,8 +29,8 @@ SOURCES = [
 
 LAUNCH = [
     ("halcyon-blog", "launch-1", 0, "Introducing Tessellate, an open-source coding agent from Halcyon",
-     "Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
-     "under the Apache license.", "en"),
+     ("Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
+      "under the Apache license."), "en"),
     ("techwire", "launch-2", 4, "Halcyon open-sources Tessellate, a coding agent that writes its own pull requests",
      "The startup's Tessellate agent edits many files at once and runs tests before it proposes a change.", "en"),
     ("zhiku", "launch-3", 6, "Halcyon 开源编程智能体 Tessellate，可自主提交代码合并请求",
@@ -38,15 +38,15 @@ LAUNCH = [
 ]
 BENCHMARKS = [
     ("techwire", "bench-1", 24 * 7 + 2, "Tessellate beats proprietary coding agents on independent benchmark runs",
-     "Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
-     "two paid rivals, though it was slower.", "en"),
+     ("Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
+      "two paid rivals, though it was slower."), "en"),
     ("zhiku", "bench-2", 24 * 7 + 9, "第三方评测：开源编程智能体 Tessellate 修复 61% 真实代码缺陷，超过两款付费产品",
      "研究人员用 500 个真实仓库缺陷测试 Halcyon 的 Tessellate，修复率 61%，但速度较慢。", "zh"),
 ]
 FIX = [
     ("halcyon-blog", "fix-1", 24 * 15, "Halcyon ships Tessellate 1.1: the open-source coding agent no longer deletes untracked files",
-     "After users reported that the Tessellate agent removed files outside git, the update asks before any "
-     "deletion and keeps a backup.", "en"),
+     ("After users reported that the Tessellate agent removed files outside git, the update asks before any "
+      "deletion and keeps a backup."), "en"),
 ]
 SAME_COMPANY = [
     ("techwire", "cfo-1", 24 * 9, "Halcyon hires a former airline executive as its chief financial officer",

@@ -670,15 +670,16 @@ def push_remove(subscription: str = typer.Argument(..., help="The subscription's
 
 @eval_app.command("clusters")
 def eval_clusters(
-    file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event}."),
+    file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event (, story)}."),
     out: Path = typer.Option(None, "--out", help="Write each item's assigned event as JSON Lines {id, event}."),
     folds: int = typer.Option(0, "--folds", min=0, help="Tune the thresholds on K-1 folds (split by event) and score the held-apart one, K times."),
 ) -> None:
-    """B-cubed and pairwise precision / recall, cross-lingual pair recall and items/s of the clusterer."""
+    """B-cubed and pairwise precision / recall, cross-lingual pair recall and items/s of the clusterer; with
+    story ids in the file, story-level pairwise precision / recall of the story linker too."""
     import json
 
     from newsdesk.cluster.embed import make_embedder
-    from newsdesk.cluster.evaluate import cross_validate, evaluate, read_eval_file, scores
+    from newsdesk.cluster.evaluate import cross_validate, evaluate, evaluate_stories, has_stories, read_eval_file, scores
 
     rows = read_eval_file(file)
     if folds == 1:
@@ -699,6 +700,17 @@ def eval_clusters(
     console.print("cross-lingual (zh–en) pair recall " + ("n/a (no such pairs)" if xl is None else f"{xl:.3f}"))
     if not folds:
         console.print(f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)")
+    if has_stories(rows):
+        vectors = vectors if folds else make_embedder(settings()).embed([r.text for r in rows])
+        story, chosen = evaluate_stories(rows, vectors, folds)
+        for n, c in enumerate(chosen):
+            console.print(f"stories, fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
+        where = f"held-apart folds ({folds}, split by story)" if folds else "default thresholds, whole file"
+        console.print(f"stories ({where}): {story['gold_stories']} gold stories, {story['followup_pairs']} same-story pairs across events")
+        console.print(f"story pairwise  P {story['story_pairwise_precision']:.3f}  R {story['story_pairwise_recall']:.3f}  "
+                      f"F1 {story['story_pairwise_f1']:.3f}")
+        console.print(f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
+                      f"F1 {story['followup_f1']:.3f}")
     if out:
         try:
             assigned = result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)}

@@ -215,9 +215,10 @@ def scores(pred: list, rows: list[EvalItem]) -> dict:
 
 # The story linker's thresholds `--folds` tunes, and the values it tries.
 STORY_GRID = {
-    "threshold": (0.5, 0.6, 0.7, 0.8, 0.9),
-    "name_weight": (0.0, 0.25, 0.5, 1.0),
-    "min_cosine": (0.3, 0.4, 0.5),
+    "threshold": (0.5, 0.6, 0.7, 0.8),
+    "name_weight": (0.5, 1.0),
+    "min_cosine": (0.3, 0.4),
+    "min_idf": (1.0, 2.0),
 }
 
 
@@ -301,9 +302,9 @@ def evaluate_stories(rows: list[EvalItem], vectors, k: int = 0, event_config: Cl
         train_sketches = _sketches(train_docs, train_events)
         train_rows = [rows[i] for i in train]
 
-        def objective(config):
-            root = _story_of(train_sketches, config)
-            s = story_scores([root[e] for e in train_events], train_rows)
+        def objective(config, sketches=train_sketches, events=train_events, gold=train_rows):
+            root = _story_of(sketches, config)
+            s = story_scores([root[e] for e in events], gold)
             return s["followup_f1"], s["story_pairwise_f1"]
 
         best = max(configs, key=objective)

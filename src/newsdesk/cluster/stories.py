@@ -32,13 +32,13 @@ DAY = 86400.0
 @dataclass(frozen=True)
 class StoryConfig:
     lookback_days: float = 60.0  # an earlier event this long before the new one's start is still followed up
-    threshold: float = 0.50  # cosine of the events' centroids + name_weight x rare-name overlap, to link
+    threshold: float = 0.60  # cosine of the events' centroids + name_weight x rare-name overlap, to link
     name_weight: float = 0.50  # what the shared rare names add at most
     min_idf: float = 1.0  # a shared word this common (in more than ~1 in e events) is no name
     # Events assumed seen before the look-back without the word: in a quiet window (a new store)
     # a word one earlier event used is still rare; in a busy one this changes little.
     prior_events: int = 20
-    min_cosine: float = 0.40  # however many names two events share, their texts must be this close
+    min_cosine: float = 0.30  # however many names two events share, their texts must be this close
 
 
 @dataclass
@@ -75,13 +75,16 @@ class StoryLinker:
 
     config: StoryConfig = field(default_factory=StoryConfig)
 
-    def run(self, sketches: list[Sketch], check=None, linked=frozenset()) -> list[Link]:
+    def run(self, sketches: list[Sketch], check=None, linked=frozenset(), first_of: dict | None = None) -> list[Link]:
         """Links for the events in `check` (default: all) not in `linked`, each to the best earlier event.
 
         Every sketch given counts toward the words' rarity and can be followed up; give all the
-        events of the look-back before the first one to check.
+        events of the look-back before the first one to check. `first_of` maps an event already
+        in a story to the story's first event (the store knows; in memory it starts empty).
         """
         cfg = self.config
+        first_of = dict(first_of or {})
+        by_key = {s.key: s for s in sketches}
         order = sorted(sketches, key=lambda s: (s.first_ts, str(s.key)))
         window: list[Sketch] = []
         df: Counter = Counter()
@@ -96,16 +99,17 @@ class StoryLinker:
                         del df[w]
                 start += 1
             if (check is None or s.key in check) and s.key not in linked:
-                link = self._best(s, window[start:], df)
+                link = self._best(s, window[start:], df, lambda e: by_key.get(first_of.get(e.key, e.key), e))
                 if link is not None:
                     links.append(link)
+                    first_of[s.key] = first_of.setdefault(link.follows, link.follows)
             window.append(s)
             df.update(s.terms)
             if start > 1024 and start * 2 > len(window):  # keep the list as short as the look-back
                 window, start = window[start:], 0
         return links
 
-    def _best(self, s: Sketch, earlier: list[Sketch], df: Counter) -> Link | None:
+    def _best(self, s: Sketch, earlier: list[Sketch], df: Counter, first) -> Link | None:
         cfg = self.config
         candidates = [e for e in earlier if e.first_ts < s.first_ts]
         if not candidates or not s.terms:
@@ -127,6 +131,9 @@ class StoryLinker:
             shared = [w for w in mine if w in e.terms]
             if not shared:
                 continue  # a follow-up names what it follows
+            root = first(e)
+            if root is not e and (float(root.vector @ s.vector) < cfg.min_cosine or not any(w in root.terms for w in mine)):
+                continue  # a story is about one thing: a follow-up names its first event too, not only a bridge
             theirs = sum(x for w in e.terms if (x := idf(w)) >= cfg.min_idf and (df.get(w, 0) > 1 or w in mine))
             overlap = sum(mine[w] for w in shared) / min(linkable, theirs)
             score = c + cfg.name_weight * min(1.0, overlap)

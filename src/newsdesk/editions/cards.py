@@ -15,6 +15,9 @@ text (a feed's markup removed), escaped where they are rendered:
     analysis   {language, headline, body, status, flags (lines)} or None
     check      clean | flagged | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
+    follows    the earlier event this one follows up (cluster/stories.py): {event_id, headline}, or None
+    story      the story it is part of, or None: {story_id, title, events: [{event_id, headline,
+               date (local YYYY-MM-DD), follows_event_id}]}, its events in time order
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Row
 
+from newsdesk.cluster.stories import story_threads, story_timelines
 from newsdesk.editions.days import minute
 from newsdesk.editions.labels import Labels
 from newsdesk.render import plain_text, snippet
@@ -70,6 +74,49 @@ def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dic
     return out
 
 
+def _headlines(conn: Connection, thread_events: list[dict], language: str) -> dict[int, str]:
+    """Each event's headline in `language`: its analysis's, else its lead item's title."""
+    ids = sorted({e["event_id"] for e in thread_events})
+    written = dict(conn.execute(select(analyses.c.event_id, analyses.c.headline).where(
+        analyses.c.event_id.in_(ids), analyses.c.language == language, analyses.c.headline != "")).all()) if ids else {}
+    return {e["event_id"]: plain_text(written.get(e["event_id"]) or e["title"]) for e in thread_events}
+
+
+def _timeline(thread: dict, headlines: dict[int, str], tz) -> dict:
+    return {
+        "story_id": thread["story_id"],
+        "title": headlines[thread["events"][0]["event_id"]] if thread["events"] else plain_text(thread["title"]),
+        "events": [{"event_id": e["event_id"], "headline": headlines[e["event_id"]],
+                    "date": minute(e["first_published_at"], tz)[:10], "follows_event_id": e["follows_event_id"]}
+                   for e in thread["events"]],
+    }
+
+
+def story_facts(conn: Connection, event_ids: list[int], language: str, tz) -> dict[int, dict]:
+    """{event_id: {follows, story}} for the events in a story (see the card's fields)."""
+    threads = story_threads(conn, event_ids)
+    headlines = _headlines(conn, [e for t in threads.values() for e in t["events"]], language)
+    out = {}
+    for event_id, thread in threads.items():
+        follows = thread["follows_event_id"]
+        out[event_id] = {
+            "follows": None if follows is None else {"event_id": follows, "headline": headlines[follows]},
+            "story": _timeline(thread, headlines, tz),
+        }
+    return out
+
+
+def story_page(conn: Connection, story_id: int, language: str, tz) -> dict | None:
+    """One story: {story_id, title, first/last_published_at (local), event_count, events}; None if unknown."""
+    thread = story_timelines(conn, [story_id]).get(story_id)
+    if thread is None:
+        return None
+    headlines = _headlines(conn, thread["events"], language)
+    return {**_timeline(thread, headlines, tz), "event_count": thread["event_count"],
+            "first_published_at": minute(thread["first_published_at"], tz),
+            "last_published_at": minute(thread["last_published_at"], tz)}
+
+
 def _card(event: Row, members: list[dict], analysis: dict | None, tz) -> dict:
     lead_summary = members[0].pop("summary") if members else ""
     for m in members[1:]:
@@ -102,13 +149,15 @@ def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_lan
     if not ids:
         return []
     members, written = _members(conn, ids, tz), _analyses(conn, ids)
+    stories = story_facts(conn, ids, language, tz)
     cards = []
     for r in rows:
         by_language = written.get(r.id, {})
         analysis = by_language.get(language)
         if analysis is None and any_language:
             analysis = next(iter(by_language.values()), None)
-        cards.append(_card(r, members.get(r.id, []), analysis, tz))
+        cards.append({**_card(r, members.get(r.id, []), analysis, tz),
+                      **stories.get(r.id, {"follows": None, "story": None})})
     return cards
 
 

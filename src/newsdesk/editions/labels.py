@@ -37,6 +37,9 @@ LABELS: dict[str, dict[str, str]] = {
     "flagged": {"zh": "未通过核查", "en": "failed the checks"},
     "missing": {"zh": "无分析", "en": "no analysis"},
     "no_analysis": {"zh": "分析尚未生成。", "en": "No analysis yet."},
+    # stories: events that follow one another
+    "follow_up_of": {"zh": "后续报道，前情：", "en": "Follow-up of"},
+    "story": {"zh": "事件脉络", "en": "Story"},
     # the web app's feed and event page
     "previous_day": {"zh": "前一天", "en": "Previous day"},
     "next_day": {"zh": "后一天", "en": "Next day"},

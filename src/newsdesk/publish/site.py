@@ -111,8 +111,10 @@ class _Site:
 
     def page(self, path: str, template: str, **context) -> None:
         lang = context.get("lang", "zh")
+        root = _root(path)
         html = self.env.get_template(template).render(
-            root=_root(path), site_name=self.settings.site_name, t=Labels(lang), path=path, **context,
+            root=root, site_name=self.settings.site_name, t=Labels(lang), path=path,
+            event_url=lambda event_id: f"{root}{lang}/events/{event_id}.html", **context,
         )
         self.files[path] = html.encode("utf-8")
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
+from newsdesk.editions.cards import story_page
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.search import SearchIndex
@@ -41,6 +42,32 @@ class CardAnalysis(BaseModel):
     flags: list[str] = Field(description="the checker's findings, as lines")
 
 
+class FollowUpOf(BaseModel):
+    event_id: int
+    headline: str
+
+
+class StoryEvent(BaseModel):
+    event_id: int
+    headline: str = Field(description="its analysis's headline in the requested language, else its title")
+    date: str = Field(description="local date it began, YYYY-MM-DD")
+    follows_event_id: int | None = Field(description="the earlier event it follows up; none for the story's first")
+
+
+class StoryThread(BaseModel):
+    story_id: int
+    title: str = Field(description="its first event's headline")
+    events: list[StoryEvent] = Field(description="in time order")
+
+
+class Story(StoryThread):
+    """Events that follow one another: a launch, its benchmarks, a fix."""
+
+    event_count: int
+    first_published_at: str = Field(description="local time its first event began, YYYY-MM-DD HH:MM")
+    last_published_at: str = Field(description="local time of its latest event's latest report")
+
+
 class EventCard(BaseModel):
     """An event as every list shows it: the daily edition, the site and the feed page."""
 
@@ -59,6 +86,8 @@ class EventCard(BaseModel):
     check: str = Field(description="clean | flagged | missing")
     summary: str = Field(description="with no analysis: the lead item's summary, plain text")
     feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
+    follows: FollowUpOf | None = Field(description="the earlier event this one follows up, if any")
+    story: StoryThread | None = Field(description="the story it is part of, if any")
 
 
 class EventSummary(BaseModel):
@@ -357,6 +386,17 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return detail
+
+    @api.get("/stories/{story_id}", response_model=Story, summary="One story: its events in time order",
+             responses={404: {"description": "no such story"}})
+    def story(story_id: int, lang: str = "zh"):
+        if not 1 <= story_id <= MAX_ID:
+            raise HTTPException(404, f"story {story_id} does not exist")
+        with engine.connect() as conn:
+            found = story_page(conn, story_id, lang, tz)
+        if found is None:
+            raise HTTPException(404, f"story {story_id} does not exist")
+        return found
 
     @api.post("/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event")
     def feedback(event_id: int, body: FeedbackIn, request: Request):

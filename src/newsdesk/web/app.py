@@ -160,6 +160,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         pct=lambda v: f"{v * 100:.1f}%",
         duration=short,
     )
+    env.globals["event_url"] = lambda event_id: f"/events/{event_id}"  # the shared card and story templates link with it
 
     def ui_lang(request: Request) -> str:
         lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
