@@ -6,9 +6,10 @@ Every item here was written for this test.
 """
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import create_engine, select
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
@@ -66,7 +67,7 @@ def embedder():
     return UseEmbedder(threads=2)
 
 
-def _store(engine, rows):
+def store_items(engine, rows):
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
         for src, guid, hours, title, summary, lang in rows:
@@ -74,7 +75,7 @@ def _store(engine, rows):
                                    published_at=T0 + timedelta(hours=hours)), now=T0 + timedelta(days=20))
 
 
-def _event_of(conn) -> dict[str, int]:
+def event_of(conn) -> dict[str, int]:
     return dict(conn.execute(select(items.c.guid, event_members.c.event_id)
                              .join(event_members, event_members.c.item_id == items.c.id)).all())
 
@@ -93,7 +94,7 @@ def _run(engine, embedder):
 
 def _check_story(engine):
     with engine.connect() as conn:
-        ev = _event_of(conn)
+        ev = event_of(conn)
         launch, bench, fix, cfo = ev["launch-1"], ev["bench-1"], ev["fix-1"], ev["cfo-1"]
         # Three happenings, three events: the clusterer keeps them apart ...
         assert ev["launch-2"] == ev["launch-3"] == launch and ev["bench-2"] == bench
@@ -114,7 +115,7 @@ def _check_story(engine):
 
 
 def test_a_launch_its_benchmarks_and_a_fix_are_one_story_and_other_company_news_is_not(engine, embedder):
-    _store(engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
+    store_items(engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
     stats = _run(engine, embedder)
     assert (stats.linked, stats.stories_opened) == (2, 1)
     _check_story(engine)
@@ -125,11 +126,11 @@ def test_a_launch_its_benchmarks_and_a_fix_are_one_story_and_other_company_news_
 
 
 def test_found_incrementally_run_by_run_gives_the_same_story(engine, embedder):
-    _store(engine, LAUNCH + NOISE[:1])
+    store_items(engine, LAUNCH + NOISE[:1])
     assert _run(engine, embedder).linked == 0
-    _store(engine, BENCHMARKS + NOISE[1:2] + SAME_COMPANY)
+    store_items(engine, BENCHMARKS + NOISE[1:2] + SAME_COMPANY)
     assert _run(engine, embedder).linked == 1
-    _store(engine, FIX + NOISE[2:])
+    store_items(engine, FIX + NOISE[2:])
     assert _run(engine, embedder).linked == 1
     _check_story(engine)
 
@@ -151,3 +152,111 @@ def test_story_scores_count_item_pairs_and_the_pairs_across_events():
     # The standalone C wrongly threaded into the story: 3 wrong pairs across events, 2 right.
     glued = story_scores(["s", "s", "s", "s", "d"], rows)
     assert glued["followup_precision"] == pytest.approx(2 / 5) and glued["followup_recall"] == 1.0
+
+
+@pytest.fixture(scope="module")
+def story_store(tmp_path_factory, embedder):
+    """One SQLite store holding the story, its daily editions and its published site."""
+    from newsdesk.editions.daily import build_dailies
+    from newsdesk.publish.site import publish_site
+    from newsdesk.store import open_store
+
+    folder = tmp_path_factory.mktemp("story")
+    engine = open_store(f"sqlite:///{folder / 'newsdesk.db'}")
+    store_items(engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
+    _run(engine, embedder)
+    settings = Settings(site_dir=str(folder / "site"))
+    build_dailies(engine, settings)
+    publish_site(engine, settings)
+    with engine.connect() as conn:
+        ev = event_of(conn)
+    yield engine, settings, ev
+    engine.dispose()
+
+
+def test_api_story_route_gives_the_timeline_and_404_for_unknown_ids(story_store):
+    from fastapi.testclient import TestClient
+
+    from newsdesk.web.app import create_app
+
+    engine, settings, ev = story_store
+    with engine.connect() as conn:
+        story_id = conn.execute(select(stories.c.id)).scalar_one()
+    with TestClient(create_app(engine, settings)) as client:
+        got = client.get(f"/api/stories/{story_id}?lang=en")
+        assert got.status_code == 200
+        body = got.json()
+        assert set(body) == {"story_id", "title", "events", "event_count", "first_published_at", "last_published_at"}
+        assert body["story_id"] == story_id and body["event_count"] == 3
+        assert body["title"] == "Introducing Tessellate, an open-source coding agent from Halcyon"
+        assert [e["event_id"] for e in body["events"]] == [ev["launch-1"], ev["bench-1"], ev["fix-1"]]
+        assert [e["date"] for e in body["events"]] == ["2030-05-06", "2030-05-13", "2030-05-21"]
+        assert body["events"][0]["follows_event_id"] is None
+        assert body["events"][1]["follows_event_id"] == ev["launch-1"]
+        assert body["first_published_at"] == "2030-05-06 16:00"  # Asia/Shanghai, the default timezone
+        for missing in (story_id + 1, 2**63 - 1, 2**64):
+            assert client.get(f"/api/stories/{missing}").status_code in (404, 422)
+        assert client.get(f"/api/stories/{story_id + 1}").json()["detail"] == f"story {story_id + 1} does not exist"
+        # The event's own card carries its place in the story.
+        card = client.get(f"/api/events/{ev['bench-1']}?lang=en").json()
+        assert card["follows"] == {"event_id": ev["launch-1"], "headline": body["title"]}
+        assert card["story"]["story_id"] == story_id and len(card["story"]["events"]) == 3
+        assert client.get(f"/api/events/{ev['cfo-1']}").json()["story"] is None
+        schema = client.get("/openapi.json").json()
+        assert "/api/stories/{story_id}" in schema["paths"]
+
+
+def test_the_site_shows_the_timeline_on_the_event_page_and_the_follow_up_on_the_card(story_store):
+    engine, settings, ev = story_store
+    site = Path(settings.site_dir)
+    page = (site / "en" / "events" / f"{ev['bench-1']}.html").read_text("utf-8")
+    assert 'class="story"' in page and "Story: Introducing Tessellate" in page
+    assert page.index(f'href="../../en/events/{ev["launch-1"]}.html"') < page.index('aria-current="true"')
+    assert f'href="../../en/events/{ev["fix-1"]}.html"' in page
+    assert (site / "en" / "events" / f"{ev['launch-1']}.html").exists()  # the links lead somewhere
+    day = (site / "zh" / "daily" / "2030-05-21.html").read_text("utf-8")
+    assert "后续报道，前情：" in day and f'href="../../zh/events/{ev["launch-1"]}.html"' in day
+    cfo = (site / "en" / "events" / f"{ev['cfo-1']}.html").read_text("utf-8")
+    assert 'class="story"' not in cfo and "Follow-up of" not in cfo
+
+
+def test_a_store_from_before_stories_upgrades_with_its_rows_and_links_them(tmp_path, embedder):
+    from alembic import command
+
+    from newsdesk.store import open_store
+    from newsdesk.store.migrate import config, current, head
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = create_engine(url)
+    with old.connect() as conn:
+        command.upgrade(config(conn), "0003")
+        conn.commit()
+    old.dispose()
+    engine = open_store(url, migrate_schema=False)
+    store_items(engine, LAUNCH + BENCHMARKS + FIX)
+    with engine.connect() as conn:
+        assert current(conn) == "0003"
+    # Cluster as the old code did: its events table has no story_checked_at yet.
+    with engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO events (id, title, first_seen_at, last_seen_at, item_count, outlets, "
+                             "independent_outlets, languages, anchors, importance, score, score_parts, tier, updated_at) "
+                             "VALUES (1, 'old event', '2030-05-01 08:00:00', '2030-05-01 08:00:00', 0, 0, 0, '[]', '[]', "
+                             "0, 0, '{}', 'all', '2030-05-01 08:00:00')")
+    before = {table: _rows(engine, table) for table in ("sources", "items", "events")}
+    engine.dispose()
+    engine = open_store(url)
+    with engine.connect() as conn:
+        assert current(conn) == head()
+    for table, rows in before.items():
+        after = _rows(engine, table)
+        assert [{k: r[k] for k in old} for r, old in zip(after, rows)] == rows, f"every {table} row kept"
+        assert len(after) == len(rows) > 0
+    assert _rows(engine, "events")[0]["story_checked_at"] is None  # never looked at: the next run does
+    stats = _run(engine, embedder)
+    assert (stats.linked, stats.stories_opened) == (2, 1)
+    engine.dispose()
+
+
+def _rows(engine, table: str) -> list[dict]:
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.exec_driver_sql(f"SELECT * FROM {table} ORDER BY id")]

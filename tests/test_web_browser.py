@@ -156,3 +156,59 @@ def test_hostile_feed_item_renders_inert_in_the_browser(server, page):
     page.get_by_text("click", exact=True).first.click()
     assert page.evaluate("window.__pwned === undefined")
     assert dialogs == []
+
+
+@pytest.fixture
+def story_server(sqlite_engine):
+    """The app over a store holding one story (tests/test_stories.py: a launch, its benchmarks, a fix)."""
+    from newsdesk.cluster import cluster_new_items
+    from newsdesk.cluster.embed import UseEmbedder
+    from newsdesk.cluster.stories import link_stories
+    from test_stories import BENCHMARKS, FIX, LAUNCH, NOISE, SAME_COMPANY, store_items
+
+    store_items(sqlite_engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
+    embedder = UseEmbedder(threads=2)
+    cluster_new_items(sqlite_engine, Settings(), embedder=embedder)
+    assert link_stories(sqlite_engine, Settings(), embedder=embedder).linked == 2
+    app = create_app(sqlite_engine, Settings(web_token=TOKEN))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+def test_a_story_timeline_on_the_event_page(story_server, page, sqlite_engine):
+    from test_stories import event_of
+
+    with sqlite_engine.connect() as conn:
+        ev = event_of(conn)
+    launch, bench, fix = ev["launch-1"], ev["bench-1"], ev["fix-1"]
+    # The day of the fix: its card says what it follows up.
+    page.goto(story_server + "/?day=2030-05-21&ui=en")
+    card = page.locator(f"article#event-{fix}")
+    assert card.locator("p.follows").inner_text().startswith("Follow-up of")
+    # The benchmarks' page: the story's three events in time order, this one marked.
+    page.goto(story_server + f"/events/{bench}?ui=en")
+    timeline = page.locator("section.story ol.timeline li")
+    assert timeline.count() == 3
+    assert [int(timeline.nth(i).get_attribute("data-event-id")) for i in range(3)] == [launch, bench, fix]
+    assert timeline.nth(1).get_attribute("aria-current") == "true"
+    assert page.locator("section.story h2").inner_text() == (
+        "Story: Introducing Tessellate, an open-source coding agent from Halcyon")
+    assert "Follow-up of" in page.locator("p.follows").inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "story.png"), full_page=True)
+    # Its links lead along the story.
+    timeline.nth(0).locator("a").click()
+    page.wait_for_url(f"**/events/{launch}")
+    assert page.locator("section.story li[aria-current=true]").get_attribute("data-event-id") == str(launch)
+    assert page.locator("p.follows").count() == 0, "the first event follows nothing"
