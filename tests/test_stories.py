@@ -260,3 +260,29 @@ def test_a_store_from_before_stories_upgrades_with_its_rows_and_links_them(tmp_p
 def _rows(engine, table: str) -> list[dict]:
     with engine.connect() as conn:
         return [dict(r._mapping) for r in conn.exec_driver_sql(f"SELECT * FROM {table} ORDER BY id")]
+
+
+def test_eval_clusters_reports_story_level_precision_and_recall(tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    gold = {"launch": "tessellate", "bench": "tessellate", "fix": "tessellate"}
+    path = tmp_path / "stories.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for _src, guid, hours, title, summary, lang in LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE:
+            event = guid.rsplit("-", 1)[0] if guid.split("-")[0] != "noise" else guid
+            fh.write(json.dumps({"id": guid, "title": title, "summary": summary, "lang": lang, "event": event,
+                                 "story": gold.get(event, ""),
+                                 "published": (T0 + timedelta(hours=hours)).isoformat()}, ensure_ascii=False) + "\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(cli, "_state", {})
+    out = " ".join(CliRunner().invoke(cli.app, ["eval", "clusters", str(path)]).output.split())
+    assert "stories (default thresholds, whole file): 1 gold stories, 11 same-story pairs across events" in out
+    assert "story pairwise P 1.000 R 1.000 F1 1.000" in out
+    assert "across events P 1.000 R 1.000" in out
+    out = CliRunner().invoke(cli.app, ["eval", "clusters", str(path), "--folds", "2"]).output
+    assert "stories (held-apart folds (2, split by story))" in " ".join(out.split())

@@ -228,6 +228,16 @@ def cluster_cmd() -> None:
     )
 
 
+@app.command("stories")
+def stories_cmd() -> None:
+    """Link each new or changed event to the earlier event it follows up, threading stories."""
+    from newsdesk.cluster.stories import link_stories
+
+    stats = link_stories(engine(), settings())
+    console.print(f"{stats.checked} events looked at: {stats.linked} follow-ups linked, "
+                  f"{stats.stories_opened} stories begun, {stats.stories_merged} merged into an earlier one")
+
+
 @app.command("rank")
 def rank_cmd() -> None:
     """Score every event (coverage, authority, engagement, feedback, recency) and set its tab."""
