@@ -135,13 +135,13 @@ def test_found_incrementally_run_by_run_gives_the_same_story(engine, embedder):
     _check_story(engine)
 
 
-def _rows(spec):
+def _eval_rows(spec):
     """(id, event, story) -> EvalItem; text and time do not matter to the scores."""
     return [EvalItem(i, i, "en", 0.0, e, s) for i, e, s in spec]
 
 
 def test_story_scores_count_item_pairs_and_the_pairs_across_events():
-    rows = _rows([("a1", "A", "S"), ("a2", "A", "S"), ("b1", "B", "S"), ("c1", "C", ""), ("d1", "D", "")])
+    rows = _eval_rows([("a1", "A", "S"), ("a2", "A", "S"), ("b1", "B", "S"), ("c1", "C", ""), ("d1", "D", "")])
     perfect = story_scores(["s", "s", "s", "c", "d"], rows)
     assert perfect["story_pairwise_precision"] == perfect["story_pairwise_recall"] == 1.0
     assert perfect["followup_pairs"] == 2 and perfect["followup_recall"] == 1.0

@@ -32,9 +32,9 @@ DAY = 86400.0
 @dataclass(frozen=True)
 class StoryConfig:
     lookback_days: float = 60.0  # an earlier event this long before the new one's start is still followed up
-    threshold: float = 0.60  # cosine of the events' centroids + name_weight x rare-name overlap, to link
+    threshold: float = 0.70  # cosine of the events' centroids + name_weight x rare-name overlap, to link
     name_weight: float = 0.50  # what the shared rare names add at most
-    min_idf: float = 1.0  # a shared word this common (in more than ~1 in e events) is no name
+    min_idf: float = 1.0  # a shared word this common (in more than ~1 in e events of the look-back) is no name
     # Events assumed seen before the look-back without the word: in a quiet window (a new store)
     # a word one earlier event used is still rare; in a busy one this changes little.
     prior_events: int = 20
@@ -51,6 +51,7 @@ class Sketch:
     vector: np.ndarray  # L2-normalized centroid of the members' vectors
     terms: frozenset[str]  # the members' words (terms.py): names without versions
     title: str = ""
+    roundup: bool = False  # a digest of several stories (terms.is_roundup): in no story, it lists many
 
 
 @dataclass
@@ -61,12 +62,12 @@ class Link:
     reason: str
 
 
-def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str]]], title: str = "") -> Sketch:
-    """The sketch of an event from its members' (publish time, vector, words)."""
-    v = np.sum([vec for _, vec, _ in members], axis=0).astype(np.float32)
+def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool]], title: str = "") -> Sketch:
+    """The sketch of an event from its members' (publish time, vector, words, is a roundup)."""
+    v = np.sum([m[1] for m in members], axis=0).astype(np.float32)
     n = float(np.linalg.norm(v))
-    return Sketch(key, min(ts for ts, _, _ in members), max(ts for ts, _, _ in members), v / n if n else v,
-                  frozenset().union(*(words for _, _, words in members)), title)
+    return Sketch(key, min(m[0] for m in members), max(m[0] for m in members), v / n if n else v,
+                  frozenset().union(*(m[2] for m in members)), title, all(m[3] for m in members))
 
 
 @dataclass
@@ -98,6 +99,8 @@ class StoryLinker:
                     if df[w] <= 0:
                         del df[w]
                 start += 1
+            if s.roundup:
+                continue  # neither follows nor is followed: a digest lists several stories
             if (check is None or s.key in check) and s.key not in linked:
                 link = self._best(s, window[start:], df, lambda e: by_key.get(first_of.get(e.key, e.key), e))
                 if link is not None:
@@ -189,9 +192,10 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
         horizon = min(r.first_seen_at for r in check) - timedelta(days=config.lookback_days)
         latest = max(r.first_seen_at for r in check)
         sketches = _store_sketches(conn, horizon, latest, embedder, settings)
-        linked = set(conn.execute(following.where(story_events.c.event_id.in_(
-            select(events.c.id).where(events.c.last_seen_at >= horizon)))).scalars())
-        links = StoryLinker(config).run(sketches, check={r.id for r in check}, linked=linked)
+        recent = select(events.c.id).where(events.c.last_seen_at >= horizon)
+        linked = set(conn.execute(following.where(story_events.c.event_id.in_(recent))).scalars())
+        links = StoryLinker(config).run(sketches, check={r.id for r in check}, linked=linked,
+                                        first_of=_first_events(conn, recent))
         now = datetime.now(UTC)
         touched = _apply(conn, links, now, stats)
         touched |= set(conn.execute(select(story_events.c.story_id).where(
@@ -203,8 +207,9 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
 
 def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embedder, settings) -> list[Sketch]:
     """Every event that starts inside the look-back, as a sketch: one query for the members."""
+    from newsdesk.cluster.anchors import model_anchors
     from newsdesk.cluster.embed import ensure_vectors, item_text, make_embedder
-    from newsdesk.cluster.terms import terms
+    from newsdesk.cluster.terms import is_roundup, terms
 
     # last_seen_at is indexed, and an event starting after `horizon` was last seen after it too.
     rows = conn.execute(
@@ -219,10 +224,27 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     members: dict[int, list] = {}
     titles = {}
     for r in rows:
-        words = terms(item_text(r.item_title, r.summary, r.body))
-        members.setdefault(r.event_id, []).append((r.published_at.timestamp(), vectors[r.id], words))
+        text = item_text(r.item_title, r.summary, r.body)
+        families = {a.split("-", 1)[0] for a in model_anchors(text)}
+        members.setdefault(r.event_id, []).append(
+            (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text, len(families))))
         titles[r.event_id] = r.title
     return [sketch(e, m, titles[e]) for e, m in members.items()]
+
+
+def _first_events(conn: Connection, recent) -> dict[int, int]:
+    """Each event of a story with an event in `recent` -> the story's first event."""
+    rows = conn.execute(
+        select(story_events.c.story_id, events.c.id)
+        .join(events, events.c.id == story_events.c.event_id)
+        .where(story_events.c.story_id.in_(select(story_events.c.story_id).where(story_events.c.event_id.in_(recent))))
+        .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+    ).all()
+    first: dict[int, int] = {}
+    out = {}
+    for r in rows:
+        out[r.id] = first.setdefault(r.story_id, r.id)
+    return out
 
 
 def _apply(conn: Connection, links: list[Link], now: datetime, stats: StoryStats) -> set[int]:
