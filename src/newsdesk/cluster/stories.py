@@ -182,17 +182,17 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
     config = config or StoryConfig()
     with engine.connect() as conn, _exclusive(conn), conn.begin():
         seen = conn.execute(select(func.max(events.c.story_checked_at))).scalar()
-        changed = select(events.c.id, events.c.first_seen_at, events.c.updated_at).where(
+        changed = select(events.c.id, events.c.first_published_at, events.c.updated_at).where(
             events.c.item_count > 0, events.c.updated_at >= seen if seen is not None else true())
         following = select(story_events.c.event_id).where(story_events.c.follows_event_id.is_not(None))
         check = conn.execute(changed.where(events.c.id.not_in(following))).all()
         if not check:
             return stats
         stats.checked = len(check)
-        horizon = min(r.first_seen_at for r in check) - timedelta(days=config.lookback_days)
-        latest = max(r.first_seen_at for r in check)
+        horizon = min(r.first_published_at for r in check) - timedelta(days=config.lookback_days)
+        latest = max(r.first_published_at for r in check)
         sketches = _store_sketches(conn, horizon, latest, embedder, settings)
-        recent = select(events.c.id).where(events.c.last_seen_at >= horizon)
+        recent = select(events.c.id).where(events.c.last_published_at >= horizon)
         linked = set(conn.execute(following.where(story_events.c.event_id.in_(recent))).scalars())
         links = StoryLinker(config).run(sketches, check={r.id for r in check}, linked=linked,
                                         first_of=_first_events(conn, recent))
@@ -211,13 +211,13 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     from newsdesk.cluster.embed import ensure_vectors, item_text, make_embedder
     from newsdesk.cluster.terms import is_roundup, terms
 
-    # last_seen_at is indexed, and an event starting after `horizon` was last seen after it too.
+    # last_published_at is indexed, and an event starting after `horizon` ends after it too.
     rows = conn.execute(
-        select(event_members.c.event_id, events.c.first_seen_at, events.c.title, items.c.id, items.c.title.label("item_title"),
+        select(event_members.c.event_id, events.c.first_published_at, events.c.title, items.c.id, items.c.title.label("item_title"),
                items.c.summary, items.c.body, items.c.published_at)
         .join(events, events.c.id == event_members.c.event_id)
         .join(items, items.c.id == event_members.c.item_id)
-        .where(events.c.last_seen_at >= horizon, events.c.first_seen_at >= horizon, events.c.first_seen_at <= latest)
+        .where(events.c.last_published_at >= horizon, events.c.first_published_at >= horizon, events.c.first_published_at <= latest)
         .order_by(event_members.c.event_id, items.c.id)
     ).all()
     vectors = ensure_vectors(conn, embedder or make_embedder(settings), [r.id for r in rows])
@@ -238,7 +238,7 @@ def _first_events(conn: Connection, recent) -> dict[int, int]:
         select(story_events.c.story_id, events.c.id)
         .join(events, events.c.id == story_events.c.event_id)
         .where(story_events.c.story_id.in_(select(story_events.c.story_id).where(story_events.c.event_id.in_(recent))))
-        .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+        .order_by(story_events.c.story_id, events.c.first_published_at, events.c.id)
     ).all()
     first: dict[int, int] = {}
     out = {}
@@ -286,18 +286,18 @@ def _refresh_stories(conn: Connection, story_ids: set[int], now: datetime) -> No
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
         rows = conn.execute(
-            select(story_events.c.story_id, events.c.id, events.c.title, events.c.first_seen_at, events.c.last_seen_at)
+            select(story_events.c.story_id, events.c.id, events.c.title, events.c.first_published_at, events.c.last_published_at)
             .join(events, events.c.id == story_events.c.event_id)
             .where(story_events.c.story_id.in_(chunk))
-            .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+            .order_by(story_events.c.story_id, events.c.first_published_at, events.c.id)
         ).all()
         current = {r.id: r for r in conn.execute(select(stories).where(stories.c.id.in_(chunk)))}
         by_story: dict[int, list] = {}
         for r in rows:
             by_story.setdefault(r.story_id, []).append(r)
         for story_id, evs in by_story.items():
-            facts = {"title": evs[0].title, "first_published_at": evs[0].first_seen_at,
-                     "last_published_at": max(e.last_seen_at for e in evs), "event_count": len(evs)}
+            facts = {"title": evs[0].title, "first_published_at": evs[0].first_published_at,
+                     "last_published_at": max(e.last_published_at for e in evs), "event_count": len(evs)}
             old = current.get(story_id)
             if old is None or any(getattr(old, k) != v for k, v in facts.items()):
                 conn.execute(update(stories).where(stories.c.id == story_id).values(**facts, updated_at=now))
@@ -353,12 +353,12 @@ def story_timelines(conn: Connection, story_ids: list[int]) -> dict[int, dict]:
            for r in conn.execute(select(stories).where(stories.c.id.in_(story_ids)))}
     rows = conn.execute(
         select(story_events.c.story_id, story_events.c.follows_event_id, events.c.id, events.c.title,
-               events.c.first_seen_at, events.c.last_seen_at)
+               events.c.first_published_at, events.c.last_published_at)
         .join(events, events.c.id == story_events.c.event_id)
         .where(story_events.c.story_id.in_(story_ids))
-        .order_by(story_events.c.story_id, events.c.first_seen_at, events.c.id)
+        .order_by(story_events.c.story_id, events.c.first_published_at, events.c.id)
     ).all()
     for r in rows:
-        out[r.story_id]["events"].append({"event_id": r.id, "title": r.title, "first_published_at": r.first_seen_at,
-                                          "last_published_at": r.last_seen_at, "follows_event_id": r.follows_event_id})
+        out[r.story_id]["events"].append({"event_id": r.id, "title": r.title, "first_published_at": r.first_published_at,
+                                          "last_published_at": r.last_published_at, "follows_event_id": r.follows_event_id})
     return out
