@@ -3,15 +3,15 @@ and which earlier event each one follows up), and `events.story_checked_at` (whe
 last looked at an event). Every existing row is kept; the `stories` stage links the events
 already stored on its next run.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
