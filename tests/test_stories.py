@@ -216,6 +216,8 @@ def test_the_site_shows_the_timeline_on_the_event_page_and_the_follow_up_on_the_
     assert (site / "en" / "events" / f"{ev['launch-1']}.html").exists()  # the links lead somewhere
     day = (site / "zh" / "daily" / "2030-05-21.html").read_text("utf-8")
     assert "后续报道，前情：" in day and f'href="../../zh/events/{ev["launch-1"]}.html"' in day
+    markdown = (site / "en" / "daily" / "2030-05-21.md").read_text("utf-8")
+    assert "Follow-up of Introducing Tessellate, an open-source coding agent from Halcyon" in markdown
     cfo = (site / "en" / "events" / f"{ev['cfo-1']}.html").read_text("utf-8")
     assert 'class="story"' not in cfo and "Follow-up of" not in cfo
 

@@ -41,7 +41,10 @@ def render_card(card: dict, number: int, language: str) -> str:
     t = Labels(language)
     facts = [t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card["category"],
              t.outlets.format(n=card["outlets"], m=card["independent_outlets"]), t[card["check"]]]
-    lines = [f"## {number}. {card['headline']}", "", " · ".join(f for f in facts if f), "", f"{t.members}:"]
+    lines = [f"## {number}. {card['headline']}", "", " · ".join(f for f in facts if f), ""]
+    if card.get("follows"):  # cards stored before stories have no such key
+        lines += [f"{t.follow_up_of} {card['follows']['headline']}", ""]
+    lines.append(f"{t.members}:")
     for m in card["members"]:
         link = f"[{m['title']}]({m['url']})" if m["url"] else m["title"]
         lines.append(f"- {link} — {m['outlet']} · {m['published_at']}")
