@@ -13,7 +13,7 @@ from newsdesk.config import Settings
 from newsdesk.llm import open_llm
 from newsdesk.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
-from newsdesk.store.schema import analyses, checks, event_members, events, items
+from newsdesk.store.schema import analyses, checks, event_members, events, failed_drafts, items
 from newsdesk.write.analysis import material_view, system_prompt, user_prompt, write_analyses
 
 T0 = datetime(2026, 4, 23, 17, 0, tzinfo=UTC)
@@ -137,7 +137,8 @@ def test_clean_analyses_stored_and_rerun_makes_no_call(engine, two_events, fake)
     assert len(fake.requests) == before  # unchanged material: zero model calls
 
 
-def test_invented_number_is_regenerated_once_then_flagged(engine, two_events, fake):
+def test_invented_number_is_regenerated_once_then_kept_for_the_operator_and_the_extractive_card_published(
+        engine, two_events, fake):
     invented = GOOD_GPT.replace("82.7%", "87.2%")
     fake.default = lambda req: completion(invented if "GPT-5.5" in req["messages"][-1]["content"] else GOOD_INTEL)
     settings = make_settings(fake)
@@ -146,9 +147,17 @@ def test_invented_number_is_regenerated_once_then_flagged(engine, two_events, fa
     assert len(fake.requests) == 2
     assert "number not in the material: 87.2%" in fake.requests[1]["messages"][-1]["content"]
     row = rows(engine, analyses)[0]
-    assert (row["status"], row["attempts"]) == ("flagged", 2)
-    assert any(f["kind"] == "number" and f["span"] == "87.2%" for f in row["flags"])
-    assert [(c["attempt"], c["passed"]) for c in rows(engine, checks)] == [(1, False), (2, False)]
+    # What readers get: the event's own lead sentence, chosen by code, clean; never the failed draft.
+    assert (row["status"], row["model"], row["flags"]) == ("clean", "extractive", [])
+    assert "87.2%" not in row["body"] and "82.7%" in row["body"]
+    draft = rows(engine, failed_drafts)[0]
+    assert (draft["kind"], draft["subject_id"], draft["material_key"]) == ("analysis", f"{two_events[0]}:zh", row["material_key"])
+    assert "87.2%" in draft["text"] and draft["model"] == "fake-model"
+    assert any(f["kind"] == "number" and f["span"] == "87.2%" for f in draft["findings"])
+    assert [(c["attempt"], c["passed"]) for c in rows(engine, checks)] == [(1, False), (2, False), (3, True)]
+    before = len(fake.requests)
+    again = write_analyses(engine, settings, open_llm(settings, engine), event_ids=[two_events[0]])
+    assert (again.written, again.unchanged, len(fake.requests)) == (0, 1, before)  # the model is not asked again
 
 
 def test_invented_then_fixed_is_clean_on_the_second_attempt(engine, two_events, fake):
@@ -166,9 +175,9 @@ def test_truncated_reply_and_silent_title_only_are_caught(engine, two_events, fa
         else completion(silent)
     settings = make_settings(fake)
     write_analyses(engine, settings, open_llm(settings, engine))
-    flags = {r["event_id"]: {f["kind"] for f in r["flags"]} for r in rows(engine, analyses)}
+    flags = {int(r["subject_id"].split(":")[0]): {f["kind"] for f in r["findings"]} for r in rows(engine, failed_drafts)}
     assert "truncated" in flags[two_events[0]] and "disclosure" in flags[two_events[1]]
-    assert {r["status"] for r in rows(engine, analyses)} == {"flagged"}
+    assert {(r["status"], r["model"]) for r in rows(engine, analyses)} == {("clean", "extractive")}
 
 
 def test_budget_stops_cleanly_and_the_next_run_finishes(engine, two_events, fake):

@@ -74,8 +74,9 @@ def test_daily_edition_cards_order_tabs_and_check_status(engine):
     assert cards[0]["headline"] == "DeepSeek V4：1M 上下文"
     assert [m["outlet"] for m in cards[0]["members"]] == ["机器之心", "量子位"]  # lead first
     assert cards[0]["members"][0]["published_at"] == "2026-03-12 02:00"  # Shanghai time
-    assert cards[1]["check"] == "flagged" and zh.status == "flagged"
-    assert "⚠ 未通过核查: number 42% not in the material" in zh.body
+    # A flagged analysis is never published as content: the card shows the lead's summary instead.
+    assert cards[1]["check"] == "missing" and cards[1]["analysis"] is None and zh.status == "clean"
+    assert "只有标题。" not in zh.body and "42%" not in zh.body
     assert "[DeepSeek V4 发布，1M 上下文](https://jqzx.example/a) — 机器之心 · 2026-03-12 02:00" in zh.body
     tabs = {t["id"]: t["events"] for t in zh.meta["tabs"]}
     assert tabs["all"] == [big, small] and tabs["featured"] == [big] and tabs["category-research"] == [small]

@@ -57,8 +57,11 @@ def published(sqlite_engine, tmp_path):
         store_edition(conn, kind="weekly", key="2026-W11", language="zh", title="AI周报 2026-W11 | 测试台",
                       body="(seed form)", meta=weekly_meta("2026-W11"), status="clean", material_key="w", now=when)
         store_edition(conn, kind="episode", key="ep 42/x", language="en", title=f"42. Talk {HOSTILE}",
-                      body=f"Summary\n\n• one [bad](javascript:alert(1)) {HOSTILE}\n• two", meta={}, status="flagged",
-                      material_key="e", now=when)
+                      body=f"Summary\n\n• one [bad](javascript:alert(1)) {HOSTILE}\n• two", meta={"extractive": True},
+                      status="clean", material_key="e", now=when)
+        # A part that failed its checks is never published: it stays in the store, off the site.
+        store_edition(conn, kind="episode", key="ep-43", language="en", title="43. Failed", body="Summary\n\n• loop loop",
+                      meta={}, status="flagged", material_key="f", now=when)
     stats = publish_site(sqlite_engine, settings)
     return settings, Path(settings.site_dir), stats, sqlite_engine
 
@@ -109,7 +112,8 @@ def test_feed_text_is_escaped_and_bad_links_dropped(published):
     episode = (site / "en/episodes/ep-42-x.html").read_text("utf-8")
     assert "<script>" not in episode and "&lt;script&gt;" in episode
     assert not re.search(r'href="\s*javascript:', episode, re.I)  # the link stays inert text
-    assert "failed the automatic checks" in episode  # a flagged edition is never shown as clean
+    assert "not written by a model" in episode  # an extractive edition says so
+    assert not list(site.rglob("ep-43*")) and "43. Failed" not in (site / "en/index.html").read_text("utf-8")
 
 
 def test_daily_page_shows_tabs_cards_and_check_status(published):
@@ -118,7 +122,8 @@ def test_daily_page_shows_tabs_cards_and_check_status(published):
     assert "<h1>全部 · 2026-03-12</h1>" in page
     assert page.index("DeepSeek V4：1M 上下文") < page.index("RAG 论文")
     assert 'href="https://jqzx.example/a"' in page and "2026-03-12 02:00" in page
-    assert "未通过核查" in page and "number 42% not in the material" in page
+    # The flagged analysis is withheld: the card lists its sources and says there is no analysis.
+    assert "只有标题。" not in page and "分析尚未生成" in page and "42%" not in page
     assert ">精选 <small>1</small>" in page
 
 
@@ -149,7 +154,7 @@ def test_markdown_front_matter_imports(published):
     assert fields["title"] == "全部 · 2026-03-12" and str(fields["date"]) == "2026-03-12"
     assert body.lstrip().startswith("## 1. DeepSeek V4")
     fields, _ = split_front_matter((site / "en/episodes/ep-42-x.md").read_text("utf-8"))
-    assert fields["flagged"] is True and fields["status"] == "Flagged"
+    assert fields["extractive"] is True and fields["status"] == "Published"
 
 
 def test_publishing_twice_rewrites_nothing_and_a_change_rewrites_only_its_pages(published):

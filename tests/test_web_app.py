@@ -16,6 +16,7 @@ from newsdesk.store.schema import (
     editions,
     event_members,
     events,
+    failed_drafts,
     feedback,
     fetches,
     items,
@@ -85,8 +86,7 @@ def seed_store(engine) -> None:
             id=2, event_id=1, language="en", headline="GPT-5.5 cuts inference cost by 40%", status="clean", flags=[],
             body="My verdict: **cost** is the story.", material_key="k1", created_at=DAY2))
         conn.execute(insert(analyses).values(
-            id=3, event_id=2, language="zh", headline="Cognition 估值翻倍，缺经营数据", status="flagged",
-            flags=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}],
+            id=3, event_id=2, language="zh", headline="Cognition 估值翻倍，缺经营数据", status="clean", flags=[],
             body="估值 250 亿美元，正文没披露 ARR。\n\n[点我](javascript:alert(1)) <script>alert(1)</script>",
             material_key="k2", created_at=DAY2))
         conn.execute(insert(checks).values(subject="analysis", subject_id="2:zh", attempt=1, passed=False,
@@ -98,7 +98,20 @@ def seed_store(engine) -> None:
             conn.execute(insert(editions).values(kind="weekly", key=key, language="en", title=f"AI Weekly {key}",
                                                  body=f"## Overview\n\n{key} English body", meta={}, material_key=key, updated_at=when))
         conn.execute(insert(editions).values(kind="episode", key="ep-42", language="zh", title="42. 智能体的未来", body="摘要\n\n• 观点",
-                                             meta={}, material_key="e", updated_at=DAY2, status="flagged"))
+                                             meta={"extractive": True}, material_key="e", updated_at=DAY2, status="clean"))
+        # What failed its checks is never shown to readers: a flagged analysis and edition stay in the store,
+        # and the failed draft is listed for the operator only.
+        conn.execute(insert(analyses).values(
+            id=4, event_id=4, language="zh", headline="语音模型未核实稿", status="flagged", body="循环循环循环 999 万",
+            flags=[{"kind": "loop", "detail": "a sentence in a loop", "span": "", "severity": "error"}],
+            material_key="k4", created_at=DAY1))
+        conn.execute(insert(editions).values(kind="episode", key="ep-43", language="zh", title="43. 未通过的一期",
+                                             body="摘要\n\n• 循环", meta={}, material_key="f", updated_at=DAY2,
+                                             status="flagged"))
+        conn.execute(insert(failed_drafts).values(
+            kind="analysis", subject_id="2:zh", language="zh", title="Cognition 估值 250 亿美元", model="test-model",
+            text="Cognition ARR 增长 30%，30%，30%。", material_key="k2", created_at=DAY2,
+            findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}]))
         for at, stage, p, c, cached, cost, hit in (
             (now - timedelta(days=1), "analysis", 1000, 300, 400, 0.010, False),
             (now - timedelta(days=1), "analysis", 1000, 300, 1000, 0.0, True),
@@ -142,8 +155,27 @@ def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
     assert "GPT-5.5：推理成本下降四成" in html  # the zh analysis headline
     assert 'href="https://example.com/2"' in html and "OpenAI Blog" in html  # sources with links
     assert "2026-04-23 10:00" in html  # times shown in the configured time zone (UTC+8)
-    assert "未通过核查 (1)" in html and "已通过核查" in html
+    assert "已通过核查" in html and "未通过" not in html
     assert 'href="/?day=2026-04-22&amp;tab=all"' in html  # date navigation to the previous day with events
+
+
+def test_what_failed_its_checks_is_withheld_from_readers_and_listed_for_the_operator(client):
+    day1 = client.get("/?day=2026-04-22").text
+    assert "语音模型未核实稿" not in day1 and "循环" not in day1 and "分析尚未生成" in day1
+    assert "循环" not in client.get("/events/4").text
+    api = client.get("/api/events/4").json()
+    assert api["analyses"] == {} and api["analysis"] is None and api["check"] == "missing"
+    assert "循环" not in client.get("/api/events", params={"day": "2026-04-22"}).text
+    assert [e["key"] for e in client.get("/api/editions/episode").json()] == ["ep-42"]
+    assert client.get("/api/editions/episode/ep-43").status_code == 404
+    # The drafts that failed: the operator's, behind the login; never a reader's.
+    r = client.get("/drafts", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/login")
+    assert "ARR 增长 30%" not in client.get("/events/2").text
+    login(client)
+    drafts = client.get("/drafts").text
+    assert "Cognition ARR 增长 30%" in drafts and "数字 ARR 30% 不在材料里" in drafts and "2:zh" in drafts
+    assert 'href="/drafts"' in drafts and 'href="/events/2"' in drafts
 
 
 def test_feed_tab_and_day_filter(client):
@@ -165,7 +197,8 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     assert "转载自 Bloomberg Technology" in html  # syndicated copy names its origin
     assert re.search(r"<strong>2</strong> 个来源, <strong>1</strong> 独立来源", html)
     assert "paywalled" in html
-    assert html.count("number: 数字 ARR 30% 不在材料里 «30%»") == 2  # the analysis's flag, and the check run
+    # The failed attempt's check run is listed; its findings quote the draft: they are the operator's (/drafts).
+    assert "未通过" in html and "数字 ARR 30% 不在材料里" not in html
     html1 = client.get("/events/1").text
     parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
     assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first
@@ -331,7 +364,8 @@ def test_weekly_and_episode_editions_with_language_toggle_and_archive(client):
     assert "2026-W17 English body" in en and "ai-weekly" not in en
     assert "ai-weekly-2026-W16" in client.get("/weekly/2026-W16").text  # front matter shown
     ep = client.get("/episodes").text
-    assert "42. 智能体的未来" in ep and "未通过核查" in ep
+    assert "42. 智能体的未来" in ep and "未经模型撰写" in ep  # the extractive edition says so
+    assert "43. 未通过的一期" not in ep and client.get("/episodes/ep-43").status_code == 404
     assert client.get("/weekly/2030-W01").status_code == 404
     assert client.get("/api/editions/weekly/2026-W16", params={"lang": "en"}).json()["title"] == "AI Weekly 2026-W16"
 

@@ -255,13 +255,22 @@ def write_cmd(
 
     from newsdesk.llm.client import open_llm
     from newsdesk.llm.errors import LLMUnavailable
+    from newsdesk.pipeline import extractive
     from newsdesk.write.analysis import write_analyses
 
     s, eng = settings(), engine()
+    if extractive(s):
+        from newsdesk.write.extractive.publish import publish_cards
+
+        stored = publish_cards(eng, s, limit=limit)
+        console.print(f"{stored} extractive cards stored (llm.backend = \"extractive\": chosen from the material, "
+                      "no model call); set [llm] to an endpoint for written analyses")
+        return
     llm = open_llm(s, eng, run_id=uuid.uuid4().hex[:12])
     with err.status(Text("writing analyses")) as status:
         stats = write_analyses(eng, s, llm, limit=limit, progress=lambda note: status.update(Text(note)))
-    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} flagged), "
+    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} failed their checks: "
+                  "extractive card published, draft kept for the operator), "
                   f"{stats.unchanged} unchanged, {stats.failed} failed; {llm.calls} model calls, "
                   f"{llm.spent_tokens} tokens, ${llm.spent_usd:.4f}")
     for problem in stats.errors[:10]:
@@ -302,20 +311,36 @@ def weekly_cmd(
     """Write the weekly report (title line, properties, overview, themed sections, briefs) and print it."""
     from newsdesk.editions.store import stored_edition
     from newsdesk.llm.client import open_llm
+    from newsdesk.pipeline import extractive
     from newsdesk.write.weekly import LANGUAGE, build_weekly
 
     s, eng = settings(), engine()
+    if extractive(s):
+        from newsdesk.write.extractive.publish import publish_weekly
+        from newsdesk.write.weekly import latest_week
+
+        with eng.connect() as conn:
+            week = week or latest_week(conn, s.timezone)
+        status = publish_weekly(eng, s, week)
+        with eng.connect() as conn:
+            report = stored_edition(conn, "weekly", week, LANGUAGE)
+        typer.echo(report["body"])
+        err.print(f"weekly {report['key']}: extractive, {status}; no model call", soft_wrap=True)
+        return
     llm = open_llm(s, eng)
     with err.status(Text("writing the weekly report")):
         stats = build_weekly(eng, s, llm, week)
+    if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
+        from newsdesk.write.extractive.publish import stand_in_weekly
+
+        for part in stand_in_weekly(eng, s, stats.week, model=llm.model):
+            err.print(line(("  failed its checks:", "yellow"), f"{part}: extractive version published, "
+                           "draft kept for the operator"), soft_wrap=True)
     with eng.connect() as conn:
         report = stored_edition(conn, "weekly", stats.week, LANGUAGE)
     typer.echo(report["body"])
     state = f"{stats.sections} sections, {stats.briefs} briefs, {report['status']}" if stats.built else "unchanged, stored report kept"
     err.print(f"weekly {stats.week}: {stats.events} events; {state}; {llm.calls} model calls", soft_wrap=True)
-    for flag in report["meta"].get("flags", []):
-        err.print(line(("  flagged", "yellow"), f"{flag['part']}: {'; '.join(map(str, flag['findings']))[:300]}"),
-                  soft_wrap=True)
 
 
 def _transcribe_audio(file: Path, s: Settings) -> list:
@@ -336,11 +361,13 @@ def episode_cmd(
     number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
 ) -> None:
     """Write an episode digest (摘要 + 精读) and its English edition from a transcript or audio; print both."""
+    import uuid
+
+    from newsdesk.editions.store import stored_edition
     from newsdesk.ingest.audio import is_audio
     from newsdesk.ingest.transcripts import load_transcript
-    from newsdesk.llm.client import open_llm
-    from newsdesk.write.episode import write_episode
-    from newsdesk.write.translate import translate_episode
+    from newsdesk.pipeline import LazyLLM, extractive
+    from newsdesk.write.episode import episode_editions
 
     s, eng = settings(), engine()
     if is_audio(transcript) and Path(transcript).is_file():
@@ -348,19 +375,22 @@ def episode_cmd(
     else:
         default_title, turns = load_transcript(transcript, s.fetch)
     title = title or default_title
-    llm = open_llm(s, eng)
-    with err.status(Text(f"writing the digest of {len(turns)} turns")):
-        zh = write_episode(eng, s, llm, turns, title=title, number=number)
-    with err.status(Text("writing the English edition")):
-        en = translate_episode(eng, s, llm, zh, turns, original_title=title)
-    typer.echo(zh.text)
-    typer.echo(en.text)
-    for r in (zh, en):
+    llm = LazyLLM(s, eng, uuid.uuid4().hex[:12])  # opened only if a model writes
+    with err.status(Text(f"digesting {len(turns)} turns")):
+        results = episode_editions(eng, s, llm, turns, title=title, number=number, extractive=extractive(s))
+    for r in results:
+        typer.echo(r.text)
+    with eng.connect() as conn:
+        metas = {r.language: (stored_edition(conn, "episode", r.key, r.language) or {}).get("meta") or {} for r in results}
+    for r in results:
+        meta = metas[r.language]
+        how = ("extractive, in place of a written draft that failed its checks (kept for the operator)"
+               if meta.get("replaces_failed") else "extractive" if meta.get("extractive") else "written")
         state = "unchanged, stored edition reused" if r.reused else r.status
-        err.print(f"episode {r.key} [{r.language}]: {state}; {len(r.findings)} findings", soft_wrap=True)
+        err.print(f"episode {r.key} [{r.language}]: {how}; {state}; {len(r.findings)} findings", soft_wrap=True)
         for f in r.findings[:10]:
             err.print(f"  - {f}", soft_wrap=True)
-    err.print(f"{llm.calls} model calls")
+    err.print(f"{llm.calls if llm.opened else 0} model calls")
 
 
 @app.command("publish")
@@ -417,7 +447,8 @@ class _StageLines:
                   soft_wrap=True)
 
 
-def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None) -> None:
+def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None):
+    """Run the pipeline, drawing its stages; print what it did. Returns its RunReport."""
     from newsdesk.pipeline import edition_counts, run_pipeline
 
     eng = engine()
@@ -433,7 +464,7 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
         console.print(line("site:", (str(index), "bold"), "(or `newsdesk serve` to read it in the web app)"),
                       soft_wrap=True)
-    raise typer.Exit(PARTIAL if report.problems else OK)
+    return report
 
 
 @app.command("run")
@@ -456,7 +487,17 @@ def run_cmd(
                                 "leave out --from and --stage, or leave out --every for a single run")
         _run_every(settings(), every, Limits(analyses=analyses))
     chosen = [n for n in STAGE_NAMES if n in stages] if stages else None
-    _run(settings(), source, Limits(analyses=analyses), chosen)
+    report = _run(settings(), source, Limits(analyses=analyses), chosen)
+    raise typer.Exit(PARTIAL if report.problems else OK)
+
+
+ENDPOINT_HOWTO = """for written analyses, the weekly's prose and episode digests (the seeds' forms), point [llm] at an
+OpenAI-compatible endpoint in newsdesk.toml, then `newsdesk run`:
+  [llm]
+  backend = "openai"
+  base_url = "https://api.deepseek.com/v1"     # or http://localhost:11434/v1 (Ollama), a vLLM server, ...
+  model = "deepseek-chat"
+  api_key_env = "DEEPSEEK_API_KEY"             # the environment variable holding the key"""
 
 
 def _every(s: Settings, every: str | None) -> float:
@@ -507,22 +548,39 @@ def _run_every(s: Settings, every: str, limits) -> None:
 @app.command("demo")
 def demo_cmd(
     out: Path = typer.Option(Path("demo-output"), "--out", help="Where the demo store and site go."),
+    model: bool = typer.Option(False, "--model", help="Also run the embedded model's narrow tasks (those measured to serve)."),
 ) -> None:
-    """The whole pipeline on the bundled demo pack, offline, with the embedded model."""
+    """The whole pipeline on the bundled demo pack, offline: every part chosen from the material by code."""
+    import dataclasses
+    import time
     from importlib import resources
 
-    from newsdesk.pipeline import DEMO_LIMITS as d
+    from newsdesk.pipeline import Limits, published_parts
 
+    started = time.perf_counter()
     s = settings()
     s.data_dir = str(out)
     s.database_url = ""
     s.site_dir = str(out / "site")
+    s.llm = dataclasses.replace(s.llm, backend="extractive")  # the demo is offline whatever [llm] says
     _state["engine"] = open_store(s.database)
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
-    console.print(f"demo pack: {pack}\nkept small for a 0.5B model on a laptop CPU: a full analysis (zh + en) for the "
-                  f"{d.analyses} most important event (the others list their sources); a weekly of {d.weekly_sections} "
-                  f"themes x {d.weekly_items} events + {d.weekly_briefs} briefs; the podcast episode in zh + en")
-    _run(s, pack, d)
+    console.print(f"demo pack: {pack}\noffline: no model writes; every card, the weekly and the episode digests are "
+                  "chosen from the material by code", soft_wrap=True)
+    report = _run(s, pack, Limits())
+    parts = published_parts(engine())
+    console.print("extractive (chosen from the material by code, no model): " + "; ".join(parts.extractive or ["nothing"]),
+                  soft_wrap=True)
+    console.print("written by a model: " + ("; ".join(parts.written) or "nothing"), soft_wrap=True)
+    if model:
+        # The embedded 0.5B model serves only narrow tasks measured to serve, each behind the checker
+        # with the extractive text as fallback. None has been measured to serve yet, so none runs.
+        asked = time.perf_counter()
+        console.print("--model: no narrow task of the embedded model has been measured to serve yet, so none ran "
+                      f"({time.perf_counter() - asked:.1f}s); what was published above is all extractive", soft_wrap=True)
+    console.print(ENDPOINT_HOWTO, soft_wrap=True)
+    console.print(f"demo wall time: {time.perf_counter() - started:.1f}s", soft_wrap=True)
+    raise typer.Exit(PARTIAL if report.problems else OK)
 
 
 # --- reading and measuring ----------------------------------------------------------------

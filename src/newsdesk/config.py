@@ -43,9 +43,11 @@ class FetchSettings:
 
 @dataclass
 class LLMSettings:
-    # "embedded" runs Qwen2.5-0.5B in-process through llama.cpp; "openai" talks to base_url;
-    # "extractive" asks no model: everything published is chosen from the material (write/extractive).
-    backend: str = "embedded"
+    # "extractive" (the default) asks no model: everything published is chosen from the material
+    # by code (write/extractive); "openai" has the model at base_url write analyses, the weekly's
+    # prose and episode digests; "embedded" has Qwen2.5-0.5B write them in-process (weak: most of its
+    # drafts fail their checks, and the extractive parts are published in their place).
+    backend: str = "extractive"
     base_url: str = ""
     model: str = ""
     api_key_env: str = "OPENAI_API_KEY"

@@ -103,6 +103,7 @@ class RunContext:
     limits: Limits = Limits()
     source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
     sources: list[str] | None = None  # ingest: only these source ids (the scheduler passes the due ones); None = all
+    extractive: bool = False  # no model writes: every part is chosen from the material by code (write/extractive)
     progress: Callable[[int, int | None], None] = lambda done, total: None  # (done, total) of this stage's units
     note: Callable[[str], None] = lambda line: None  # what this stage is doing now
 
@@ -160,15 +161,16 @@ def rank_stage(ctx: RunContext) -> StageResult:
 
 
 def extractive(settings: Settings) -> bool:
-    """llm.backend = "extractive": no model writes; cards, weeklies and digests are chosen from
-    the material by code (write/extractive) and stored where the written ones would be."""
+    """llm.backend = "extractive" (the default: no endpoint configured): no model writes; cards,
+    weeklies and digests are chosen from the material by code (write/extractive) and stored
+    where the written ones would be."""
     return settings.llm.backend == "extractive"
 
 
 def write_stage(ctx: RunContext) -> StageResult:
     from newsdesk.write.analysis import write_analyses
 
-    if extractive(ctx.settings):  # instant and free: every event, not only the model's limit
+    if ctx.extractive:  # instant and free: every event, not only the model's limit
         from newsdesk.write.extractive.publish import publish_cards
 
         return StageResult({"analyses_written": publish_cards(ctx.engine, ctx.settings)})
@@ -192,12 +194,17 @@ def weekly_stage(ctx: RunContext) -> StageResult:
 
     with ctx.engine.connect() as conn:
         week = latest_week(conn, ctx.settings.timezone)
-    if week is not None and extractive(ctx.settings):
+    if week is not None and ctx.extractive:
         from newsdesk.write.extractive.publish import publish_weekly
 
         publish_weekly(ctx.engine, ctx.settings, week)
     elif week is not None:
-        build_weekly(ctx.engine, ctx.settings, ctx.llm, week, **ctx.limits.weekly())
+        from newsdesk.write.extractive.publish import stand_in_weekly
+
+        stats = build_weekly(ctx.engine, ctx.settings, ctx.llm, week, **ctx.limits.weekly())
+        if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
+            replaced = stand_in_weekly(ctx.engine, ctx.settings, week, model=ctx.llm.model)
+            return StageResult({"weekly_parts_replaced": len(replaced)})
     return StageResult()
 
 
@@ -214,23 +221,12 @@ def _episodes(engine: Engine) -> list[dict]:
 
 def episode_stage(ctx: RunContext) -> StageResult:
     from newsdesk.model import Turn
-    from newsdesk.write.episode import write_episode
-    from newsdesk.write.translate import translate_episode
+    from newsdesk.write.episode import episode_editions
 
     episodes = _episodes(ctx.engine)
     for done, ep in enumerate(episodes, 1):
-        turns = [Turn(**t) for t in ep["turns"]]
-        number = (ep["extra"] or {}).get("episode")
-        if extractive(ctx.settings):
-            from newsdesk.write.extractive.publish import publish_episode
-
-            for language in ["zh"] + (["en"] if "en" in ctx.settings.languages else []):
-                publish_episode(ctx.engine, turns, title=ep["title"], number=number, language=language)
-            ctx.progress(done, len(episodes))
-            continue
-        zh = write_episode(ctx.engine, ctx.settings, ctx.llm, turns, title=ep["title"], number=number)
-        if "en" in ctx.settings.languages:
-            translate_episode(ctx.engine, ctx.settings, ctx.llm, zh, turns, original_title=ep["title"])
+        episode_editions(ctx.engine, ctx.settings, ctx.llm, [Turn(**t) for t in ep["turns"]], title=ep["title"],
+                         number=(ep["extra"] or {}).get("episode"), extractive=ctx.extractive)
         ctx.progress(done, len(episodes))
     return StageResult({"episodes": len(episodes)})
 
@@ -324,8 +320,9 @@ def run_pipeline(
 ) -> RunReport:
     """Run the named stages (default: all, in order) once each. `source` replays a directory or
     imports a .jsonl file in the ingest stage; `sources` limits ingest to those source ids; `llm`
-    replaces the configured model (tests pass a scripted one); `should_stop` is asked before each
-    stage (the scheduler stops between stages when told to).
+    replaces the configured model (tests pass a scripted one), so a run given one writes with it even
+    where llm.backend is "extractive"; `should_stop` is asked before each stage (the scheduler stops
+    between stages when told to).
 
     Each stage runs under its lease (one pass of a stage at a time, across every process sharing
     the store: a stage another process is running is skipped and said) and leaves a stage_runs row."""
@@ -337,7 +334,7 @@ def run_pipeline(
         if should_stop():
             break
         ctx = RunContext(
-            engine, settings, llm or lazy, report.run_id, limits, source, sources,
+            engine, settings, llm or lazy, report.run_id, limits, source, sources, llm is None and extractive(settings),
             progress=lambda done, total, name=st.name: watcher.progress(name, done, total),
             note=lambda line, name=st.name: watcher.note(name, line),
         )
@@ -387,3 +384,39 @@ def _model_calls(engine: Engine, run_id: str) -> int:
 def edition_counts(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
         return dict(conn.execute(select(editions.c.kind, func.count()).group_by(editions.c.kind)).all())
+
+
+@dataclass
+class PublishedParts:
+    extractive: list[str] = field(default_factory=list)  # one line per kind of part chosen by code
+    written: list[str] = field(default_factory=list)  # one line per kind of part a model wrote
+    failed_drafts: int = 0  # written drafts kept for the operator, their extractive version published
+
+
+def published_parts(engine: Engine) -> PublishedParts:
+    """What the store publishes, by who made it: the run's closing lines say which parts were extractive."""
+    from newsdesk.editions.cards import EXTRACTIVE
+    from newsdesk.store.schema import analyses, failed_drafts
+
+    out = PublishedParts()
+    with engine.connect() as conn:
+        cards = conn.execute(select(analyses.c.model == EXTRACTIVE, analyses.c.language, func.count())
+                             .where(analyses.c.status == "clean").group_by(analyses.c.model == EXTRACTIVE,
+                                                                           analyses.c.language)).all()
+        shown = conn.execute(select(editions.c.kind, editions.c.key, editions.c.language, editions.c.meta)
+                             .where(editions.c.kind != "daily", editions.c.status == "clean")
+                             .order_by(editions.c.kind, editions.c.key, editions.c.language)).all()
+        out.failed_drafts = conn.execute(select(func.count()).select_from(failed_drafts)).scalar()
+    for chosen, language, n in cards:
+        (out.extractive if chosen else out.written).append(f"{n} event cards ({language})")
+    for e in shown:
+        meta = e.meta or {}
+        name = f"{e.kind} {e.key} ({e.language})"
+        if meta.get("extractive"):
+            out.extractive.append(name + (", in place of a draft that failed" if meta.get("replaces_failed") else ""))
+        elif meta.get("extractive_parts"):
+            out.written.append(name)
+            out.extractive.append(f"{name}: {', '.join(meta['extractive_parts'])}, in place of drafts that failed")
+        else:
+            out.written.append(name)
+    return out

@@ -189,7 +189,8 @@ class SearchIndex:
         if event_ids:
             written: dict[int, list[str]] = {}
             for row in conn.execute(
-                select(analyses.c.event_id, analyses.c.headline, analyses.c.body).where(analyses.c.event_id.in_(event_ids))
+                select(analyses.c.event_id, analyses.c.headline, analyses.c.body)
+                .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # what readers may see
             ):
                 written.setdefault(row.event_id, []).extend([row.headline, row.body])
             for row in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):

@@ -12,8 +12,9 @@ text (a feed's markup removed), escaped where they are rendered:
                outlet, title, url, published_at, material_level, language, role
                (a duplicate, the same URL or text again, e.g. one arXiv paper in two
                listings, is left out: it adds an outlet to the count, not a link)
-    analysis   {language, headline, body, status, flags (lines)} or None
-    check      clean | flagged | missing
+    analysis   {language, headline, body, status, flags (lines), extractive, replaces_failed} or None;
+               only an analysis that passed its checks (a flagged one is never published)
+    check      clean | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
     follows    the earlier event this one follows up (cluster/stories.py): {event_id, headline}, or None
     story      the story it is part of, or None: {story_id, title, events: [{event_id, headline,
@@ -31,6 +32,9 @@ from newsdesk.editions.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.write.check import load_findings
+from newsdesk.write.failed import replaced
+
+EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
 
 SUMMARY_CHARS = 280
 
@@ -60,16 +64,26 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
     return out
 
 
-def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
+def readable_analyses(conn: Connection, event_ids: list[int]) -> list[dict]:
+    """The analyses readers may see: those that passed their checks (a flagged one is never
+    published as content), each marked `extractive` (chosen from the material by code) and
+    `replaces_failed` (standing in for a written draft that failed its checks)."""
     rows = conn.execute(
-        select(analyses.c.event_id, analyses.c.language, analyses.c.headline, analyses.c.body,
-               analyses.c.status, analyses.c.flags).where(analyses.c.event_id.in_(event_ids))
+        select(analyses).where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")
+        .order_by(analyses.c.event_id, analyses.c.language)
     ).all()
+    stand_ins = replaced(conn, "analysis", {(f"{r.event_id}:{r.language}", r.material_key) for r in rows
+                                            if r.model == EXTRACTIVE})
+    return [{**dict(r._mapping), "extractive": r.model == EXTRACTIVE,
+             "replaces_failed": (f"{r.event_id}:{r.language}", r.material_key) in stand_ins} for r in rows]
+
+
+def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
     out: dict[int, dict[str, dict]] = {}
-    for r in rows:
-        out.setdefault(r.event_id, {})[r.language] = {
-            "language": r.language, "headline": plain_text(r.headline), "body": r.body, "status": r.status,
-            "flags": flag_lines(r.flags or []),
+    for r in readable_analyses(conn, event_ids):
+        out.setdefault(r["event_id"], {})[r["language"]] = {
+            "language": r["language"], "headline": plain_text(r["headline"]), "body": r["body"], "status": r["status"],
+            "flags": flag_lines(r["flags"] or []), "extractive": r["extractive"], "replaces_failed": r["replaces_failed"],
         }
     return out
 

@@ -25,7 +25,7 @@ from newsdesk.editions.store import material_key, store_edition, stored_material
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once.
-DAILY_FORMAT = 2
+DAILY_FORMAT = 3
 
 
 @dataclass
@@ -55,9 +55,9 @@ def render_card(card: dict, number: int, language: str) -> str:
         if card["summary"]:
             lines += ["", card["summary"]]
     else:
-        if analysis["status"] == "flagged":
-            detail = "; ".join(analysis["flags"]) or t.flagged
-            lines += [f"> ⚠ {t.flagged}: {detail}", ""]
+        if analysis.get("extractive"):
+            note = t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else "")
+            lines += [f"*{note}*", ""]
         lines.append(analysis["body"].strip())
     return "\n".join(lines)
 
@@ -90,7 +90,6 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 stats.unchanged.append(language)
                 continue
             tabs = day_tabs(cards, language)
-            flagged = [c["event_id"] for c in cards if c["check"] == "flagged"]
             store_edition(
                 conn,
                 kind="daily",
@@ -98,8 +97,8 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 language=language,
                 title=daily_title(day, language),
                 body=render_daily(day, cards, language),
-                meta={"date": key, "cards": cards, "tabs": tabs, "flagged_events": flagged},
-                status="flagged" if flagged else "clean",
+                meta={"date": key, "cards": cards, "tabs": tabs},
+                status="clean",  # a card carries only an analysis that passed its checks
                 material_key=key_now,
             )
             stats.built.append(language)

@@ -24,8 +24,6 @@ LABELS: dict[str, dict[str, str]] = {
     "back": {"zh": "返回当日", "en": "Back to the day"},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
     "events_n": {"zh": "个事件", "en": "events"},
-    "flagged_note": {"zh": "本期有内容未通过自动核查，已标出。",
-                     "en": "Parts of this edition failed the automatic checks; they are marked."},
     # the daily feed's tabs (a category tab is labelled with the category's own name)
     "all": {"zh": "全部", "en": "All"},
     "featured": {"zh": "精选", "en": "Featured"},
@@ -34,12 +32,22 @@ LABELS: dict[str, dict[str, str]] = {
     "outlets": {"zh": "{n} 个来源（{m} 个独立）", "en": "{n} outlets ({m} independent)"},
     "members": {"zh": "报道", "en": "Coverage"},
     "clean": {"zh": "已通过核查", "en": "passed the checks"},
-    "flagged": {"zh": "未通过核查", "en": "failed the checks"},
     "missing": {"zh": "无分析", "en": "no analysis"},
     "no_analysis": {"zh": "分析尚未生成。", "en": "No analysis yet."},
     # stories: events that follow one another
     "follow_up_of": {"zh": "后续报道，前情：", "en": "Follow-up of"},
     "story": {"zh": "事件脉络", "en": "Story"},
+    # parts chosen from the material by code (offline, or in place of a draft that failed its checks)
+    "extractive": {"zh": "原文摘录：句子由程序从报道中选出，未经模型撰写。",
+                   "en": "Extract: sentences chosen from the coverage by code, not written by a model."},
+    "extract_tag": {"zh": "摘录版", "en": "extract"},
+    "replaces_failed": {"zh": "模型写的稿件没有通过核查，这里换成了摘录。",
+                        "en": "The written draft failed its checks; this extract stands in its place."},
+    "extractive_edition": {"zh": "本期由程序从原始材料中摘录编排，未经模型撰写；引语与数字均出自原文。",
+                           "en": "This edition was chosen and arranged from the source material by code, not written "
+                                 "by a model; every quote and number is the material's own."},
+    "extractive_parts": {"zh": "以下部分的模型稿没有通过核查，换成了原文摘录：",
+                         "en": "The written drafts of these parts failed their checks; extracts stand in their place:"},
     # the web app's feed and event page
     "previous_day": {"zh": "前一天", "en": "Previous day"},
     "next_day": {"zh": "后一天", "en": "Next day"},
@@ -148,6 +156,15 @@ LABELS: dict[str, dict[str, str]] = {
     "more_events": {"zh": "另有 {n} 条，见当日页面", "en": "{n} more on the day's page"},
     "importance_x": {"zh": "重要性 {x:.1f}", "en": "importance {x:.1f}"},
     "read_weekly": {"zh": "阅读周报", "en": "Read the weekly"},
+    # the operator's drafts that failed (never shown to readers)
+    "failed_drafts": {"zh": "未通过核查的稿件", "en": "Drafts that failed"},
+    "failed_drafts_note": {"zh": "这些稿件在一次重写后仍未通过核查，从未发布；读者看到的是原文摘录。",
+                           "en": "These drafts still failed their checks after the one rewrite and were never "
+                                 "published; readers get the extract in their place."},
+    "no_failed_drafts": {"zh": "没有未通过核查的稿件。", "en": "No draft has failed its checks."},
+    "findings": {"zh": "核查发现", "en": "Findings"},
+    "draft": {"zh": "稿件", "en": "Draft"},
+    "model": {"zh": "模型", "en": "Model"},
     "push_test": {"zh": "newsdesk：推送测试，通道可用。", "en": "newsdesk: push test, the channel works."},
     # the operator's status page (stage runs and source polling)
     "run_status": {"zh": "运行状态", "en": "Status"},
@@ -171,7 +188,7 @@ LABELS: dict[str, dict[str, str]] = {
 
 
 class Labels:
-    """The labels in one language: `t.flagged` or `t["flagged"]`; a language without labels reads English."""
+    """The labels in one language: `t.clean` or `t["clean"]`; a language without labels reads English."""
 
     def __init__(self, language: str):
         self.language = language if language in UI_LANGUAGES else "en"

@@ -7,6 +7,7 @@ also carries its seed-003 property block (type, status, date, slug, summary) the
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -61,6 +62,38 @@ def weekly_body(meta: dict) -> str:
     return "\n\n".join(out) + "\n"
 
 
+_DIGEST_HEADS = {"摘要", "精读", "Summary", "Deep dive"}
+_SECTION = re.compile(r"^\d+\. ")
+
+
+def digest_markdown(body: str) -> str:
+    """An episode digest's text (title line, 摘要 / Summary bullets, 精读 / Deep dive sections) as
+    Markdown: its headings as headings and its bullets as one list each, so no renderer runs the
+    bullets together or renumbers the sections. The title line is left to the page's own title."""
+    lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()][1:]
+    out: list[str] = []
+    for ln in lines:
+        if ln in _DIGEST_HEADS:
+            out += ["", f"## {ln}", ""]
+        elif ln.startswith("•"):
+            out.append("- " + ln.lstrip("• ").strip())
+        elif _SECTION.match(ln):
+            out += ["", f"### {ln}", ""]
+        else:
+            out += ["", ln, ""]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def extractive_note(meta: dict, language: str) -> str:
+    """The reader's line saying which parts of a weekly or episode edition were chosen by code."""
+    t = Labels(language)
+    if meta.get("extractive"):
+        return t.extractive_edition + (" " + t.replaces_failed if meta.get("replaces_failed") else "")
+    if meta.get("extractive_parts"):
+        return f"{t.extractive_parts} {', '.join(meta['extractive_parts'])}"
+    return ""
+
+
 def edition_markdown(edition: dict, tz: str) -> str:
     """The edition as a Markdown document with front matter."""
     meta = edition["meta"]
@@ -77,12 +110,14 @@ def edition_markdown(edition: dict, tz: str) -> str:
         fields.update({"type": props.get("type", "Post"), "status": props.get("status", "Published")})
         body = weekly_body(meta)
     else:
-        fields["status"] = "Published" if edition["status"] == "clean" else "Flagged"
+        fields["status"] = "Published"  # only editions that passed their checks are published
         body = edition["body"]
-        if body.startswith("# "):  # the title lives in the front matter
+        if edition["kind"] == "episode":
+            body = digest_markdown(body)  # the title lives in the front matter
+        elif body.startswith("# "):  # the title lives in the front matter
             body = body.split("\n", 1)[1].lstrip("\n") if "\n" in body else ""
-    if edition["status"] != "clean":
-        fields["flagged"] = True  # never passed off as clean, in any tool that imports it
-        if edition["kind"] != "daily":  # a daily page marks its flagged cards one by one
-            body = f"> ⚠ {Labels(edition['language']).flagged}\n\n{body}"
+    note = extractive_note(meta, edition["language"])
+    if note:  # a daily page marks its extractive cards one by one
+        fields["extractive"] = True
+        body = f"*{note}*\n\n{body}"
     return front_matter(fields) + "\n" + markdown_source(body)

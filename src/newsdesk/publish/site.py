@@ -32,7 +32,7 @@ from newsdesk.config import Settings
 from newsdesk.editions.labels import LABELS, Labels
 from newsdesk.errors import NewsdeskError
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
-from newsdesk.publish.markdown import edition_markdown, edition_summary
+from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary
 from newsdesk.render import markdown_html, publishable, safe_url
 from newsdesk.store.schema import editions
 
@@ -66,13 +66,16 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(link=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name)
+    env.filters.update(link=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name,
+                       digest_markdown=digest_markdown)
     return env
 
 
 def _load(engine: Engine) -> list[dict]:
     with engine.connect() as conn:
-        rows = conn.execute(select(editions).order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
+        # Only what passed its checks is published: a flagged edition stays in the store, unpublished.
+        rows = conn.execute(select(editions).where(editions.c.status == "clean")
+                            .order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
         return [publishable(dict(r._mapping)) for r in rows]  # one cleaning for every file published
 
 

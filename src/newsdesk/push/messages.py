@@ -110,12 +110,13 @@ def _editions(conn: Connection, kind: str, lang: str, since_key: str, until_key:
               limit: int | None = None) -> list:
     """Editions of one kind with keys in [since_key, until_key], newest first, at most `limit` keys,
     each in `lang` (else in another language)."""
-    where = (editions.c.kind == kind) & (editions.c.key >= since_key)
+    # A flagged edition is never sent: only what passed its checks is published.
+    where = (editions.c.kind == kind) & (editions.c.key >= since_key) & (editions.c.status == "clean")
     if until_key:
         where &= editions.c.key <= until_key
     keys = conn.execute(select(editions.c.key).where(where).distinct().order_by(editions.c.key.desc()).limit(limit)).scalars().all()
     chosen: dict[str, object] = {}
-    for row in conn.execute(select(editions).where((editions.c.kind == kind) & editions.c.key.in_(keys))):
+    for row in conn.execute(select(editions).where(where & editions.c.key.in_(keys))):
         if row.key not in chosen or row.language == lang:
             chosen[row.key] = row
     return [chosen[k] for k in keys]

@@ -313,6 +313,25 @@ checks = Table(
     Index("ix_checks_subject", "subject", "subject_id"),
 )
 
+# A written part that still failed its checks after its one rewrite. Readers never see it: the
+# edition shows the extractive version in its place. It stays here, with its findings, for the
+# operator ("drafts that failed" in the web app); one row per part and material.
+failed_drafts = Table(
+    "failed_drafts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
+    Column("subject_id", CleanString(120), nullable=False),  # 12:zh | 2025-W09:section 2 | episode key:en
+    Column("language", CleanString(8), nullable=False),
+    Column("title", CleanText, nullable=False, default=""),  # what the part is about, for the operator's list
+    Column("text", CleanText, nullable=False),  # the draft as the model wrote it
+    Column("findings", CleanJSON, nullable=False, default=list),  # Finding dicts
+    Column("model", CleanString(200)),
+    Column("material_key", CleanString(64), nullable=False),  # the material it was written from
+    Column("created_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("kind", "subject_id", "material_key", name="uq_failed_drafts_kind_subject_material"),
+)
+
 # --- editions and readers -------------------------------------------------------------
 
 editions = Table(

@@ -38,8 +38,10 @@ class CardAnalysis(BaseModel):
     language: str
     headline: str
     body: str = Field(description="markdown")
-    status: str = Field(description="clean | flagged")
-    flags: list[str] = Field(description="the checker's findings, as lines")
+    status: str = Field(description="clean: only an analysis that passed its checks is published")
+    flags: list[str] = Field(description="the checker's warnings, as lines")
+    extractive: bool = Field(description="chosen from the material by code, not written by a model")
+    replaces_failed: bool = Field(description="stands in for a written draft that failed its checks")
 
 
 class FollowUpOf(BaseModel):
@@ -83,7 +85,7 @@ class EventCard(BaseModel):
     last_published_at: str
     members: list[CardMember] = Field(description="member items, lead first; duplicates left out")
     analysis: CardAnalysis | None = Field(description="in the requested language, else in another")
-    check: str = Field(description="clean | flagged | missing")
+    check: str = Field(description="clean | missing")
     summary: str = Field(description="with no analysis: the lead item's summary, plain text")
     feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
     follows: FollowUpOf | None = Field(description="the earlier event this one follows up, if any")
@@ -117,10 +119,12 @@ class Analysis(BaseModel):
     language: str
     headline: str
     body: str = Field(description="markdown")
-    status: str = Field(description="clean | flagged")
+    status: str = Field(description="clean: only an analysis that passed its checks is published")
     flags: list
-    model: str | None
+    model: str | None = Field(description="the model that wrote it, or 'extractive' (chosen from the material by code)")
     created_at: datetime
+    extractive: bool
+    replaces_failed: bool = Field(description="stands in for a written draft that failed its checks")
 
 
 class Check(BaseModel):

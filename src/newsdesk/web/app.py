@@ -42,6 +42,7 @@ from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.editions.labels import UI_LANGUAGES, Labels
 from newsdesk.ingest.poll import short
 from newsdesk.mcp_server import TokenGate, build_server
+from newsdesk.publish.markdown import digest_markdown
 from newsdesk.push.send import push_test
 from newsdesk.push.subscriptions import (
     SubscriptionError,
@@ -153,6 +154,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         clean=render.clean_html,
         text=render.plain_text,
         markdown=render.markdown_html,
+        digest_markdown=digest_markdown,
         snippet=render.snippet,
         link=render.safe_url,
         finding=render.finding,
@@ -361,6 +363,18 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         if not auth.current_user(request):
             raise HTTPException(401, Labels(ui_lang(request)).login_to_write)
         return subscriptions_page(request)
+
+    # --- drafts that failed (operator only: never shown to readers) ---------------------------
+
+    @app.get("/drafts", response_class=HTMLResponse, include_in_schema=False)
+    def drafts_page(request: Request):
+        if not settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
+        if not auth.current_user(request):
+            raise HTTPException(401, Labels(ui_lang(request)).login_to_write)
+        with engine.connect() as conn:
+            drafts = queries.failed_drafts_list(conn)
+        return page(request, "drafts.html", drafts=drafts)
 
     @app.post("/subscriptions", response_class=HTMLResponse, include_in_schema=False)
     async def subscription_add(request: Request):

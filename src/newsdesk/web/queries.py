@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from newsdesk.editions.cards import day_tabs, event_cards
+from newsdesk.editions.cards import day_tabs, event_cards, readable_analyses
 from newsdesk.editions.days import day_events, minute
 from newsdesk.editions.labels import Labels
 from newsdesk.errors import NewsdeskError
@@ -33,6 +33,7 @@ from newsdesk.store.schema import (
     llm_usage,
     sources,
 )
+from newsdesk.write.failed import failed_drafts
 
 PAGE_SIZE = 30
 FEEDBACK_KINDS = ("up", "down", "star")
@@ -99,13 +100,15 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
 
 
 def _analyses(conn: Connection, event_id: int) -> dict[str, dict]:
-    return {
-        r.language: {
-            "id": r.id, "language": r.language, "headline": r.headline, "body": r.body,
-            "status": r.status, "flags": list(r.flags or []), "model": r.model, "created_at": r.created_at,
-        }
-        for r in conn.execute(select(analyses).where(analyses.c.event_id == event_id).order_by(analyses.c.language))
-    }
+    """The event's analyses a reader may see (never a flagged one), each marked extractive or not."""
+    keys = ("id", "language", "headline", "body", "status", "model", "created_at", "extractive", "replaces_failed")
+    return {r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])}
+            for r in readable_analyses(conn, [event_id])}
+
+
+def failed_drafts_list(conn: Connection) -> list[dict]:
+    """The operator's list of drafts that failed: each with its findings as lines."""
+    return [{**d, "findings": [f.line() for f in d["findings"]]} for d in failed_drafts(conn)]
 
 
 def _with_feedback(conn: Connection, cards: list[dict]) -> list[dict]:
@@ -139,8 +142,10 @@ def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh"
     )
     # The writer records each attempt's check as subject 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
+    # A failed attempt's findings quote its draft: they are the operator's (/drafts), never a reader's.
     detail["checks"] = [
-        {"subject_id": c.subject_id, "attempt": c.attempt, "passed": c.passed, "findings": list(c.findings or []), "at": c.at}
+        {"subject_id": c.subject_id, "attempt": c.attempt, "passed": c.passed,
+         "findings": list(c.findings or []) if c.passed else [], "at": c.at}
         for c in conn.execute(
             select(checks)
             .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(subjects))
@@ -175,7 +180,7 @@ def edition_keys(conn: Connection, kind: str) -> list[dict]:
     """Archive of one kind: each key with its languages and title, newest first."""
     rows = conn.execute(
         select(editions.c.key, editions.c.language, editions.c.title, editions.c.status, editions.c.updated_at)
-        .where(editions.c.kind == kind)
+        .where(editions.c.kind == kind, editions.c.status == "clean")  # a flagged edition is never shown
         .order_by(editions.c.key.desc(), editions.c.language)
     ).all()
     out: dict[str, dict] = {}
@@ -188,7 +193,8 @@ def edition_keys(conn: Connection, kind: str) -> list[dict]:
 
 
 def edition(conn: Connection, kind: str, key: str, lang: str) -> dict | None:
-    rows = {r.language: r for r in conn.execute(select(editions).where((editions.c.kind == kind) & (editions.c.key == key)))}
+    rows = {r.language: r for r in conn.execute(select(editions).where(
+        editions.c.kind == kind, editions.c.key == key, editions.c.status == "clean"))}  # a flagged one is never shown
     if not rows:
         return None
     row = rows.get(lang) or rows.get("zh") or next(iter(rows.values()))
@@ -341,7 +347,8 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
         rows = conn.execute(select(events).where(events.c.id.in_(event_ids))).all()
         headlines: dict[int, dict[str, dict]] = {}  # a result list shows headlines only: skip the bodies
         for a in conn.execute(
-            select(analyses.c.event_id, analyses.c.language, analyses.c.headline).where(analyses.c.event_id.in_(event_ids))
+            select(analyses.c.event_id, analyses.c.language, analyses.c.headline)
+            .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # a flagged one is never shown
         ):
             headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
         for r in rows:

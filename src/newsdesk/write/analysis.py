@@ -5,7 +5,8 @@
 For each event whose analysis is missing or whose material changed: build the prompt from
 the event brief (cluster.event_brief), ask the model, check the text against exactly what
 the model was shown (write/check.py), and if it fails ask once more with the findings.
-A second failure is stored with status 'flagged' and its flags: never shown as clean.
+A second failure is never published: the draft goes to `failed_drafts` with its findings
+and the event's extractive card (write/extractive) is stored as its analysis instead.
 Every check result goes into `checks`. An event whose material_key is unchanged is skipped
 before any model call, so a second run costs nothing.
 
@@ -35,6 +36,8 @@ from newsdesk.llm.client import (
 )
 from newsdesk.store.schema import analyses, events
 from newsdesk.write.check import check_output
+from newsdesk.write.extractive.publish import card_values
+from newsdesk.write.failed import keep_failed
 from newsdesk.write.kit import checked, material_key, policy, record_check, render
 
 MAX_MEMBERS = 12  # the lead and the first members; the rest are counted in the facts line
@@ -48,7 +51,7 @@ class WriteStats:
     events: int = 0  # events looked at
     written: int = 0  # analyses stored this run (clean + flagged)
     clean: int = 0
-    flagged: int = 0
+    flagged: int = 0  # drafts that failed after the rewrite: kept for the operator, the extractive card published
     unchanged: int = 0  # material_key unchanged: skipped without a model call
     failed: int = 0  # the model gave no answer; retried next run
     errors: list[str] = field(default_factory=list)
@@ -150,13 +153,21 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
 
     done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))
     reply, headline, body = done.draft
+    key = analysis_key(view, language, system, llm.model)
+    if done.status == "flagged":
+        # Never published: the draft is kept for the operator and the extractive card stands in
+        # its place, under the same material key (a re-run asks the model nothing).
+        keep_failed(engine, kind="analysis", subject_id=subject_id, language=language, title=brief.get("title") or "",
+                    text=f"# {headline}\n\n{body}", findings=done.findings, model=reply.model, material_key=key)
+        values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key}
+        _store(engine, brief["event_id"], language, values)
+        return {**values, "failed_draft": True}
     values = {
         "headline": headline, "body": body, "status": done.status, "flags": [f.as_dict() for f in done.findings],
-        "attempts": done.attempts, "model": reply.model, "material_key": analysis_key(view, language, system, llm.model),
-        "created_at": datetime.now(UTC),
+        "attempts": done.attempts, "model": reply.model, "material_key": key, "created_at": datetime.now(UTC),
     }
     _store(engine, brief["event_id"], language, values)
-    return values
+    return {**values, "failed_draft": False}
 
 
 def _current_key(engine: Engine, event_id: int, language: str) -> str | None:
@@ -239,6 +250,6 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
             stats.errors.append(f"event {brief['event_id']} ({language}): {row}")
         elif row is not None:
             stats.written += 1
-            stats.clean += row["status"] == "clean"
-            stats.flagged += row["status"] == "flagged"
+            stats.clean += not row["failed_draft"]
+            stats.flagged += row["failed_draft"]  # the extractive card stands in for it
     return stats

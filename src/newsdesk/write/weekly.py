@@ -542,8 +542,8 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
             "summary": summary_text,
             "overview": overview,
             "sections": section_meta,
-            "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief}
-                       for e, _ in brief_parts],
+            "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief,
+                        "part": p.name} for e, p in brief_parts],
             "flags": [{"part": p.name, "findings": p.findings} for p in parts if p.status != "clean"],
             "events": len(all_events),
         },

@@ -174,6 +174,27 @@ def _display(term: str, text: str) -> str:
     return m.group(0) if m else term
 
 
+def heading_terms(weights: dict[str, float], section_text: str, speakers: set[str], n: int = 3) -> list[str]:
+    """The section's most distinctive terms a heading can stand on: names of things first (a Latin
+    term written with a capital or a digit inside a sentence, or a Chinese word), never a speaker's
+    name ("Maya" heads nothing) and never conversation ("welcome", "believe")."""
+    def named(term: str) -> bool:
+        if _CJK_TERM.search(term) or re.search(r"\d", term):
+            return True
+        inside = re.finditer(rf"(?<=[^.!?\s] )({re.escape(term)})(?![A-Za-z0-9])", section_text, re.I)
+        return any(not m.group(1).islower() for m in inside)
+
+    ranked = sorted(((w * (3 if named(t) else 1), t) for t, w in weights.items()
+                     if w > 0 and t not in speakers and t not in _CALENDAR), reverse=True)
+    return [t for _, t in ranked[:n]]
+
+
+_CJK_TERM = re.compile(r"[\u3400-\u9fff]")
+# When something was said is not what a section is about.
+_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow week weekend "
+                      "january february march april may june july august september october november december".split())
+
+
 def _quote(transcript: Transcript, s: Sentence, language: str) -> str:
     line = transcript.lines[s.line]
     when = time_code(transcript.time_of(s.line))
@@ -201,6 +222,7 @@ def extractive_digest(transcript: Transcript, *, title: str, number: str | None 
         grams = shingles(c.sentence.text)
         return id(c) not in used and not any(near_duplicate(grams, g) for g in said)
 
+    speaker_words = {part.lower() for t in transcript.turns for part in re.findall(r"\w+", t.speaker or "")}
     sections: list[Section] = []
     for number_, (span, w, candidates) in enumerate(zip(section_spans, weights, ranked), 1):
         size = span[1] - span[0] + 1
@@ -217,7 +239,7 @@ def extractive_digest(transcript: Transcript, *, title: str, number: str | None 
             chosen = [_Choice(sentence(longest, transcript.lines[longest].text), -1, 0.0)]
         used |= {id(c) for c in chosen}
         section_text = " ".join(transcript.lines[i].text for i in range(span[0], span[1] + 1))
-        top_terms = [t for t, _ in sorted(w.items(), key=lambda kv: -kv[1])[:3] if w[t] > 0]
+        top_terms = heading_terms(w, section_text, speaker_words)
         topic = ("、" if language == "zh" else ", ").join(_display(t, section_text) for t in top_terms) or (
             f"第{number_}段" if language == "zh" else f"Part {number_}")
         hook_from = [c for c in candidates if c.sentence.words <= 20 and top_terms and top_terms[0] in c.sentence.terms

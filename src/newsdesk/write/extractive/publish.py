@@ -19,6 +19,8 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from newsdesk.editions import store as editions_store
+from newsdesk.editions.cards import EXTRACTIVE as MODEL
 from newsdesk.editions.episode import (
     EpisodeResult,
     episode_slug,
@@ -31,8 +33,8 @@ from newsdesk.editions.weekly import LANGUAGE, store_weekly
 from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import check_output
-from newsdesk.write.extractive.card import extractive_card
+from newsdesk.write.check import Finding, check_output
+from newsdesk.write.extractive.card import extractive_card, member_text
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Embed,
@@ -40,11 +42,19 @@ from newsdesk.write.extractive.episode import (
     prepare,
     transcript_material,
 )
-from newsdesk.write.extractive.weekly import extractive_weekly, load_week
+from newsdesk.write.extractive.weekly import (
+    Theme,
+    extractive_summary,
+    extractive_theme,
+    extractive_weekly,
+    headline_idf,
+    item_brief,
+    load_week,
+)
+from newsdesk.write.failed import keep_failed
 from newsdesk.write.kit import checker_errors, record_check
 
-EXTRACTIVE_FORMAT = 1  # bump when what the extractive writers choose changes: stored editions are rebuilt
-MODEL = "extractive"  # the analyses' model column: chosen from the material by code
+EXTRACTIVE_FORMAT = 2  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
@@ -67,15 +77,7 @@ def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
             key = material_key("extractive-card", EXTRACTIVE_FORMAT, _fingerprint([brief]), language)
             if current.get((event_id, language)) == key:
                 continue
-            card = extractive_card(brief, language)
-            row = card.analysis()
-            result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
-                                  materials=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
-                                  language=language)
-            record_check(engine, "analysis", f"{event_id}:{language}", 1, result.errors)
-            values = {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
-                      "flags": [f.as_dict() for f in result.findings], "attempts": 1, "model": MODEL,
-                      "material_key": key, "created_at": datetime.now(UTC)}
+            values = {**card_values(engine, brief, language), "material_key": key}
             with engine.begin() as conn:  # an upsert: two workers on one event leave one row
                 ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
                 conn.execute(ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
@@ -84,17 +86,35 @@ def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
     return stored
 
 
+def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1) -> dict:
+    """The extractive card of one event as an analyses row's values (all but material_key),
+    checked against the members' own text, the check recorded as the analysis's `attempt`."""
+    card = extractive_card(brief, language)
+    row = card.analysis()
+    result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
+                          materials=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
+                          language=language)
+    record_check(engine, "analysis", f"{brief['event_id']}:{language}", attempt, result.errors)
+    return {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
+            "flags": [f.as_dict() for f in result.findings], "attempts": 1, "model": MODEL,
+            "created_at": datetime.now(UTC)}
+
+
 def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: str | int | None = None,
-                    language: str = "zh", embed: Embed | None = None,
-                    options: DigestOptions | None = None) -> EpisodeResult:
-    """The extractive digest of an episode, checked against its transcript and stored."""
+                    language: str = "zh", embed: Embed | None = None, options: DigestOptions | None = None,
+                    key: str | None = None, stands_in_for: str | None = None) -> EpisodeResult:
+    """The extractive digest of an episode, checked against its transcript and stored.
+
+    `stands_in_for`: the material key of a written edition that failed its checks; the digest is
+    stored under it, in that edition's place (`key`), so a re-run neither rewrites nor re-asks."""
     options = options or DigestOptions()
     number = str(number) if number not in (None, "") else None
-    key = episode_slug(title, number)
-    mkey = material_key("extractive-episode", EXTRACTIVE_FORMAT, [[t.speaker, t.text, t.start] for t in turns],
-                        title, number, language, repr(options))
+    key = key or episode_slug(title, number)
+    mkey = stands_in_for or material_key("extractive-episode", EXTRACTIVE_FORMAT,
+                                         [[t.speaker, t.text, t.start] for t in turns], title, number, language,
+                                         repr(options))
     row = stored_edition(engine, key, language)
-    if row and row["material_key"] == mkey:
+    if row and row["material_key"] == mkey and (row.get("meta") or {}).get("extractive"):  # not the draft it replaces
         return reuse(row, language)
     transcript = prepare(turns, embed)
     digest = extractive_digest(transcript, title=title, number=number, language=language, options=options)
@@ -103,7 +123,8 @@ def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: st
     findings = [f.detail for f in errors]
     result = EpisodeResult(key, language, digest.render(), digest, "flagged" if findings else "clean", findings, mkey)
     save_edition(engine, result, {
-        "number": number, "extractive": True, "summary_bullets": len(digest.summary),
+        "number": number, "extractive": True, "replaces_failed": stands_in_for is not None,
+        "summary_bullets": len(digest.summary),
         "sections": len(digest.sections), "bullets_per_section": [len(s.bullets) for s in digest.sections],
         "section_lines": [[s.first_line, s.last_line] for s in digest.sections], "turns": len(turns),
         "findings": findings,
@@ -147,3 +168,103 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
                  sections=[t.text for t in report.themes], briefs=[b.line() for b in report.briefs],
                  meta={**report.meta(), "flags": [f.as_dict() for f in errors]}, status=status, material_key=digest, now=now)
     return status
+
+
+
+PART_NAMES = {"summary": "摘要与概览", "section": "主题 {n}", "briefs": "简讯第 {n} 组"}  # the weekly is in Chinese
+
+
+def _part_name(part: str) -> str:
+    kind, _, n = part.partition(" ")
+    return PART_NAMES.get(kind, part).format(n=n)
+
+
+class _WeeklyStandIns:
+    """What a written weekly's failed parts are replaced with, from its events' extractive cards."""
+
+    def __init__(self, engine: Engine, row: dict, model: str | None):
+        from newsdesk.cluster import event_brief
+        self.engine, self.row, self.model, self.meta = engine, row, model, dict(row["meta"])
+        self.failed = {f["part"]: [Finding.load(x) for x in f["findings"]] for f in self.meta.get("flags") or []}
+        for n, section in enumerate(self.meta["sections"], 1):
+            if section.get("status", "clean") != "clean":
+                self.failed.setdefault(f"section {n}", [Finding.load(x) for x in section.get("findings") or []])
+        ids = {i for s in self.meta["sections"] for i in s["events"]} | {b["event_id"] for b in self.meta["briefs"]}
+        with engine.connect() as conn:
+            briefs = {i: event_brief(conn, i) for i in sorted(ids)}
+        self.briefs = {i: b for i, b in briefs.items() if b.get("members")}
+        self.cards = {i: extractive_card(b, LANGUAGE) for i, b in self.briefs.items()}
+        self.idf = headline_idf(self.cards)
+
+    def keep(self, part: str, text: str) -> None:
+        """The failed draft of one part, for the operator."""
+        keep_failed(self.engine, kind="weekly", subject_id=f"{self.row['key']}:{part}", language=LANGUAGE,
+                    title=f"{self.row['key']} {part}", text=text, findings=self.failed[part], model=self.model,
+                    material_key=self.row["material_key"])
+
+    def passes(self, text: str, event_ids, facts=()) -> bool:
+        material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{member_text(m)}"
+                    for i in event_ids if i in self.briefs for m in self.briefs[i]["members"]]
+        return check_output(text, material + list(facts), language=LANGUAGE).passed
+
+    def sections(self) -> list[dict]:
+        out = []
+        for n, section in enumerate(self.meta["sections"], 1):
+            if f"section {n}" not in self.failed:
+                out.append(section)
+                continue
+            self.keep(f"section {n}", section["text"])
+            theme = extractive_theme([i for i in section["events"] if i in self.cards], self.cards, self.briefs,
+                                     self.idf, LANGUAGE)
+            if theme.events and self.passes(theme.text, theme.events):  # else the theme is left out
+                out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
+                            "text": theme.text, "extractive": True, "replaces_failed": True})
+        return out
+
+    def summary(self, sections: list[dict]) -> tuple[str, list[str]]:
+        summary, overview = self.meta["summary"], self.meta["overview"]
+        if "summary" not in self.failed:
+            return summary, overview
+        self.keep("summary", "\n\n".join([summary, *overview]))
+        themes = [Theme(s["heading"], s["events"], []) for s in sections]
+        return extractive_summary(themes, self.briefs, self.meta.get("events") or len(self.briefs),
+                                  LANGUAGE)[:2]
+
+    def brief_items(self) -> list[dict]:
+        out = []
+        for part in dict.fromkeys(b.get("part", "") for b in self.meta["briefs"]):
+            batch = [b for b in self.meta["briefs"] if b.get("part", "") == part]
+            if part not in self.failed:
+                out += batch
+                continue
+            self.keep(part, "\n\n".join(f"{b['title']} — {b['source']} / {b['text']}" for b in batch))
+            for b in batch:
+                own = item_brief(self.briefs[b["event_id"]], LANGUAGE) if b["event_id"] in self.briefs else None
+                if own and self.passes(own.line(), [b["event_id"]]):
+                    out.append({"event_id": b["event_id"], "title": own.title, "source": own.source, "text": own.text,
+                                "part": part, "extractive": True})
+        return out
+
+
+def stand_in_weekly(engine: Engine, settings, week: str, *, model: str | None = None) -> list[str]:
+    """A written weekly's parts that failed their checks after their rewrite, replaced: each draft kept
+    for the operator (failed_drafts) and the part's extractive version stored in its place (a theme of
+    the same events; the summary and overview from the themes; each brief from its item's own
+    sentences); a stand-in that fails its own check is left out. The edition keeps its material key, so a
+    re-run asks nothing. Returns the replaced parts' names (none: the report passed as written)."""
+    with engine.connect() as conn:
+        row = editions_store.stored_edition(conn, "weekly", week, LANGUAGE)
+    if row is None or row["status"] == "clean":
+        return []
+    parts = _WeeklyStandIns(engine, row, model)
+    sections = parts.sections()
+    summary, overview = parts.summary(sections)
+    briefs = parts.brief_items()
+    replaced = [_part_name(p) for p in parts.failed]
+    kept = {k: v for k, v in parts.meta.items() if k not in ("week", "properties")}  # store_weekly writes these anew
+    meta = {**kept, "summary": summary, "overview": overview, "sections": sections, "briefs": briefs,
+            "flags": [], "extractive_parts": replaced}
+    store_weekly(engine, settings, week=week, summary=summary, overview=overview, sections=[s["text"] for s in sections],
+                 briefs=[f"{b['title']} — {b['source']} / {b['text']}" for b in briefs], meta=meta, status="clean",
+                 material_key=row["material_key"])
+    return replaced

@@ -24,6 +24,7 @@ import numpy as np
 from newsdesk.editions.weekly import render_weekly
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
+    ExtractiveCard,
     choose_headline,
     extractive_card,
     member_text,
@@ -156,40 +157,54 @@ def extractive_weekly(briefs: list[dict], vectors: dict[int, np.ndarray], *, lan
                       sources=[], material="", members=[], fingerprint=[], vector=vectors.get(b["event_id"]))
             for n, b in enumerate(briefs)]
     groups = group_themes([e for e in week if e.vector is not None], max_sections=max_sections, per_section=per_section)
-    headlines = [c.headline for c in cards.values()]
-    df = Counter(t for h in headlines for t in set(terms(h)))
-    idf = {t: math.log((1 + len(headlines)) / (1 + c)) for t, c in df.items()}
-    zh = language == "zh"
+    idf = headline_idf(cards)
 
-    themes = []
-    for group in groups:
-        heading = theme_heading([cards[e.id].headline for e in group], idf, language)
-        paragraphs = []
-        for e in group:
-            card = cards[e.id]
-            lead = join([s.text for s in card.lead if s.text != card.headline])
-            if not lead:
-                lead = card.disclosure
-            paragraphs.append(f"{card.headline}（{_outlets(by_id[e.id])}）{lead}" if zh else
-                              f"{card.headline} ({_outlets(by_id[e.id]).replace('、', ', ')}) {lead}")
-        themes.append(Theme(heading, [e.id for e in group], paragraphs))
-
+    themes = [extractive_theme([e.id for e in group], cards, by_id, idf, language) for group in groups]
     themed = {i for t in themes for i in t.events}
     chosen = [item_brief(b, language) for b in briefs if b["event_id"] not in themed][:max_briefs]
-    facts = [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
+    summary, overview, facts = extractive_summary(themes, by_id, len(briefs), language)
+    facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
+    return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
+
+
+def headline_idf(cards: dict[int, ExtractiveCard]) -> dict[str, float]:
+    """How rare each headline term is in the week: what names a theme."""
+    headlines = [c.headline for c in cards.values()]
+    df = Counter(t for h in headlines for t in set(terms(h)))
+    return {t: math.log((1 + len(headlines)) / (1 + c)) for t, c in df.items()}
+
+
+def extractive_theme(event_ids: list[int], cards: dict[int, ExtractiveCard], by_id: dict[int, dict],
+                     idf: dict[str, float], language: str) -> Theme:
+    """One theme of these events: named from their headlines, each event told by its card's lead sentences."""
+    zh = language == "zh"
+    paragraphs = []
+    for i in event_ids:
+        card = cards[i]
+        lead = join([s.text for s in card.lead if s.text != card.headline]) or card.disclosure
+        paragraphs.append(f"{card.headline}（{_outlets(by_id[i])}）{lead}" if zh else
+                          f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}")
+    return Theme(theme_heading([cards[i].headline for i in event_ids], idf, language), list(event_ids), paragraphs)
+
+
+def extractive_summary(themes: list[Theme], by_id: dict[int, dict], events: int,
+                       language: str) -> tuple[str, list[str], list[str]]:
+    """The summary (the week's counts and its themes' names), one overview line per theme with its
+    coverage, and the computed facts they state (for the checker's material)."""
+    zh = language == "zh"
     heads = [t.heading for t in themes]
     if zh:
-        summary = f"本周共 {len(briefs)} 个事件，{len(themes)} 个主题：" + "；".join(heads) + "。"
+        summary = f"本周共 {events} 个事件，{len(themes)} 个主题：" + "；".join(heads) + "。"
     else:
-        summary = f"This week: {len(briefs)} events in {len(themes)} themes: " + "; ".join(heads) + "."
-    overview = []
+        summary = f"This week: {events} events in {len(themes)} themes: " + "; ".join(heads) + "."
+    overview, facts = [], [f"events {events}", f"themes {len(themes)}"]
     for t in themes:
         outlets = sum(by_id[i].get("outlets") or 0 for i in t.events)
         independent = sum(by_id[i].get("independent_outlets") or 0 for i in t.events)
         facts += [f"{outlets} outlets", f"{independent} independent"]
         overview.append(f"{t.heading}：{len(t.events)} 个事件，{outlets} 个来源报道，其中 {independent} 个独立。" if zh else
                         f"{t.heading}: {len(t.events)} events, {outlets} outlets, {independent} of them independent.")
-    return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
+    return summary, overview, facts
 
 
 def load_week(conn, settings, week: str) -> tuple[list[dict], dict[int, np.ndarray]]:
