@@ -25,6 +25,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from test_episode import FakeLLM as EpisodeFake
+from test_episode import FakeReply
+from test_weekly import CopyingBackend
 
 from newsdesk.cluster import event_brief
 from newsdesk.config import Settings
@@ -39,9 +42,6 @@ from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
 from newsdesk.write.extractive.text import length, sentences
 from newsdesk.write.transcript import find_quotes
-from test_episode import FakeLLM as EpisodeFake
-from test_episode import FakeReply
-from test_weekly import CopyingBackend
 
 PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
 TOKEN = "operator-token"
@@ -100,7 +100,7 @@ def junk(tmp_path_factory):
 # --- what a reader can reach ----------------------------------------------------------------------
 
 FLAG_MARKS = re.compile(r"⚠|未通过核查|failed the checks|failed the automatic checks|^flagged: true|status: Flagged",
-                        re.M)
+                        re.MULTILINE)
 
 
 def published_files(site: Path) -> dict[str, str]:
@@ -191,7 +191,7 @@ def test_offline_nothing_flagged_is_published_anywhere(offline):
 
 
 def test_offline_every_daily_card_leads_with_a_sentence_of_its_own_material(offline):
-    s, engine, _ = offline
+    _, engine, _ = offline
     with engine.connect() as conn:
         dailies = conn.execute(select(editions.c.key, editions.c.language, editions.c.meta)
                                .where(editions.c.kind == "daily")).all()
@@ -214,7 +214,7 @@ def test_offline_every_daily_card_leads_with_a_sentence_of_its_own_material(offl
 
 
 def test_offline_weekly_themes_hold_only_their_own_events(offline):
-    s, engine, _ = offline
+    _, engine, _ = offline
     with engine.connect() as conn:
         meta = conn.execute(select(editions.c.meta).where(editions.c.kind == "weekly")).scalar_one()
         assert meta["extractive"] and len(meta["sections"]) >= 3
@@ -290,7 +290,7 @@ def test_demo_command_is_offline_says_what_was_extractive_and_its_wall_time(tmp_
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root / "src"), "NEWSDESK_CONFIG": "", "COLUMNS": "200"}
     out = subprocess.run([sys.executable, "-m", "newsdesk", "demo", "--out", str(tmp_path / "demo"), "--model"],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     said = " ".join(out.stdout.split())
     assert "0 model calls" in said and "written by a model: nothing" in said

@@ -181,7 +181,7 @@ def heading_terms(weights: dict[str, float], section_text: str, speakers: set[st
     def named(term: str) -> bool:
         if _CJK_TERM.search(term) or re.search(r"\d", term):
             return True
-        inside = re.finditer(rf"(?<=[^.!?\s] )({re.escape(term)})(?![A-Za-z0-9])", section_text, re.I)
+        inside = re.finditer(rf"(?<=[^.!?\s] )({re.escape(term)})(?![A-Za-z0-9])", section_text, re.IGNORECASE)
         return any(not m.group(1).islower() for m in inside)
 
     ranked = sorted(((w * (3 if named(t) else 1), t) for t, w in weights.items()
@@ -191,8 +191,9 @@ def heading_terms(weights: dict[str, float], section_text: str, speakers: set[st
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]")
 # When something was said is not what a section is about.
-_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow week weekend "
-                      "january february march april may june july august september october november december".split())
+_CALENDAR = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
+                       "yesterday", "tomorrow", "week", "weekend", "january", "february", "march", "april", "may",
+                       "june", "july", "august", "september", "october", "november", "december"])
 
 
 def _quote(transcript: Transcript, s: Sentence, language: str) -> str:
