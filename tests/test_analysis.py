@@ -224,7 +224,8 @@ def test_cli_write_then_rerun(tmp_path, fake, monkeypatch):
     monkeypatch.setattr(cli, "_state", {})
     first = CliRunner().invoke(cli.app, ["write"])
     assert first.exit_code == 0, first.output
-    assert "2 analyses written (2 clean, 0 flagged), 0 unchanged, 0 failed; 2 model calls" in " ".join(first.output.split())
+    assert ("2 analyses written (2 clean, 0 failed their checks: extractive card published, draft kept for the "
+            "operator), 0 unchanged, 0 failed; 2 model calls") in " ".join(first.output.split())
     monkeypatch.setattr(cli, "_state", {})
     second = CliRunner().invoke(cli.app, ["write"])
     out = " ".join(second.output.split())
