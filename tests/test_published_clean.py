@@ -134,7 +134,8 @@ def public_routes(client: TestClient, engine) -> dict[str, object]:
     urls += [f"/api/events/{i}?lang={lang}" for i in event_ids for lang in ("zh", "en")]
     urls += [f"/api/editions/{kind}" for kind in ("daily", "weekly", "episode")]
     urls += [f"/api/editions/{kind}/{key}?lang={lang}" for kind, key in keys for lang in ("zh", "en")]
-    urls += ["/api/sources", "/api/usage", "/api/search?q=Claude", "/api/search?q=DeepSeek", "/api/search?q=模型"]
+    urls += ["/api/sources", "/api/status", "/api/usage", "/api/search?q=Claude", "/api/search?q=DeepSeek",
+             "/api/search?q=模型"]
     covered = {re.sub(r"\?.*", "", u) for u in urls}
     paths = client.get("/openapi.json").json()["paths"]
     gets = {p for p, ops in paths.items() if "get" in ops}
