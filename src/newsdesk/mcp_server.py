@@ -85,7 +85,8 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         instructions=(
             "An AI-industry newsroom. Events merge every outlet's coverage of one happening; each has members "
             "(outlet, headline, link, material level), how many outlets covered it and how many independently, "
-            "and a checked analysis (status clean or flagged). search_events finds events; get_event shows one; "
+            "and an analysis that passed its checks (written, or extractive: chosen from the material by code, "
+            "also in place of a draft that failed). search_events finds events; get_event shows one; "
             "daily_edition, weekly_report and episode_digest return the published editions as markdown."
         ),
     )
