@@ -36,7 +36,7 @@ from newsdesk.model import Turn
 from newsdesk.pipeline import run_pipeline
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.store import open_store
-from newsdesk.store.schema import analyses, editions, failed_drafts, transcripts
+from newsdesk.store.schema import analyses, editions, failed_drafts, stories, transcripts
 from newsdesk.web.app import create_app
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
@@ -129,9 +129,11 @@ def public_routes(client: TestClient, engine) -> dict[str, object]:
     with engine.connect() as conn:
         event_ids = [r.event_id for r in conn.execute(select(analyses.c.event_id).distinct())]
         keys = conn.execute(select(editions.c.kind, editions.c.key).distinct()).all()
+        story_ids = [r.id for r in conn.execute(select(stories.c.id))]
     days = sorted({k for kind, k in keys if kind == "daily"})
     urls = [f"/api/events?day={d}&lang={lang}" for d in days for lang in ("zh", "en")]
     urls += [f"/api/events/{i}?lang={lang}" for i in event_ids for lang in ("zh", "en")]
+    urls += [f"/api/stories/{i}?lang={lang}" for i in story_ids for lang in ("zh", "en")]
     urls += [f"/api/editions/{kind}" for kind in ("daily", "weekly", "episode")]
     urls += [f"/api/editions/{kind}/{key}?lang={lang}" for kind, key in keys for lang in ("zh", "en")]
     urls += ["/api/sources", "/api/status", "/api/usage", "/api/search?q=Claude", "/api/search?q=DeepSeek",
@@ -140,7 +142,8 @@ def public_routes(client: TestClient, engine) -> dict[str, object]:
     paths = client.get("/openapi.json").json()["paths"]
     gets = {p for p, ops in paths.items() if "get" in ops}
     # A new public route must be walked here too.
-    assert {re.sub(r"\{\w+\}", "X", p) for p in gets} == {re.sub(r"/api/events/\d+", "/api/events/X", re.sub(
+    assert story_ids, "the demo pack threads at least one story"
+    assert {re.sub(r"\{\w+\}", "X", p) for p in gets} == {re.sub(r"/api/(events|stories)/\d+", r"/api/\1/X", re.sub(
         r"/api/editions/\w+/[^/]+$", "/api/editions/X/X", re.sub(r"/api/editions/(daily|weekly|episode)$",
                                                                   "/api/editions/X", u))) for u in covered}
     answers = {}
