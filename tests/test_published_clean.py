@@ -36,7 +36,13 @@ from newsdesk.model import Turn
 from newsdesk.pipeline import run_pipeline
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.store import open_store
-from newsdesk.store.schema import analyses, editions, failed_drafts, stories, transcripts
+from newsdesk.store.schema import (
+    analyses,
+    editions,
+    failed_drafts,
+    stories,
+    transcripts,
+)
 from newsdesk.web.app import create_app
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
