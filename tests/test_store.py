@@ -114,6 +114,26 @@ def test_text_a_database_refuses_is_cleaned_before_it_is_stored(engine):
         assert upsert_item(conn, dirty) == "unchanged"  # the next run's copy of the same entry
 
 
+def test_a_huge_error_is_stored_as_one_bounded_line(engine):
+    """The 2.7 MB fetches.error (a database error quoting a 65,535-row statement, one row a line)."""
+    from newsdesk.store.schema import ERROR_CHARS, deliveries, subscriptions
+
+    head = "DataError: invalid byte sequence; store the feed again after the fix"
+    huge = head + "\n[SQL: INSERT INTO items ...]\n" + "\n".join(f"  ({i}, 'title {i}', NULL)" for i in range(65_535))
+    assert len(huge) > 1_500_000
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+        record_fetch(conn, "openai-blog", error=huge)
+        record_fetch(conn, "openai-blog", error="short\n  and\ttidy ")
+        stored = [r.error for r in conn.execute(select(fetches).order_by(fetches.c.id))]
+    assert len(stored[0]) == ERROR_CHARS and "\n" not in stored[0]
+    assert stored[0].startswith(head + " [SQL: INSERT INTO items ...] (0, 'title 0', NULL)")
+    assert stored[0].endswith(f"… ({len(' '.join(huge.split())) - ERROR_CHARS:,} more characters cut)")
+    assert stored[1] == "short and tidy"  # under the cap: only the whitespace folded
+    capped = type(fetches.c.error.type)  # push errors are capped the same way
+    assert type(deliveries.c.error.type) is capped and type(subscriptions.c.last_error.type) is capped
+
+
 def _replay_json_feed(engine, tmp_path, entries: list[dict]):
     feeds = tmp_path / "feeds"
     feeds.mkdir()

@@ -57,6 +57,27 @@ class CleanText(_Clean):
     cache_ok = True
 
 
+class ErrorLine(_Clean):
+    """An error as one line of at most ERROR_CHARS characters: an exception's text can be megabytes
+    (a database error once quoted a 65,535-row statement: 2.7 MB in fetches.error), and an
+    operator reads the first line, which names the problem and the fix."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        line = " ".join(str(storable(value)).split())
+        if len(line) <= ERROR_CHARS:
+            return line
+        cut = f" … ({len(line) - ERROR_CHARS:,} more characters cut)"
+        return line[:ERROR_CHARS - len(cut)] + cut
+
+
+ERROR_CHARS = 1000
+
+
 class CleanString(_Clean):
     impl = String
     cache_ok = True
@@ -136,7 +157,7 @@ fetches = Table(
     Column("items_new", Integer, nullable=False, default=0),
     Column("items_updated", Integer, nullable=False, default=0),
     Column("warnings", CleanJSON, nullable=False, default=list),
-    Column("error", CleanText),
+    Column("error", ErrorLine),
     Index("ix_fetches_source_started", "source_id", "started_at"),
 )
 
@@ -279,7 +300,7 @@ llm_usage = Table(
     Column("latency_ms", Integer, nullable=False, default=0),
     Column("cost_usd", Float, nullable=False, default=0.0),
     Column("cache_hit", Boolean, nullable=False, default=False),  # served from llm_cache: no model call
-    Column("error", CleanText),
+    Column("error", ErrorLine),
     Index("ix_llm_usage_at", "at"),
 )
 
@@ -382,7 +403,7 @@ subscriptions = Table(
     Column("enabled", Boolean, nullable=False, default=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("last_success_at", UTCDateTime()),
-    Column("last_error", Text),
+    Column("last_error", ErrorLine),
     Column("last_error_at", UTCDateTime()),
     Column("consecutive_failures", Integer, nullable=False, default=0),
 )
@@ -396,7 +417,7 @@ deliveries = Table(
     Column("ref", String(80), nullable=False),  # event id | edition key
     Column("status", String(10), nullable=False),  # sending | sent | failed
     Column("attempts", Integer, nullable=False, default=0),
-    Column("error", Text),
+    Column("error", ErrorLine),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("sent_at", UTCDateTime()),
     # The guarantee: one subscriber never gets the same event (or edition) twice.
