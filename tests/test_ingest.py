@@ -212,47 +212,79 @@ def test_a_held_lease_keeps_a_second_worker_off_the_source(sqlite_engine, server
     ingest.release(sqlite_engine, "good", "worker-a")
 
 
-def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path, shared):
-    """Kill an ingest run with SIGKILL while it writes, re-run, compare with a clean run."""
-    feeds = tmp_path / "feeds"
-    feeds.mkdir()
-    # Many feed files so the run is still writing when it is killed.
-    for snap in SNAPSHOTS:
-        for f in (shared / "fixtures/feeds/ai-blogs" / snap).glob("*.xml"):
-            (feeds / f"{snap}-{f.name}").write_bytes(f.read_bytes())
-    env = {**os.environ, "NEWSDESK_CONFIG": "", "NEWSDESK_DATA_DIR": str(tmp_path / "killed")}
-    cmd = [sys.executable, "-m", "newsdesk", "ingest", "--from", str(feeds)]
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    db = tmp_path / "killed" / "newsdesk.db"
-    deadline = time.monotonic() + 240  # parsing comes before the first write; a busy machine is slow
-    killed_midway = False
-    while time.monotonic() < deadline and proc.poll() is None:
-        if db.exists():
+def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path):
+    """Kill `newsdesk ingest` with SIGKILL midway, re-run, compare with a clean run.
+
+    Midway by construction, not by racing the run: of 12 loopback sources, 8 answer at once and 4
+    hold their answer until the kill. The run is killed once it has stored the 8 and asked for
+    the 4, so it dies holding the leases of sources it has not stored."""
+    quick, held = [f"kill-{n:02}" for n in range(8)], [f"kill-{n:02}" for n in range(8, 12)]
+    release, asked = threading.Event(), set()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):
+            name = self.path.strip("/").removesuffix(".xml")
+            asked.add(name)
+            if name in held:
+                release.wait(60)
+            body = _feed(self.server.server_address[1], name, 30)
             try:
-                n = _count(open_store(f"sqlite:///{db}", migrate_schema=False), fetches)
-            except Exception:
-                n = 0
-            if n >= 3:
-                proc.send_signal(signal.SIGKILL)
-                killed_midway = proc.wait() == -signal.SIGKILL
-                break
-        time.sleep(0.02)
-    assert killed_midway, "the run finished before it could be killed; give it more feeds"
-    partial = _count(open_store(f"sqlite:///{db}"))
-    eng = open_store(f"sqlite:///{db}")
-    # The killed worker's leases are still running, but its process is gone: the re-run takes
-    # them over at once and skips nothing.
-    rerun = subprocess.run(cmd, env=env, cwd=tmp_path, check=True, capture_output=True, text=True)
-    assert " 0 skipped" in rerun.stdout and " 0 failed" in rerun.stdout, rerun.stdout + rerun.stderr
-    clean_env = {**env, "NEWSDESK_DATA_DIR": str(tmp_path / "clean")}
-    subprocess.run(cmd, env=clean_env, cwd=tmp_path, check=True, capture_output=True)
-    clean = open_store(f"sqlite:///{tmp_path / 'clean' / 'newsdesk.db'}")
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except OSError:
+                pass  # the killed run is gone
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    catalog = tmp_path / "sources.toml"
+    catalog.write_text("".join(f'[[source]]\nid = "{n}"\nname = "{n}"\nurl = "http://127.0.0.1:{httpd.server_address[1]}/{n}.xml"\n'
+                               f'fulltext = false\n' for n in quick + held), encoding="utf-8")
+    env = {**os.environ, "NEWSDESK_CONFIG": "", "NEWSDESK_DATA_DIR": str(tmp_path / "killed"),
+           "NEWSDESK_SOURCES_FILE": str(catalog), "NEWSDESK_FETCH_ALLOW_PRIVATE": "1", "NEWSDESK_FETCH_PER_HOST_DELAY": "0",
+           "NEWSDESK_FETCH_PER_HOST_CONCURRENCY": "12", "NEWSDESK_FETCH_READ_TIMEOUT": "120",
+           "NEWSDESK_FETCH_TOTAL_TIMEOUT": "120"}
+    cmd = [sys.executable, "-m", "newsdesk", "ingest"] + [arg for n in quick + held for arg in ("--source", n)]
+    try:
+        proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        db = tmp_path / "killed" / "newsdesk.db"
+        deadline = time.monotonic() + 120  # a few seconds on an idle machine
+        while not (db.exists() and set(held) <= asked):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "too slow"
+            time.sleep(0.05)
+        watcher = open_store(f"sqlite:///{db}", migrate_schema=False)
+        while _count(watcher, fetches) < len(quick):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "too slow"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait() == -signal.SIGKILL
+        with watcher.connect() as conn:  # died with the 8 stored and the 4 not
+            stored = set(conn.execute(select(items.c.source_id).distinct()).scalars())
+        watcher.dispose()
+        assert stored == set(quick)
+        release.set()
+        partial = _count(open_store(f"sqlite:///{db}"))
+        eng = open_store(f"sqlite:///{db}")
+        # The killed worker's leases are still running, but its process is gone: the re-run takes
+        # them over at once and skips nothing.
+        rerun = subprocess.run(cmd, env=env, cwd=tmp_path, check=True, capture_output=True, text=True)
+        assert " 0 skipped" in rerun.stdout and " 0 failed" in rerun.stdout, rerun.stdout + rerun.stderr
+        clean_env = {**env, "NEWSDESK_DATA_DIR": str(tmp_path / "clean")}
+        subprocess.run(cmd, env=clean_env, cwd=tmp_path, check=True, capture_output=True)
+        clean = open_store(f"sqlite:///{tmp_path / 'clean' / 'newsdesk.db'}")
+    finally:
+        release.set()
+        httpd.shutdown()
 
     def pairs(e):
         with e.connect() as conn:
             return sorted(conn.execute(select(items.c.source_id, items.c.guid, items.c.content_hash)).all())
 
-    assert partial < _count(clean)
+    assert partial == 8 * 30 and _count(clean) == 12 * 30
     assert pairs(eng) == pairs(clean)
 
 

@@ -253,14 +253,18 @@ class Fetcher:
         host = self._hosts.get(target.host)
         if host is None:
             host = self._hosts[target.host] = _Host(asyncio.Semaphore(max(1, self.settings.per_host_concurrency)))
-        # Host slot before the global one, so requests queued for a busy host don't hold global slots.
+        # Host slot before the global one, so requests queued for a busy host don't hold global slots;
+        # the politeness wait before the global slot too, so no global slot is held while sleeping.
+        # The next start is counted from when this request goes out, after its global slot: counted
+        # from before it, a request that waited long for a slot left together with the next one.
         async with host.slots:
             async with host.turn:
                 delay = host.next_start - time.monotonic()
                 if delay > 0:
                     await asyncio.sleep(delay)
+                await self._all.acquire()
                 host.next_start = time.monotonic() + self.settings.per_host_delay
-            async with self._all:
+            try:
                 for index, address in enumerate(addresses):
                     try:
                         return await self._exchange(target, address, headers, result)
@@ -269,6 +273,8 @@ class Fetcher:
                             raise self._transport_failure(exc, target) from None
                     except httpx.HTTPError as exc:
                         raise self._transport_failure(exc, target) from None
+            finally:
+                self._all.release()
         raise AssertionError("resolve() returns at least one address")
 
     async def resolve(self, host: str, port: int) -> list[str]:
