@@ -3,12 +3,22 @@
 A test that needs a service this machine lacks (PostgreSQL, Chromium) is skipped, and the run
 ends by saying what it could not test. NEWSDESK_REQUIRE_ALL=1 (set by .ci/run) turns those
 skips into failures, so CI always runs everything.
+
+PostgreSQL: NEWSDESK_TEST_PG names the server (default 127.0.0.1:5432, database `test`). When
+it is not set and that server does not answer, but PostgreSQL's programs are installed
+(initdb, pg_ctl), the suite starts a throwaway cluster in a temporary folder for the session
+and removes it at the end; NEWSDESK_TEST_PG=throwaway asks for one outright.
 """
 
 from __future__ import annotations
 
 import functools
+import glob
 import os
+import shutil
+import socket
+import subprocess
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -20,9 +30,11 @@ from newsdesk.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
-PG_URL = os.environ.get("NEWSDESK_TEST_PG", "postgresql+psycopg://root@127.0.0.1:5432/test")
+PG_DEFAULT = "postgresql+psycopg://root@127.0.0.1:5432/test"
+PG_CHOICE = os.environ.get("NEWSDESK_TEST_PG", "")  # a URL, "throwaway", or empty (the default, else a throwaway)
 REQUIRE_ALL = os.environ.get("NEWSDESK_REQUIRE_ALL", "") not in ("", "0")
 _missing: dict[str, str] = {}  # service -> why, for the summary at the end
+_notes: list[str] = []  # what the run used instead, for the summary
 
 
 def require(service: str, problem: str | None) -> None:
@@ -35,20 +47,119 @@ def require(service: str, problem: str | None) -> None:
     pytest.skip(f"{service}: {problem}")
 
 
-@functools.cache
-def _postgres_problem() -> str | None:
+def _unreachable(url: str) -> str | None:
     try:
-        engine = create_engine(PG_URL, connect_args={"connect_timeout": 3})
+        engine = create_engine(url, connect_args={"connect_timeout": 3})
         with engine.connect():
             pass
         engine.dispose()
     except (OperationalError, ImportError) as exc:
         first = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
-        return f"not reachable at {PG_URL} ({first}); start it or set NEWSDESK_TEST_PG"
+        return f"not reachable at {url} ({first})"
     return None
 
 
+def postgres_programs() -> Path | None:
+    """The folder holding initdb and pg_ctl: on PATH, else Debian's /usr/lib/postgresql/N/bin."""
+    found = shutil.which("initdb"), shutil.which("pg_ctl")
+    if all(found) and Path(found[0]).resolve().parent == Path(found[1]).resolve().parent:
+        return Path(found[0]).resolve().parent
+    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda f: int(f.split("/")[-2]), reverse=True):
+        if (Path(folder) / "initdb").is_file() and (Path(folder) / "pg_ctl").is_file():
+            return Path(folder)
+    return None
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL cluster of its own in a temporary folder, on a free loopback port, trust auth.
+
+    PostgreSQL refuses to run as root, so under root it runs as the `postgres` user (or `nobody`)."""
+
+    def __init__(self, programs: Path):
+        self.programs = programs
+        self.folder = Path(tempfile.mkdtemp(prefix="newsdesk-pg-"))
+        self.data = self.folder / "data"
+        self.user: dict = {}
+        if os.geteuid() == 0:
+            import pwd
+
+            name = next(n for n in ("postgres", "nobody") if _has_user(n))
+            entry = pwd.getpwnam(name)
+            self.user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+
+    def _run(self, *args: str) -> None:
+        done = subprocess.run([str(self.programs / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
+                              cwd=self.folder, **self.user)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args[0]} failed: {(done.stderr or done.stdout).strip()[-500:]}")
+
+    def start(self) -> str:
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "root", "-E", "UTF8", "--locale=C", "--no-sync")
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o", options, "-w", "-t", "60", "start")
+        url = f"postgresql+psycopg://root@127.0.0.1:{self.port}/postgres"
+        admin = create_engine(url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text("CREATE DATABASE test"))
+        admin.dispose()
+        return url.rsplit("/", 1)[0] + "/test"
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _has_user(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+_throwaway: list[ThrowawayPostgres] = []
+
+
+@functools.cache
+def postgres() -> tuple[str | None, str | None]:
+    """(URL, None) of the PostgreSQL the tests use, or (None, why there is none)."""
+    if PG_CHOICE and PG_CHOICE != "throwaway":
+        problem = _unreachable(PG_CHOICE)
+        return (None, f"{problem}; start it or unset NEWSDESK_TEST_PG") if problem else (PG_CHOICE, None)
+    problem = None if PG_CHOICE == "throwaway" else _unreachable(PG_DEFAULT)
+    if PG_CHOICE != "throwaway" and problem is None:
+        return PG_DEFAULT, None
+    programs = postgres_programs()
+    if programs is None:
+        why = problem or "NEWSDESK_TEST_PG=throwaway"
+        return None, f"{why}, and no initdb / pg_ctl to start a throwaway cluster; start PostgreSQL or set NEWSDESK_TEST_PG"
+    cluster = ThrowawayPostgres(programs)
+    try:
+        url = cluster.start()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired, OperationalError) as exc:
+        cluster.stop()
+        return None, f"{problem or 'asked for a throwaway cluster'}; starting one with {programs}/initdb failed ({exc})"
+    _throwaway.append(cluster)
+    _notes.append(f"PostgreSQL: a throwaway cluster ({programs}) on 127.0.0.1:{cluster.port}, removed at the end"
+                  + (f", since nothing answered at {PG_DEFAULT}" if problem else ""))
+    return url, None
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    while _throwaway:
+        _throwaway.pop().stop()
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
+    for note in _notes:
+        terminalreporter.write_line(note)
     if _missing:
         terminalreporter.section("not tested on this machine")
         for service, why in sorted(_missing.items()):
@@ -70,12 +181,13 @@ def sqlite_url(tmp_path) -> str:
 @pytest.fixture
 def pg_url():
     """A private PostgreSQL schema per test, so tests (and parallel runs) never collide."""
-    require("PostgreSQL", _postgres_problem())
+    url, problem = postgres()
+    require("PostgreSQL", problem)
     schema = "t_" + uuid.uuid4().hex[:12]
-    admin = create_engine(PG_URL)
+    admin = create_engine(url)
     with admin.begin() as conn:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
-    yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    yield f"{url}?options=-csearch_path%3D{schema}"
     with admin.begin() as conn:
         conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
     admin.dispose()
