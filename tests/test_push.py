@@ -333,6 +333,48 @@ def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(sto
         assert 'id="subscription-ops"' not in client.get("/subscriptions").text
 
 
+def test_json_api_lists_adds_and_removes_subscriptions_behind_the_token(store, webhooks):
+    from fastapi.testclient import TestClient
+
+    from newsdesk.web.app import create_app
+
+    s, engine = store
+    s.web_token = "push-token"
+    auth = {"Authorization": "Bearer push-token"}
+    with engine.begin() as conn:
+        add_subscription(conn, {"name": "broken", "target": "discord://500500/broken?verify=no", "since": "2025-02-01"})
+    push_due(engine, s, now=DEMO_NOW)  # its channel answers 500: recorded on the subscription
+    with TestClient(create_app(engine, s)) as client:
+        assert client.get("/api/subscriptions").status_code == 401  # targets hold credentials: the list too
+        assert client.post("/api/subscriptions", json={"name": "x", "target": "tgram://1:a/2"}).status_code == 401
+        assert client.delete("/api/subscriptions/broken").status_code == 401
+        listed = client.get("/api/subscriptions", headers=auth).json()
+        assert [r["name"] for r in listed] == ["broken"] and "500500/broken" not in json.dumps(listed)
+        assert listed[0]["channel"] == "discord" and listed[0]["consecutive_failures"] >= 1 and "500" in listed[0]["last_error"]
+
+        bad = client.post("/api/subscriptions", headers=auth, json={"name": "ops", "target": "email-me-please"})
+        assert bad.status_code == 400 and "mailtos://" in bad.json()["detail"]
+        added = client.post("/api/subscriptions", headers=auth, json={
+            "name": "ops", "target": "tgram://123456789:abcdefg_hijklmnop/987654", "schedule": "daily", "send_at": "07:30",
+            "keywords": ["Claude", "GPT"], "languages": ["en"], "language": "en", "since": "2025-02-20"})
+        assert added.status_code == 201, added.text
+        again = client.post("/api/subscriptions", headers=auth, json={"name": "ops", "target": "tgram://1:a/2"})
+        assert again.status_code == 400 and "already exists" in again.json()["detail"]
+        ops = next(r for r in client.get("/api/subscriptions", headers=auth).json() if r["name"] == "ops")
+        assert ops["id"] == added.json()["id"] and ops["channel"] == "telegram" and ops["keywords"] == ["Claude", "GPT"]
+        assert ops["send_at"] == "07:30" and ops["since"].startswith("2025-02-20") and "abcdefg" not in ops["target"]
+
+        assert client.delete(f"/api/subscriptions/{ops['id']}", headers=auth).status_code == 204
+        assert client.delete("/api/subscriptions/broken", headers=auth).status_code == 204  # by name, deliveries too
+        assert client.delete("/api/subscriptions/broken", headers=auth).status_code == 404
+        assert client.delete(f"/api/subscriptions/{2**70}", headers=auth).status_code == 404  # past 64 bits: a name
+        assert client.get("/api/subscriptions", headers=auth).json() == []
+    with engine.connect() as conn:
+        assert conn.execute(select(deliveries)).all() == []
+    paths = create_app(engine, s).openapi()["paths"]
+    assert {"get", "post"} <= set(paths["/api/subscriptions"]) and "delete" in paths["/api/subscriptions/{name_or_id}"]
+
+
 def test_a_delivery_is_claimed_once_on_both_backends(engine):
     from newsdesk.push.messages import Message
     from newsdesk.push.send import _claim

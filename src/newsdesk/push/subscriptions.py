@@ -119,7 +119,7 @@ def add_subscription(conn: Connection, fields: dict, now: datetime | None = None
 def find_subscription(conn: Connection, name_or_id: str | int):
     """One subscription row by name or id; raises UnknownSubscription naming where to find them."""
     where = subscriptions.c.name == str(name_or_id).lower()
-    if str(name_or_id).isdigit():
+    if str(name_or_id).isascii() and str(name_or_id).isdigit() and int(name_or_id) < 2**63:  # a 64-bit id, or a name
         where = where | (subscriptions.c.id == int(name_or_id))
     row = conn.execute(select(subscriptions).where(where)).first()
     if row is None:

@@ -18,6 +18,7 @@ from newsdesk.config import Settings
 from newsdesk.editions.cards import story_page
 from newsdesk.editions.days import latest_day, neighbour_days
 from newsdesk.pipeline import STAGE_NAMES
+from newsdesk.push import subscriptions as push
 from newsdesk.search import SearchIndex
 from newsdesk.store.stage_runs import polling, stage_status
 from newsdesk.web import auth, queries
@@ -288,6 +289,52 @@ class Created(BaseModel):
     id: int | str
 
 
+class SubscriptionIn(BaseModel):
+    """A push subscription, checked as the web form and `newsdesk push add` check it."""
+
+    name: str = Field(description="1-80 lowercase letters, digits, '-' or '_'", examples=["team-telegram"])
+    target: str = Field(max_length=2000, description="an Apprise URL; it holds the channel's credentials and is only "
+                        "ever shown masked", examples=["tgram://BOT_TOKEN/CHAT_ID"])
+    schedule: Literal["instant", "daily", "weekly"] = Field("instant", description="instant: featured events at once")
+    send_at: str = Field("08:00", max_length=8, description="local time (HH:MM) of the daily or weekly message")
+    tab: str = Field("all", max_length=40, description="all | featured | a category")
+    min_importance: float = Field(0.0, ge=0, le=1e6)
+    keywords: list[str] = Field(default_factory=list, max_length=50, description="any of them, in headline or titles")
+    languages: list[Literal["zh", "en"]] = Field(default_factory=list, description="coverage languages; empty = any")
+    language: Literal["zh", "en"] = Field("zh", description="the messages' language")
+    since: date | None = Field(None, description="nothing older is sent; default now")
+
+
+class Delivery(BaseModel):
+    kind: str = Field(description="event | daily | weekly")
+    ref: str
+    status: str = Field(description="sending | sent | failed")
+    sent_at: datetime | None
+    created_at: datetime
+
+
+class Subscription(BaseModel):
+    id: int
+    name: str
+    target: str = Field(description="masked: the channel's secrets hidden")
+    channel: str = Field(description="email | telegram | slack | discord | feishu | dingtalk | wecom | other")
+    schedule: str
+    send_at: str
+    tab: str
+    min_importance: float
+    keywords: list[str]
+    languages: list[str]
+    language: str
+    since: datetime
+    enabled: bool
+    created_at: datetime
+    last_success_at: datetime | None
+    last_error: str | None = Field(description="the failing channel's last error, one line")
+    last_error_at: datetime | None
+    consecutive_failures: int
+    last_delivery: Delivery | None
+
+
 # Ids are 64-bit in the store; a bigger number in a URL cannot name anything (and would overflow the driver).
 MAX_ID = 2**63 - 1
 MAX_PAGE = 100_000
@@ -454,6 +501,32 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
     def status():
         with engine.connect() as conn:
             return run_status(conn)
+
+    # Push subscriptions are the operator's: their targets hold channel credentials, so even the
+    # list (masked) needs the token.
+    @api.get("/subscriptions", response_model=list[Subscription], summary="Push subscriptions with their health (token)")
+    def subscriptions(request: Request):
+        writer(request)
+        with engine.connect() as conn:
+            return push.list_subscriptions(conn)
+
+    @api.post("/subscriptions", response_model=Created, status_code=201, summary="Add a push subscription (token)")
+    def add_subscription(body: SubscriptionIn, request: Request):
+        writer(request)
+        try:
+            with engine.begin() as conn:
+                return {"id": push.add_subscription(conn, body.model_dump())}
+        except push.SubscriptionError as exc:
+            raise HTTPException(400, str(exc)) from None
+
+    @api.delete("/subscriptions/{name_or_id}", status_code=204, summary="Remove a push subscription and its deliveries (token)")
+    def remove_subscription(name_or_id: str, request: Request):
+        writer(request)
+        try:
+            with engine.begin() as conn:
+                push.remove_subscription(conn, name_or_id)
+        except push.UnknownSubscription as exc:
+            raise HTTPException(404, str(exc)) from None
 
     @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and stage")
     def usage(days: int = Query(30, ge=1, le=366)):
