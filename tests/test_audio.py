@@ -155,3 +155,12 @@ def test_episode_command_reads_audio(shared, tmp_path):
     s = Settings(data_dir=str(tmp_path))
     turns = cli._transcribe_audio(shared / JFK, s)
     assert "fellow Americans" in " ".join(t.text for t in turns)
+
+
+def test_multilingual_weights_that_differ_from_systrans_are_refused(monkeypatch):
+    from newsdesk.ingest import audio
+
+    assert set(audio.multilingual_model_files()) == set(audio.MULTILINGUAL_SHA256)  # the installed files pass
+    monkeypatch.setitem(audio.MULTILINGUAL_SHA256, "model.bin", "0" * 64)
+    with pytest.raises(AudioError, match="model.bin of the multilingual model is not Systran's faster-whisper-base"):
+        audio.multilingual_model_files()
