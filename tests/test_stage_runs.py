@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from newsdesk.config import Settings
 from newsdesk.pipeline import STAGE_NAMES, run_pipeline
@@ -19,6 +19,7 @@ from newsdesk.store.stage_runs import (
     claim_stage,
     mark_interrupted,
     owner_id,
+    prune_runs,
     release_stage,
     run_finished,
     run_queued,
@@ -90,4 +91,19 @@ def test_queued_units_and_next_due_show_in_the_status(store_url):
         assert conn.execute(select(stages.c.next_due_at).where(stages.c.name == "daily")).scalar() == due
     assert status["write"]["queued"] == 2 and status["write"]["last"]["unit"] == "event 0 zh"
     assert status["write"]["last"]["error"] == "event 1: flagged" and status["write"]["next_due_at"] == due
+    engine.dispose()
+
+
+def test_finished_runs_older_than_the_keep_window_are_pruned(store_url):
+    engine = open_store(store_url)
+    old, new = (run_started(engine, "rank", run_id=r, owner=owner_id()) for r in ("old", "new"))
+    for row in (old, new):
+        run_finished(engine, row)
+    running = run_started(engine, "rank", run_id="now", owner=owner_id())
+    with engine.begin() as conn:
+        conn.execute(update(stage_runs).where(stage_runs.c.id.in_([old, running]))
+                     .values(finished_at=datetime.now(UTC) - timedelta(days=31)))
+    assert prune_runs(engine) == 1  # the running row stays whatever its times say
+    with engine.connect() as conn:
+        assert set(conn.execute(select(stage_runs.c.run_id)).scalars()) == {"new", "now"}
     engine.dispose()

@@ -27,7 +27,7 @@ from newsdesk.config import Settings
 from newsdesk.ingest.poll import due_sources, next_poll, short
 from newsdesk.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
 from newsdesk.store.items import sync_sources
-from newsdesk.store.stage_runs import mark_interrupted, set_next_due
+from newsdesk.store.stage_runs import mark_interrupted, prune_runs, set_next_due
 
 LATER = [name for name in STAGE_NAMES if name != "ingest"]  # one pass of these every `every`
 TICK = 60.0  # the loop looks for due sources at least this often (a source added in the web app is due at once)
@@ -75,6 +75,7 @@ class Scheduler:
             # The next pass starts `every` after this one started; an overrun pass is followed at once.
             self._next_pass = max(started + timedelta(seconds=self.every), _now())
             set_next_due(self.engine, LATER, self._next_pass)
+            prune_runs(self.engine)
         self._wait_until(self._next_pass)
 
     def _poll_due_sources(self) -> None:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Iterator
 
-from sqlalchemy import and_, desc, func, insert, or_, select, update
+from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
@@ -34,6 +34,7 @@ LEASE = timedelta(minutes=2)
 HEARTBEAT = 30.0
 ERROR_MAX = 2_000  # characters of an error line kept: a traceback's worth, never a page
 FINISHED = ("ok", "problems", "failed", "interrupted")
+KEEP = timedelta(days=30)  # finished runs older than this are pruned by the scheduler
 
 
 def owner_id() -> str:
@@ -187,6 +188,13 @@ def mark_interrupted(engine: Engine) -> int:
     return len(dead)
 
 
+def prune_runs(engine: Engine, keep: timedelta = KEEP) -> int:
+    """Forget finished runs older than `keep` (an always-on loop adds a few hundred a day)."""
+    with engine.begin() as conn:
+        return conn.execute(delete(stage_runs).where(stage_runs.c.status.in_(FINISHED),
+                                                     stage_runs.c.finished_at < _now() - keep)).rowcount
+
+
 # --- what the status page shows -----------------------------------------------------------
 
 
@@ -211,10 +219,12 @@ def stage_status(conn: Connection, names: list[str]) -> list[dict]:
     out = []
     for name in names:
         of = stage_runs.c.stage == name
+        # Newest by start: the (stage, started_at) index answers it without reading the stage's history.
+        newest = (desc(stage_runs.c.started_at), desc(stage_runs.c.id))
         last = conn.execute(select(stage_runs).where(of, stage_runs.c.status.in_(FINISHED))
-                            .order_by(desc(stage_runs.c.finished_at), desc(stage_runs.c.id)).limit(1)).first()
+                            .order_by(*newest).limit(1)).first()
         failed = conn.execute(select(stage_runs).where(of, stage_runs.c.status.in_(("failed", "problems", "interrupted")))
-                              .order_by(desc(stage_runs.c.finished_at), desc(stage_runs.c.id)).limit(1)).first()
+                              .order_by(*newest).limit(1)).first()
         running = conn.execute(select(stage_runs).where(of, stage_runs.c.status == "running")
                                .order_by(desc(stage_runs.c.started_at)).limit(1)).first()
         lease = leases.get(name)
