@@ -220,6 +220,7 @@ def cluster_cmd() -> None:
     with _bar() as bar:
         task = bar.add_task("clustering", total=None)
         stats = cluster_new_items(engine(), settings(), arbiter=arbiter,
+                                  waiting=lambda says: console.print(says, soft_wrap=True),
                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
     console.print(
         f"{stats.items} items placed: {stats.joined} joined an event ({stats.duplicates} duplicates, "

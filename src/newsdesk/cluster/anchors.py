@@ -159,6 +159,10 @@ def version_conflict(a: set[str], b: set[str]) -> tuple[str, str] | None:
     return None
 
 
+def same_release(x: str, y: str) -> bool:
+    """One versioned name at different precision: "gpt-5.4" and "gpt-5.4-thinking", "qwen3" and "qwen3-coder"."""
+    return x == y or x.startswith(y + "-") or y.startswith(x + "-")
+
+
 def _compatible(ma: set[str], mb: set[str]) -> bool:
-    # "qwen3" and "qwen3-coder" name one release at different precision.
-    return any(x == y or x.startswith(y + "-") or y.startswith(x + "-") for x in ma for y in mb)
+    return any(same_release(x, y) for x in ma for y in mb)

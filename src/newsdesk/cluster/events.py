@@ -6,7 +6,8 @@ matrix of per-language centroids, and older ones are evicted as time moves on, s
 placing an item depends on how busy the window is, never on how long the history is.
 
 How an item is matched to an event:
-0. A roundup (a digest of several stories) stands alone, and nothing joins it.
+0. A roundup (a digest of several stories) stands alone, and nothing joins it; it points at the
+   open events it lists (`Placement.links`).
 1. Dedup first (dedup.py): a copy of a story already in an event joins that event; so does an
    item under a near-identical headline, up to `sweep_days` back (an outlet reposting an article).
 2. Cosine to the event's centroid **in each language it has**, against a threshold for that
@@ -18,7 +19,9 @@ How an item is matched to an event:
    product family with no versioned name in common never join.
 4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
    use adds up to `term_weight`.
-5. A score just around the threshold may be put to an arbiter (an LLM), within a budget.
+5. A score just around the threshold may be put to an arbiter (an LLM), within a budget. Its
+   split stands: that item, and any copy of it, is never placed into that event afterwards
+   (`Placement.ruling`; the store keeps rulings and hands them back through `rule_apart`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, version_conflict
+from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, model_anchors, same_release, version_conflict
 from newsdesk.cluster.dedup import Deduper
 from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
 
@@ -56,6 +59,8 @@ class ClusterConfig:
     headline_jaccard: float = 0.8  # near-identical headlines (character pairs) join; 0 turns it off
     sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
     roundups: bool = True  # digests and multi-topic lists stand alone
+    headline_name_bonus: float = 0.0  # a versioned name in the item's headline and in a member's headline
+    roundup_link: float = 0.4  # share of an event's headline rarity a roundup must carry to point at it
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -100,6 +105,7 @@ class Doc:
         if self.terms is None:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
+        self.headline_names = frozenset(model_anchors(self.text.split("\n", 1)[0]))
         families = {a.split("-", 1)[0] for a in self.anchors if a.startswith("model:")}
         self.roundup = is_roundup(self.text, len(families))
 
@@ -113,6 +119,8 @@ class Placement:
     origin: object | None = None
     similarity: float | None = None
     reason: str = ""
+    ruling: tuple[object, bool, str] | None = None  # (event weighed, same event?, the arbiter's reason)
+    links: list[tuple[object, float]] = field(default_factory=list)  # a roundup's listed events, with scores
 
 
 @dataclass
@@ -126,8 +134,10 @@ class _Event:
     lang_last: dict[str, float] = field(default_factory=dict)  # latest member per language
     anchors: Counter = field(default_factory=Counter)
     terms: Counter = field(default_factory=Counter)  # word -> members using it
+    headline_names: set = field(default_factory=set)  # versioned names in members' headlines
     size: int = 0
     roundup: bool = False  # a digest's own event: nothing else joins it
+    headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
 
 
 class _Centroids:
@@ -194,6 +204,7 @@ class Clusterer:
         self._headline_expiry: list[tuple[float, int, object]] = []
         self._centroids: _Centroids | None = None
         self.now = float("-inf")
+        self._ruled_out: dict[object, set] = {}  # item key -> events the arbiter ruled it out of
 
     # --- the window ---------------------------------------------------------------
 
@@ -230,9 +241,17 @@ class Clusterer:
 
     def add(self, doc: Doc) -> Placement:
         self.advance(doc.ts)
-        placement = self._dedup(doc) or self._roundup(doc) or self._same_headline(doc) or self._match(doc)
+        out = set(self._ruled_out.get(doc.key, ()))  # the ruled-out events of this item and its copies
+        placement = (self._dedup(doc, out) or self._roundup(doc) or self._same_headline(doc, out)
+                     or self._match(doc, out))
+        if out:
+            self._ruled_out[doc.key] = out
         self._remember(doc, placement)
         return placement
+
+    def rule_apart(self, item, event) -> None:
+        """The arbiter ruled `item` out of `event`: neither it nor a copy of it ever joins that event."""
+        self._ruled_out.setdefault(item, set()).add(event)
 
     def seed(self, doc: Doc, event, *, origin=None) -> None:
         """Put back a document already placed in `event` (resuming from the store); no matching."""
@@ -240,13 +259,14 @@ class Clusterer:
         role = "member" if origin is None else "syndicated"
         self._remember(doc, Placement(doc.key, event, role, event not in self.events, origin))
 
-    def _dedup(self, doc: Doc) -> Placement | None:
+    def _dedup(self, doc: Doc, out: set) -> Placement | None:
         hit = self.dedup.find(doc.url, doc.guid, doc.text)
         if hit is None:
             return None
         role, origin, sim = hit
+        out |= self._ruled_out.get(origin, set())  # a copy of a ruled item is ruled with it
         event = self._event_of.get(origin)
-        if event is None or event not in self.events:
+        if event is None or event not in self.events or event in out:
             return None
         if role == "syndicated" and version_conflict(set(doc.anchors), set(self.events[event].anchors)):
             return None  # "Orion-3 is out" and "Orion-4 is out" differ by one character and are two releases
@@ -256,9 +276,24 @@ class Clusterer:
     def _roundup(self, doc: Doc) -> Placement | None:
         if not (self.config.roundups and doc.roundup):
             return None
-        return self._open(doc, None, "a roundup of several stories stands alone")
+        placement = self._open(doc, None, "a roundup of several stories stands alone")
+        placement.links = self._listed(doc)
+        return placement
 
-    def _same_headline(self, doc: Doc) -> Placement | None:
+    def _listed(self, doc: Doc) -> list[tuple[object, float]]:
+        """The open events a roundup names: most of the rarity of an event's headline words is in it."""
+        found = []
+        for key, ev in self.events.items():
+            if ev.roundup or not ev.headline_terms:
+                continue
+            weights = self.words.weights(ev.headline_terms)
+            total = sum(weights.values())
+            share = sum(w for t, w in weights.items() if t in doc.terms) / total if total else 0.0
+            if share >= self.config.roundup_link:
+                found.append((key, round(share, 4)))
+        return sorted(found, key=lambda x: (-x[1], str(x[0])))[:12]
+
+    def _same_headline(self, doc: Doc, out: set) -> Placement | None:
         """One article reposted by another outlet under its headline, inside the window or the sweep."""
         if not self.config.headline_jaccard:
             return None
@@ -266,9 +301,10 @@ class Clusterer:
         if hit is None:
             return None
         _, origin, sim = hit
+        out |= self._ruled_out.get(origin, set())
         event = self._headline_event.get(origin)
         ev = self.events.get(event)
-        if event is None or (ev is not None and (ev.roundup or version_conflict(set(doc.anchors), set(ev.anchors)))):
+        if event is None or event in out or (ev is not None and (ev.roundup or version_conflict(set(doc.anchors), set(ev.anchors)))):
             return None
         where = "" if ev is not None else ", reopened from outside the window"
         return Placement(doc.key, event, "member", False, None, sim, f"near-identical headline (Jaccard {sim:.2f}) to item {origin}{where}")
@@ -279,7 +315,7 @@ class Clusterer:
             return self.config.cross_language
         return self.config.same_language
 
-    def _match(self, doc: Doc) -> Placement:
+    def _match(self, doc: Doc, out: set) -> Placement:
         cfg = self.config
         best = None  # (score, -order, event key, cosine, why)
         if self._centroids is not None and self.events:
@@ -290,8 +326,8 @@ class Clusterer:
             for row, s in zip(rows.tolist(), cos.tolist()):
                 key, lang = c.event[row], c.lang[row]
                 ev = self.events[key]
-                if ev.roundup:
-                    continue
+                if ev.roundup or key in out:
+                    continue  # a digest's own event, or one the arbiter ruled this item out of
                 if lang != doc.lang and doc.lang in ev.slots:
                     continue  # like with like: the event's own-language centroid is the better witness
                 age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY
@@ -300,7 +336,7 @@ class Clusterer:
                     margins[key] = (margin, s, lang)
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms) if cfg.term_weight else {}
-            reach = cfg.anchor_bonus_cap + cfg.term_weight + max(cfg.arbiter_band, 0.0)
+            reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.headline_name_bonus + max(cfg.arbiter_band, 0.0)
             for order, (key, (margin, s, lang)) in enumerate(margins.items()):
                 if margin < -reach:
                     continue
@@ -315,6 +351,10 @@ class Clusterer:
                     bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
                     score += bonus
                     why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
+                named = sorted(a for a in doc.headline_names if any(same_release(a, b) for b in ev.headline_names))
+                if named and cfg.headline_name_bonus:
+                    score += cfg.headline_name_bonus
+                    why.append(f"both headlines name {named[0]} (+{cfg.headline_name_bonus:.2f})")
                 if cfg.term_weight:
                     sim, words = self.words.similarity(weights, ev.terms, ev.size)
                     if sim:
@@ -331,8 +371,11 @@ class Clusterer:
                     keep, verdict = ruling
                     why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
                     if keep:
-                        return Placement(doc.key, key, "member", False, None, round(s, 4), why)
-                    return self._open(doc, s, why)
+                        return Placement(doc.key, key, "member", False, None, round(s, 4), why, (key, True, verdict))
+                    self.rule_apart(doc.key, key)
+                    placement = self._open(doc, s, why)
+                    placement.ruling = (key, False, verdict)
+                    return placement
                 why += "; arbiter gave no ruling"
             if score >= 0:
                 return Placement(doc.key, key, "member", False, None, round(s, 4), why)
@@ -346,7 +389,7 @@ class Clusterer:
     def _remember(self, doc: Doc, p: Placement) -> None:
         ev = self.events.get(p.event)
         if ev is None:
-            ev = self.events[p.event] = _Event(p.event, doc.ts, doc.ts, doc.text)
+            ev = self.events[p.event] = _Event(p.event, doc.ts, doc.ts, doc.text, headline_terms=terms(doc.text.split("\n", 1)[0]))
         ev.first_ts = min(ev.first_ts, doc.ts)
         if doc.ts > ev.last_ts or ev.size == 0:
             ev.last_ts = max(ev.last_ts, doc.ts)
@@ -354,6 +397,7 @@ class Clusterer:
         ev.size += 1
         ev.roundup = ev.roundup or (p.opened and self.config.roundups and doc.roundup)
         ev.terms.update(doc.terms)
+        ev.headline_names |= doc.headline_names
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)

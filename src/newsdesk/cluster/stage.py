@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from filelock import FileLock, Timeout
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
@@ -22,7 +23,8 @@ from newsdesk.cluster.anchors import extract_anchors
 from newsdesk.cluster.embed import Embedder, ensure_vectors, item_text, make_embedder
 from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc
 from newsdesk.cluster.independence import coverage
-from newsdesk.store.schema import event_members, events, items, sources
+from newsdesk.store.items import _dialect_insert
+from newsdesk.store.schema import cluster_rulings, event_members, events, items, roundup_links, sources
 
 BATCH = 256  # items embedded and committed together: a crash loses at most one batch of work
 
@@ -75,6 +77,14 @@ def _seed(conn: Connection, clusterer: Clusterer, embedder: Embedder, since: dat
     vectors = ensure_vectors(conn, embedder, [r.id for r in rows])
     for r in rows:
         clusterer.seed(_doc(r, vectors[r.id]), r.event_id, origin=r.origin_item_id)
+    # The arbiter's splits stand across runs: for the items of the window and those still to place.
+    splits = conn.execute(
+        select(cluster_rulings.c.item_id, cluster_rulings.c.event_id)
+        .join(items, items.c.id == cluster_rulings.c.item_id)
+        .where(cluster_rulings.c.same_event.is_(False), items.c.published_at >= since)
+    )
+    for r in splits:
+        clusterer.rule_apart(r.item_id, r.event_id)
 
 
 def cluster_new_items(
@@ -85,23 +95,31 @@ def cluster_new_items(
     arbiter: Arbiter | None = None,
     progress: Callable[[int, int], None] | None = None,
     config: ClusterConfig | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> ClusterStats:
-    """Place every item that is in no event yet; returns what happened."""
+    """Place every item that is in no event yet; returns what happened.
+
+    `waiting` is called once, with a sentence, when another clusterer holds the store and this
+    one waits for it to finish.
+    """
     start = time.perf_counter()
     stats = ClusterStats()
     config = config or ClusterConfig()
-    with engine.connect() as conn:
+    touched: set[int] = set()
+    # The lock comes before the items to place are read: a second clusterer that waited finds
+    # the first one's placements and places only what is still new.
+    with engine.connect() as conn, _exclusive(conn, waiting):
         pending = conn.execute(
             select(items.c.id, items.c.published_at)
             .outerjoin(event_members, event_members.c.item_id == items.c.id)
             .where(event_members.c.item_id.is_(None))
             .order_by(items.c.published_at, items.c.id)
         ).all()
-    if not pending:
-        return stats
-    embedder = embedder or make_embedder(settings)
-    touched: set[int] = set()
-    with engine.connect() as conn, _exclusive(conn):
+        conn.rollback()
+        if not pending:
+            stats.seconds = time.perf_counter() - start
+            return stats
+        embedder = embedder or make_embedder(settings)
         since = pending[0].published_at - timedelta(days=config.window_days)
         now = datetime.now(UTC)
 
@@ -136,6 +154,15 @@ def cluster_new_items(
                                 similarity=p.similarity, reason=p.reason[:2000], joined_at=now,
                             )
                         )
+                        if p.ruling is not None:
+                            weighed, same, verdict = p.ruling
+                            ruled = {"same_event": same, "reason": verdict[:2000], "ruled_at": now}
+                            conn.execute(_dialect_insert(conn, cluster_rulings).values(
+                                item_id=row.id, event_id=weighed, **ruled,
+                            ).on_conflict_do_update(index_elements=["item_id", "event_id"], set_=ruled))
+                        if p.links:
+                            conn.execute(insert(roundup_links), [
+                                {"item_id": row.id, "event_id": event_id, "score": score} for event_id, score in p.links])
                         chunk_touched.add(p.event)
                         stats.items += 1
                         stats.opened += p.opened
@@ -153,24 +180,46 @@ def cluster_new_items(
     return stats
 
 
-@contextmanager
-def _exclusive(conn: Connection):
-    """One clusterer at a time per store: two would each open an event for the same story.
+WAITING = "another `newsdesk cluster` is placing items in this store; waiting for it to finish"
 
-    PostgreSQL: a session advisory lock (other workers wait). SQLite allows one writer anyway.
+
+@contextmanager
+def _exclusive(conn: Connection, waiting: Callable[[str], None] | None = None):
+    """One clusterer at a time per store: two would each place the same new items.
+
+    PostgreSQL: a session advisory lock. SQLite: a lock file beside the database file (the
+    database's own write lock is per transaction, and a run is many). Either way the other
+    process waits, and a lock dies with the process that held it.
     """
-    if conn.dialect.name != "postgresql":
-        yield
+    if conn.dialect.name == "postgresql":
+        if not conn.execute(text("SELECT pg_try_advisory_lock(hashtext('newsdesk.cluster'))")).scalar():
+            if waiting:
+                waiting(WAITING)
+            conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.cluster'))"))
+        conn.commit()
+        try:
+            yield
+        finally:
+            if conn.in_transaction():
+                conn.rollback()
+            conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.cluster'))"))
+            conn.commit()
         return
-    conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.cluster'))"))
-    conn.commit()
+    database = conn.engine.url.database
+    if conn.dialect.name != "sqlite" or not database or database == ":memory:":
+        yield  # a private in-memory store has one process by construction
+        return
+    lock = FileLock(f"{database}.cluster-lock")
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        if waiting:
+            waiting(WAITING)
+        lock.acquire()
     try:
         yield
     finally:
-        if conn.in_transaction():
-            conn.rollback()
-        conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.cluster'))"))
-        conn.commit()
+        lock.release()
 
 
 # --- event facts --------------------------------------------------------------------------

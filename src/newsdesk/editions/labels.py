@@ -70,6 +70,7 @@ LABELS: dict[str, dict[str, str]] = {
     "material_level": {"zh": "材料", "en": "Material"},
     "reason": {"zh": "归入原因", "en": "Why joined"},
     "copy_of": {"zh": "转载自", "en": "copy of"},
+    "in_roundups": {"zh": "也出现在这些汇总里", "en": "also in roundups"},
     "analysis": {"zh": "分析", "en": "Analysis"},
     "checker_flags": {"zh": "核查标记", "en": "Checker flags"},
     "checks_run": {"zh": "核查记录", "en": "Check runs"},

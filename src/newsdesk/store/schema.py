@@ -273,6 +273,28 @@ story_events = Table(
     Index("ix_story_events_story", "story_id"),
 )
 
+cluster_rulings = Table(
+    # What the arbiter ruled about an item and the event it was weighed against. A split stands:
+    # the clusterer never puts that item (or a copy of it) into that event afterwards.
+    "cluster_rulings",
+    metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("event_id", Integer, ForeignKey("events.id"), primary_key=True),
+    Column("same_event", Boolean, nullable=False),
+    Column("reason", CleanText, nullable=False, default=""),
+    Column("ruled_at", UTCDateTime(), nullable=False),
+)
+
+roundup_links = Table(
+    # A roundup (digest) item points at the events it lists instead of joining one of them.
+    "roundup_links",
+    metadata,
+    Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),
+    Column("event_id", Integer, ForeignKey("events.id"), primary_key=True),
+    Column("score", Float, nullable=False),  # how much of the event's headline words the roundup carries
+    Index("ix_roundup_links_event", "event_id"),
+)
+
 # --- write ----------------------------------------------------------------------------
 
 llm_cache = Table(
@@ -317,6 +339,10 @@ analyses = Table(
     Column("attempts", Integer, nullable=False, default=1),
     Column("model", CleanString(200)),
     Column("material_key", CleanString(64), nullable=False),  # hash of the material: unchanged event = no rewrite
+    # The event as it was analysed: it is due again once its reports (lead + members; copies not
+    # counted) doubled or its tab rose. NULL: written before these were kept.
+    Column("reports", Integer),
+    Column("tab", CleanString(12)),
     Column("created_at", UTCDateTime(), nullable=False),
     UniqueConstraint("event_id", "language", name="uq_analyses_event_language"),
 )

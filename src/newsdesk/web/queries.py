@@ -31,6 +31,7 @@ from newsdesk.store.schema import (
     feedback,
     items,
     llm_usage,
+    roundup_links,
     sources,
 )
 from newsdesk.write.failed import failed_drafts
@@ -99,6 +100,20 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
     ]
 
 
+def _roundups(conn: Connection, event_id: int) -> list[dict]:
+    """The roundups (digests) that list this event: each points here instead of joining it."""
+    rows = conn.execute(
+        select(items.c.id, items.c.title, items.c.url, sources.c.name.label("outlet"), event_members.c.event_id)
+        .select_from(roundup_links.join(items, items.c.id == roundup_links.c.item_id)
+                     .join(sources, sources.c.id == items.c.source_id)
+                     .join(event_members, event_members.c.item_id == items.c.id))
+        .where(roundup_links.c.event_id == event_id)
+        .order_by(items.c.published_at, items.c.id)
+    ).all()
+    return [{"item_id": r.id, "title": plain_text(r.title), "url": r.url, "outlet": r.outlet, "event_id": r.event_id}
+            for r in rows]
+
+
 def _analyses(conn: Connection, event_id: int) -> dict[str, dict]:
     """The event's analyses a reader may see (never a flagged one), each marked extractive or not."""
     keys = ("id", "language", "headline", "body", "status", "model", "created_at", "extractive", "replaces_failed")
@@ -136,6 +151,7 @@ def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh"
         score=row.score, item_count=row.item_count, languages=list(row.languages or []),
         anchors=list(row.anchors or []), lead_item_id=row.lead_item_id,
         members=_member_details(conn, event_id, tz), analyses=_analyses(conn, event_id),
+        roundups=_roundups(conn, event_id),
     )
     detail["score_parts"] = sorted(
         ((str(k), v) for k, v in (row.score_parts or {}).items()), key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0

@@ -2,13 +2,14 @@
 
     stats = write_analyses(engine, settings, llm)
 
-For each event whose analysis is missing or whose material changed: build the prompt from
+For each event whose analysis is due (see due(): none yet, other instructions or model, the
+event's reports doubled, or its tab rose; one more syndicated copy is not a reason): build the prompt from
 the event brief (cluster.event_brief), ask the model, check the text against exactly what
 the model was shown (write/check.py), and if it fails ask once more with the findings.
 A second failure is never published: the draft goes to `failed_drafts` with its findings
 and the event's extractive card (write/extractive) is stored as its analysis instead.
-Every check result goes into `checks`. An event whose material_key is unchanged is skipped
-before any model call, so a second run costs nothing.
+Every check result goes into `checks`. An event whose analysis is not due is skipped before
+any model call, so a second run costs nothing.
 
 Prompt layout: the system message (policy + instructions + example) is byte-identical for
 every event of one language, and the event's material comes last, so a server with a
@@ -52,7 +53,7 @@ class WriteStats:
     written: int = 0  # analyses stored this run (clean + flagged)
     clean: int = 0
     flagged: int = 0  # drafts that failed after the rewrite: kept for the operator, the extractive card published
-    unchanged: int = 0  # material_key unchanged: skipped without a model call
+    unchanged: int = 0  # analysis not due (see due()): skipped without a model call
     failed: int = 0  # the model gave no answer; retried next run
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early: budget spent or endpoint unavailable
@@ -119,9 +120,38 @@ def split_headline(text: str, fallback: str) -> tuple[str, str]:
 
 # --- the stage ------------------------------------------------------------------------
 
-def analysis_key(view: dict, language: str, system: str, model: str) -> str:
-    # The material, the exact instructions and the model: any change means a new analysis.
-    return material_key("analysis", PROMPT_VERSION, view, language, model, hashlib.sha256(system.encode()).hexdigest())
+def analysis_key(language: str, system: str, model: str) -> str:
+    # The exact instructions and the model: a change in either means a new analysis. The material
+    # is judged by due(): growth, not every new copy, pays for a rewrite.
+    return material_key("analysis", PROMPT_VERSION, language, model, hashlib.sha256(system.encode()).hexdigest())
+
+
+TAB_RANK = {"all": 0, "p1": 1, "featured": 2}
+
+
+def reports(brief: dict) -> int:
+    """Original reports in an event: the lead and members; syndicated and duplicate copies do not count."""
+    return sum(1 for m in brief["members"] if m.get("role") in ("lead", "member"))
+
+
+def due(stored, key: str, brief: dict) -> str | None:
+    """Why an event's analysis must be written now, or None while the stored one still serves.
+
+    Due: none yet; other instructions or model; the event's reports doubled since it was
+    written; its tab rose (all -> p1 -> featured). One more syndicated copy, or a few more
+    reports, is not worth a rewrite.
+    """
+    if stored is None:
+        return "no analysis yet"
+    if stored.material_key != key:
+        return "other instructions or model"
+    if stored.reports is None:
+        return "written before its size was kept"
+    if reports(brief) >= 2 * stored.reports:
+        return f"reports doubled ({stored.reports} -> {reports(brief)})"
+    if TAB_RANK.get(brief.get("tab") or "all", 0) > TAB_RANK.get(stored.tab or "all", 0):
+        return f"tab rose ({stored.tab} -> {brief.get('tab')})"
+    return None
 
 
 def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
@@ -153,28 +183,28 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
 
     done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))
     reply, headline, body = done.draft
-    key = analysis_key(view, language, system, llm.model)
+    key = analysis_key(language, system, llm.model)
+    size = {"reports": reports(brief), "tab": brief.get("tab") or "all"}  # what due() compares next run
     if done.status == "flagged":
         # Never published: the draft is kept for the operator and the extractive card stands in
         # its place, under the same material key (a re-run asks the model nothing).
         keep_failed(engine, kind="analysis", subject_id=subject_id, language=language, title=brief.get("title") or "",
                     text=f"# {headline}\n\n{body}", findings=done.findings, model=reply.model, material_key=key)
-        values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key}
+        values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key, **size}
         _store(engine, brief["event_id"], language, values)
         return {**values, "failed_draft": True}
     values = {
         "headline": headline, "body": body, "status": done.status, "flags": [f.as_dict() for f in done.findings],
-        "attempts": done.attempts, "model": reply.model, "material_key": key, "created_at": datetime.now(UTC),
+        "attempts": done.attempts, "model": reply.model, "material_key": key, **size, "created_at": datetime.now(UTC),
     }
     _store(engine, brief["event_id"], language, values)
     return {**values, "failed_draft": False}
 
 
-def _current_key(engine: Engine, event_id: int, language: str) -> str | None:
+def _stored(engine: Engine, event_id: int, language: str):
     with engine.connect() as conn:
-        row = conn.execute(select(analyses.c.material_key).where(and_(analyses.c.event_id == event_id,
-                                                                      analyses.c.language == language))).first()
-    return row.material_key if row else None
+        return conn.execute(select(analyses.c.material_key, analyses.c.reports, analyses.c.tab).where(
+            and_(analyses.c.event_id == event_id, analyses.c.language == language))).first()
 
 
 def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = None,
@@ -205,10 +235,9 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         if not brief.get("members"):
             continue
         stats.events += 1
-        view = material_view(brief)
         for language in languages:
-            key = analysis_key(view, language, systems[language], llm.model)
-            if _current_key(engine, event_id, language) == key:
+            key = analysis_key(language, systems[language], llm.model)
+            if due(_stored(engine, event_id, language), key, brief) is None:
                 stats.unchanged += 1
             else:
                 todo.append((brief, language))

@@ -1,0 +1,122 @@
+"""Arbiter rulings that stand, and roundups that point at the events they list (SQLite and
+PostgreSQL, the embedded USE model, items written for these tests)."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, select
+
+from newsdesk.cluster import cluster_new_items
+from newsdesk.cluster.embed import UseEmbedder
+from newsdesk.cluster.events import ClusterConfig
+from newsdesk.config import Settings
+from newsdesk.model import Item, Source
+from newsdesk.store.items import sync_sources, upsert_item
+from newsdesk.store.schema import cluster_rulings, event_members, items, roundup_links
+from newsdesk.web.app import create_app
+
+T0 = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+SOURCES = [Source("lab-blog", "Lab Blog", "https://lab.example/rss", tier=1),
+           Source("tech-daily", "Tech Daily", "https://td.example/rss"),
+           Source("ai-weekly", "AI Weekly", "https://aw.example/rss")]
+
+LAUNCH = ("Lumen Robotics opens its warehouse arm to outside developers",
+          "Lumen Robotics released an SDK for its warehouse picking arm and will take outside apps from June.")
+REPORT = ("Lumen Robotics lets developers program its warehouse arm",
+          "The robotics start-up Lumen published an SDK for its picking arm; outside apps are accepted from June.")
+BUSES = ("City of Harlow pilots self-driving buses on two routes",
+         "Two bus routes in Harlow get driverless shuttles for a six-month trial, the council said.")
+QUILL = ("Quillmark releases Quill-2, a handwriting recognition model for archives",
+         "Quillmark's Quill-2 reads nineteenth-century handwriting in parish archives with half the errors of Quill-1.")
+VOLCANO = ("Volcanologists use drones to sample gas plumes on Mount Tarrak",
+           "A survey team flew sampling drones through the gas plume of Mount Tarrak to forecast eruptions.")
+DIGEST = ("AI Weekly digest: Lumen warehouse arm SDK; Harlow driverless buses; Quill-2 handwriting model",
+          ("This week: Lumen Robotics opens its warehouse arm to developers, Harlow pilots driverless buses, "
+           "and Quillmark's Quill-2 reads archive handwriting."))
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return UseEmbedder(threads=2)
+
+
+def _put(engine, rows):
+    with engine.begin() as conn:
+        sync_sources(conn, SOURCES)
+        for n, (source, hours, (title, summary)) in enumerate(rows):
+            upsert_item(conn, Item(source, f"{source}-{n}", f"https://{source}.example/{n}", title, summary,
+                                   language="en", published_at=T0 + timedelta(hours=hours)))
+
+
+def _event_of(engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {r.title: r.event_id for r in conn.execute(
+            select(items.c.title, event_members.c.event_id).join(event_members, event_members.c.item_id == items.c.id))}
+
+
+def test_a_ruled_split_is_never_undone(engine, embedder):
+    _put(engine, [("lab-blog", 0, LAUNCH), ("tech-daily", 3, REPORT)])
+    asked = []
+
+    def split(event_text, item_text):
+        asked.append(item_text)
+        return False, "the test's arbiter: a different happening"
+
+    config = ClusterConfig(arbiter_band=1.0)  # every candidate goes to the arbiter
+    cluster_new_items(engine, Settings(), embedder=embedder, arbiter=split, config=config)
+    placed = _event_of(engine)
+    assert placed[REPORT[0]] != placed[LAUNCH[0]]
+    with engine.connect() as conn:
+        ruling = conn.execute(select(cluster_rulings)).one()
+        report_id = conn.execute(select(items.c.id).where(items.c.title == REPORT[0])).scalar()
+    assert (ruling.item_id, ruling.event_id, ruling.same_event) == (report_id, placed[LAUNCH[0]], False)
+    assert ruling.reason == "the test's arbiter: a different happening"
+
+    # The report is placed again (its placement removed, as a repair would), now with an arbiter
+    # that would keep it and thresholds it clears without one: the stored split still stands,
+    # and the arbiter is not asked about that event again.
+    with engine.begin() as conn:
+        conn.execute(delete(event_members).where(event_members.c.item_id == report_id))
+    asked.clear()
+
+    def keep(event_text, item_text):
+        asked.append(item_text)
+        return True, "the test's arbiter: same happening"
+
+    loose = ClusterConfig(same_language=0.1, arbiter_band=0.0)
+    cluster_new_items(engine, Settings(), embedder=embedder, arbiter=keep, config=loose)
+    again = _event_of(engine)
+    assert again[REPORT[0]] != again[LAUNCH[0]]
+    assert asked == []
+
+    # Without the ruling the same thresholds would have merged them: the check is what held.
+    with engine.begin() as conn:
+        conn.execute(delete(event_members).where(event_members.c.item_id == report_id))
+        conn.execute(delete(cluster_rulings))
+    cluster_new_items(engine, Settings(), embedder=embedder, config=loose)
+    assert _event_of(engine)[REPORT[0]] == again[LAUNCH[0]]
+
+
+def test_a_roundup_points_at_the_events_it_lists_and_joins_none(engine, embedder):
+    _put(engine, [("lab-blog", 0, LAUNCH), ("tech-daily", 2, REPORT), ("tech-daily", 5, BUSES),
+                  ("lab-blog", 20, QUILL), ("tech-daily", 26, VOLCANO), ("ai-weekly", 48, DIGEST)])
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    placed = _event_of(engine)
+    assert placed[LAUNCH[0]] == placed[REPORT[0]]
+    digest_event = placed[DIGEST[0]]
+    assert sum(1 for e in placed.values() if e == digest_event) == 1  # it joined no event
+    with engine.connect() as conn:
+        digest_id = conn.execute(select(items.c.id).where(items.c.title == DIGEST[0])).scalar()
+        linked = {r.event_id for r in conn.execute(select(roundup_links).where(roundup_links.c.item_id == digest_id))}
+    assert linked == {placed[LAUNCH[0]], placed[BUSES[0]], placed[QUILL[0]]}  # not the volcano story
+    # A re-run changes nothing, links included.
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    with engine.connect() as conn:
+        assert len(conn.execute(select(roundup_links)).all()) == 3
+    # The listed event's page says which roundup lists it, and links to the roundup's own page.
+    with TestClient(create_app(engine, Settings())) as client:
+        page = client.get(f"/events/{placed[BUSES[0]]}").text
+        assert f'<a href="/events/{digest_event}">{DIGEST[0]}</a>' in page
+        assert "also in roundups" in page or "也出现在这些汇总里" in page
+        assert "/events/" + str(digest_event) not in client.get(f"/events/{placed[VOLCANO[0]]}").text
