@@ -636,6 +636,34 @@ def serve(
         loop.join()
 
 
+# --- many machines: the task queue ----------------------------------------------------------
+
+
+@app.command("worker")
+def worker_cmd(
+    queues: str = typer.Option("fetch,cluster,write,editions,publish", "--queues", "-Q",
+                               help="Queues to take work from, comma-separated (fetch, cluster, write, editions, publish)."),
+    concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Units of work at once in this worker."),
+    pool: str = typer.Option("threads", "--pool", help="threads (default: the work waits on feeds, the model and the store), prefork or solo."),
+) -> None:
+    """Run a Celery worker: takes units of work (fetch a source, place items, one analysis, one edition,
+    publish, search) from the broker in workers.broker_url and writes to the store in database_url."""
+    from newsdesk.workers.app import run_worker
+
+    run_worker(settings(), queues=[q.strip() for q in queues.split(",") if q.strip()], concurrency=concurrency, pool=pool)
+
+
+@app.command("beat")
+def beat_cmd(
+    every: str = typer.Option(None, "--every", help="Start a pass this often (90s, 30m, 6h, 1d); default [schedule] every."),
+) -> None:
+    """Start a pass of the newsroom now and then every EVERY, for the workers to do (run exactly one beat)."""
+    from newsdesk.workers.app import run_beat
+
+    s = settings()
+    run_beat(s, seconds=_every(s, every))
+
+
 @app.command("mcp")
 def mcp_cmd() -> None:
     """Serve the newsroom to an AI assistant over the Model Context Protocol on stdin / stdout."""

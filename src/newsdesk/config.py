@@ -99,6 +99,18 @@ class ScheduleSettings:
 
 
 @dataclass
+class WorkerSettings:
+    """The task queue (`newsdesk worker` / `newsdesk beat`); single-machine commands never read it."""
+
+    broker_url: str = "redis://127.0.0.1:6379/0"  # Redis (default) or RabbitMQ: amqp://guest:guest@host:5672//
+    queue_prefix: str = "newsdesk"  # queues are <prefix>.fetch, .cluster, .write, .editions, .publish
+    max_attempts: int = 3  # a unit of work that fails this many times in a row is recorded as failed
+    retry_delay: float = 10.0  # seconds before a failed unit is tried again (doubled each time)
+    settle: float = 5.0  # seconds an edition or the publish waits, gathering changes, before it runs
+    visibility_timeout: float = 3600.0  # Redis: a message a dead worker held goes to another after this many seconds
+
+
+@dataclass
 class Settings:
     data_dir: str = "data"
     database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
@@ -118,6 +130,7 @@ class Settings:
     push: PushSettings = field(default_factory=PushSettings)
     asr: ASRSettings = field(default_factory=ASRSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    workers: WorkerSettings = field(default_factory=WorkerSettings)
 
     @property
     def database(self) -> str:
@@ -168,6 +181,7 @@ _AT_LEAST = {
               "concurrency": 1},
     "llm": {"concurrency": 1, "timeout": 0.1, "retries": 0, "max_tokens": 1, "temperature": 0, "budget_tokens": 0,
             "budget_usd": 0, "backoff_base": 0, "max_retry_after": 0, "embedded_threads": 1, "embedded_ctx": 512},
+    "workers": {"max_attempts": 1, "retry_delay": 0, "settle": 0, "visibility_timeout": 1},
 }
 
 
@@ -249,7 +263,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
         key = name[len("NEWSDESK_"):].lower()
         target: object = settings
         section = ""
-        for candidate in ("fetch", "llm", "schedule"):
+        for candidate in ("fetch", "llm", "schedule", "workers"):
             if key.startswith(candidate + "_"):
                 target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
                 break

@@ -185,6 +185,16 @@ LABELS: dict[str, dict[str, str]] = {
     "interval": {"zh": "间隔", "en": "Interval"},
     "why": {"zh": "依据", "en": "Why"},
     "due_now": {"zh": "现在", "en": "now"},
+    # the workers' units of work (newsdesk worker), on the status page
+    "worker_units": {"zh": "工作进程的任务", "en": "Workers' units of work"},
+    "units_running": {"zh": "正在运行的任务", "en": "Running units"},
+    "units_failed": {"zh": "失败的任务", "en": "Failed units"},
+    "units_done": {"zh": "已完成", "en": "Done"},
+    "unit": {"zh": "任务", "en": "Unit"},
+    "since": {"zh": "时间", "en": "Since"},
+    "tries": {"zh": "尝试次数", "en": "Tries"},
+    "worker": {"zh": "工作进程", "en": "Worker"},
+    "error": {"zh": "错误", "en": "Error"},
 }
 
 

@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import socket
 import time
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,6 +39,7 @@ from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
+from newsdesk.store.leases import owner_is_dead, worker_id
 from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
@@ -76,24 +74,6 @@ class SourceOutcome:
     every: tuple[int, str] | None = None  # what the feed states about its updates (ingest/poll.py)
 
 
-def _worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def _owner_is_dead(owner: str) -> bool:
-    """True when the lease holder was a process on this host that no longer runs (e.g. kill -9)."""
-    host, pid, _tag = (owner.rsplit(":", 2) + ["", ""])[:3]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False  # another machine's worker: its lease runs out unless its heartbeat renews it
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False
-    return False
-
-
 def claim(engine: Engine, source_id: str, owner: str, now: datetime) -> bool:
     """Take the source's lease unless another live worker holds it."""
     values = dict(lease_owner=owner, lease_until=now + LEASE)
@@ -102,7 +82,7 @@ def claim(engine: Engine, source_id: str, owner: str, now: datetime) -> bool:
         if conn.execute(update(sources).where(and_(sources.c.id == source_id, free)).values(**values)).rowcount:
             return True
         holder = conn.execute(select(sources.c.lease_owner).where(sources.c.id == source_id)).scalar()
-        if holder and _owner_is_dead(holder):
+        if holder and owner_is_dead(holder):
             taken = update(sources).where(and_(sources.c.id == source_id, sources.c.lease_owner == holder))
             return conn.execute(taken.values(**values)).rowcount == 1
         return False
@@ -261,7 +241,7 @@ async def ingest_all(
         sync_sources(conn, [s for s in catalog if s.id not in known])
         current = {s.id: s for s in stored_sources(conn, ids)}
     todo = [current[i] for i in dict.fromkeys(ids)]
-    owner = _worker_id()
+    owner = worker_id()
 
     async def one(src: Source, g: Getter) -> SourceOutcome:
         try:

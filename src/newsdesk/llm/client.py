@@ -28,7 +28,7 @@ from newsdesk.llm import cache
 from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
 from newsdesk.llm.openai_backend import OpenAIBackend, RawReply
 from newsdesk.llm.schema_check import problems
-from newsdesk.llm.usage import PriceTable, record
+from newsdesk.llm.usage import PriceTable, record, spent
 
 __all__ = ["LLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "in_parallel", "open_llm", "parse_json"]
 
@@ -166,14 +166,24 @@ class LLM:
                      completion_tokens=raw.completion_tokens, cached_tokens=raw.cached_tokens, cache_hit=False,
                      latency_ms=raw.latency_ms, finish_reason=raw.finish_reason)
 
+    def _spent(self) -> tuple[int, float]:
+        """What the run has spent. With a run id, the store's ledger says: every process and worker
+        that records calls for the run draws on one budget. Without one, this object's own count."""
+        if self.run_id is None:
+            with self._lock:
+                return self.spent_tokens, self.spent_usd
+        return spent(self.engine, self.run_id)
+
     def _check_budget(self, stage: str) -> None:
-        with self._lock:
-            if self.budget_tokens and self.spent_tokens >= self.budget_tokens:
-                raise BudgetExhausted(f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
-                                      f"the rest of '{stage}' waits for the next run")
-            if self.budget_usd and self.spent_usd >= self.budget_usd:
-                raise BudgetExhausted(f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
-                                      f"the rest of '{stage}' waits for the next run")
+        if not (self.budget_tokens or self.budget_usd):
+            return
+        tokens, usd = self._spent()
+        if self.budget_tokens and tokens >= self.budget_tokens:
+            raise BudgetExhausted(f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
+                                  f"the rest of '{stage}' waits for the next run")
+        if self.budget_usd and usd >= self.budget_usd:
+            raise BudgetExhausted(f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
+                                  f"the rest of '{stage}' waits for the next run")
 
     def _call(self, messages, *, stage, schema, max_tokens, temperature) -> RawReply:
         attempt = 0

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
-from sqlalchemy import insert
+from sqlalchemy import func, insert, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.llm.errors import LLMUnavailable
@@ -74,3 +74,14 @@ def record(engine: Engine, *, run_id: str | None, stage: str, backend: str, mode
             prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached_tokens=cached_tokens,
             latency_ms=latency_ms, cost_usd=cost_usd, cache_hit=cache_hit, error=error,
         ))
+
+
+def spent(engine: Engine, run_id: str) -> tuple[int, float]:
+    """Tokens and dollars the run `run_id` has spent so far, by every process that recorded calls for it."""
+    with engine.connect() as conn:
+        tokens, usd = conn.execute(
+            select(func.coalesce(func.sum(llm_usage.c.prompt_tokens + llm_usage.c.completion_tokens), 0),
+                   func.coalesce(func.sum(llm_usage.c.cost_usd), 0.0))
+            .where(llm_usage.c.run_id == run_id)
+        ).one()
+    return int(tokens), float(usd)

@@ -324,6 +324,7 @@ llm_usage = Table(
     Column("cache_hit", Boolean, nullable=False, default=False),  # served from llm_cache: no model call
     Column("error", ErrorLine),
     Index("ix_llm_usage_at", "at"),
+    Index("ix_llm_usage_run", "run_id"),  # a run's budget is summed from its rows (every worker shares it)
 )
 
 analyses = Table(
@@ -483,4 +484,27 @@ stage_runs = Table(
     Column("error", CleanText),  # failed: the exception in one line; problems: the first problem
     Index("ix_stage_runs_stage_started", "stage", "started_at"),
     Index("ix_stage_runs_status", "status"),
+)
+
+# --- workers (the task queue: newsdesk worker / beat) ------------------------------------
+
+tasks = Table(
+    "tasks",
+    metadata,
+    # One row per unit of work, e.g. "fetch:openai-blog", "analysis:12:zh", "daily:2026-04-23".
+    # It is the unit's lease (one worker at a time), its place in the queue and its last outcome.
+    Column("key", CleanString(200), primary_key=True),
+    Column("stage", CleanString(20), nullable=False),  # the pipeline stage it belongs to (ingest, write, ...)
+    Column("args", CleanJSON, nullable=False, default=dict),
+    Column("run_id", CleanString(40)),  # the pass that asked for it: the budget it spends from
+    Column("queued", Boolean, nullable=False, default=False),  # a message for it waits in the broker
+    Column("owner", CleanString(80)),  # the worker running it now (host:pid:tag), renewed by its heartbeat
+    Column("lease_until", UTCDateTime()),
+    Column("state", CleanString(10)),  # last outcome: done | retrying | failed | waiting (budget spent)
+    Column("attempts", Integer, nullable=False, default=0),  # tries since it last succeeded
+    Column("error", CleanText),  # the last failure, one line
+    Column("queued_at", UTCDateTime()),
+    Column("started_at", UTCDateTime()),
+    Column("finished_at", UTCDateTime()),
+    Index("ix_tasks_stage_state", "stage", "state"),
 )

@@ -400,14 +400,49 @@ class SourcePoll(BaseModel):
     poll_failures: int = Field(description="failed fetches in a row (each doubles the wait, up to poll_max)")
 
 
+class UnitCounts(BaseModel):
+    stage: str
+    queued: int = Field(description="units waiting on the broker")
+    running: int = Field(description="units a live worker holds now")
+    failed: int = Field(description="units that kept failing: recorded, not retried until the next pass")
+    done: int
+
+
+class Unit(BaseModel):
+    key: str = Field(description="the unit of work, e.g. fetch:openai-blog, analysis:12:zh, daily:2026-04-23")
+    stage: str
+    run_id: str | None = Field(description="the pass that asked for it")
+    owner: str | None = Field(description="host:pid:tag of the worker running it")
+    attempts: int
+    error: str | None
+    queued_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class WorkerUnits(BaseModel):
+    stages: list[UnitCounts] = Field(description="per stage, in pipeline order: the workers' units queued, running, failed, done")
+    running: list[Unit]
+    failed: list[Unit] = Field(description="newest first, each with its error")
+
+
 class Status(BaseModel):
     stages: list[StageStatus] = Field(description="every pipeline stage, in pipeline order")
     sources: list[SourcePoll] = Field(description="enabled sources, those backing off first, then by next poll")
+    units: WorkerUnits = Field(description="`newsdesk worker`: the task queue's units of work (empty on one machine)")
 
 
 def run_status(conn) -> dict:
-    """The operator's view: each stage's runs and each source's polling (store/stage_runs.py)."""
-    return {"stages": stage_status(conn, STAGE_NAMES), "sources": polling(conn)}
+    """The operator's view: each stage's runs and each source's polling (store/stage_runs.py), and the
+    workers' units of work per stage (workers/claims.py)."""
+    from newsdesk.workers.claims import board, listed
+
+    order = {name: n for n, name in enumerate(STAGE_NAMES)}
+    fields = list(Unit.model_fields)
+    units = {"stages": sorted(board(conn), key=lambda b: order.get(b["stage"], len(order))),
+             "running": [{k: u[k] for k in fields} for u in listed(conn, "running")],
+             "failed": [{k: u[k] for k in fields} for u in listed(conn, "failed")]}
+    return {"stages": stage_status(conn, STAGE_NAMES), "sources": polling(conn), "units": units}
 
 
 def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle) -> APIRouter:

@@ -1,0 +1,227 @@
+"""The units of work a worker runs, as plain functions over the store.
+
+    fetch(source)            one source: fetch, parse, store its items        → cluster
+    cluster                  place every new item (one clusterer at a time), rank
+                             → each analysis due, each day's daily edition, stories, search
+    analysis(event, lang)    one event's analysis in one language               → that day's daily
+    daily(date)              one daily edition (every language)                 → publish, search
+    stage(name)              one pass of a pipeline stage that works as a whole:
+                             weekly, episode (→ publish), publish (→ push), stories, search, push, rank, write
+
+Each returns the units it makes due (its follow-ups); workers/app.py sends them. Every unit
+is idempotent: it finds its work in the store and does nothing when that work is done, so a
+second delivery of the same message costs a few queries and no model call (the analysis's
+material key is unchanged, and a model reply already paid for is in the response cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from sqlalchemy import and_, exists, select
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.llm.client import BudgetExhausted
+
+# Which broker queue carries each kind of unit: a worker started with --queues takes only
+# those (e.g. machines near the model endpoint take `write`).
+QUEUES = ("fetch", "cluster", "write", "editions", "publish")
+_STAGE_QUEUE = {"weekly": "write", "episode": "write", "write": "write", "rank": "cluster", "stories": "cluster",
+                "publish": "publish", "search": "publish", "push": "publish"}
+STAGE_UNITS = tuple(_STAGE_QUEUE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    kind: str  # fetch | cluster | analysis | daily | stage
+    args: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Its row in `tasks`: two messages for one key are one piece of work."""
+        a = self.args
+        return {"fetch": lambda: f"fetch:{a['source']}", "cluster": lambda: "cluster",
+                "analysis": lambda: f"analysis:{a['event']}:{a['language']}", "daily": lambda: f"daily:{a['date']}",
+                "stage": lambda: f"stage:{a['name']}"}[self.kind]()
+
+    @property
+    def stage(self) -> str:
+        """The pipeline stage it is part of (the status page groups by it)."""
+        return {"fetch": "ingest", "cluster": "cluster", "analysis": "write", "daily": "daily"}.get(
+            self.kind) or self.args["name"]
+
+    @property
+    def queue(self) -> str:
+        return {"fetch": "fetch", "cluster": "cluster", "analysis": "write", "daily": "editions"}.get(
+            self.kind) or _STAGE_QUEUE[self.args["name"]]
+
+    @property
+    def settles(self) -> bool:
+        """Editions and what follows them wait `workers.settle` seconds, so a burst of changes makes one build."""
+        return self.kind == "daily" or (self.kind == "stage" and self.args["name"] in ("publish", "search", "push"))
+
+
+class BudgetSpent(Exception):
+    """The run's model budget is spent: the unit waits for the next pass (not a failure)."""
+
+
+@dataclass
+class Context:
+    engine: Engine
+    settings: Settings
+    llm: Any  # pipeline.LazyLLM for the unit's run: opened only when a unit asks the model something
+    run_id: str | None = None
+    embedder: Callable[[], Any] | None = None  # the process's embedding model (kept: loading it costs seconds)
+
+
+def run(ctx: Context, unit: Unit) -> list[Unit]:
+    """Do the unit; returns its follow-ups. Raises what failed (the worker records and retries it)."""
+    work = {"fetch": fetch, "cluster": cluster, "analysis": analysis, "daily": daily, "stage": stage}[unit.kind]
+    try:
+        return work(ctx, **unit.args)
+    except BudgetExhausted as exc:
+        raise BudgetSpent(str(exc)) from None
+
+
+# --- the units -----------------------------------------------------------------------------
+
+
+_thread = threading.local()
+
+
+def _fetcher(settings: Settings):
+    """This worker thread's event loop and HTTP fetcher, kept between units: a new client per
+    source costs more than fetching a small feed (TLS setup, connection pools)."""
+    if getattr(_thread, "fetcher", None) is None:
+        from newsdesk.ingest.fetch import Fetcher
+
+        _thread.loop = asyncio.new_event_loop()
+        _thread.fetcher = _thread.loop.run_until_complete(Fetcher(settings.fetch).__aenter__())
+    return _thread.loop, _thread.fetcher
+
+
+def fetch(ctx: Context, source: str) -> list[Unit]:
+    from newsdesk.catalog import stored_sources
+    from newsdesk.ingest.run import ingest_source
+    from newsdesk.store.leases import worker_id
+
+    with ctx.engine.connect() as conn:
+        found = stored_sources(conn, [source])
+    if not found or not found[0].enabled:
+        return []  # removed or switched off since the pass began
+    loop, fetcher = _fetcher(ctx.settings)
+    # A feed that fails is the source's failure, recorded on its fetch row (its health), not the
+    # unit's; "skipped" means another live worker (a `newsdesk ingest`) is fetching it now.
+    outcome = loop.run_until_complete(ingest_source(ctx.engine, found[0], fetcher, owner=worker_id()))
+    return [Unit("cluster")] if outcome.new or outcome.updated else []
+
+
+def cluster(ctx: Context) -> list[Unit]:
+    from newsdesk.cluster import cluster_new_items
+    from newsdesk.editions.days import event_dates
+    from newsdesk.pipeline import extractive
+    from newsdesk.rank import rank_events
+
+    arbiter = None
+    if ctx.settings.llm.arbitrate_merges:
+        from newsdesk.cluster.arbiter import llm_arbiter
+
+        arbiter = llm_arbiter(ctx.llm)
+    # The clusterer holds the store's cluster lock (a PostgreSQL advisory lock) while it places
+    # items; the `cluster` lease in `tasks` already keeps a second unit from starting beside it.
+    cluster_new_items(ctx.engine, ctx.settings, embedder=ctx.embedder() if ctx.embedder else None, arbiter=arbiter)
+    rank_events(ctx.engine, ctx.settings)
+    with ctx.engine.connect() as conn:
+        days = event_dates(conn, ctx.settings.timezone)
+    if extractive(ctx.settings):  # no model: every card at once, in one pass of the write stage
+        writes = [Unit("stage", {"name": "write"})]
+    else:
+        writes = [Unit("analysis", {"event": e, "language": lang}) for e, lang in due_analyses(ctx.engine, ctx.settings)]
+    return (writes + [Unit("daily", {"date": d.isoformat()}) for d in days]
+            + [Unit("stage", {"name": "stories"}), Unit("stage", {"name": "search"})])
+
+
+def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
+    """(event, language) pairs with no analysis, or one older than the event's last change.
+
+    A cheap filter on timestamps; the analysis unit then compares material keys, so an event
+    refreshed without a change in what the writer sees costs no call."""
+    from newsdesk.store.schema import analyses, event_members, events
+
+    out = []
+    with engine.connect() as conn:
+        for language in _languages(settings):
+            current = exists().where(and_(analyses.c.event_id == events.c.id, analyses.c.language == language,
+                                          analyses.c.created_at >= events.c.updated_at))
+            has_members = exists().where(event_members.c.event_id == events.c.id)
+            ids = conn.execute(select(events.c.id).where(~current, has_members).order_by(events.c.id)).scalars()
+            out += [(e, language) for e in ids]
+    return out
+
+
+def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
+    from newsdesk.cluster import event_brief
+    from newsdesk.editions.days import local_time
+    from newsdesk.store.schema import analyses
+    from newsdesk.write.analysis import (
+        analysis_key,
+        material_view,
+        system_prompt,
+        write_analysis,
+    )
+
+    with ctx.engine.connect() as conn:
+        brief = event_brief(conn, event)  # KeyError: no such event (a bad message); recorded as failed
+        stored = conn.execute(select(analyses.c.material_key).where(
+            and_(analyses.c.event_id == event, analyses.c.language == language))).scalar()
+    if not brief["members"]:
+        return []
+    system = system_prompt(language, ctx.settings)
+    if stored != analysis_key(material_view(brief), language, system, ctx.llm.model):
+        write_analysis(ctx.engine, ctx.llm, brief, language, system)
+    day = local_time(brief["last_published_at"], ctx.settings.timezone).date()
+    return [Unit("daily", {"date": day.isoformat()})]
+
+
+def daily(ctx: Context, date: str) -> list[Unit]:
+    from newsdesk.editions.daily import build_daily
+
+    built = build_daily(ctx.engine, ctx.settings, _date(date)).built
+    return [Unit("stage", {"name": "publish"}), Unit("stage", {"name": "search"})] if built else []
+
+
+def stage(ctx: Context, name: str) -> list[Unit]:
+    from newsdesk.pipeline import stage as pipeline_stage
+
+    if name not in STAGE_UNITS:
+        raise ValueError(f"no stage unit named {name!r}; use one of {', '.join(STAGE_UNITS)}")
+    result = pipeline_stage(name).run(_stage_context(ctx))
+    if name in ("write", "weekly") and any("budget" in p for p in result.problems):
+        raise BudgetSpent("; ".join(result.problems))
+    if result.problems:  # parts that failed inside the stage: the stage's own records keep them; say so here too
+        raise RuntimeError("; ".join(result.problems)[:2000])
+    return {"weekly": [Unit("stage", {"name": "publish"})], "episode": [Unit("stage", {"name": "publish"})],
+            "write": [Unit("stage", {"name": "publish"})], "publish": [Unit("stage", {"name": "push"})]}.get(name, [])
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _languages(settings: Settings) -> list[str]:
+    return ["zh"] + (["en"] if "en" in settings.languages else [])  # as the write stage does
+
+
+def _date(value: str) -> date:
+    return date.fromisoformat(value)
+
+
+def _stage_context(ctx: Context):
+    from newsdesk.pipeline import RunContext
+
+    return RunContext(ctx.engine, ctx.settings, ctx.llm, ctx.run_id or "")

@@ -1,0 +1,252 @@
+"""The newsroom as Celery workers over the real Redis and PostgreSQL: 3 worker processes, 200 loopback
+sources, a loopback model endpoint, one worker killed with SIGKILL in the middle of its work."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from cluster_rig import Cluster, FeedServer, ModelServer, harvest, wait_until
+from conftest import require
+from sqlalchemy import func, select
+
+from newsdesk.cluster import event_brief
+from newsdesk.model import Source
+from newsdesk.store import open_store
+from newsdesk.store.items import sync_sources
+from newsdesk.store.schema import (
+    analyses,
+    editions,
+    event_members,
+    events,
+    fetches,
+    items,
+    llm_usage,
+    tasks,
+)
+from newsdesk.write.analysis import analysis_key, material_view, system_prompt
+
+BROKER = os.environ.get("NEWSDESK_TEST_REDIS", "redis://127.0.0.1:6379/0")
+SOURCES = 200
+CONCURRENCY = 4  # units at once in each worker (threads)
+
+
+@functools.cache
+def _redis_problem() -> str | None:
+    import redis
+
+    try:
+        redis.Redis.from_url(BROKER, socket_connect_timeout=3).ping()
+    except (redis.RedisError, OSError) as exc:
+        return f"not reachable at {BROKER} ({exc}); start it or set NEWSDESK_TEST_REDIS"
+    return None
+
+
+@pytest.fixture
+def broker() -> str:
+    require("Redis", _redis_problem())
+    return BROKER
+
+
+def _settled(engine) -> bool:
+    """Nothing queued, nothing running."""
+    with engine.connect() as conn:
+        busy = conn.execute(select(func.count()).select_from(tasks).where(
+            tasks.c.queued.is_(True) | tasks.c.owner.is_not(None))).scalar()
+        started = conn.execute(select(func.count()).select_from(tasks)).scalar()
+    return started > 0 and busy == 0
+
+
+def _board(engine) -> str:
+    from newsdesk.workers.claims import board
+
+    with engine.connect() as conn:
+        stages = board(conn)
+    return "still busy: " + "; ".join(f"{b['stage']}: {b['queued']} queued, {b['running']} running, {b['done']} done, "
+                                      f"{b['failed']} failed" for b in stages)
+
+
+def _running_on(engine, pid: int, kind: str) -> bool:
+    with engine.connect() as conn:
+        owners = conn.execute(select(tasks.c.owner).where(tasks.c.owner.is_not(None), tasks.c.key.like(f"{kind}:%"))).scalars()
+        return any(o.split(":")[1] == str(pid) for o in owners)
+
+
+def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once(tmp_path: Path, pg_url, broker, shared):
+    rows = harvest(shared, SOURCES)
+    poisoned = rows[17]["title"]  # the model refuses this one's material every time
+    feeds, model = FeedServer(rows), ModelServer(delay=0.1, poison=poisoned)
+    cluster = Cluster(tmp_path, pg_url, model.base_url, broker=broker)
+    settings = cluster.settings()
+    engine = open_store(settings.database)
+    ids = [f"src-{n:03d}" for n in range(SOURCES)]
+    with engine.begin() as conn:
+        sync_sources(conn, [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)])
+    try:
+        # The first worker takes every queue but `cluster`: it is the one killed, and the other two
+        # share the placing (one at a time), so no more than two processes load the embedding model.
+        workers = [cluster.start_worker(concurrency=CONCURRENCY, queues="fetch,write,editions,publish")]
+        workers += [cluster.start_worker(concurrency=CONCURRENCY) for _ in range(2)]
+        from newsdesk.workers.app import configure, start_pass
+
+        configure(settings)
+        started = time.monotonic()
+        start_pass(engine, settings, ids)
+        # Kill the first worker while it writes analyses, once the writing is well under way.
+        victim = workers[0]
+        assert wait_until(lambda: len(model.requests) >= 20 and _running_on(engine, victim.pid, "analysis"),
+                          360, 0.05), cluster.logs()
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        assert wait_until(lambda: _settled(engine) and time.monotonic() - started > 5, 420, 1.0), _board(engine)
+        took = time.monotonic() - started
+    finally:
+        cluster.stop()
+        feeds.close()
+        model.close()
+
+    with engine.connect() as conn:
+        # Every source fetched, once its feed answered; every item stored and placed in an event.
+        fetched = conn.execute(select(fetches.c.source_id).where(fetches.c.error.is_(None), fetches.c.items_seen == 1)).scalars()
+        assert set(fetched) == set(ids)
+        assert set(feeds.hits) == set(range(SOURCES))
+        assert conn.execute(select(func.count()).select_from(items)).scalar() == SOURCES
+        unplaced = select(func.count()).select_from(items.outerjoin(event_members, event_members.c.item_id == items.c.id))
+        assert conn.execute(unplaced.where(event_members.c.item_id.is_(None))).scalar() == 0
+        # Every event analysed exactly once per language, with the analysis of its current material;
+        # the poisoned event has none and its units are recorded as failed with the model's refusal.
+        event_ids = conn.execute(select(events.c.id)).scalars().all()
+        briefs = {e: event_brief(conn, e) for e in event_ids}
+        bad = {e for e, b in briefs.items() if any(m["title"] == poisoned for m in b["members"])}
+        stored = conn.execute(select(analyses.c.event_id, analyses.c.language, analyses.c.material_key)).all()
+        assert Counter((r.event_id, r.language) for r in stored).most_common(1)[0][1] == 1  # the unique constraint holds
+        assert {(r.event_id, r.language) for r in stored} == {(e, lang) for e in event_ids if e not in bad for lang in ("zh", "en")}
+        for r in stored:
+            view = material_view(briefs[r.event_id])
+            assert r.material_key == analysis_key(view, r.language, system_prompt(r.language, settings), "loopback")
+        failed = conn.execute(select(tasks.c.key, tasks.c.error, tasks.c.attempts).where(tasks.c.state == "failed")).all()
+        assert len(bad) == 1 and {f.key for f in failed} == {f"analysis:{e}:{lang}" for e in bad for lang in ("zh", "en")}
+        assert all("poisoned material" in f.error and f.attempts == settings.workers.max_attempts for f in failed)
+        assert conn.execute(select(func.count()).select_from(tasks).where(tasks.c.state != "done", tasks.c.state != "failed")).scalar() == 0
+        # The usage ledger repeats no call, beyond those in flight when the worker died (at most its
+        # concurrency): a unit run again finds the reply it paid for in the response cache.
+        calls = conn.execute(select(func.count()).select_from(llm_usage).where(
+            llm_usage.c.cache_hit.is_(False), llm_usage.c.error.is_(None))).scalar()
+        answered = model.answered()
+        repeats = len(answered) - len(set(answered))
+        assert repeats <= CONCURRENCY, f"{repeats} model calls repeated"
+        assert 0 <= len(answered) - calls <= CONCURRENCY  # answered, never recorded: only the killed worker's
+        # At least one call per analysis (each passed its check); more where an event grew after its
+        # first analysis (a new member from a later fetch): new material, a new prompt, no repeat.
+        assert len(set(answered)) >= 2 * (len(event_ids) - len(bad))
+        # And the editions were built and published from it.
+        days = conn.execute(select(func.count()).select_from(editions).where(editions.c.kind == "daily")).scalar()
+        assert days >= 2
+    assert (Path(settings.site_dir) / "index.html").exists()
+    print(f"\n{SOURCES} sources, {len(event_ids)} events, {len(answered)} model calls, {took:.0f} s with 3 workers (one killed)")
+
+
+def test_compose_file_starts_real_commands_with_settings_newsdesk_accepts(tmp_path, monkeypatch):
+    """compose.yaml cannot run here (no Docker images), so check what it would run: each service's
+    command parses as a newsdesk command, and its environment loads as settings."""
+    import re
+
+    import yaml
+    from typer.main import get_command
+
+    from newsdesk.cli import app
+    from newsdesk.config import load_settings
+
+    compose = yaml.safe_load((Path(__file__).resolve().parents[1] / "compose.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    assert {"postgres", "redis", "worker", "beat", "web"} <= set(services)
+    assert services["worker"]["deploy"]["replicas"] >= 2
+    cli = get_command(app)
+    monkeypatch.chdir(tmp_path)
+    for name in ("worker", "beat", "web"):
+        service = services[name]
+        command = cli.commands[service["command"][0]]
+        command.make_context(service["command"][0], list(service["command"][1:]))  # options parse
+        env = {k: re.sub(r"\$\{[A-Z_]+:-(.*)\}", r"\1", str(v)) for k, v in service["environment"].items()}
+        settings = load_settings(env=env)
+        assert settings.database.startswith("postgresql://") and "@postgres:" in settings.database
+        assert settings.workers.broker_url == "redis://redis:6379/0"
+        assert settings.llm.backend == "extractive"
+
+
+def test_beat_starts_a_pass_at_once_for_every_enabled_source(tmp_path: Path, pg_url, broker):
+    """`newsdesk beat` queues a fetch per enabled catalog source, the weekly, the episodes and a placement
+    (no worker runs here: the messages wait on the broker and are dropped with the test's queues)."""
+    import subprocess
+    import sys
+
+    from newsdesk.catalog import load_catalog
+
+    cluster = Cluster(tmp_path, pg_url, "http://127.0.0.1:9/v1", broker=broker)
+    settings = cluster.settings()
+    enabled = {s.id for s in load_catalog(settings)[0] if s.enabled}
+    log = open(tmp_path / "beat.log", "w")
+    beat = subprocess.Popen([sys.executable, "-m", "newsdesk", "beat", "--every", "1h"], env=cluster.env, cwd=tmp_path,
+                            stdout=log, stderr=subprocess.STDOUT)
+    engine = open_store(settings.database)
+    try:
+        def queued() -> set[str]:
+            with engine.connect() as conn:
+                return set(conn.execute(select(tasks.c.key).where(tasks.c.queued.is_(True))).scalars())
+
+        want = {f"fetch:{sid}" for sid in enabled} | {"stage:weekly", "stage:episode", "cluster"}
+        assert wait_until(lambda: queued() == want, 120, 0.5), (tmp_path / "beat.log").read_text()
+        assert beat.poll() is None  # it keeps running: the next pass in an hour
+    finally:
+        beat.terminate()
+        beat.wait(timeout=30)
+        log.close()
+        cluster.purge()
+
+
+RABBITMQ = os.environ.get("NEWSDESK_TEST_RABBITMQ", "amqp://guest:guest@127.0.0.1:5672//")
+
+
+@functools.cache
+def _rabbitmq_problem() -> str | None:
+    from kombu import Connection
+
+    try:
+        with Connection(RABBITMQ, connect_timeout=3) as conn:
+            conn.ensure_connection(max_retries=1)
+    except Exception as exc:  # kombu raises many kinds; any means "not here"
+        return f"not reachable at {RABBITMQ} ({exc}); start it or set NEWSDESK_TEST_RABBITMQ"
+    return None
+
+
+def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, shared):
+    require("RabbitMQ", _rabbitmq_problem())
+    rows = harvest(shared, 5)
+    feeds, model = FeedServer(rows), ModelServer()
+    cluster = Cluster(tmp_path, pg_url, model.base_url, broker=RABBITMQ, languages=("zh",))
+    settings = cluster.settings()
+    engine = open_store(settings.database)
+    ids = [f"src-{n}" for n in range(len(rows))]
+    with engine.begin() as conn:
+        sync_sources(conn, [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)])
+    try:
+        cluster.start_worker(concurrency=2)
+        from newsdesk.workers.app import configure, start_pass
+
+        configure(settings)
+        start_pass(engine, settings, ids)
+        assert wait_until(lambda: _settled(engine), 240, 1.0), _board(engine)
+    finally:
+        cluster.stop()
+        feeds.close()
+        model.close()
+    with engine.connect() as conn:
+        assert set(conn.execute(select(fetches.c.source_id).where(fetches.c.error.is_(None))).scalars()) == set(ids)
+        n_events = conn.execute(select(func.count()).select_from(events)).scalar()
+        assert conn.execute(select(func.count()).select_from(analyses)).scalar() == n_events > 0
+        assert conn.execute(select(func.count()).select_from(tasks).where(tasks.c.state != "done")).scalar() == 0
