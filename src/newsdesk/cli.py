@@ -820,12 +820,24 @@ def eval_clusters(
 
 @eval_app.command("checker")
 def eval_checker(
-    files: list[Path] = typer.Argument(..., help="SummaC-style JSON: {id: {document, claim, label}} with label 1 = consistent."),
+    files: list[Path] = typer.Argument(None, help="SummaC-style JSON: {id: {document, claim, label}} with label 1 = consistent."),
+    drafts: list[Path] = typer.Option(None, "--drafts", help="A folder of hand-labelled drafts (tests/fixtures/drafts/embedded): "
+                                      "each check's precision / recall against the labels. Repeatable."),
 ) -> None:
     """Precision / recall of the output checker's flags against human labels, beside the naive digit baseline."""
-    from newsdesk.write.check_eval import evaluate
+    from newsdesk.write.check_eval import draft_scores, evaluate
 
-    for file in files:
+    if not files and not drafts:
+        raise NewsdeskError("nothing to score", "give SummaC-style JSON files and/or --drafts FOLDER")
+    for folder in drafts or []:
+        scores, unlabelled = draft_scores(folder)
+        labelled = scores[0].tp + scores[0].fp + scores[0].fn + scores[0].tn
+        console.print(f"{folder}: {labelled} labelled drafts" + (f" ({unlabelled} not labelled, left out)" if unlabelled else "")
+                      + "; a flag of a check predicts the defect a reader labelled", soft_wrap=True)
+        for score in scores:
+            console.print(f"  {score.name:8s} P {score.precision:.3f}  R {score.recall:.3f}  labelled {score.tp + score.fn}, "
+                          f"flags {score.flagged} (tp {score.tp}, fp {score.fp}, fn {score.fn})", soft_wrap=True)
+    for file in files or []:
         scores, n = evaluate(file)
         inconsistent = scores[0].tp + scores[0].fn
         console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)",

@@ -438,8 +438,10 @@ def disclosure(text: str, materials: list[str], language: str) -> list[Finding]:
 
 # --- the prompt echoed, a sentence in a loop, a name cut mid-word, another item's facts ---------
 
-_HEADER_LINE = re.compile(r"^[ \t]*(?:[-*•]\s*|\[\d+\]\s*)?(?:标题|链接|正文|Title|URL|Link)[ \t]*[:：]|^\[\d+\][^\n]*·\s*材料：",
-                          re.M | re.I)
+# The field labels the material's templates write (analysis_user.md, weekly_event.md): at a line's start, or a
+# weekly member line's "｜材料级别：" anywhere (the embedded model copied it into an item's name).
+_HEADER_LINE = re.compile(r"^[ \t]*(?:[-*•]\s*|\[\d+\]\s*)?(?:标题|链接|正文|事件概况|共同锚点|材料级别|Title|URL|Link)[ \t]*[:：]"
+                          r"|^\[\d+\][^\n]*·\s*材料：|[|｜]\s*材料级别[:：]", re.M | re.I)  # NFKC makes ｜ a |
 # Template tags, and a prompt's worked example: an example sentence can be right for a like event (its facts
 # are held to the material by the number and name checks), so only the instructions count as echoed.
 _TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|<(示例[^>]*)>.*?</\1>", re.S)

@@ -108,8 +108,36 @@ def check_draft(case: dict) -> list:
 
 def load_drafts(folder: str | Path) -> dict[str, dict]:
     """Labelled drafts: {name: {kind, language, material, own?, draft, labels, note}}; labels are the kinds of
-    error the draft should get (empty: a clean draft)."""
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(Path(folder).glob("*.json"))}
+    error the draft should get (empty: a clean draft; null: not labelled yet)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise EvalFileError(f"{folder}: not a folder; give a folder of labelled drafts (tests/fixtures/drafts/embedded)")
+    drafts = {}
+    for p in sorted(folder.glob("*.json")):
+        try:
+            case = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise EvalFileError(f"{p}: not a readable JSON draft ({exc}); fix or remove the file") from None
+        if not isinstance(case, dict) or not isinstance(case.get("draft"), str) or not isinstance(case.get("material"), list):
+            raise EvalFileError(f"{p}: a draft needs draft (text), material (list of texts), language and labels")
+        drafts[p.stem] = case
+    return drafts
+
+
+DRAFT_KINDS = ("echo", "loop", "cut", "subject", "number")  # the labels a reader gives real drafts, as finding kinds
+
+
+def draft_scores(folder: str | Path, kinds: tuple[str, ...] = DRAFT_KINDS) -> tuple[list[Score], int]:
+    """Per check, its flags against the hand labels of the drafts in `folder` (a flag of kind K on a draft
+    predicts that a reader finds defect K in it); the count of drafts not labelled yet, left out."""
+    cases = load_drafts(folder)
+    labelled = {n: c for n, c in cases.items() if c.get("labels") is not None}
+    scores = [Score(kind) for kind in kinds]
+    for case in labelled.values():
+        found = {f.kind for f in check_draft(case)}
+        for score in scores:
+            score.add(score.name in found, score.name in case["labels"])
+    return scores, len(cases) - len(labelled)
 
 
 def draft_hits(folder: str | Path, kinds: tuple[str, ...] = ("echo", "loop", "cut", "subject")) -> dict[str, dict]:
