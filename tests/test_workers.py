@@ -29,7 +29,7 @@ from newsdesk.store.schema import (
     llm_usage,
     tasks,
 )
-from newsdesk.write.analysis import analysis_key, material_view, system_prompt
+from newsdesk.write.analysis import analysis_key, due, stored_analysis, system_prompt
 
 BROKER = os.environ.get("NEWSDESK_TEST_REDIS", "redis://127.0.0.1:6379/0")
 SOURCES = 200
@@ -126,9 +126,9 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         stored = conn.execute(select(analyses.c.event_id, analyses.c.language, analyses.c.material_key)).all()
         assert Counter((r.event_id, r.language) for r in stored).most_common(1)[0][1] == 1  # the unique constraint holds
         assert {(r.event_id, r.language) for r in stored} == {(e, lang) for e in event_ids if e not in bad for lang in ("zh", "en")}
-        for r in stored:
-            view = material_view(briefs[r.event_id])
-            assert r.material_key == analysis_key(view, r.language, system_prompt(r.language, settings), "loopback")
+        for r in stored:  # none is due again: written with these instructions, at the event's size
+            key = analysis_key(r.language, system_prompt(r.language, settings), "loopback")
+            assert due(stored_analysis(engine, r.event_id, r.language), key, briefs[r.event_id]) is None
         failed = conn.execute(select(tasks.c.key, tasks.c.error, tasks.c.attempts).where(tasks.c.state == "failed")).all()
         assert len(bad) == 1 and {f.key for f in failed} == {f"analysis:{e}:{lang}" for e in bad for lang in ("zh", "en")}
         assert all("poisoned material" in f.error and f.attempts == settings.workers.max_attempts for f in failed)

@@ -50,6 +50,13 @@ def queue_name(settings: Settings, queue: str) -> str:
 def configure(settings: Settings) -> Celery:
     """Point the app at the broker and queues the settings name (once per process)."""
     w = settings.workers
+    # A process configured before (tests, a reloaded settings file) keeps a connection pool and
+    # queue declarations made for the old broker; publishing through them would send every unit
+    # there. Drop them so both are rebuilt from the new settings.
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.__dict__.pop("amqp", None)
     app.conf.update(
         broker_url=w.broker_url,
         broker_connection_retry_on_startup=True,

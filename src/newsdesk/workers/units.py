@@ -168,22 +168,20 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
 def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     from newsdesk.cluster import event_brief
     from newsdesk.editions.days import local_time
-    from newsdesk.store.schema import analyses
     from newsdesk.write.analysis import (
         analysis_key,
-        material_view,
+        due,
+        stored_analysis,
         system_prompt,
         write_analysis,
     )
 
     with ctx.engine.connect() as conn:
         brief = event_brief(conn, event)  # KeyError: no such event (a bad message); recorded as failed
-        stored = conn.execute(select(analyses.c.material_key).where(
-            and_(analyses.c.event_id == event, analyses.c.language == language))).scalar()
     if not brief["members"]:
         return []
     system = system_prompt(language, ctx.settings)
-    if stored != analysis_key(material_view(brief), language, system, ctx.llm.model):
+    if due(stored_analysis(ctx.engine, event, language), analysis_key(language, system, ctx.llm.model), brief):
         write_analysis(ctx.engine, ctx.llm, brief, language, system)
     day = local_time(brief["last_published_at"], ctx.settings.timezone).date()
     return [Unit("daily", {"date": day.isoformat()})]

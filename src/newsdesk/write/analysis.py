@@ -201,7 +201,7 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
     return {**values, "failed_draft": False}
 
 
-def _stored(engine: Engine, event_id: int, language: str):
+def stored_analysis(engine: Engine, event_id: int, language: str):
     with engine.connect() as conn:
         return conn.execute(select(analyses.c.material_key, analyses.c.reports, analyses.c.tab).where(
             and_(analyses.c.event_id == event_id, analyses.c.language == language))).first()
@@ -237,7 +237,7 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         stats.events += 1
         for language in languages:
             key = analysis_key(language, systems[language], llm.model)
-            if due(_stored(engine, event_id, language), key, brief) is None:
+            if due(stored_analysis(engine, event_id, language), key, brief) is None:
                 stats.unchanged += 1
             else:
                 todo.append((brief, language))
