@@ -255,7 +255,14 @@ def test_serve_every_runs_the_loop_beside_the_web_app_and_stops_cleanly(tmp_path
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         engine = _until_passes(proc, tmp_path, 1)
-        status = httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=30).json()
+        # The loop schedules the next pass just after the last stage's run is recorded: poll for it.
+        deadline = time.monotonic() + 60
+        while True:
+            status = httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=30).json()
+            cluster = next(st for st in status["stages"] if st["stage"] == "cluster")
+            if cluster["next_due_at"] is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         page = httpx.get(f"http://127.0.0.1:{port}/status", timeout=30).text
         proc.send_signal(signal.SIGTERM)
         output, _ = proc.communicate(timeout=120)

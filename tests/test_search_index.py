@@ -28,6 +28,9 @@ def test_latin_words_with_accents_and_versions_are_found(engine):
     assert ("item", 8) in {(h.kind, h.ref_id) for h in index.search("café")}
     assert ("item", 8) in {(h.kind, h.ref_id) for h in index.search("GPT-5.4")}
     assert ("item", 8) in {(h.kind, h.ref_id) for h in index.search("résumé")}
+    # A control character is a separator, not the end of an FTS5 string (Schemathesis sent "0\x00").
+    assert ("item", 8) in {(h.kind, h.ref_id) for h in index.search("café\x00")}
+    assert isinstance(index.search("0\x00"), list) and query_words("GPT-5.4\x00café\x1f") == ["GPT-5.4", "café"]
 
 
 def test_a_search_answers_from_what_is_indexed_while_a_catch_up_runs(sqlite_engine):

@@ -78,7 +78,11 @@ def segment(value: str) -> str:
     return " ".join("".join(parts).split())
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # never stored (the store drops NUL), and FTS5 ends a string at NUL
+
+
 def query_words(query: str) -> list[str]:
+    query = _CONTROL.sub(" ", query)
     words: list[str] = []
     for i, part in enumerate(_CJK_RUN.split(query)):
         words += jieba.cut(part, HMM=False) if i % 2 else part.split()
@@ -232,6 +236,7 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 50) -> list[Hit]:
         """Best matches first; events and items mixed (callers split them by kind)."""
+        query = _CONTROL.sub(" ", query)
         words = query_words(query)
         if not words:
             return []
