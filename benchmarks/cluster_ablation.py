@@ -33,13 +33,15 @@ from newsdesk.cluster.evaluate import (
 )
 from newsdesk.cluster.events import ClusterConfig
 
-OFF = dict(term_weight=0.0, headline_jaccard=0.0, roundups=False, sweep_days=0.0, headline_name_bonus=0.0)
+OFF = dict(term_weight=0.0, headline_jaccard=0.0, roundups=False, sweep_days=0.0, subject_bonus=0.0)
+RARE = {"term_weight": (0.0, 0.25, 0.5)}
 ROWS = {  # label: (settings switched off, extra grid)
     "centroids + anchors": (OFF, {}),
     "+ same headline": (dict(OFF, headline_jaccard=ClusterConfig.headline_jaccard, sweep_days=ClusterConfig.sweep_days), {}),
-    "+ rare words (IDF)": ({"roundups": False, "headline_name_bonus": 0.0}, {"term_weight": (0.0, 0.25, 0.5)}),
-    "+ roundups alone": ({"headline_name_bonus": 0.0}, {"term_weight": (0.0, 0.25, 0.5)}),
-    "+ one versioned name in both headlines": ({}, {"term_weight": (0.0, 0.25, 0.5), "headline_name_bonus": (0.0, 0.1, 0.2)}),
+    "+ rare words (IDF)": ({"roundups": False, "subject_bonus": 0.0}, RARE),
+    "+ roundups alone": ({"subject_bonus": 0.0}, RARE),
+    "+ launch coverage, bonus tuned": ({}, dict(RARE, subject_bonus=(0.0, 0.15, 0.25))),
+    "+ launch coverage, bonus 0.25 (the clusterer today)": ({}, RARE),
 }
 THRESHOLDS = {"same_language": (0.65, 0.70, 0.75), "cross_language": (0.40, 0.50)}
 

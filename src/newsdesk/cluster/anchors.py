@@ -81,6 +81,20 @@ def model_anchors(text: str) -> set[str]:
     return {anchor for _, anchor in _models(text)}
 
 
+def subjects(text: str) -> frozenset[str]:
+    """The releases a text is about: versioned names in its headline that its summary names too.
+
+    A headline can name a release in passing ("GPT-5.4 costs $80 per hi; read Google's paper"),
+    but a summary that names it again says the piece is about it. A headline alone stands for itself.
+    """
+    head, _, rest = text.partition("\n")
+    named = model_anchors(head)
+    if not rest.strip():
+        return frozenset(named)
+    body = model_anchors(rest)
+    return frozenset(x for x in named if any(same_release(x, y) for y in body))
+
+
 def _number(raw: str) -> float:
     return float(raw.replace(",", ""))
 

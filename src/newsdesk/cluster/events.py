@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, model_anchors, same_release, version_conflict
+from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, model_anchors, same_release, subjects, version_conflict
 from newsdesk.cluster.dedup import Deduper
 from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
 
@@ -59,7 +59,8 @@ class ClusterConfig:
     headline_jaccard: float = 0.8  # near-identical headlines (character pairs) join; 0 turns it off
     sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
     roundups: bool = True  # digests and multi-topic lists stand alone
-    headline_name_bonus: float = 0.0  # a versioned name in the item's headline and in a member's headline
+    subject_bonus: float = 0.25  # the item and a member are both about one release (named in headline and summary) ...
+    launch_days: float = 1.5  # ... and the item comes within this of the event's first report: launch coverage
     roundup_link: float = 0.4  # share of an event's headline rarity a roundup must carry to point at it
 
 
@@ -105,7 +106,7 @@ class Doc:
         if self.terms is None:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
-        self.headline_names = frozenset(model_anchors(self.text.split("\n", 1)[0]))
+        self.subjects = subjects(self.text)
         families = {a.split("-", 1)[0] for a in self.anchors if a.startswith("model:")}
         self.roundup = is_roundup(self.text, len(families))
 
@@ -134,7 +135,7 @@ class _Event:
     lang_last: dict[str, float] = field(default_factory=dict)  # latest member per language
     anchors: Counter = field(default_factory=Counter)
     terms: Counter = field(default_factory=Counter)  # word -> members using it
-    headline_names: set = field(default_factory=set)  # versioned names in members' headlines
+    subjects: set = field(default_factory=set)  # the releases members are about
     size: int = 0
     roundup: bool = False  # a digest's own event: nothing else joins it
     headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
@@ -336,7 +337,7 @@ class Clusterer:
                     margins[key] = (margin, s, lang)
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms) if cfg.term_weight else {}
-            reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.headline_name_bonus + max(cfg.arbiter_band, 0.0)
+            reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + max(cfg.arbiter_band, 0.0)
             for order, (key, (margin, s, lang)) in enumerate(margins.items()):
                 if margin < -reach:
                     continue
@@ -351,10 +352,10 @@ class Clusterer:
                     bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
                     score += bonus
                     why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
-                named = sorted(a for a in doc.headline_names if any(same_release(a, b) for b in ev.headline_names))
-                if named and cfg.headline_name_bonus:
-                    score += cfg.headline_name_bonus
-                    why.append(f"both headlines name {named[0]} (+{cfg.headline_name_bonus:.2f})")
+                named = sorted(a for a in doc.subjects if any(same_release(a, b) for b in ev.subjects))
+                if named and cfg.subject_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
+                    score += cfg.subject_bonus
+                    why.append(f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})")
                 if cfg.term_weight:
                     sim, words = self.words.similarity(weights, ev.terms, ev.size)
                     if sim:
@@ -397,7 +398,7 @@ class Clusterer:
         ev.size += 1
         ev.roundup = ev.roundup or (p.opened and self.config.roundups and doc.roundup)
         ev.terms.update(doc.terms)
-        ev.headline_names |= doc.headline_names
+        ev.subjects |= doc.subjects
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)
