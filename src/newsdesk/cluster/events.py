@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, model_anchors, same_release, subjects, version_conflict
+from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, same_release, subjects, version_conflict
 from newsdesk.cluster.dedup import Deduper
 from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
 
