@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from newsdesk.cluster.embed import UseEmbedder, item_text
-from newsdesk.cluster.events import Clusterer, Doc
+from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,39 @@ def test_different_versions_stay_apart_and_a_digest_joins_nothing(embedder):
     assert got["v1"] != got["v2"]
     assert got["d1"] not in {got[k] for k in ("v2", "n2", "n3")}
 
+
+
+LAUNCH = [  # one release, covered the night it shipped and the next day from different angles
+    ("h1", 4, 18, "en", "Vantor Labs introduces Halcyon 5.2 with stronger computer use",
+     "Vantor Labs 发布 Halcyon 5.2，计算机操作任务的成功率大幅提升。"),
+    ("h2", 4, 19, "en", "Interrupting and steering Halcyon 5.2 Thinking mid-answer",
+     "Halcyon 5.2 的 Thinking 模式现在支持在推理过程中随时打断并补充要求。"),
+    ("h3", 5, 8, "zh", "一文读懂Halcyon 5.2：七成任务超过人类专家，一句问候就花掉 60 美元",
+     "Halcyon 5.2 发布详解：原生电脑操控能力与定价。"),
+    ("h4", 5, 9, "zh", "Halcyon 5.2深夜发布，最适合写代码的模型来了",
+     "从开发者视角看 Halcyon 5.2 如何平衡成本与推理能力。"),
+    ("h5", 5, 11, "zh", "Halcyon 5.2 信息全整理",
+     "汇总 Vantor Labs 最新发布的 Halcyon 5.2 的能力、评测成绩与价格。"),
+]
+
+
+def test_a_releases_launch_coverage_from_different_angles_is_one_event(embedder):
+    got = _place(embedder, NOISE + LAUNCH)
+    assert len({got[k] for k, *_ in LAUNCH}) == 1
+    assert got["h1"] not in {got[k] for k, *_ in NOISE}
+    # The texts alone do not make it one event: the release they are all about does.
+    apart = _place(embedder, NOISE + LAUNCH, ClusterConfig(subject_bonus=0.0))
+    assert len({apart[k] for k, *_ in LAUNCH}) > 1
+
+
+def test_a_release_named_in_passing_or_a_guide_days_later_is_not_launch_coverage(embedder):
+    passing = ("c1", 5, 12, "zh", "Halcyon 5.2 回一句问候要花 60 美元？该读读这篇关于思维链长度的新论文",
+               "解读一篇论文：思维链并非越长越好，推理深度比长度更重要。")
+    guide = ("g2", 7, 10, "zh", "Halcyon 5.2 上手指南：五个入口、十个玩法、提示词全在这",
+             "手把手教你用 Halcyon 5.2 写提示词、做短片、搭工作流。")
+    got = _place(embedder, NOISE + LAUNCH + [passing, guide])
+    assert got["c1"] != got["h1"]
+    assert got["g2"] != got["h1"]
+    # What keeps the guide out is the launch window: a release named days later is a story's thread.
+    later = _place(embedder, NOISE + LAUNCH + [passing, guide], ClusterConfig(launch_days=30))
+    assert later["g2"] == later["h1"]

@@ -59,8 +59,8 @@ class ClusterConfig:
     headline_jaccard: float = 0.8  # near-identical headlines (character pairs) join; 0 turns it off
     sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
     roundups: bool = True  # digests and multi-topic lists stand alone
-    subject_bonus: float = 0.25  # the item and a member are both about one release (named in headline and summary) ...
-    launch_days: float = 1.5  # ... and the item comes within this of the event's first report: launch coverage
+    launch_days: float = 1.5  # a release's launch coverage: this long after the event's first report
+    subject_bonus: float = 0.25  # the item and a member are about one release (named in headline and summary), at launch
     roundup_link: float = 0.4  # share of an event's headline rarity a roundup must carry to point at it
 
 
@@ -347,7 +347,7 @@ class Clusterer:
                 if ev.first_ts > doc.ts + cfg.window_days * DAY:
                     continue  # an event that begins after this item's window
                 score, why = margin, [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"]
-                shared = sorted(a for a in doc.anchors if a in ev.anchors)
+                shared = self._shared_anchors(doc, ev)
                 if shared:
                     bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
                     score += bonus
@@ -382,6 +382,12 @@ class Clusterer:
                 return Placement(doc.key, key, "member", False, None, round(s, 4), why)
             return self._open(doc, s, f"best candidate below threshold: {why}")
         return self._open(doc, None, "no open event in the window")
+
+    def _shared_anchors(self, doc: Doc, ev: _Event) -> list[str]:
+        """The event's anchors the item names too. A versioned name counts only during the launch:
+        a review or a guide days later names the release as well, and is another event of its story."""
+        launch = doc.ts - ev.first_ts <= self.config.launch_days * DAY
+        return sorted(a for a in doc.anchors if a in ev.anchors and (launch or anchor_kind(a) != "model"))
 
     def _open(self, doc: Doc, s: float | None, why: str) -> Placement:
         key = self._new_event(doc)
