@@ -82,17 +82,24 @@ def model_anchors(text: str) -> set[str]:
 
 
 def subjects(text: str) -> frozenset[str]:
-    """The releases a text is about: versioned names in its headline that its summary names too.
+    """The releases a text is about: versioned names that its headline and its summary both name.
 
     A headline can name a release in passing ("GPT-5.4 costs $80 per hi; read Google's paper"),
-    but a summary that names it again says the piece is about it. A headline alone stands for itself.
+    but a summary that names it again says the piece is about it. One of the two may name only
+    the product ("Testing Kimi's new model" over a summary on Kimi K2.5). A headline alone
+    stands for itself.
     """
     head, _, rest = text.partition("\n")
-    named = model_anchors(head)
     if not rest.strip():
-        return frozenset(named)
-    body = model_anchors(rest)
-    return frozenset(x for x in named if any(same_release(x, y) for y in body))
+        return frozenset(model_anchors(head))
+
+    def words(part: str) -> set[str]:
+        return {w.lower() for w in re.findall(r"[A-Za-z]{2,}", part)}
+
+    found = set()
+    for part, other in ((head, rest), (rest, head)):
+        found |= {x for x in model_anchors(part) if model_family(x) in words(other)}
+    return frozenset(found)
 
 
 def _number(raw: str) -> float:

@@ -35,7 +35,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.cluster.anchors import ANCHOR_WEIGHT, anchor_kind, extract_anchors, same_release, subjects, version_conflict
+from newsdesk.cluster.anchors import (
+    ANCHOR_WEIGHT,
+    anchor_kind,
+    extract_anchors,
+    model_anchors,
+    model_family,
+    same_release,
+    subjects,
+    version_conflict,
+)
 from newsdesk.cluster.dedup import Deduper
 from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
 
@@ -107,7 +116,8 @@ class Doc:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
         self.subjects = subjects(self.text)
-        families = {a.split("-", 1)[0] for a in self.anchors if a.startswith("model:")}
+        # A list of products in the headline makes a digest; two rivals compared in the body do not.
+        families = {model_family(a) for a in model_anchors(self.text.split("\n", 1)[0])}
         self.roundup = is_roundup(self.text, len(families))
 
 
