@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from newsdesk.config import Settings
 from newsdesk.llm import BudgetExhausted, open_llm
-from newsdesk.store.leases import worker_id
+from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import tasks
 from newsdesk.workers import claims
 
@@ -34,17 +34,17 @@ def test_a_unit_waiting_in_the_queue_is_sent_once(engine):
 
 def test_one_worker_at_a_time_and_a_dead_ones_lease_is_taken_over(engine):
     claims.mark_queued(engine, [UNIT], "run-1")
-    first = claims.claim(engine, *UNIT, worker_id())
+    first = claims.claim(engine, *UNIT, owner_id())
     assert first is not None and first.attempts == 1
     assert not row(engine)["queued"]  # running now: a new ask sends a new message
-    assert claims.claim(engine, *UNIT, worker_id()) is None  # a live holder (this process) keeps it
+    assert claims.claim(engine, *UNIT, owner_id()) is None  # a live holder (this process) keeps it
     assert claims.mark_queued(engine, [UNIT], "run-1") == {UNIT[0]}
     # A holder killed on this host: its lease is taken over at once, not after it runs out.
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    host = worker_id().rsplit(":", 2)[0]
+    host = owner_id().rsplit(":", 2)[0]
     with engine.begin() as conn:
         conn.execute(tasks.update().where(tasks.c.key == UNIT[0]).values(owner=f"{host}:{dead.stdout.strip()}:x"))
-    second = claims.claim(engine, *UNIT, worker_id())
+    second = claims.claim(engine, *UNIT, owner_id())
     assert second is not None and second.attempts == 2
     claims.finish(engine, second, "done")
     assert (row(engine)["state"], row(engine)["attempts"], row(engine)["owner"]) == ("done", 0, None)
@@ -53,7 +53,7 @@ def test_one_worker_at_a_time_and_a_dead_ones_lease_is_taken_over(engine):
 def test_a_unit_that_failed_for_good_waits_for_the_next_run(engine):
     claims.mark_queued(engine, [UNIT], "run-1")
     for attempt in (1, 2, 3):
-        got = claims.claim(engine, *UNIT, worker_id())
+        got = claims.claim(engine, *UNIT, owner_id())
         assert got.attempts == attempt
         claims.finish(engine, got, "retrying" if attempt < 3 else "failed", "ValueError: always", requeue=attempt < 3)
     assert (row(engine)["state"], row(engine)["error"]) == ("failed", "ValueError: always")
@@ -64,7 +64,7 @@ def test_a_unit_that_failed_for_good_waits_for_the_next_run(engine):
     assert [b for b in board if b["stage"] == "write"] == [
         {"stage": "write", "queued": 0, "running": 0, "failed": 1, "done": 0}]
     assert claims.mark_queued(engine, [UNIT], "run-2") == {UNIT[0]}  # the next run tries again, with fresh tries
-    assert claims.claim(engine, *UNIT, worker_id()).attempts == 1
+    assert claims.claim(engine, *UNIT, owner_id()).attempts == 1
 
 
 @pytest.fixture
@@ -92,8 +92,8 @@ def test_the_status_page_lists_the_workers_units_per_stage(sqlite_engine):
 
     claims.mark_queued(sqlite_engine, [("fetch:openai-blog", "ingest", {"source": "openai-blog"}),
                                        ("daily:2026-04-23", "daily", {"date": "2026-04-23"})], "run-1")
-    running = claims.claim(sqlite_engine, *UNIT, worker_id())
-    failed = claims.claim(sqlite_engine, "analysis:8:en", "write", {"event": 8, "language": "en"}, worker_id())
+    running = claims.claim(sqlite_engine, *UNIT, owner_id())
+    failed = claims.claim(sqlite_engine, "analysis:8:en", "write", {"event": 8, "language": "en"}, owner_id())
     claims.finish(sqlite_engine, failed, "failed", "LLMError: HTTP 400 poisoned material")
     with TestClient(create_app(sqlite_engine, Settings())) as client:
         html = client.get("/status?ui=en").text

@@ -14,11 +14,11 @@ from sqlalchemy import select, update
 from newsdesk.config import Settings
 from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store import open_store
+from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import stage_runs, stages
 from newsdesk.store.stage_runs import (
     claim_stage,
     mark_interrupted,
-    owner_id,
     prune_runs,
     release_stage,
     run_finished,
@@ -68,7 +68,7 @@ def test_a_stage_another_live_process_runs_is_skipped_and_said(tmp_path, store_u
 
 def test_a_dead_processs_lease_and_running_row_are_taken_over(tmp_path, store_url):
     engine = open_store(store_url)
-    dead = subprocess.run([sys.executable, "-c", "from newsdesk.store.stage_runs import owner_id; print(owner_id())"],
+    dead = subprocess.run([sys.executable, "-c", "from newsdesk.store.leases import owner_id; print(owner_id())"],
                           capture_output=True, text=True, check=True).stdout.strip()
     assert claim_stage(engine, "cluster", dead)
     row = run_started(engine, "cluster", run_id="r1", owner=dead)

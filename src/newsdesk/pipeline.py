@@ -25,7 +25,8 @@ from sqlalchemy.engine import Engine
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.store.schema import editions, items, llm_usage, transcripts
-from newsdesk.store.stage_runs import owner_id, run_finished, run_started, stage_holder, stage_lease
+from newsdesk.store.leases import owner_id
+from newsdesk.store.stage_runs import run_finished, run_started, stage_holder, stage_lease
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
-from newsdesk.store.leases import owner_is_dead, worker_id
+from newsdesk.store.leases import owner_is_dead, owner_id
 from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
@@ -82,7 +82,7 @@ def claim(engine: Engine, source_id: str, owner: str, now: datetime) -> bool:
         if conn.execute(update(sources).where(and_(sources.c.id == source_id, free)).values(**values)).rowcount:
             return True
         holder = conn.execute(select(sources.c.lease_owner).where(sources.c.id == source_id)).scalar()
-        if holder and owner_is_dead(holder):
+        if owner_is_dead(holder):
             taken = update(sources).where(and_(sources.c.id == source_id, sources.c.lease_owner == holder))
             return conn.execute(taken.values(**values)).rowcount == 1
         return False
@@ -241,7 +241,7 @@ async def ingest_all(
         sync_sources(conn, [s for s in catalog if s.id not in known])
         current = {s.id: s for s in stored_sources(conn, ids)}
     todo = [current[i] for i in dict.fromkeys(ids)]
-    owner = worker_id()
+    owner = owner_id()
 
     async def one(src: Source, g: Getter) -> SourceOutcome:
         try:

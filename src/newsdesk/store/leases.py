@@ -3,8 +3,9 @@
 A lease row names its owner as `host:pid:tag` and carries an expiry its owner renews while it
 works (the heartbeat). Another worker may take it over when the expiry has passed, or at once
 when the owner was a process on this host that no longer runs (kill -9): waiting out the
-lease would only delay the work. Used by ingest (one worker per source) and by the task
-queue's workers (one worker per unit of work, newsdesk/workers/claims.py).
+lease would only delay the work. Used by ingest (one worker per source), by the task
+queue's workers (one worker per unit of work, newsdesk/workers/claims.py) and by the stages'
+leases and run records (newsdesk/store/stage_runs.py).
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ import socket
 import uuid
 
 
-def worker_id() -> str:
-    """A new owner name for this process: host, pid and a tag that tells two claims apart."""
+def owner_id() -> str:
+    """A new owner name for this process: host, pid (tells a dead one apart) and a tag that tells
+    two claims apart. Names the holder of leases and of stage runs (store/stage_runs.py)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def owner_is_dead(owner: str) -> bool:
-    """True when the lease holder was a process on this host that no longer runs (e.g. kill -9)."""
-    host, pid, _tag = (owner.rsplit(":", 2) + ["", ""])[:3]
+def owner_is_dead(owner: str | None) -> bool:
+    """True when the lease holder was a process on this host that no longer runs (e.g. kill -9).
+    None (no holder, or a row that never had one) is not a dead process: False."""
+    host, pid, _tag = ((owner or "").rsplit(":", 2) + ["", ""])[:3]
     if host != socket.gethostname() or not pid.isdigit():
         return False  # another machine's worker: its lease runs out unless its heartbeat renews it
     try:

@@ -15,10 +15,7 @@ The web app's status page and /api/status read `stage_status`.
 
 from __future__ import annotations
 
-import os
-import socket
 import threading
-import uuid
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Iterator
@@ -27,6 +24,7 @@ from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
+from newsdesk.store.leases import owner_is_dead
 from newsdesk.store.schema import sources, stage_runs, stages
 
 # A stage's lease outlives its process by at most LEASE: a thread renews it every HEARTBEAT.
@@ -35,25 +33,6 @@ HEARTBEAT = 30.0
 ERROR_MAX = 2_000  # characters of an error line kept: a traceback's worth, never a page
 FINISHED = ("ok", "problems", "failed", "interrupted")
 KEEP = timedelta(days=30)  # finished runs older than this are pruned by the scheduler
-
-
-def owner_id() -> str:
-    """host:pid:tag, the name a process gives its leases and runs (the pid tells a dead one apart)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def owner_is_dead(owner: str | None) -> bool:
-    """True when `owner` was a process on this host that no longer runs (e.g. killed with -9)."""
-    host, pid, _tag = ((owner or "").rsplit(":", 2) + ["", ""])[:3]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False  # another machine's process: its lease runs out unless its heartbeat renews it
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False
-    return False
 
 
 def _now() -> datetime:

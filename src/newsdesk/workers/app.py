@@ -29,7 +29,7 @@ from kombu import Exchange, Queue
 
 from newsdesk.config import Settings, load_settings
 from newsdesk.errors import NewsdeskError
-from newsdesk.store.leases import worker_id
+from newsdesk.store.leases import owner_id
 from newsdesk.workers import claims
 from newsdesk.workers.units import QUEUES, BudgetSpent, Context, Unit, run
 
@@ -174,7 +174,7 @@ def execute(unit: Unit, run_id: str | None) -> str:
     """Claim, run and record one unit; send its follow-ups. Returns the state it ended in."""
     settings, engine = _settings(), _engine()
     w = settings.workers
-    claimed = claims.claim(engine, unit.key, unit.stage, unit.args, worker_id())
+    claimed = claims.claim(engine, unit.key, unit.stage, unit.args, owner_id())
     if claimed is None:  # another live worker runs it: this message is a second delivery or a newer ask
         # This message may be the only record of a newer ask (the holder may have read the store
         # before it), so it is never dropped: it comes back once the holder is likely done.

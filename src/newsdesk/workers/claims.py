@@ -101,7 +101,7 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
             conn.execute(ins.values(key=key, stage=stage, args=args, queued=False, attempts=0)
                          .on_conflict_do_nothing(index_elements=["key"]))
             return take(conn, tasks.c.owner.is_(None))
-        if row.owner and owner_is_dead(row.owner):  # its holder was killed: no need to wait out the lease
+        if owner_is_dead(row.owner):  # its holder was killed: no need to wait out the lease
             return take(conn, tasks.c.owner == row.owner)
     return None
 

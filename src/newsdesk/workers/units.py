@@ -109,7 +109,7 @@ def _fetcher(settings: Settings):
 def fetch(ctx: Context, source: str) -> list[Unit]:
     from newsdesk.catalog import stored_sources
     from newsdesk.ingest.run import ingest_source
-    from newsdesk.store.leases import worker_id
+    from newsdesk.store.leases import owner_id
 
     with ctx.engine.connect() as conn:
         found = stored_sources(conn, [source])
@@ -118,7 +118,7 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
     loop, fetcher = _fetcher(ctx.settings)
     # A feed that fails is the source's failure, recorded on its fetch row (its health), not the
     # unit's; "skipped" means another live worker (a `newsdesk ingest`) is fetching it now.
-    outcome = loop.run_until_complete(ingest_source(ctx.engine, found[0], fetcher, owner=worker_id()))
+    outcome = loop.run_until_complete(ingest_source(ctx.engine, found[0], fetcher, owner=owner_id()))
     return [Unit("cluster")] if outcome.new or outcome.updated else []
 
 
