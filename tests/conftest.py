@@ -16,7 +16,6 @@ import functools
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -27,6 +26,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
 from newsdesk.store import open_store
+from loopback import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
@@ -87,9 +87,7 @@ class ThrowawayPostgres:
             entry = pwd.getpwnam(name)
             self.user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
             os.chown(self.folder, entry.pw_uid, entry.pw_gid)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = free_port()
 
     def _run(self, *args: str) -> None:
         done = subprocess.run([str(self.programs / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,

@@ -4,16 +4,12 @@ and over streamable HTTP (mounted in the web app, served by uvicorn on loopback)
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
-import time
 from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -24,6 +20,7 @@ from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, feedback
 from newsdesk.web.app import create_app
+from loopback import serve_app
 from test_pipeline import PACK, StageFake
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,19 +131,8 @@ def test_over_stdio(demo, tmp_path):
 def served(demo):
     s, engine = demo
     app = create_app(engine, s)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp", engine
-    srv.should_exit = True
-    thread.join(10)
+    with serve_app(app) as url:
+        yield f"{url}/mcp", engine
 
 
 def test_over_http_behind_the_token(served):

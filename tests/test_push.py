@@ -41,6 +41,7 @@ from newsdesk.push.subscriptions import SubscriptionError, add_subscription, lis
 from newsdesk.rank import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import deliveries, subscriptions
+from loopback import free_port
 from test_pipeline import PACK
 
 HOSTS = ("api.telegram.org", "hooks.slack.com", "discord.com", "open.feishu.cn", "oapi.dingtalk.com", "qyapi.weixin.qq.com")
@@ -113,9 +114,7 @@ def smtp():
             mails.append(email.message_from_bytes(envelope.content))
             return "250 OK"
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     controller = Controller(Handler(), hostname="127.0.0.1", port=port)
     controller.start()
     yield port, mails

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from newsdesk.ingest.poll import due_sources, plan
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import sources, stage_runs, stages
+from loopback import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -248,9 +248,7 @@ def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigte
 
 def test_serve_every_runs_the_loop_beside_the_web_app_and_stops_cleanly(tmp_path, feeds):
     env, _ = _newsroom(tmp_path, feeds)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--every", "2s"],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

@@ -4,15 +4,11 @@ what failed, when it is next due; sources backing off first. Rendered by the app
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -22,6 +18,7 @@ from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store.schema import sources
 from newsdesk.store.stage_runs import set_next_due
 from newsdesk.web.app import create_app
+from loopback import serve_app
 from test_web_browser import ARTIFACTS, page  # noqa: F401  (the Chromium fixture)
 
 PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
@@ -79,20 +76,10 @@ def test_the_status_page_and_api_show_each_stage_and_the_sources_backing_off(sql
 def test_the_status_page_in_chromium(sqlite_engine, operated, page):  # noqa: F811
     s, failing, _ = operated
     app = create_app(sqlite_engine, s)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
-        time.sleep(0.05)
-    try:
+    with serve_app(app) as url:
         errors: list[str] = []
         page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.goto(f"http://127.0.0.1:{port}/")
+        page.goto(url + "/")
         page.click('nav a[href="/status"]')
         assert page.locator("h1").inner_text() == "运行状态"
         assert page.locator("#stage-publish").inner_text().count("failed") >= 1
@@ -102,6 +89,3 @@ def test_the_status_page_in_chromium(sqlite_engine, operated, page):  # noqa: F8
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "status.png"), full_page=True)
         assert errors == []
-    finally:
-        srv.should_exit = True
-        thread.join(10)

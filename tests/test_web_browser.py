@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
-import uvicorn
 from sqlalchemy import select
 
 from newsdesk.config import Settings
 from newsdesk.store.schema import feedback
 from newsdesk.web.app import create_app
 from conftest import require
+from loopback import serve_app
 from test_web_app import TOKEN, seed_store
 
 pytestmark = pytest.mark.browser
@@ -25,22 +22,11 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 @pytest.fixture
 def server(sqlite_engine):
-    """The app served by uvicorn in a thread on a free loopback port."""
+    """The app served by uvicorn in a thread on a free loopback port (tests/loopback.py)."""
     seed_store(sqlite_engine)
     app = create_app(sqlite_engine, Settings(web_token=TOKEN))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with serve_app(app) as url:
+        yield url
 
 
 @pytest.fixture
@@ -171,19 +157,8 @@ def story_server(sqlite_engine):
     cluster_new_items(sqlite_engine, Settings(), embedder=embedder)
     assert link_stories(sqlite_engine, Settings(), embedder=embedder).linked == 2
     app = create_app(sqlite_engine, Settings(web_token=TOKEN))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start within 15 s"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with serve_app(app) as url:
+        yield url
 
 
 def test_a_story_timeline_on_the_event_page(story_server, page, sqlite_engine):
