@@ -42,12 +42,12 @@ def _numbers(result):
 
 def test_zh_paragraph_with_its_numbers_intact_passes():
     mat = MATERIAL + ["Published April 23."]
-    result = check_output(ZH, mat, materials=["full", "full", "full"], language="zh")
+    result = check_output(ZH, mat, levels=["full", "full", "full"], language="zh")
     assert result.passed, result.summary()
 
 
 def test_en_paragraph_with_its_numbers_intact_passes():
-    result = check_output(EN, MATERIAL, materials=["full", "full", "full"], language="en")
+    result = check_output(EN, MATERIAL, levels=["full", "full", "full"], language="en")
     assert result.passed, result.summary()
 
 
@@ -61,7 +61,7 @@ def test_en_paragraph_with_its_numbers_intact_passes():
 def test_zh_altered_number_is_flagged_by_name(before, after, named):
     text = ZH.replace(before, after)
     assert text != ZH
-    result = check_output(text, MATERIAL + ["Published April 23."], materials=["full"] * 3, language="zh")
+    result = check_output(text, MATERIAL + ["Published April 23."], levels=["full"] * 3, language="zh")
     assert not result.passed
     assert named in _numbers(result), result.summary()
     assert len(_numbers(result)) == 1  # only the altered one
@@ -74,7 +74,7 @@ def test_zh_altered_number_is_flagged_by_name(before, after, named):
     ("1.05 trillion", "1.05 billion", "1.05 billion"),
 ])
 def test_en_altered_number_is_flagged_by_name(before, after, named):
-    result = check_output(EN.replace(before, after), MATERIAL, materials=["full"] * 3, language="en")
+    result = check_output(EN.replace(before, after), MATERIAL, levels=["full"] * 3, language="en")
     assert not result.passed
     assert named in _numbers(result), result.summary()
 
@@ -94,7 +94,7 @@ def test_names_with_digits_are_not_numbers():
 
 def test_invented_name_and_quote_are_flagged():
     text = "GPT-5.5 的对手是 Gemini 9 Ultra。OpenAI 官方称“这是我们有史以来最安全的模型，没有之一”。正文未披露价格。"
-    result = check_output(text, MATERIAL, materials=["full"], language="zh")
+    result = check_output(text, MATERIAL, levels=["full"], language="zh")
     kinds = {(f.kind, f.span) for f in result.errors}
     assert ("name", "Gemini") in kinds
     assert any(k == "quote" for k, _ in kinds)
@@ -103,7 +103,7 @@ def test_invented_name_and_quote_are_flagged():
 def test_verbatim_quote_passes_and_hedged_context_years_pass():
     text = ("官方原话是“API access is coming very soon”。我记得 2024 到 2025 年 Cursor 也走过这条路，我没核实细节。"
             "正文未披露 API 价格。")
-    result = check_output(text, MATERIAL, materials=["full"], language="zh")
+    result = check_output(text, MATERIAL, levels=["full"], language="zh")
     assert result.passed, result.summary()
 
 
@@ -111,12 +111,12 @@ def test_disclosure_rule():
     title_only = ["Intel forecast tops estimates on AI data centres"]
     silent = "Intel 的指引超过预期，股价大涨，AI 数据中心是主要驱动。我的判断是这只是估值喘息。"
     said = "正文被FT订阅墙挡住，当前可见信息只有标题。Intel 的指引超过预期。我的判断是这只是估值喘息。"
-    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, materials=["title"], language="zh").findings)
-    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, materials=["paywalled"], language="zh").findings)
-    assert check_output(said, title_only, materials=["paywalled"], language="zh").passed
+    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, levels=["title"], language="zh").findings)
+    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, levels=["paywalled"], language="zh").findings)
+    assert check_output(said, title_only, levels=["paywalled"], language="zh").passed
     summary_only = "现在材料只有 RSS 摘要级别。Intel 的指引超过预期。"
-    assert check_output(summary_only, title_only, materials=["summary"], language="zh").passed
-    assert not check_output(silent, title_only, materials=["summary"], language="zh").passed
+    assert check_output(summary_only, title_only, levels=["summary"], language="zh").passed
+    assert not check_output(silent, title_only, levels=["summary"], language="zh").passed
 
 
 def test_hygiene_catches_seed_defects():

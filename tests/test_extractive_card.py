@@ -68,7 +68,7 @@ def test_every_card_leads_with_whole_sentences_of_its_own_items(demo_briefs, lan
         assert {x["item_id"] for x in card.members} == {m["item_id"] for m in members.values() if m["role"] != "duplicate"}
         analysis = card.analysis()
         result = check_output(analysis["headline"] + "\n\n" + analysis["body"], card.material(brief["members"]),
-                              materials=levels(brief), language=language)
+                              levels=levels(brief), language=language)
         assert result.passed, (brief["title"], [f.detail for f in result.errors])
 
 

@@ -178,7 +178,7 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
 
     def check(draft):
         reply, headline, body = draft
-        return check_output(headline + "\n\n" + body, material, materials=levels, language=language,
+        return check_output(headline + "\n\n" + body, material, levels=levels, language=language,
                             finish_reason=reply.finish_reason).findings
 
     done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))

@@ -2,7 +2,7 @@
 must be found in the material it was written from; what the writer did not see must be said;
 the text must be clean.
 
-    result = check_output(text, material_texts, materials=["full", "title"], language="zh")
+    result = check_output(text, material_texts, levels=["full", "title"], language="zh")
     result.passed, [f.detail for f in result.findings]
 
 Numbers are compared as values, not strings: 1万亿 = 1 trillion = 1e12, 82.7% = 82.7 percent,
@@ -419,16 +419,16 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
     return out
 
 
-def disclosure(text: str, materials: list[str], language: str) -> list[Finding]:
+def disclosure(text: str, levels: list[str], language: str) -> list[Finding]:
     """Title-only or paywalled material must be said; so must summary-only when nothing better was there."""
-    levels = set(materials)
+    seen = set(levels)  # the material levels the writer saw
     out: list[Finding] = []
-    if not levels or "full" in levels and "paywalled" not in levels:
+    if not seen or "full" in seen and "paywalled" not in seen:
         return out
-    if "paywalled" in levels and not _DISCLOSE["paywalled"].search(text):
+    if "paywalled" in seen and not _DISCLOSE["paywalled"].search(text):
         out.append(Finding("disclosure", "material includes a paywalled article but the text does not say it hit a paywall"))
-    if "full" not in levels:
-        best = "summary" if "summary" in levels else "title" if levels & {"title", "paywalled", "failed"} else None
+    if "full" not in seen:
+        best = "summary" if "summary" in seen else "title" if seen & {"title", "paywalled", "failed"} else None
         if best == "title" and not (_DISCLOSE["title"].search(text) or _DISCLOSE["paywalled"].search(text)):
             out.append(Finding("disclosure", "only titles were available but the text does not say so"))
         if best == "summary" and not (_DISCLOSE["summary"].search(text) or _DISCLOSE["title"].search(text)):
@@ -637,10 +637,10 @@ def check_content(text: str, material_texts: list[str], *, language: str = "zh",
     return out
 
 
-def check_output(text: str, material_texts: list[str], *, materials: list[str] | None = None, language: str = "zh",
+def check_output(text: str, material_texts: list[str], *, levels: list[str] | None = None, language: str = "zh",
                  finish_reason: str | None = None) -> CheckResult:
     findings = check_content(text, material_texts, language=language)
-    findings += disclosure(text, materials or [], language)
+    findings += disclosure(text, levels or [], language)
     findings += hygiene(text, finish_reason=finish_reason)
     findings += echoes(text, "\n".join(material_texts)) + loops(text)
     return CheckResult(passed=not any(f.severity == "error" for f in findings), findings=findings)

@@ -143,7 +143,7 @@ def rule(detail: str, part: str = "") -> Finding:
 
 def checker_errors(text: str, material: list[str], language: str = "zh") -> list[Finding]:
     """The checker's errors for text written from full material (a transcript): numbers, quotes, names, hygiene."""
-    return [f for f in check_output(text, material, materials=["full"], language=language).findings if f.severity == "error"]
+    return [f for f in check_output(text, material, levels=["full"], language=language).findings if f.severity == "error"]
 
 
 def record_check(engine: Engine, subject: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:

@@ -92,7 +92,7 @@ def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1)
     card = extractive_card(brief, language)
     row = card.analysis()
     result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
-                          materials=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
+                          levels=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
                           language=language)
     record_check(engine, "analysis", f"{brief['event_id']}:{language}", attempt, result.errors)
     return {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
