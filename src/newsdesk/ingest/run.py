@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Callable, Protocol
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.catalog import load_catalog, stored_sources
@@ -39,7 +39,7 @@ from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
-from newsdesk.store.leases import owner_is_dead, owner_id
+from newsdesk.store.leases import owner_id, take_lease
 from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
@@ -76,16 +76,8 @@ class SourceOutcome:
 
 def claim(engine: Engine, source_id: str, owner: str, now: datetime) -> bool:
     """Take the source's lease unless another live worker holds it."""
-    values = dict(lease_owner=owner, lease_until=now + LEASE)
     with engine.begin() as conn:
-        free = or_(sources.c.lease_until.is_(None), sources.c.lease_until < now)
-        if conn.execute(update(sources).where(and_(sources.c.id == source_id, free)).values(**values)).rowcount:
-            return True
-        holder = conn.execute(select(sources.c.lease_owner).where(sources.c.id == source_id)).scalar()
-        if owner_is_dead(holder):
-            taken = update(sources).where(and_(sources.c.id == source_id, sources.c.lease_owner == holder))
-            return conn.execute(taken.values(**values)).rowcount == 1
-        return False
+        return take_lease(conn, sources, sources.c.id == source_id, owner, now, LEASE)
 
 
 def renew(engine: Engine, owner: str, now: datetime) -> None:

@@ -3,7 +3,7 @@
 A lease row names its owner as `host:pid:tag` and carries an expiry its owner renews while it
 works (the heartbeat). Another worker may take it over when the expiry has passed, or at once
 when the owner was a process on this host that no longer runs (kill -9): waiting out the
-lease would only delay the work. Used by ingest (one worker per source), by the task
+lease would only delay the work (take_lease). Used by ingest (one worker per source), by the task
 queue's workers (one worker per unit of work, newsdesk/workers/claims.py) and by the stages'
 leases and run records (newsdesk/store/stage_runs.py).
 """
@@ -13,6 +13,11 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from datetime import datetime, timedelta
+
+from sqlalchemy import Table, or_, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import ColumnElement
 
 
 def owner_id() -> str:
@@ -33,4 +38,18 @@ def owner_is_dead(owner: str | None) -> bool:
         return True
     except (PermissionError, OverflowError):
         return False
+    return False
+
+
+def take_lease(conn: Connection, table: Table, row: ColumnElement[bool], owner: str, now: datetime,
+               lease: timedelta) -> bool:
+    """Take the lease of the `table` row that `row` selects (its lease_owner and lease_until columns)
+    when it is free, run out, already `owner`'s, or held by a dead process on this host."""
+    values = dict(lease_owner=owner, lease_until=now + lease)
+    free = or_(table.c.lease_until.is_(None), table.c.lease_until < now, table.c.lease_owner == owner)
+    if conn.execute(update(table).where(row, free).values(**values)).rowcount:
+        return True
+    holder = conn.execute(select(table.c.lease_owner).where(row)).scalar()
+    if owner_is_dead(holder):  # only the holder seen here: a live process that took it meanwhile keeps it
+        return conn.execute(update(table).where(row, table.c.lease_owner == holder).values(**values)).rowcount == 1
     return False

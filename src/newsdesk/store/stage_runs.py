@@ -24,7 +24,7 @@ from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.store.leases import owner_is_dead
+from newsdesk.store.leases import owner_is_dead, take_lease
 from newsdesk.store.schema import sources, stage_runs, stages
 
 # A stage's lease outlives its process by at most LEASE: a thread renews it every HEARTBEAT.
@@ -51,18 +51,9 @@ def _ensure(conn: Connection, names: list[str]) -> None:
 
 def claim_stage(engine: Engine, name: str, owner: str) -> bool:
     """Take the stage's lease unless another live process holds it."""
-    now = _now()
-    values = dict(lease_owner=owner, lease_until=now + LEASE)
     with engine.begin() as conn:
         _ensure(conn, [name])
-        free = or_(stages.c.lease_until.is_(None), stages.c.lease_until < now, stages.c.lease_owner == owner)
-        if conn.execute(update(stages).where(and_(stages.c.name == name, free)).values(**values)).rowcount:
-            return True
-        holder = conn.execute(select(stages.c.lease_owner).where(stages.c.name == name)).scalar()
-        if owner_is_dead(holder):
-            taken = update(stages).where(and_(stages.c.name == name, stages.c.lease_owner == holder))
-            return conn.execute(taken.values(**values)).rowcount == 1
-        return False
+        return take_lease(conn, stages, stages.c.name == name, owner, _now(), LEASE)
 
 
 def release_stage(engine: Engine, name: str, owner: str) -> None:
