@@ -37,6 +37,10 @@ LABELS: dict[str, dict[str, str]] = {
     # stories: events that follow one another
     "follow_up_of": {"zh": "后续报道，前情：", "en": "Follow-up of"},
     "story": {"zh": "事件脉络", "en": "Story"},
+    # the weekly: a theme's events of one story in one entry, and a story that began before the week
+    "story_line": {"zh": "事件脉络：{events}", "en": "Story: {events}"},
+    "dated": {"zh": "{headline}（{date}）", "en": "{headline} ({date})"},
+    "continues": {"zh": "续：{event}", "en": "continues: {event}"},
     # parts chosen from the material by code (offline, or in place of a draft that failed its checks)
     "extractive": {"zh": "原文摘录：句子由程序从报道中选出，未经模型撰写。",
                    "en": "Extract: sentences chosen from the coverage by code, not written by a model."},

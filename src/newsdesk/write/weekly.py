@@ -6,7 +6,9 @@ How a week becomes a report:
    vectors), agglomerating the pair of groups whose centroids are most similar.
 3. One structured LLM call per theme writes heading, thesis, per-event fields and the
    closing synthesis; one call writes the summary and the overview; briefs are written
-   in small batches. Code, not the model, assembles the text, so the form is fixed.
+   in small batches. Code, not the model, assembles the text, so the form is fixed: a
+   theme's events of one story are numbered together in date order, and the published
+   section shows them as one entry under its story line (editions/weekly.py).
 4. Every written part is checked against its material; a failing part is written once
    more with the findings, then kept but flagged (the report is then flagged too).
 5. editions/weekly.py renders the parts in the report's form and stores the edition.
@@ -25,7 +27,15 @@ from sqlalchemy.engine import Connection, Engine
 from newsdesk.config import Settings
 from newsdesk.editions.days import local_day_bounds, local_time
 from newsdesk.editions.store import stored_material_key
-from newsdesk.editions.weekly import LANGUAGE, store_weekly
+from newsdesk.editions.weekly import (
+    LANGUAGE,
+    in_entry_order,
+    stories_fingerprint,
+    store_weekly,
+    story_entries,
+    week_stories,
+    with_story_lines,
+)
 from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
@@ -369,14 +379,32 @@ class WeeklyStats:
     status: str = ""
 
 
+def _item_paragraphs(group: list[WeekEvent], data: dict) -> dict[int, str]:
+    """Event id -> its item paragraph, for the events of `group` (numbered from 1) the model wrote up."""
+    by_n = {}
+    for fields in data["items"]:
+        by_n.setdefault(fields.get("n"), fields)
+    return {e.id: item_paragraph(e, by_n[n]) for n, e in enumerate(group, 1) if n in by_n}
+
+
+def _heading(data: dict) -> str:
+    return " ".join(data["heading"].split()).rstrip("。")
+
+
+def published_section(part: Part, group: list[WeekEvent], stories: dict[int, dict], week: str) -> tuple[str, list[str]]:
+    """The section as readers get it, and its story lines. The lines are stored headlines and dates
+    arranged by code, added after the check: the model cannot change them, so they must not send
+    its draft into a rewrite."""
+    paragraphs = _item_paragraphs(group, part.data)
+    blocks, lines = with_story_lines(paragraphs, story_entries(list(paragraphs), stories, week, LANGUAGE))
+    return section_text(_heading(part.data), part.data["thesis"], blocks, part.data["synthesis"]), lines
+
+
 def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part, list[WeekEvent]]:
     """The written section and the events it actually covers (the others fall back to briefs)."""
     def assemble(data):
-        by_n = {}
-        for fields in data["items"]:
-            by_n.setdefault(fields.get("n"), fields)
-        paras = [item_paragraph(e, by_n[n]) for n, e in enumerate(group, 1) if n in by_n]
-        return section_text(" ".join(data["heading"].split()).rstrip("。"), data["thesis"], paras, data["synthesis"])
+        return section_text(_heading(data), data["thesis"], list(_item_paragraphs(group, data).values()),
+                            data["synthesis"])
 
     def covered(data):
         ns = {f.get("n") for f in data["items"]}
@@ -438,8 +466,10 @@ def brief_line(e: WeekEvent, text: str) -> str:
     return f"{e.title} — {source_label(e)} / {sentence(text)}"
 
 
-def _sections(writer: _Writer, groups: list[list[WeekEvent]]) -> tuple[list[Part], list[dict], set[int]]:
-    """The themes written side by side: their parts, their meta, and the ids of the events they cover."""
+def _sections(writer: _Writer, groups: list[list[WeekEvent]],
+              stories: dict[int, dict]) -> tuple[list[Part], list[dict], set[int]]:
+    """The themes written side by side: their parts, their meta (with the text as published), and
+    the ids of the events they cover."""
     def write_section(job):
         number, group = job
         try:
@@ -451,14 +481,15 @@ def _sections(writer: _Writer, groups: list[list[WeekEvent]]) -> tuple[list[Part
             return None
 
     sections, meta, themed = [], [], set()
-    for written in in_parallel(writer.llm, write_section, enumerate(groups, 1)):
+    for group, written in zip(groups, in_parallel(writer.llm, write_section, enumerate(groups, 1))):
         if written is None:
             continue
         part, kept = written
         sections.append(part)
         themed |= {e.id for e in kept}
-        meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status,
-                     "findings": part.findings, "events": [e.id for e in kept], "text": part.text})
+        text, lines = published_section(part, group, stories, writer.week)
+        meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status, "findings": part.findings,
+                     "events": [e.id for e in kept], "text": text, "story_lines": lines})
     return sections, meta, themed
 
 
@@ -512,11 +543,13 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     max_sections = max(MIN_SECTIONS, max_sections)
     week, all_events = _week(engine, settings, week)
     stats = WeeklyStats(week=week, events=len(all_events))
+    with engine.connect() as conn:
+        stories = week_stories(conn, [e.id for e in all_events], LANGUAGE, settings.timezone)
     banned = banned_phrases(policy(settings))
     # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
     key_now = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
                           prompts_fingerprint(("weekly",)), banned, [e.fingerprint for e in all_events],
-                          [max_sections, per_section, max_briefs])
+                          stories_fingerprint(stories), [max_sections, per_section, max_briefs])
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, LANGUAGE) == key_now:
             stats.status = "unchanged"
@@ -526,9 +559,13 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     with engine.begin() as conn:
         attach_vectors(conn, settings, candidates)
     groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
+    # A theme's events of one story are numbered together, in date order: the model reads them as
+    # a sequence, and the section can show them as one entry.
+    groups = [in_entry_order(g, story_entries([e.id for e in g], stories, week, LANGUAGE), key=lambda e: e.id)
+              for g in groups]
     writer = _Writer(engine, llm, week, banned)
     # Themes are written side by side; briefs wait for them (they take the events no theme kept).
-    sections, section_meta, themed = _sections(writer, groups)
+    sections, section_meta, themed = _sections(writer, groups, stories)
     brief_parts = _briefs(writer, [e for e in all_events if e.id not in themed][:max_briefs])
     top = _summary(writer, sections, [m["heading"] for m in section_meta], [e for g in groups for e in g])
     summary_text, *overview = top.text.split("\n\n")
@@ -536,7 +573,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
     status = "clean" if all(p.status == "clean" for p in parts) else "flagged"
     store_weekly(
-        engine, settings, week=week, summary=summary_text, overview=overview, sections=[p.text for p in sections],
+        engine, settings, week=week, summary=summary_text, overview=overview, sections=[m["text"] for m in section_meta],
         briefs=[brief_line(e, e.brief) for e, _ in brief_parts], status=status, material_key=key_now, now=now,
         meta={
             "summary": summary_text,

@@ -29,7 +29,7 @@ from newsdesk.editions.episode import (
     stored_edition,
 )
 from newsdesk.editions.store import material_key, stored_material_key
-from newsdesk.editions.weekly import LANGUAGE, store_weekly
+from newsdesk.editions.weekly import LANGUAGE, stories_fingerprint, store_weekly, week_stories
 from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
@@ -148,14 +148,16 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
             raise model_weekly.WeeklyError("the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first")
         model_weekly.parse_week(week)
         briefs, vectors = load_week(conn, settings, week)
+        stories = week_stories(conn, [b["event_id"] for b in briefs], LANGUAGE, settings.timezone)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
     language = LANGUAGE
-    digest = material_key("extractive-weekly", EXTRACTIVE_FORMAT, week, settings.site_name, _fingerprint(briefs), caps)
+    digest = material_key("extractive-weekly", EXTRACTIVE_FORMAT, week, settings.site_name, _fingerprint(briefs),
+                          stories_fingerprint(stories), caps)
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == digest:
             return "unchanged"
-    report = extractive_weekly(briefs, vectors, language=language, **caps)
+    report = extractive_weekly(briefs, vectors, language=language, stories=stories, week=week, **caps)
     material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
                 for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
@@ -182,7 +184,7 @@ def _part_name(part: str) -> str:
 class _WeeklyStandIns:
     """What a written weekly's failed parts are replaced with, from its events' extractive cards."""
 
-    def __init__(self, engine: Engine, row: dict, model: str | None):
+    def __init__(self, engine: Engine, row: dict, model: str | None, tz: str):
         from newsdesk.cluster import event_brief
         self.engine, self.row, self.model, self.meta = engine, row, model, dict(row["meta"])
         self.failed = {f["part"]: [Finding.load(x) for x in f["findings"]] for f in self.meta.get("flags") or []}
@@ -192,6 +194,7 @@ class _WeeklyStandIns:
         ids = {i for s in self.meta["sections"] for i in s["events"]} | {b["event_id"] for b in self.meta["briefs"]}
         with engine.connect() as conn:
             briefs = {i: event_brief(conn, i) for i in sorted(ids)}
+            self.stories = week_stories(conn, sorted(ids), LANGUAGE, tz)
         self.briefs = {i: b for i, b in briefs.items() if b.get("members")}
         self.cards = {i: extractive_card(b, LANGUAGE) for i, b in self.briefs.items()}
         self.idf = headline_idf(self.cards)
@@ -215,10 +218,11 @@ class _WeeklyStandIns:
                 continue
             self.keep(f"section {n}", section["text"])
             theme = extractive_theme([i for i in section["events"] if i in self.cards], self.cards, self.briefs,
-                                     self.idf, LANGUAGE)
-            if theme.events and self.passes(theme.text, theme.events):  # else the theme is left out
+                                     self.idf, LANGUAGE, stories=self.stories, week=self.row["key"])
+            if theme.events and self.passes(theme.text, theme.events, theme.story_lines):  # else the theme is left out
                 out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
-                            "text": theme.text, "extractive": True, "replaces_failed": True})
+                            "text": theme.text, "story_lines": theme.story_lines, "extractive": True,
+                            "replaces_failed": True})
         return out
 
     def summary(self, sections: list[dict]) -> tuple[str, list[str]]:
@@ -256,7 +260,7 @@ def stand_in_weekly(engine: Engine, settings, week: str, *, model: str | None = 
         row = editions_store.stored_edition(conn, "weekly", week, LANGUAGE)
     if row is None or row["status"] == "clean":
         return []
-    parts = _WeeklyStandIns(engine, row, model)
+    parts = _WeeklyStandIns(engine, row, model, settings.timezone)
     sections = parts.sections()
     summary, overview = parts.summary(sections)
     briefs = parts.brief_items()

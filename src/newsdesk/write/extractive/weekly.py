@@ -9,7 +9,9 @@ events' own headlines, each event told by its card's lead facts, and the briefs.
 A theme's heading is the terms its events' headlines share (rarest in the week first), or
 for a theme whose headlines share none, its lead event's most distinctive headline terms.
 A brief is one item: its title, its source and 1–3 sentences of that item's own text (the
-ones with figures first), never a sentence from another member of the event.
+ones with figures first), never a sentence from another member of the event. Given the week's
+stories (editions.weekly.week_stories), a theme's events of one story are one entry under
+their story line, as in the written report.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.editions.weekly import render_weekly
+from newsdesk.editions.weekly import Entry, render_weekly, story_entries, with_story_lines
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
     ExtractiveCard,
@@ -52,12 +54,20 @@ HEADING_TERMS = 3
 @dataclass
 class Theme:
     heading: str
-    events: list[int]
-    paragraphs: list[str]
+    events: list[int]  # in the order they are told
+    paragraphs: list[str]  # one per event, in that order
+    entries: list[Entry] = field(default_factory=list)  # the events threaded by story; none: each alone
+
+    @property
+    def story_lines(self) -> list[str]:
+        return [e.line for e in self.entries if e.line]
 
     @property
     def text(self) -> str:
-        return "\n\n".join([self.heading, *self.paragraphs])
+        if not self.entries:
+            return "\n\n".join([self.heading, *self.paragraphs])
+        blocks, _ = with_story_lines(dict(zip(self.events, self.paragraphs)), self.entries)
+        return "\n\n".join([self.heading, *blocks])
 
 
 @dataclass
@@ -91,8 +101,8 @@ class ExtractiveWeekly:
         return {
             "summary": self.summary,
             "overview": self.overview,
-            "sections": [{"heading": t.heading, "status": "clean", "findings": [], "events": t.events, "text": t.text}
-                         for t in self.themes],
+            "sections": [{"heading": t.heading, "status": "clean", "findings": [], "events": t.events, "text": t.text,
+                          "story_lines": t.story_lines} for t in self.themes],
             "briefs": [{"event_id": b.event_id, "item_id": b.item_id, "title": b.title, "source": b.source, "text": b.text}
                        for b in self.briefs],
             "flags": [],
@@ -147,23 +157,27 @@ def item_brief(brief: dict, language: str) -> Brief:
 
 
 def extractive_weekly(briefs: list[dict], vectors: dict[int, np.ndarray], *, language: str = "zh",
+                      stories: dict[int, dict] | None = None, week: str = "",
                       max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION,
                       max_briefs: int = MAX_BRIEFS) -> ExtractiveWeekly:
-    """The week's report from its events (cluster.event_brief dicts, most important first) and
-    each event's vector (mean of its members' item vectors)."""
+    """The week's report from its events (cluster.event_brief dicts, most important first), each
+    event's vector (mean of its members' item vectors) and, to thread themes by story, the week's
+    stories (editions.weekly.week_stories, in `language`) and its key."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
-    week = [WeekEvent(id=b["event_id"], title=cards[b["event_id"]].headline, score=float(len(briefs) - n),
+    candidates = [WeekEvent(id=b["event_id"], title=cards[b["event_id"]].headline, score=float(len(briefs) - n),
                       sources=[], material="", members=[], fingerprint=[], vector=vectors.get(b["event_id"]))
             for n, b in enumerate(briefs)]
-    groups = group_themes([e for e in week if e.vector is not None], max_sections=max_sections, per_section=per_section)
+    groups = group_themes([e for e in candidates if e.vector is not None], max_sections=max_sections, per_section=per_section)
     idf = headline_idf(cards)
 
-    themes = [extractive_theme([e.id for e in group], cards, by_id, idf, language) for group in groups]
+    themes = [extractive_theme([e.id for e in group], cards, by_id, idf, language, stories=stories, week=week)
+              for group in groups]
     themed = {i for t in themes for i in t.events}
     chosen = [item_brief(b, language) for b in briefs if b["event_id"] not in themed][:max_briefs]
     summary, overview, facts = extractive_summary(themes, by_id, len(briefs), language)
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
+    facts += [line for t in themes for line in t.story_lines]  # stored headlines and dates, as the text states them
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
 
 
@@ -175,16 +189,21 @@ def headline_idf(cards: dict[int, ExtractiveCard]) -> dict[str, float]:
 
 
 def extractive_theme(event_ids: list[int], cards: dict[int, ExtractiveCard], by_id: dict[int, dict],
-                     idf: dict[str, float], language: str) -> Theme:
-    """One theme of these events: named from their headlines, each event told by its card's lead sentences."""
+                     idf: dict[str, float], language: str, *, stories: dict[int, dict] | None = None,
+                     week: str = "") -> Theme:
+    """One theme of these events (most important first): named from their headlines, each event told
+    by its card's lead sentences; with `stories`, the events of one story together under their line."""
     zh = language == "zh"
+    entries = story_entries(event_ids, stories, week, language) if stories else []
+    told = [i for entry in entries for i in entry.events] or event_ids
     paragraphs = []
-    for i in event_ids:
+    for i in told:
         card = cards[i]
         lead = join([s.text for s in card.lead if s.text != card.headline]) or card.disclosure
         paragraphs.append(f"{card.headline}（{_outlets(by_id[i])}）{lead}" if zh else
                           f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}")
-    return Theme(theme_heading([cards[i].headline for i in event_ids], idf, language), list(event_ids), paragraphs)
+    # Named in the order of importance: the lead headline's terms come first.
+    return Theme(theme_heading([cards[i].headline for i in event_ids], idf, language), list(told), paragraphs, entries)
 
 
 def extractive_summary(themes: list[Theme], by_id: dict[int, dict], events: int,
