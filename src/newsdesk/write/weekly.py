@@ -30,8 +30,8 @@ from newsdesk.editions.store import stored_material_key
 from newsdesk.editions.weekly import (
     LANGUAGE,
     in_entry_order,
-    stories_fingerprint,
     store_weekly,
+    stories_fingerprint,
     story_entries,
     week_stories,
     with_story_lines,

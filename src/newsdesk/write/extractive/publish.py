@@ -29,7 +29,12 @@ from newsdesk.editions.episode import (
     stored_edition,
 )
 from newsdesk.editions.store import material_key, stored_material_key
-from newsdesk.editions.weekly import LANGUAGE, stories_fingerprint, store_weekly, week_stories
+from newsdesk.editions.weekly import (
+    LANGUAGE,
+    store_weekly,
+    stories_fingerprint,
+    week_stories,
+)
 from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
@@ -161,7 +166,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
     material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
                 for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
-    parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *(t.text for t in report.themes),
+    parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *(t.prose for t in report.themes),
              "\n\n".join(b.line() for b in report.briefs)]
     errors = [f for part in parts for f in check_output(part, material, language=language).errors]
     passed = record_check(engine, "weekly", week, 1, errors)
@@ -219,7 +224,7 @@ class _WeeklyStandIns:
             self.keep(f"section {n}", section["text"])
             theme = extractive_theme([i for i in section["events"] if i in self.cards], self.cards, self.briefs,
                                      self.idf, LANGUAGE, stories=self.stories, week=self.row["key"])
-            if theme.events and self.passes(theme.text, theme.events, theme.story_lines):  # else the theme is left out
+            if theme.events and self.passes(theme.prose, theme.events):  # else the theme is left out
                 out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
                             "text": theme.text, "story_lines": theme.story_lines, "extractive": True,
                             "replaces_failed": True})
