@@ -179,9 +179,10 @@ def extractive_weekly(briefs: list[dict], vectors: dict[int, np.ndarray], *, lan
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
     candidates = [WeekEvent(id=b["event_id"], title=cards[b["event_id"]].headline, score=float(len(briefs) - n),
-                      sources=[], material="", members=[], fingerprint=[], vector=vectors.get(b["event_id"]))
-            for n, b in enumerate(briefs)]
-    groups = group_themes([e for e in candidates if e.vector is not None], max_sections=max_sections, per_section=per_section)
+                            sources=[], material="", members=[], fingerprint=[], vector=vectors.get(b["event_id"]))
+                  for n, b in enumerate(briefs)]
+    groups = group_themes([e for e in candidates if e.vector is not None], max_sections=max_sections,
+                          per_section=per_section)
     idf = headline_idf(cards)
 
     themes = [extractive_theme([e.id for e in group], cards, by_id, idf, language, stories=stories, week=week)
