@@ -37,6 +37,9 @@ _NOT_FAMILY = {
     "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "ai", "agi", "api",
     "gpu", "cpu", "usd", "rmb", "cny", "ipo", "ceo", "cto", "fy", "sota", "mmlu", "swe", "bench", "arc",
     "hle", "aime", "gsm", "humaneval", "pass", "over", "more", "than", "top", "only", "first", "last",
+    # number formats, licences, standards and hardware: versioned, but no release anyone reports on
+    "fp", "bf", "int", "uint", "apache", "mit", "gpl", "lgpl", "agpl", "bsd", "cc", "utf", "iso", "ipv", "http",
+    "tls", "ssl", "usb", "pcie", "ddr", "lpddr", "gddr", "hbm", "wifi", "nvlink",
 }
 _ARXIV = re.compile(r"(?:arxiv[:/ ]|abs/|pdf/)(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
 _ARXIV_BARE = re.compile(r"(?<![\d.])(\d{4}\.\d{5})(?:v\d+)?(?![\d.])")

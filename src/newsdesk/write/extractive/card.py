@@ -121,7 +121,8 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
             seen.add(flat)
             found = set(terms(s))
             facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
-            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9) > 1, -min(facts, 6), order)
+            # Full text before a feed summary: a summary is the publisher's own abridgement, the body is what was said.
+            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9), -min(facts, 6), order)
             candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     chosen: list[LeadSentence] = []
     for _, s in sorted(candidates, key=lambda c: c[0]):
