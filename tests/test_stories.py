@@ -288,3 +288,24 @@ def test_eval_clusters_reports_story_level_precision_and_recall(tmp_path, monkey
     assert "across events P 1.000 R 1.000" in out
     out = CliRunner().invoke(cli.app, ["eval", "clusters", str(path), "--folds", "2"]).output
     assert "stories (held-apart folds (2, split by story))" in " ".join(out.split())
+
+
+def test_a_follow_up_names_what_the_earlier_events_headline_is_about(embedder):
+    from newsdesk.cluster.stories import StoryLinker, sketch
+    from newsdesk.cluster.terms import terms
+
+    day = 86400.0
+    spec = [  # (key, day, headline, summary)
+        ("wan", 0, "Alibaba open-sources Wan 2.1, a video generation model",
+         "The 14 billion parameter model is released on Hugging Face under an open licence."),
+        ("phi", 2, "Microsoft releases Phi-4-multimodal, a small model for speech and vision",
+         "The 5.6 billion parameter model is released on Hugging Face for developers to download."),
+        ("wan-top", 9, "Wan 2.1 tops the open video generation leaderboard",
+         "Alibaba's open-sourced Wan model beat closed rivals on motion quality, a week after its release."),
+    ]
+    texts = [f"{h}\n{s}" for _, _, h, s in spec]
+    vectors = embedder.embed(texts)
+    sketches = [sketch(key, [(d * day, v, terms(t), False)], h) for (key, d, h, _), t, v in zip(spec, texts, vectors)]
+    links = {link.event: link.follows for link in StoryLinker().run(sketches)}
+    assert links.get("wan-top") == "wan"
+    assert "phi" not in links  # "Hugging Face", "billion parameters": words both bodies use, not what Wan 2.1 is

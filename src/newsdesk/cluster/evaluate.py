@@ -259,9 +259,11 @@ def _sketches(docs: list[Doc], events: list) -> list:
     from newsdesk.cluster.stories import sketch
 
     members: dict = {}
-    for d, e in zip(docs, events):
+    titles: dict = {}
+    for d, e in sorted(zip(docs, events), key=lambda de: (de[0].ts, str(de[0].key))):
         members.setdefault(e, []).append((d.ts, d.vector, d.terms, d.roundup))
-    return [sketch(e, ds) for e, ds in members.items()]
+        titles.setdefault(e, d.text.split("\n", 1)[0])  # the store titles an event by its first report
+    return [sketch(e, ds, titles[e]) for e, ds in members.items()]
 
 
 def _story_of(sketches: list, config) -> dict:

@@ -39,8 +39,6 @@ from newsdesk.cluster.anchors import (
     ANCHOR_WEIGHT,
     anchor_kind,
     extract_anchors,
-    model_anchors,
-    model_family,
     same_release,
     subjects,
     version_conflict,
@@ -116,9 +114,7 @@ class Doc:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
         self.subjects = subjects(self.text)
-        # A list of products in the headline makes a digest; two rivals compared in the body do not.
-        families = {model_family(a) for a in model_anchors(self.text.split("\n", 1)[0])}
-        self.roundup = is_roundup(self.text, len(families))
+        self.roundup = is_roundup(self.text)
 
 
 @dataclass

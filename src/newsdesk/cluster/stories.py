@@ -52,6 +52,7 @@ class Sketch:
     terms: frozenset[str]  # the members' words (terms.py): names without versions
     title: str = ""
     roundup: bool = False  # a digest of several stories (terms.is_roundup): in no story, it lists many
+    headline_terms: frozenset[str] = frozenset()  # the words of its title: what it is about
 
 
 @dataclass
@@ -66,8 +67,10 @@ def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool]], t
     """The sketch of an event from its members' (publish time, vector, words, is a roundup)."""
     v = np.sum([m[1] for m in members], axis=0).astype(np.float32)
     n = float(np.linalg.norm(v))
+    from newsdesk.cluster.terms import terms
+
     return Sketch(key, min(m[0] for m in members), max(m[0] for m in members), v / n if n else v,
-                  frozenset().union(*(m[2] for m in members)), title, all(m[3] for m in members))
+                  frozenset().union(*(m[2] for m in members)), title, all(m[3] for m in members), terms(title))
 
 
 @dataclass
@@ -134,6 +137,8 @@ class StoryLinker:
             shared = [w for w in mine if w in e.terms]
             if not shared:
                 continue  # a follow-up names what it follows
+            if e.headline_terms and not any(w in e.headline_terms for w in shared):
+                continue  # ... what its headline is about, not only words both bodies happen to use ("Hugging Face", "billion")
             root = first(e)
             if root is not e and (float(root.vector @ s.vector) < cfg.min_cosine or not any(w in root.terms for w in mine)):
                 continue  # a story is about one thing: a follow-up names its first event too, not only a bridge
@@ -207,7 +212,6 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
 
 def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embedder, settings) -> list[Sketch]:
     """Every event that starts inside the look-back, as a sketch: one query for the members."""
-    from newsdesk.cluster.anchors import model_anchors
     from newsdesk.cluster.embed import ensure_vectors, item_text, make_embedder
     from newsdesk.cluster.terms import is_roundup, terms
 
@@ -225,9 +229,7 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     titles = {}
     for r in rows:
         text = item_text(r.item_title, r.summary, r.body)
-        families = {a.split("-", 1)[0] for a in model_anchors(text)}
-        members.setdefault(r.event_id, []).append(
-            (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text, len(families))))
+        members.setdefault(r.event_id, []).append((r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text)))
         titles[r.event_id] = r.title
     return [sketch(e, m, titles[e]) for e, m in members.items()]
 

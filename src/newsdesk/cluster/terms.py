@@ -15,6 +15,7 @@ import math
 import re
 from collections import Counter
 
+from newsdesk.cluster.anchors import model_anchors, model_family
 from newsdesk.cluster.dedup import normalize_text
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -70,13 +71,18 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def is_roundup(text: str, model_families: int) -> bool:
-    """A digest of several unrelated items: named as one, or a headline listing many products."""
+def is_roundup(text: str) -> bool:
+    """A digest of several unrelated items: named as one, or a headline listing many products.
+
+    The products are counted in the headline only: a piece comparing two rivals' launches names
+    three model families in its body ("Claude Opus 4.6 vs GPT-5.3-Codex", "beats GPT-5.2") and is
+    no digest.
+    """
     head = text.split("\n", 1)[0]
     if _ROUNDUP.search(head):
         return True
     parts = [p for p in re.split(r"[;；|｜]", head) if p.strip()]
-    return len(parts) >= 3 or model_families >= 3
+    return len(parts) >= 3 or len({model_family(a) for a in model_anchors(head)}) >= 3
 
 
 class TermWindow:
