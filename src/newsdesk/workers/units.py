@@ -148,17 +148,22 @@ def cluster(ctx: Context) -> list[Unit]:
 
 
 def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
-    """(event, language) pairs with no analysis, or one older than the event's last change.
+    """(event, language) pairs with no analysis, or one older than the event's last change, or one
+    written at a size the event has since doubled or at another tab.
 
-    A cheap filter on timestamps; the analysis unit then compares material keys, so an event
-    refreshed without a change in what the writer sees costs no call."""
+    A cheap filter; the analysis unit then decides with write.analysis.due(), so an event
+    refreshed without a change worth a rewrite costs no call. The size test matters beside the
+    timestamps: an analysis unit can read an event just before a cluster unit commits a new
+    member and store its analysis just after, later than the event's updated_at."""
     from newsdesk.store.schema import analyses, event_members, events
 
     out = []
     with engine.connect() as conn:
         for language in _languages(settings):
             current = exists().where(and_(analyses.c.event_id == events.c.id, analyses.c.language == language,
-                                          analyses.c.created_at >= events.c.updated_at))
+                                          analyses.c.created_at >= events.c.updated_at,
+                                          analyses.c.reports.is_not(None), events.c.item_count < 2 * analyses.c.reports,
+                                          analyses.c.tab == events.c.tab))
             has_members = exists().where(event_members.c.event_id == events.c.id)
             ids = conn.execute(select(events.c.id).where(~current, has_members).order_by(events.c.id)).scalars()
             out += [(e, language) for e in ids]
