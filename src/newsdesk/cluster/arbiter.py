@@ -10,10 +10,12 @@ from newsdesk.cluster.events import Arbiter
 from newsdesk.llm.client import LLMError
 from newsdesk.write.kit import messages
 
+# The reason comes first: a model writes what is the same or what differs, then rules on it. Its length
+# is capped so a grammar-bound model (the embedded one) cannot run past max_tokens and cut the JSON off.
 SCHEMA = {
     "type": "object",
-    "properties": {"same_event": {"type": "boolean"}, "reason": {"type": "string"}},
-    "required": ["same_event", "reason"],
+    "properties": {"reason": {"type": "string", "maxLength": 160}, "same_event": {"type": "boolean"}},
+    "required": ["reason", "same_event"],
 }
 
 
