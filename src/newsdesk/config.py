@@ -67,7 +67,9 @@ class LLMSettings:
     policy_file: str = ""  # editorial policy (markdown); empty = the packaged write/prompts/policy.md
     embedded_threads: int = 2  # CPU threads for the embedded model
     embedded_ctx: int = 8192  # context window of the embedded model, in tokens
-    arbitrate_merges: bool = False  # let the model rule on borderline event merges (worth it with a strong model)
+    # Let the model rule on borderline event merges. Not with the embedded model: its rulings were wrong more
+    # often than the score they overrule and lowered pair F1 on both gold files (eval/clusters/arbiter.md).
+    arbitrate_merges: bool = False
 
 
 @dataclass
