@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from test_stories import BENCHMARKS, FIX, LAUNCH
+from test_stories import SOURCES as STORY_SOURCES
 from test_weekly import copying_llm
 
 from newsdesk.cluster import cluster_new_items
@@ -36,31 +38,12 @@ from newsdesk.write.extractive.publish import publish_cards
 WEEK = "2030-W20"  # Monday 2030-05-13 … Sunday 05-19; the week before holds only the first Quillfin event
 MONDAY = datetime(2030, 5, 13, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai, the default timezone
 
-SOURCES = [
-    Source("halcyon-blog", "Halcyon Blog", "https://halcyon.example/rss.xml", tier=1, weight=1.5, category="official"),
-    Source("techwire", "TechWire", "https://techwire.example/rss"),
-    Source("zhiku", "智库科技", "https://zhiku.example/rss", language="zh"),
-    Source("jiqi", "机器周刊", "https://jiqi.example/rss", language="zh"),
-]
+SOURCES = [*STORY_SOURCES, Source("jiqi", "机器周刊", "https://jiqi.example/rss", language="zh")]
 
 # (source, guid, hours after MONDAY, title, summary, language)
-TESSELLATE = [  # launch (Mon) -> independent benchmarks (Wed) -> a fix (Sat): one story, all in the week
-    ("halcyon-blog", "launch-1", 0, "Introducing Tessellate, an open-source coding agent from Halcyon",
-     ("Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
-      "under the Apache license."), "en"),
-    ("techwire", "launch-2", 4, "Halcyon open-sources Tessellate, a coding agent that writes its own pull requests",
-     "The startup's Tessellate agent edits many files at once and runs tests before it proposes a change.", "en"),
-    ("zhiku", "launch-3", 6, "Halcyon 开源编程智能体 Tessellate，可自主提交代码合并请求",
-     "Tessellate 能跨多个文件修改代码、运行测试并自动发起 pull request，采用 Apache 许可证免费使用。", "zh"),
-    ("techwire", "bench-1", 24 * 2 + 2, "Tessellate beats proprietary coding agents on independent benchmark runs",
-     ("Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
-      "two paid rivals, though it was slower."), "en"),
-    ("zhiku", "bench-2", 24 * 2 + 9, "第三方评测：开源编程智能体 Tessellate 修复 61% 真实代码缺陷，超过两款付费产品",
-     "研究人员用 500 个真实仓库缺陷测试 Halcyon 的 Tessellate，修复率 61%，但速度较慢。", "zh"),
-    ("halcyon-blog", "fix-1", 24 * 5, "Halcyon ships Tessellate 1.1: the open-source coding agent no longer deletes untracked files",
-     ("After users reported that the Tessellate agent removed files outside git, the update asks before any "
-      "deletion and keeps a backup."), "en"),
-]
+# test_stories' launch, benchmarks and fix, moved into one week: launch (Mon) -> benchmarks (Wed) -> fix (Sat)
+TESSELLATE = (LAUNCH + [(src, guid, hours - 24 * 5, *rest) for src, guid, hours, *rest in BENCHMARKS]
+              + [(src, guid, hours - 24 * 10, *rest) for src, guid, hours, *rest in FIX])
 QUILLFIN = [  # shown the week before (Tue) -> first deliveries (Mon) -> a recall (Sun): a story the week continues
     ("jiqi", "quill-0", -24 * 6, "Marlowe Robotics 发布仓储机械臂 Quillfin，单臂每小时分拣 1200 件",
      "Marlowe Robotics 展示仓储分拣机械臂 Quillfin，官方称单臂每小时可分拣 1200 件包裹，计划下周开始交付。", "zh"),
