@@ -100,6 +100,7 @@ def test_utf16_without_bom_is_read_and_latin1_is_refused():
     ("[fetch]\nretries = -1", "'retries' = -1 must be at least 0"),
     ("[llm]\nretries = -3", "'retries' = -3 must be at least 0"),
     ("[fetch]\nfulltext_concurrency = 4", "unknown setting 'fulltext_concurrency'"),
+    ('[llm]\nbackend = "embedded"\narbitrate_merges = true', "lower clustering quality .* set arbitrate_merges = false"),
 ])
 def test_bad_settings_name_the_key_and_the_fix(tmp_path, text, says):
     path = tmp_path / "newsdesk.toml"

@@ -67,8 +67,8 @@ class LLMSettings:
     policy_file: str = ""  # editorial policy (markdown); empty = the packaged write/prompts/policy.md
     embedded_threads: int = 2  # CPU threads for the embedded model
     embedded_ctx: int = 8192  # context window of the embedded model, in tokens
-    # Let the model rule on borderline event merges. Not with the embedded model: its rulings were wrong more
-    # often than the score they overrule and lowered pair F1 on both gold files (eval/clusters/arbiter.md).
+    # Let the model rule on borderline event merges. Refused with the embedded model: its rulings were wrong
+    # more often than the score they overrule and lowered pair F1 on both gold files (eval/clusters/arbiter.md).
     arbitrate_merges: bool = False
 
 
@@ -221,8 +221,9 @@ def _apply(obj: object, data: dict, where: str, section: str = "") -> None:
         setattr(obj, key, value)
 
 
-def _check_paths_and_zone(settings: Settings) -> None:
-    """Settings whose mistakes would otherwise surface as a traceback in whichever stage meets them."""
+def _check_settings(settings: Settings) -> None:
+    """Settings whose mistakes would otherwise surface as a traceback in whichever stage meets them,
+    or quietly make the output worse."""
     try:
         ZoneInfo(settings.timezone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -235,6 +236,10 @@ def _check_paths_and_zone(settings: Settings) -> None:
     if lo > hi:
         raise ConfigError(f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
                           "make poll_min the shorter")
+    if settings.llm.arbitrate_merges and settings.llm.backend == "embedded":
+        raise ConfigError('[llm] arbitrate_merges = true with backend = "embedded": the embedded model\'s rulings '
+                          "lower clustering quality (eval/clusters/arbiter.md); point backend at an endpoint "
+                          "(\"openai\") or set arbitrate_merges = false")
     data_dir = Path(settings.data_dir)
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
@@ -274,5 +279,5 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
             if isinstance(coerced, (int, float)) and not isinstance(coerced, bool):
                 _check_number(section, key, coerced, f"environment {name}")
             setattr(target, key, coerced)
-    _check_paths_and_zone(settings)
+    _check_settings(settings)
     return settings
