@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from newsdesk.cluster.anchors import extract_anchors, version_conflict
+from newsdesk.cluster.anchors import extract_anchors, subjects, version_conflict
 from newsdesk.cluster.dedup import Deduper, canonical_url
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import (
@@ -115,3 +115,14 @@ def test_itn_dev_meets_the_acceptance_bar(shared):
     result = evaluate(rows, UseEmbedder(threads=2))
     assert result["bcubed_f1"] >= 0.93
     assert result["cross_lingual_recall"] >= 0.85
+
+
+def test_a_pieces_subjects_are_the_releases_its_headline_and_summary_both_name():
+    assert subjects("Vantor Labs introduces Halcyon 5.2\nVantor Labs 发布 Halcyon 5.2，电脑操作更强。") == {"model:halcyon-5.2"}
+    # the product in the headline, the version in the summary (and the other way round)
+    assert subjects("实测 Halcyon 新品：前端设计追平对手\n详细实测了 Halcyon 5.2 的视觉编程能力。") == {"model:halcyon-5.2"}
+    # named in passing: the summary is about something else
+    assert subjects("Halcyon5.2 回一句问候要花 60 美元？读读这篇论文\n解读一篇关于思维链长度的新论文。") == set()
+    # a rival in the headline whose summary names another of its versions is not the subject
+    assert subjects("Orion 3.1 发布，全线碾压 Halcyon 5.2\nOrion 3.1 与 Halcyon 5.3 的跑分对比。") == {"model:orion-3.1"}
+    assert subjects("Halcyon 5.2 is out") == {"model:halcyon-5.2"}  # a headline alone stands for itself

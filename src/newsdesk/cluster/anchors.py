@@ -101,7 +101,14 @@ def subjects(text: str) -> frozenset[str]:
 
     found = set()
     for part, other in ((head, rest), (rest, head)):
-        found |= {x for x in model_anchors(part) if model_family(x) in words(other)}
+        theirs = model_anchors(other)
+        for x in model_anchors(part):
+            family = model_family(x)
+            versions = [y for y in theirs if model_family(y) == family]
+            # The other part names this release, or the product bare; not another of its versions
+            # ("beats GPT-5.2" over a summary on GPT-5.3 is not about GPT-5.2).
+            if any(same_release(x, y) for y in versions) or (not versions and family in words(other)):
+                found.add(x)
     return frozenset(found)
 
 
