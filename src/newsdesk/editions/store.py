@@ -17,6 +17,10 @@ from sqlalchemy.engine import Connection
 
 from newsdesk.store.schema import editions
 
+# The episode writers' record of their quote repairs (which quotes they corrected or dropped, and
+# how many): the operator's, kept in the stored meta; a reader gets the digest, never these.
+WRITER_NOTES = ("quote_notes", "quotes")
+
 
 def material_key(*parts) -> str:
     blob = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
@@ -64,3 +68,7 @@ def stored_edition(conn: Connection, kind: str, key: str, language: str) -> dict
     ).mappings().first()
     return dict(row) if row else None
 
+
+def public_meta(meta: dict | None) -> dict:
+    """An edition's meta as readers get it (site, feeds, Markdown, web app, API, MCP): no writer's notes."""
+    return {k: v for k, v in (meta or {}).items() if k not in WRITER_NOTES}

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.labels import LABELS, Labels
+from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary
@@ -76,7 +77,8 @@ def _load(engine: Engine) -> list[dict]:
         # Only what passed its checks is published: a flagged edition stays in the store, unpublished.
         rows = conn.execute(select(editions).where(editions.c.status == "clean")
                             .order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
-        return [publishable(dict(r._mapping)) for r in rows]  # one cleaning for every file published
+        # One cleaning for every file published; the writers' notes stay in the store.
+        return [publishable({**r._mapping, "meta": public_meta(r.meta)}) for r in rows]
 
 
 def _inputs_key(rows: list[dict], settings: Settings) -> str:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from newsdesk.editions.cards import day_tabs, event_cards, readable_analyses
 from newsdesk.editions.days import day_events, minute
 from newsdesk.editions.labels import Labels
+from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.health import source_health
 from newsdesk.model import LANGUAGES, SOURCE_KINDS
@@ -208,7 +209,8 @@ def edition_keys(conn: Connection, kind: str) -> list[dict]:
     return sorted(out.values(), key=lambda e: (e["updated_at"], e["key"]), reverse=True)
 
 
-def edition(conn: Connection, kind: str, key: str, lang: str) -> dict | None:
+def edition(conn: Connection, kind: str, key: str, lang: str, *, operator: bool = False) -> dict | None:
+    """A published edition; its writer's notes only for the operator."""
     rows = {r.language: r for r in conn.execute(select(editions).where(
         editions.c.kind == kind, editions.c.key == key, editions.c.status == "clean"))}  # a flagged one is never shown
     if not rows:
@@ -216,7 +218,7 @@ def edition(conn: Connection, kind: str, key: str, lang: str) -> dict | None:
     row = rows.get(lang) or rows.get("zh") or next(iter(rows.values()))
     return {
         "kind": row.kind, "key": row.key, "language": row.language, "languages": sorted(rows),
-        "title": row.title, "body": row.body, "meta": dict(row.meta or {}), "status": row.status,
+        "title": row.title, "body": row.body, "meta": dict(row.meta or {}) if operator else public_meta(row.meta), "status": row.status,
         "updated_at": row.updated_at,
     }
 
