@@ -8,6 +8,8 @@ from pathlib import Path
 
 from newsdesk.write.check import check_output, check_subject, cut_names, echoes, extract_numbers, hygiene, loops
 from newsdesk.write.check_eval import check_draft, draft_hits, evaluate, load_drafts
+from newsdesk.write.extractive.card import extractive_card
+from newsdesk.write.extractive.weekly import extractive_theme, headline_idf
 
 DRAFTS = Path(__file__).parent / "fixtures" / "drafts"
 
@@ -187,6 +189,59 @@ def test_loop_lets_through_a_sentence_said_twice_and_short_recurring_ones():
     items = "\n\n".join(f"{name} 开源了新模型。方法细节材料未披露。" for name in ("DeepSeek", "Qwen", "Kimi"))
     assert loops(items) == []  # one stock line per item of a section
     assert loops("\n\n".join(["方法细节材料未披露。"] * 3)) != []  # but not as the items themselves
+
+
+# An extractive weekly theme whose heading's names every item says too (issue: the heading counted as a
+# sentence each item repeats). Events written for this test, rendered by the extractive weekly's own code.
+_THEME_EVENTS = {
+    "zh": [("Marlowe Robotics 与 Quillfin 签署合作协议", "Marlowe Robotics 周二宣布与物流公司 Quillfin 签署为期三年的合作协议。"
+            "双方将在 12 个仓库部署分拣机器人。", "仓储日报"),
+           ("Quillfin 追加 Marlowe Robotics 订单", "Quillfin 表示试点仓库的分拣效率提高了 18%。"
+            "公司随后向 Marlowe Robotics 追加了 400 台机器人的订单。", "物流观察"),
+           ("Marlowe Robotics 为 Quillfin 开设培训中心", "培训中心位于 Quillfin 的总部园区，首期培训 60 名技术员。"
+            "Marlowe Robotics 将派驻 5 名工程师。", "机器人周刊")],
+    "en": [("Marlowe Robotics signs deal with Quillfin", "Marlowe Robotics said on Tuesday it signed a three-year deal with "
+            "the logistics firm Quillfin. The two will put sorting robots in 12 warehouses.", "Warehouse Daily"),
+           ("Quillfin expands Marlowe Robotics order", "Quillfin said sorting in its pilot warehouses was 18% faster. "
+            "It then ordered 400 more robots from Marlowe Robotics.", "Logistics Watch"),
+           ("Marlowe Robotics opens Quillfin training centre", "The centre sits on Quillfin's head office campus and will "
+            "train 60 technicians first. Marlowe Robotics will send 5 engineers.", "Robot Weekly")],
+}
+
+
+def _extractive_theme(language: str, events: int) -> tuple[str, str, list[str]]:
+    """(heading, the theme's text as the checker reads it, its material) for the first `events` test events."""
+    briefs = [{"event_id": n, "title": title, "outlets": 1, "independent_outlets": 1, "anchors": [], "members": [
+        {"item_id": n, "title": title, "summary": "", "body": body, "material_level": "full", "language": language,
+         "role": "lead", "source_name": source}]} for n, (title, body, source) in enumerate(_THEME_EVENTS[language][:events], 1)]
+    cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
+    theme = extractive_theme(list(cards), cards, {b["event_id"]: b for b in briefs}, headline_idf(cards), language)
+    return theme.heading, theme.prose, [f"{t}\n{body}\n{source}" for t, body, source in _THEME_EVENTS[language][:events]]
+
+
+@pytest.mark.parametrize("events", [2, 3])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_an_extractive_theme_whose_items_name_its_heading_is_not_a_loop(language, events):
+    heading, text, material = _extractive_theme(language, events)
+    assert heading == ("Marlowe、Robotics、Quillfin" if language == "zh" else "Marlowe, Robotics, Quillfin")
+    assert loops(text) == []
+    result = check_output(text, material, levels=["full"], language=language)
+    assert result.passed, [f.line() for f in result.errors]
+
+
+def test_a_loop_inside_an_extractive_theme_is_still_caught():
+    _, text, _ = _extractive_theme("zh", 2)
+    said = "公司随后向 Marlowe Robotics 追加了 400 台机器人的订单。"
+    assert [f.kind for f in loops(text + "\n\n" + said * 3)] == ["loop"]
+    # Near-same: a word changed, a few words said before it.
+    plan = "Quillfin 计划明年把 Marlowe Robotics 的分拣机器人扩展到全部 40 个仓库。"
+    near = [plan, plan.replace("明年", "在明年"), "据物流观察报道，" + plan]
+    assert [f.kind for f in loops(text + "\n\n" + "\n\n".join(near))] == ["loop"]
+    # The token limit cuts the last repeat off anywhere: a third of the sentence still counts there.
+    assert loops(text + f"\n\n{plan}\n\n{plan}") == []
+    assert [f.kind for f in loops(text + f"\n\n{plan}\n\n{plan}\n\n{plan[:16]}")] == ["loop"]
+    _, english, _ = _extractive_theme("en", 2)
+    assert [f.kind for f in loops(english + " It ordered more robots it ordered more robots it ordered more robots.")] == ["loop"]
 
 
 def test_cut_name_fires_on_a_piece_of_a_material_name():

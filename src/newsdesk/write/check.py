@@ -390,6 +390,17 @@ def _shingles(s: str, n: int = 5) -> set[str]:
     return {s[i:i + n] for i in range(max(len(s) - n + 1, 1))}
 
 
+def _near_same(a: set[str], b: set[str], *, cut: bool = False) -> bool:
+    """Two texts' shingles: the same text, word for word or nearly. Most of the shorter is in the longer, and
+    what they share is at least half of the longer: a short line that a longer sentence merely contains (a
+    theme's heading of names, which each of its items names again among words of its own) is not that
+    sentence said again. `cut`: `a` ends the output, where the token limit cuts a repeat off anywhere."""
+    shared = len(a & b)
+    if shared < 0.8 * max(min(len(a), len(b)), 1):
+        return False
+    return shared >= 0.5 * max(len(a), len(b)) or (cut and len(a) <= len(b))
+
+
 def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     stripped = text.rstrip()
@@ -404,10 +415,10 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
         break
     paras = [p for p in _paragraphs(text) if len(_squash(p)) >= 20]
     seen: list[tuple[str, set[str]]] = []
-    for p in paras:
+    for n, p in enumerate(paras):
         sh = _shingles(p)
         for q, qsh in seen:
-            if len(sh & qsh) / max(min(len(sh), len(qsh)), 1) >= 0.8:
+            if _near_same(sh, qsh, cut=n == len(paras) - 1):
                 out.append(Finding("repeat", f"paragraph repeats an earlier one: {p[:40]!r}…", p[:80]))
                 break
         seen.append((p, sh))
@@ -512,18 +523,19 @@ def loops(text: str) -> list[Finding]:
     groups: list[tuple[str, set[str], list[int]]] = []  # first sentence, its shingles, the paragraphs it is in
     alone: set[int] = set()  # paragraphs that are one sentence only
     tight = None  # a loop inside one sentence: "…oscar-winning oscar winner oscar-winning oscar winner…"
-    for p, para in enumerate(_paragraphs(_nfkc(text))):
+    paragraphs = _paragraphs(_nfkc(text))
+    for p, para in enumerate(paragraphs):
         sentences = [s.strip() for s in _LOOP_SPLIT.split(para) if s.strip()]
         if len(sentences) == 1:
             alone.add(p)
-        for s in sentences:
+        for k, s in enumerate(sentences):
             sq = _squash(s)
             tight = tight or _TIGHT_LOOP.search(sq)
             if _weight(sq) < LOOP_WEIGHT or all(sq[i:i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))):
                 continue
             sh = _shingles(s, 4)
             for first, fsh, where in groups:
-                if len(sh & fsh) / max(min(len(sh), len(fsh)), 1) >= 0.8:
+                if _near_same(sh, fsh, cut=p == len(paragraphs) - 1 and k == len(sentences) - 1):
                     where.append(p)
                     break
             else:
