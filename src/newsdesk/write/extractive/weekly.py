@@ -191,6 +191,8 @@ def extractive_weekly(briefs: list[dict], vectors: dict[int, np.ndarray], *, lan
     chosen = [item_brief(b, language) for b in briefs if b["event_id"] not in themed][:max_briefs]
     summary, overview, facts = extractive_summary(themes, by_id, len(briefs), language)
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
+    # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
+    facts += sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
 
 
