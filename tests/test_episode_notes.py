@@ -12,34 +12,19 @@ from __future__ import annotations
 import json
 
 import anyio
-import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 from sqlalchemy import select
-from test_pipeline import PACK, StageFake
+from test_mcp_server import TOKEN
+from test_mcp_server import demo  # noqa: F401 (a fixture: the demo pack through the scripted writer)
 from test_published_clean import reader_view
 
-from newsdesk.config import Settings
 from newsdesk.mcp_server import build_server
-from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
-from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 from newsdesk.web.app import create_app
 
-TOKEN = "notes-test-token"
 NOTE = "quote not in the transcript"
 DROPPED = "we will ship the quantum teleporter on Tuesday morning"  # FakeLLM's made-up quote
-
-
-@pytest.fixture(scope="module")
-def repaired(tmp_path_factory):
-    data = tmp_path_factory.mktemp("notes")
-    s = Settings(data_dir=str(data), site_dir=str(data / "site"), web_token=TOKEN)
-    engine = open_store(s.database)
-    report = run_pipeline(engine, s, limits=DEMO_LIMITS, source=PACK, llm=StageFake(engine))
-    assert report.problems == []
-    yield s, engine
-    engine.dispose()
 
 
 def _episodes(engine) -> list:
@@ -47,8 +32,8 @@ def _episodes(engine) -> list:
         return conn.execute(select(editions).where(editions.c.kind == "episode")).all()
 
 
-def test_a_repaired_digest_is_published_and_its_notes_are_stored(repaired):
-    _, engine = repaired
+def test_a_repaired_digest_is_published_and_its_notes_are_stored(demo):  # noqa: F811
+    _, engine = demo
     zh = next(r for r in _episodes(engine) if r.language == "zh")
     assert zh.status == "clean" and zh.meta.get("extractive") is None  # the model's digest, after the repair
     assert any(NOTE in n and DROPPED[:40] in n for n in zh.meta["quote_notes"])
@@ -56,8 +41,8 @@ def test_a_repaired_digest_is_published_and_its_notes_are_stored(repaired):
     assert DROPPED not in zh.body  # the repair itself: the sentence is gone from the digest
 
 
-def test_no_reader_sees_the_notes(repaired):
-    s, engine = repaired
+def test_no_reader_sees_the_notes(demo):  # noqa: F811
+    s, engine = demo
     texts, answers = reader_view(s, engine)
     with TestClient(create_app(engine, s)) as client:
         for r in _episodes(engine):
@@ -84,8 +69,8 @@ def test_no_reader_sees_the_notes(repaired):
     assert "摘要" in told and NOTE not in told and DROPPED not in told
 
 
-def test_the_operator_token_gets_the_notes(repaired):
-    s, engine = repaired
+def test_the_operator_token_gets_the_notes(demo):  # noqa: F811
+    s, engine = demo
     zh = next(r for r in _episodes(engine) if r.language == "zh")
     with TestClient(create_app(engine, s)) as client:
         url = f"/api/editions/episode/{zh.key}?lang=zh"
