@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from filelock import FileLock, Timeout
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.anchors import extract_anchors
@@ -24,6 +24,7 @@ from newsdesk.cluster.embed import Embedder, ensure_vectors, item_text, make_emb
 from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc
 from newsdesk.cluster.independence import coverage
 from newsdesk.store.items import _dialect_insert
+from newsdesk.store.leases import advisory_lock
 from newsdesk.store.schema import cluster_rulings, event_members, events, items, roundup_links, sources
 
 BATCH = 256  # items embedded and committed together: a crash loses at most one batch of work
@@ -192,18 +193,8 @@ def _exclusive(conn: Connection, waiting: Callable[[str], None] | None = None):
     process waits, and a lock dies with the process that held it.
     """
     if conn.dialect.name == "postgresql":
-        if not conn.execute(text("SELECT pg_try_advisory_lock(hashtext('newsdesk.cluster'))")).scalar():
-            if waiting:
-                waiting(WAITING)
-            conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.cluster'))"))
-        conn.commit()
-        try:
+        with advisory_lock(conn, "newsdesk.cluster", (lambda: waiting(WAITING)) if waiting else None):
             yield
-        finally:
-            if conn.in_transaction():
-                conn.rollback()
-            conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.cluster'))"))
-            conn.commit()
         return
     database = conn.engine.url.database
     if conn.dialect.name != "sqlite" or not database or database == ":memory:":

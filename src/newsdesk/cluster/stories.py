@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, text, true, update
+from sqlalchemy import delete, func, insert, select, true, update
 from sqlalchemy.engine import Connection, Engine
 
+from newsdesk.store.leases import advisory_lock
 from newsdesk.store.schema import event_members, events, items, stories, story_events
 
 DAY = 86400.0
@@ -314,15 +315,8 @@ def _exclusive(conn: Connection):
     if conn.dialect.name != "postgresql":
         yield
         return
-    conn.execute(text("SELECT pg_advisory_lock(hashtext('newsdesk.stories'))"))
-    conn.commit()
-    try:
+    with advisory_lock(conn, "newsdesk.stories"):
         yield
-    finally:
-        if conn.in_transaction():
-            conn.rollback()
-        conn.execute(text("SELECT pg_advisory_unlock(hashtext('newsdesk.stories'))"))
-        conn.commit()
 
 
 # --- reading -----------------------------------------------------------------------------

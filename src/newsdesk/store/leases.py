@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from sqlalchemy import Table, or_, select, update
+from sqlalchemy import Table, or_, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ColumnElement
 
@@ -53,3 +55,21 @@ def take_lease(conn: Connection, table: Table, row: ColumnElement[bool], owner: 
     if owner_is_dead(holder):  # only the holder seen here: a live process that took it meanwhile keeps it
         return conn.execute(update(table).where(row, table.c.lease_owner == holder).values(**values)).rowcount == 1
     return False
+
+
+@contextmanager
+def advisory_lock(conn: Connection, name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """One holder of `name` at a time across every process sharing a PostgreSQL store: a session
+    advisory lock, which dies with its connection. `waiting` is called once when another holds it."""
+    if not conn.execute(text("SELECT pg_try_advisory_lock(hashtext(:name))"), {"name": name}).scalar():
+        if waiting:
+            waiting()
+        conn.execute(text("SELECT pg_advisory_lock(hashtext(:name))"), {"name": name})
+    conn.commit()
+    try:
+        yield
+    finally:
+        if conn.in_transaction():
+            conn.rollback()
+        conn.execute(text("SELECT pg_advisory_unlock(hashtext(:name))"), {"name": name})
+        conn.commit()
