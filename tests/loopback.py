@@ -1,4 +1,5 @@
-"""Servers on loopback for tests: a free port, and an ASGI app served by uvicorn in a thread.
+"""Servers on loopback for tests: a free port, an ASGI app served by uvicorn in a thread, and a
+plain HTTP server for feeds a test scripts request by request.
 
 The web app, its status page and the MCP server are tested through real HTTP (a browser, the MCP
 SDK's client), so they need a real server: this is the one way the tests start it.
@@ -10,6 +11,7 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Iterator
 
 import uvicorn
@@ -40,3 +42,25 @@ def serve_app(app) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+class Replies(BaseHTTPRequestHandler):
+    """A request handler for scripted feeds: quiet, with one way to answer."""
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def reply(self, status: int, body: bytes = b"", headers: dict | None = None) -> None:
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve_http(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    """`handler` served on a free loopback port in a daemon thread (its port: server_address[1])."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd

@@ -10,11 +10,11 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import feedparser
 import pytest
+from loopback import Replies, serve_http
 from sqlalchemy import func, select
 
 from newsdesk.catalog import stored_sources
@@ -96,10 +96,7 @@ class _Server:
         self.calls: dict[str, int] = {}
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):  # keep test output clean
-                pass
-
+        class Handler(Replies):
             def do_GET(self):
                 path = self.path
                 outer.calls[path] = outer.calls.get(path, 0) + 1
@@ -110,21 +107,21 @@ class _Server:
                         self.send_response(304)
                         self.end_headers()
                         return
-                    return self._send(200, _feed(port, "good", 3), {"ETag": '"v1"'})
+                    return self.reply(200, _feed(port, "good", 3), {"ETag": '"v1"'})
                 if path == "/flaky.xml":
                     if n == 1:
-                        return self._send(500, b"oops")
-                    return self._send(200, _feed(port, "flaky", 2))
+                        return self.reply(500, b"oops")
+                    return self.reply(200, _feed(port, "flaky", 2))
                 if path == "/limited.xml":
                     if n == 1:
-                        return self._send(429, b"slow down", {"Retry-After": "1"})
-                    return self._send(200, _feed(port, "limited", 1))
+                        return self.reply(429, b"slow down", {"Retry-After": "1"})
+                    return self.reply(200, _feed(port, "limited", 1))
                 if path == "/broken.xml":
-                    return self._send(200, b"<rss><channel><title>x</title><item><title>unclosed")
+                    return self.reply(200, b"<rss><channel><title>x</title><item><title>unclosed")
                 if path == "/gb2312.xml":
-                    return self._send(200, _feed(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
+                    return self.reply(200, _feed(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
                 if path == "/huge.xml":
-                    return self._send(200, b"<rss>" + b" " * 300_000 + b"</rss>")
+                    return self.reply(200, b"<rss>" + b" " * 300_000 + b"</rss>")
                 if path == "/loop.xml":
                     self.send_response(302)
                     self.send_header("Location", "/loop.xml")
@@ -132,22 +129,13 @@ class _Server:
                     return
                 if path == "/stall.xml":
                     time.sleep(3)
-                    return self._send(200, _feed(port, "stall", 1))
+                    return self.reply(200, _feed(port, "stall", 1))
                 if path.startswith("/a/"):
-                    return self._send(200, b"<html><body><p>short</p></body></html>", {"Content-Type": "text/html"})
-                self._send(404, b"no")
+                    return self.reply(200, b"<html><body><p>short</p></body></html>", {"Content-Type": "text/html"})
+                self.reply(404, b"no")
 
-            def _send(self, status, body, headers=None):
-                self.send_response(status)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = serve_http(Handler)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -221,26 +209,18 @@ def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path):
     quick, held = [f"kill-{n:02}" for n in range(8)], [f"kill-{n:02}" for n in range(8, 12)]
     release, asked = threading.Event(), set()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
+    class Handler(Replies):
         def do_GET(self):
             name = self.path.strip("/").removesuffix(".xml")
             asked.add(name)
             if name in held:
                 release.wait(60)
-            body = _feed(self.server.server_address[1], name, 30)
             try:
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply(200, _feed(self.server.server_address[1], name, 30))
             except OSError:
                 pass  # the killed run is gone
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    httpd = serve_http(Handler)
     catalog = tmp_path / "sources.toml"
     catalog.write_text("".join(f'[[source]]\nid = "{n}"\nname = "{n}"\nurl = "http://127.0.0.1:{httpd.server_address[1]}/{n}.xml"\n'
                                f'fulltext = false\n' for n in quick + held), encoding="utf-8")

@@ -9,11 +9,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -27,7 +25,7 @@ from newsdesk.ingest.poll import due_sources, plan
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import sources, stage_runs, stages
-from loopback import free_port
+from loopback import Replies, free_port, serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -56,10 +54,7 @@ class Feeds:
         self.down = True  # /down.xml answers 500 until a test brings it up
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
+        class Handler(Replies):
             def do_GET(self):
                 port, path = outer.port, self.path
                 feeds = {
@@ -72,24 +67,15 @@ class Feeds:
                     "/quiet.xml": lambda: rss(port, "quiet"),
                 }
                 if path == "/ttl.xml" and self.headers.get("If-None-Match") == '"t1"':
-                    return self._send(304, b"")
+                    return self.reply(304, b"")
                 if path in feeds:
-                    return self._send(200, feeds[path](), {"ETag": '"t1"'} if path == "/ttl.xml" else {})
+                    return self.reply(200, feeds[path](), {"ETag": '"t1"'} if path == "/ttl.xml" else {})
                 if path == "/down.xml" and not outer.down:
-                    return self._send(200, rss(port, "down"))
-                self._send(500 if path == "/down.xml" else 404, b"no")
+                    return self.reply(200, rss(port, "down"))
+                self.reply(500 if path == "/down.xml" else 404, b"no")
 
-            def _send(self, status, body, headers=None):
-                self.send_response(status)
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = serve_http(Handler)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
