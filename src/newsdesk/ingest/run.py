@@ -39,7 +39,7 @@ from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.model import Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
-from newsdesk.store.leases import owner_id, take_lease
+from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources
 
 FEED_SUFFIXES = {".xml", ".rss", ".atom", ".json", ".rdf", ".feed"}
@@ -93,14 +93,6 @@ def release(engine: Engine, source_id: str, owner: str) -> None:
             .where(and_(sources.c.id == source_id, sources.c.lease_owner == owner))
             .values(lease_owner=None, lease_until=None)
         )
-
-
-def _lease_holder(engine: Engine, source_id: str) -> str:
-    with engine.connect() as conn:
-        row = conn.execute(select(sources.c.lease_owner, sources.c.lease_until).where(sources.c.id == source_id)).first()
-    if row is None or row.lease_owner is None:
-        return "another worker holds its lease"
-    return f"worker {row.lease_owner} holds its lease until {row.lease_until:%H:%M:%S} UTC (renewed while it runs)"
 
 
 async def _heartbeat(engine: Engine, owner: str) -> None:
@@ -163,7 +155,8 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
     if not source.enabled:
         return SourceOutcome(source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it")
     if not claim(engine, source.id, owner, now):
-        return SourceOutcome(source.id, "skipped", error=f"not fetched: {_lease_holder(engine, source.id)}")
+        holder = lease_holder(engine, sources, sources.c.id == source.id) or "another worker"
+        return SourceOutcome(source.id, "skipped", error=f"not fetched: held by {holder}")
     try:
         with engine.connect() as conn:
             state = conn.execute(select(sources.c.etag, sources.c.last_modified).where(sources.c.id == source.id)).one()

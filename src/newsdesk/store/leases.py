@@ -57,6 +57,15 @@ def take_lease(conn: Connection, table: Table, row: ColumnElement[bool], owner: 
     return False
 
 
+def lease_holder(engine, table: Table, row: ColumnElement[bool]) -> str | None:
+    """Who holds the lease of the `table` row that `row` selects, in words; None when nobody does."""
+    with engine.connect() as conn:
+        held = conn.execute(select(table.c.lease_owner, table.c.lease_until).where(row)).first()
+    if held is None or held.lease_owner is None:
+        return None
+    return f"{held.lease_owner} (lease until {held.lease_until:%H:%M:%S} UTC, renewed while it runs)"
+
+
 @contextmanager
 def advisory_lock(conn: Connection, name: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """One holder of `name` at a time across every process sharing a PostgreSQL store: a session

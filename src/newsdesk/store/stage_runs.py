@@ -24,7 +24,7 @@ from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.store.leases import owner_is_dead, take_lease
+from newsdesk.store.leases import lease_holder, owner_is_dead, take_lease
 from newsdesk.store.schema import sources, stage_runs, stages
 
 # A stage's lease outlives its process by at most LEASE: a thread renews it every HEARTBEAT.
@@ -64,11 +64,7 @@ def release_stage(engine: Engine, name: str, owner: str) -> None:
 
 def stage_holder(engine: Engine, name: str) -> str:
     """Who holds the stage's lease, in words (for the line that says a stage was not run)."""
-    with engine.connect() as conn:
-        row = conn.execute(select(stages.c.lease_owner, stages.c.lease_until).where(stages.c.name == name)).first()
-    if row is None or row.lease_owner is None:
-        return "another process"
-    return f"{row.lease_owner} (lease until {row.lease_until:%H:%M:%S} UTC, renewed while it runs)"
+    return lease_holder(engine, stages, stages.c.name == name) or "another process"
 
 
 @contextmanager
