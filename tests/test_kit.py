@@ -134,8 +134,8 @@ def test_a_chat_prompt_file_splits_into_system_and_user():
         messages("arbitrate.md", event="E text")
 
 
-def test_the_readme_example_of_adding_an_output_runs(sqlite_engine):
-    """The README's "Adding an output" prompt file and function, run as written: through the real
+def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
+    """docs/adding-an-output.md's prompt file and function, run as written: through the real
     LLM client, checker and checks table, with a scripted backend (an invented number, then a fix)."""
     import json
     import re
@@ -147,8 +147,8 @@ def test_the_readme_example_of_adding_an_output_runs(sqlite_engine):
     from newsdesk.llm.openai_backend import RawReply
     from newsdesk.write import kit
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Adding an output", 1)[1]
+    page = Path(__file__).resolve().parents[1] / "docs" / "adding-an-output.md"
+    section = page.read_text(encoding="utf-8").split("# Adding an output", 1)[1]
     prompt_file, code = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]
 
     class Scripted:
@@ -167,7 +167,7 @@ def test_the_readme_example_of_adding_an_output_runs(sqlite_engine):
     env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({"post.md": prompt_file}), packaged])
     try:
         namespace: dict = {}
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, str(page), "exec"), namespace)
         backend = Scripted()
         material = "OpenAI says GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4."
         post, status = namespace["write_post"](sqlite_engine, Settings(), LLM(backend, sqlite_engine), 7, material)

@@ -1,7 +1,7 @@
 """Settings: defaults, overridden by a TOML file, overridden by NEWSDESK_* environment variables.
 
 The file is `newsdesk.toml` in the working directory, or the path in NEWSDESK_CONFIG.
-Every key is documented in the README ("Settings"). An environment variable names a key
+Every key is documented in docs/settings.md. An environment variable names a key
 as NEWSDESK_<SECTION>_<KEY> (e.g. NEWSDESK_FETCH_ALLOW_PRIVATE=1) or NEWSDESK_<KEY> for
 top-level keys (e.g. NEWSDESK_DATABASE_URL).
 """
