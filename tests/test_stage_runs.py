@@ -107,3 +107,56 @@ def test_finished_runs_older_than_the_keep_window_are_pruned(store_url):
     with engine.connect() as conn:
         assert set(conn.execute(select(stage_runs.c.run_id)).scalars()) == {"new", "now"}
     engine.dispose()
+
+
+def test_a_stage_killed_by_sigkill_is_marked_interrupted_by_the_next_plain_run(tmp_path, store_url, monkeypatch):
+    """`newsdesk run` killed with SIGKILL while ingest waits on a feed that never answers: the next
+    plain `newsdesk run` (no --every) marks the dead run interrupted, so /status stops saying
+    ingest is running."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from typer.testing import CliRunner
+
+    from loopback import Replies, serve_http
+    from newsdesk import cli
+
+    asked = threading.Event()
+
+    class Stalls(Replies):
+        def do_GET(self):
+            asked.set()
+            time.sleep(30)  # past the kill: the stage is mid-fetch when it dies
+
+    httpd = serve_http(Stalls)
+    (tmp_path / "mine.toml").write_text(f'[[source]]\nid = "slow"\nname = "slow"\n'
+                                        f'url = "http://127.0.0.1:{httpd.server_address[1]}/feed.xml"\nkind = "rss"\n')
+    env = os.environ | {"NEWSDESK_CONFIG": str(tmp_path / "none.toml"), "NEWSDESK_DATABASE_URL": store_url,
+                        "NEWSDESK_DATA_DIR": str(tmp_path), "NEWSDESK_SOURCES_FILE": str(tmp_path / "mine.toml"),
+                        "NEWSDESK_FETCH_ALLOW_PRIVATE": "1", "NEWSDESK_FETCH_RETRIES": "1"}
+    (tmp_path / "none.toml").write_text("")
+    run = subprocess.Popen([sys.executable, "-m", "newsdesk", "run", "--stage", "ingest"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert asked.wait(60), "the run never asked for the feed"
+    finally:
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        httpd.shutdown()
+    engine = open_store(store_url)
+    with engine.connect() as conn:
+        assert stage_status(conn, ["ingest"])[0]["running"]["owner"].split(":")[1] == str(run.pid)
+
+    for k, v in env.items():
+        if k.startswith("NEWSDESK_"):
+            monkeypatch.setenv(k, v)
+    monkeypatch.setattr(cli, "_state", {})
+    result = CliRunner().invoke(cli.app, ["run", "--stage", "rank"])
+    assert result.exit_code == 0, result.output
+    with engine.connect() as conn:
+        ingest = stage_status(conn, ["ingest"])[0]
+    assert ingest["running"] is None and ingest["running_count"] == 0
+    assert ingest["last"]["status"] == "interrupted" and ingest["failed_24h"] == 1
+    engine.dispose()

@@ -9,7 +9,9 @@ Two tables (store/schema.py):
   counts), problems (one line each) and the error of a run that failed.
 
 Statuses: queued (a worker has it on its queue) → running → ok | problems | failed; a running
-row whose process died is marked interrupted by the next process that looks (mark_interrupted).
+row whose process died (kill -9, a crash) is marked interrupted by the next start of any stage
+(run_started) and by the scheduler when it starts (mark_interrupted), so /status never shows a
+dead run as running.
 The web app's status page and /api/status read `stage_status`.
 """
 
@@ -106,6 +108,7 @@ def run_started(engine: Engine, stage: str, *, run_id: str | None, owner: str, u
     """Record that a stage (or a unit of it) started; returns the row's id. `row_id` starts a queued row."""
     values = dict(status="running", owner=owner, started_at=_now(), run_id=run_id)
     with engine.begin() as conn:
+        _interrupt_dead(conn)  # every start looks, not only the scheduler's: a plain `run` after a kill -9 too
         if row_id is not None:
             conn.execute(update(stage_runs).where(stage_runs.c.id == row_id).values(**values))
             return row_id
@@ -146,11 +149,15 @@ def _plain(facts: dict) -> dict:
 def mark_interrupted(engine: Engine) -> int:
     """Running rows whose process on this host is gone: marked interrupted (they never finished)."""
     with engine.begin() as conn:
-        rows = conn.execute(select(stage_runs.c.id, stage_runs.c.owner).where(stage_runs.c.status == "running")).all()
-        dead = [r.id for r in rows if owner_is_dead(r.owner)]
-        if dead:
-            conn.execute(update(stage_runs).where(stage_runs.c.id.in_(dead)).values(
-                status="interrupted", finished_at=_now(), error="its process ended before the stage finished"))
+        return _interrupt_dead(conn)
+
+
+def _interrupt_dead(conn: Connection) -> int:
+    rows = conn.execute(select(stage_runs.c.id, stage_runs.c.owner).where(stage_runs.c.status == "running")).all()
+    dead = [r.id for r in rows if owner_is_dead(r.owner)]
+    if dead:
+        conn.execute(update(stage_runs).where(stage_runs.c.id.in_(dead), stage_runs.c.status == "running").values(
+            status="interrupted", finished_at=_now(), error="its process ended before the stage finished"))
     return len(dead)
 
 
