@@ -9,6 +9,9 @@ from datetime import datetime
 MATERIAL_LEVELS = ("full", "summary", "title", "paywalled", "failed")
 SOURCE_KINDS = ("rss", "atom", "jsonfeed", "arxiv", "hn", "reddit", "podcast", "jsonl")
 LANGUAGES = ("zh", "en", "other")
+# What an item's published_at rests on: the source's date and time; a date the source gave without a
+# time of day; or none usable (missing, impossible, or later than first seen), so the time newsdesk first saw it.
+DATED_BY = ("source", "day", "first_seen")
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Item:
     body: str | None = None
     language: str = "other"
     published_at: datetime | None = None  # None = the store uses first_seen_at
+    dated_by: str = "source"  # DATED_BY; the store sets "first_seen" when it stands in first_seen_at
     material_level: str = "summary"  # full | summary | title | paywalled | failed
     authors: list[str] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from newsdesk.ingest.normalize import canonical_url, clean_title, clip, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
 from newsdesk.ingest.parse import SUMMARY_MAX, TITLE_MAX, URL_MAX
 from newsdesk.model import Item, Source
 
@@ -154,6 +154,7 @@ def _to_item(record: dict, url: str, line_no: int, report) -> Item:
         # The harvester wrote every summary in Chinese, whatever the article's language: the title tells.
         language=detect_language(title if len(title) >= 8 else f"{title} {summary[:500]}"),
         published_at=published,
+        dated_by="day" if published is not None and date_only(record.get("pub_date")) else "source",
         material_level="summary" if summary else "title",
         extra={k: record[k] for k in _EXTRA_FIELDS if record.get(k) not in (None, "", [])},
     )

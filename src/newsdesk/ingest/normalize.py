@@ -244,5 +244,54 @@ def to_utc(value) -> datetime | None:
         return _sane(parsedate_to_datetime(s))
     except (TypeError, ValueError, IndexError):
         pass
+    if _impossible(s):
+        return None  # feedparser would roll it over: 2026-13-45T99:99:99Z became 2027-01-01
     parsed = feedparser.datetimes._parse_date(s)  # the many odd formats feeds use (W3C-DTF, Korean, Greek…)
     return to_utc(parsed) if parsed else None
+
+
+_MONTHS = {m: n for n, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_YMD = re.compile(r"(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)")
+_DMY = re.compile(r"(?<!\d)(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?\s+(\d{4})(?!\d)")
+_HMS = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_ZONE = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:GMT|UTC)?\s*[+-](\d{2}):?(\d{2})\s*$")
+
+
+def _impossible(s: str) -> bool:
+    """A date with a field out of range: month 13, day 45, hour 99, a -9999 zone (real ones
+    stay within 14 hours). No calendar holds it, so it is not a date at all."""
+    for y, m, d in _YMD.findall(s):
+        if not _real_day(int(y), int(m), int(d)):
+            return True
+    for d, mon, y in _DMY.findall(s):
+        month = _MONTHS.get(mon.lower())
+        if month and not _real_day(int(y), month, int(d)):
+            return True
+    for h, mi, sec in _HMS.findall(s):
+        if int(h) > 24 or int(mi) > 59 or (sec and int(sec) > 60):
+            return True
+    zone = _ZONE.search(s)
+    return bool(zone) and (int(zone[1]) > 14 or int(zone[2]) > 59)
+
+
+def _real_day(year: int, month: int, day: int) -> bool:
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def date_only(value) -> bool:
+    """True when a source's date carries no time of day ("2026-03-01", a `date`): it is stored at
+    00:00 UTC, which is no time the source stated, so readers are shown the day alone."""
+    if isinstance(value, datetime):
+        return False
+    if isinstance(value, date):
+        return True
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return False
+    s = value.strip()
+    return bool(s) and not re.fullmatch(r"[\d.]+", s) and not re.search(r"\d:\d|T\d{4}", s)

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import feedparser
 
-from newsdesk.ingest.normalize import canonical_url, clean_title, clip, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
 from newsdesk.ingest.poll import stated_every
 from newsdesk.model import Item, Source
 
@@ -366,16 +366,13 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
     text = f"{title} {summary[:500]}"
     language = detect_language(text) if any(ch.isalpha() for ch in text) else source.language
 
-    published = None
-    for key in ("published_parsed", "updated_parsed", "created_parsed"):
-        if entry.get(key):
-            published = to_utc(entry[key])
-            break
-    if published is None:
-        raw = entry.get("published") or entry.get("updated") or ""
-        published = to_utc(raw) if raw else None
-        if raw and published is None:
-            _warn(warnings, f"entry {title[:60]!r}: date {raw[:40]!r} not understood; first-seen time used")
+    # The feed's own text, not feedparser's *_parsed: those roll impossible dates over (month 13
+    # of 2026 became 2027-01-01) and take a -9999 zone at its word.
+    raw = entry.get("published") or entry.get("updated") or entry.get("created") or ""
+    published = to_utc(raw) if raw else None
+    if raw and published is None:
+        _warn(warnings, f"entry {title[:60]!r}: date {raw[:40]!r} not understood; first-seen time used")
+    dated_by = "day" if published is not None and date_only(raw) else "source"
 
     return Item(
         source_id=source.id,
@@ -386,6 +383,7 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         body=body,
         language=language,
         published_at=published,
+        dated_by=dated_by,
         material_level=material,
         authors=authors,
         categories=categories,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -15,6 +15,11 @@ from newsdesk.store.schema import fetches, items, sources, transcripts
 # Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766
 # (999 before 3.32); a list of values longer than this goes in several statements.
 BATCH = 900
+
+# How far after first sight an item's own date may lie: clocks drift a little. Past it the date is
+# not believed (a feed dated 2099, a -9999 zone): the item takes the time it was first seen, and
+# says so in dated_by, so no future day or week can lead the site.
+FUTURE_SKEW = timedelta(minutes=10)
 
 _SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "origin")
 
@@ -104,6 +109,13 @@ def _fields(item: Item) -> dict:
     }
 
 
+def _dated(item: Item, first_seen: datetime) -> dict:
+    """published_at and dated_by of a new row: its own date unless missing or from the future."""
+    if item.published_at is None or item.published_at > first_seen + FUTURE_SKEW:
+        return {"published_at": first_seen, "dated_by": "first_seen"}
+    return {"published_at": item.published_at, "dated_by": item.dated_by}
+
+
 def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tuple[str, str], str]:
     stored = {
         (source_id, r.guid): r
@@ -116,7 +128,7 @@ def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tu
     changed = [i for i in batch if (i.source_id, i.guid) in stored and stored[i.source_id, i.guid].content_hash != i.content_hash]
     new: set[tuple[str, str]] = set()
     if fresh:
-        rows = [{"source_id": i.source_id, "guid": i.guid, "published_at": i.published_at or now,
+        rows = [{"source_id": i.source_id, "guid": i.guid, **_dated(i, now),
                  "first_seen_at": now, "updated_at": now, **_fields(i)} for i in fresh]
         # Entries another worker stored first come back as no row: they count as unchanged.
         for r in conn.execute(_dialect_insert(conn, items).on_conflict_do_nothing(index_elements=["source_id", "guid"])

@@ -175,6 +175,10 @@ items = Table(
     Column("published_at", UTCDateTime(), nullable=False),
     Column("first_seen_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    # What published_at rests on (model.DATED_BY): "source" the source's date and time; "day" a date
+    # the source gave without a time of day (00:00 UTC, shown without one); "first_seen" no usable
+    # date (none, impossible, or later than the item was first seen), so published_at = first_seen_at.
+    Column("dated_by", CleanString(12), nullable=False, default="source", server_default="source"),
     Column("material_level", CleanString(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
     Column("content_hash", CleanString(64), nullable=False),
     Column("authors", CleanJSON, nullable=False, default=list),
