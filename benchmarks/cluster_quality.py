@@ -63,7 +63,7 @@ def main(path: Path) -> None:
     pp, pr = pairwise(pred, gold)
     print(f"{len(rows)} items, {len(set(gold))} gold events ({path.name})")
     print(f"{'':28} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'pairP':>6} {'pairR':>6} {'zh-en R':>7} events")
-    print(f"{'baseline (th=%.3f, tuned)' % th:28} {p:6.3f} {r:6.3f} {f1:6.3f} {pp:6.3f} {pr:6.3f} "
+    print(f"{f'baseline (th={th:.3f}, tuned)':28} {p:6.3f} {r:6.3f} {f1:6.3f} {pp:6.3f} {pr:6.3f} "
           f"{cross_lingual_recall(pred, gold, langs):7.3f} {len(set(pred))}")
     start = time.perf_counter()
     res = evaluate(rows, UseEmbedder(threads=2))

@@ -159,7 +159,7 @@ def main() -> None:
                         break
                     except httpx.TransportError:
                         if time.monotonic() > deadline or child.poll() is not None:
-                            raise SystemExit("server did not start")
+                            raise SystemExit("server did not start") from None
                         time.sleep(0.1)
                 days = sorted({(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d, hours=12)).date().isoformat() for d in range(DAYS)})
                 rnd = random.Random(1)

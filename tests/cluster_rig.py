@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -130,10 +131,8 @@ class ModelServer:
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
         self.server = _serve(Handler)
 
@@ -208,10 +207,8 @@ class Cluster:
         with Connection(self.settings().workers.broker_url) as conn:
             channel = conn.channel()
             for q in ("fetch", "cluster", "write", "editions", "publish"):
-                try:
+                with contextlib.suppress(Exception):  # never declared
                     channel.queue_delete(f"{self.prefix}.{q}")
-                except Exception:  # never declared
-                    pass
 
 
 def wait_until(check, timeout: float, every: float = 0.5):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,7 +85,7 @@ ITEM = "<item><title>{t}</title><link>http://127.0.0.1:{port}/a/{n}</link><guid>
 
 def _feed(port: int, title: str, n: int, enc: str = "utf-8", zh: bool = False) -> bytes:
     body = "".join(
-        ITEM.format(t=("第%d条：大模型发布" % i) if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
+        ITEM.format(t=f"第{i}条：大模型发布" if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
                     d=("国产大模型在推理基准上领先" if zh else "A model was released"))
         for i in range(n)
     )
@@ -215,10 +216,8 @@ def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path):
             asked.add(name)
             if name in held:
                 release.wait(60)
-            try:
+            with contextlib.suppress(OSError):  # the killed run is gone
                 self.reply(200, _feed(self.server.server_address[1], name, 30))
-            except OSError:
-                pass  # the killed run is gone
 
     httpd = serve_http(Handler)
     catalog = tmp_path / "sources.toml"

@@ -139,9 +139,11 @@ def test_over_http_behind_the_token(served):
     url, engine = served
 
     async def main():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                await _exercise(client, engine)
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            await _exercise(client, engine)
         async with httpx2.AsyncClient(timeout=10) as bare:
             for headers in ({}, {"Authorization": "Bearer wrong"}):
                 r = await bare.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

@@ -9,10 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
 from conftest import postgres_programs, require
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pytest(**env: str) -> subprocess.CompletedProcess:

@@ -344,7 +344,7 @@ class Clusterer:
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms) if cfg.term_weight else {}
             reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + max(cfg.arbiter_band, 0.0)
-            for order, (key, (margin, s, lang)) in enumerate(margins.items()):
+            for key, (margin, s, lang) in margins.items():
                 if margin < -reach:
                     continue
                 ev = self.events[key]

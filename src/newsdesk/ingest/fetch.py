@@ -300,7 +300,7 @@ class Fetcher:
                 ) from None
             addresses = list(dict.fromkeys(info[4][0] for info in infos))
             if not addresses:
-                raise _Failure(f"{host} has no address; check the URL", retriable=False)
+                raise _Failure(f"{host} has no address; check the URL", retriable=False) from None
         if not self.settings.allow_private:
             for address in addresses:
                 kind = address_problem(address)

@@ -152,7 +152,7 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
             warnings.append(f"JSON Feed item {n} is a {type(raw).__name__}, not an object: skipped")
             continue
 
-        def text(key: str) -> str:
+        def text(key: str, raw: dict = raw, n: int = n) -> str:
             # One item with a number or a list where a string belongs must not cost the whole feed.
             value = raw.get(key)
             if value is None or isinstance(value, str):

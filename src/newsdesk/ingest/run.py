@@ -457,8 +457,8 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     outcomes: list[SourceOutcome] = []
     with engine.begin() as conn:
         known = {s.id: s for s in stored_sources(conn, list(by_source))}
-        sync_sources(conn, [src for sid, (src, _) in by_source.items() if sid not in known])
-    for sid, (src, kept) in by_source.items():
+        sync_sources(conn, [source for sid, (source, _) in by_source.items() if sid not in known])
+    for sid, (_, kept) in by_source.items():
         batch = list(kept.values())
         if sid in known and not known[sid].enabled:
             outcomes.append(SourceOutcome(sid, "skipped", seen=len(batch), error=(

@@ -17,6 +17,7 @@ still runs it. The store decides who works:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -135,10 +136,8 @@ class Heartbeat:
 
     def _beat(self) -> None:
         while not self._stop.wait(self.every):
-            try:
+            with contextlib.suppress(Exception):  # a missed beat only shortens the lease; the next one tries again
                 renew(self.engine, self.claimed.key, self.claimed.owner)
-            except Exception:  # a missed beat only shortens the lease; the next one tries again
-                pass
 
     def __enter__(self) -> Heartbeat:
         self._thread.start()

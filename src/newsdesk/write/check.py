@@ -417,7 +417,7 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
     seen: list[tuple[str, set[str]]] = []
     for n, p in enumerate(paras):
         sh = _shingles(p)
-        for q, qsh in seen:
+        for _q, qsh in seen:
             if _near_same(sh, qsh, cut=n == len(paras) - 1):
                 out.append(Finding("repeat", f"paragraph repeats an earlier one: {p[:40]!r}…", p[:80]))
                 break
@@ -534,7 +534,7 @@ def loops(text: str) -> list[Finding]:
             if _weight(sq) < LOOP_WEIGHT or all(sq[i:i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))):
                 continue
             sh = _shingles(s, 4)
-            for first, fsh, where in groups:
+            for _first, fsh, where in groups:
                 if _near_same(sh, fsh, cut=p == len(paragraphs) - 1 and k == len(sentences) - 1):
                     where.append(p)
                     break

@@ -71,7 +71,7 @@ def name_speakers(texts: list[str], people: list[Speaker]) -> list[str]:
         for k, text in enumerate(out):
             quotes = find_quotes(text)
 
-            def swap(m: re.Match, quotes=quotes) -> str:
+            def swap(m: re.Match, quotes=quotes, sp=sp) -> str:
                 nonlocal seen
                 if any(a <= m.start() < b for a, b, _ in quotes):
                     return m.group(0)
