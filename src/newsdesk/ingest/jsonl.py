@@ -1,4 +1,4 @@
-"""JSON Lines import in the shape of ai-daily-harvest.jsonl: one news item per line, outlet by name.
+"""JSON Lines import in the shape of ai-daily-harvest.jsonl: one item per line, outlet by name.
 
 Each outlet becomes an import source (origin 'import') whose id is a slug of its name. Chinese
 outlet names have no natural ASCII slug; the well-known ones get the slug of their own domain or
