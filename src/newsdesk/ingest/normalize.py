@@ -271,7 +271,7 @@ def _impossible(s: str) -> bool:
         if int(h) > 24 or int(mi) > 59 or (sec and int(sec) > 60):
             return True
     zone = _ZONE.search(s)
-    return bool(zone) and (int(zone[1]) > 14 or int(zone[2]) > 59)
+    return zone is not None and (int(zone[1]) > 14 or int(zone[2]) > 59)
 
 
 def _real_day(year: int, month: int, day: int) -> bool:
