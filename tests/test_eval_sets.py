@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from newsdesk.cluster.evaluate import read_eval_file
+from newsdesk.editions.evaluate import label_problems
 from newsdesk.errors import EvalFileError
 from newsdesk.ingest.normalize import canonical_url
 
@@ -94,49 +95,13 @@ def cluster_events() -> dict[str, date]:
     return first
 
 
-def editorial_problems(path: Path, events: dict[str, date]) -> list[str]:
-    found = []
-    labelled: dict[str, int] = {}
-    ranks: dict[str, list[int]] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        event, day, tier, rank = row.get("event"), row.get("day"), row.get("tier"), row.get("rank")
-        if not row.get("title") or not row.get("reason"):
-            found.append(f"line {n}: title and reason are required")
-        if event in labelled:
-            found.append(f"line {n}: event {event} labelled twice")
-        labelled[event] = n
-        if event not in events:
-            found.append(f"line {n}: event {event} is in no file of eval/clusters/")
-        elif day != events[event].isoformat():
-            found.append(f"line {n}: day {day}, but {event}'s earliest item is {events[event]}")
-        if tier not in (0, 1, 2, 3):
-            found.append(f"line {n}: tier {tier!r} is not 0-3")
-        elif (tier >= 2) != isinstance(rank, int):
-            found.append(f"line {n}: rank {rank!r} for tier {tier} (tiers 2-3 rank, 0-1 do not)")
-        elif tier >= 2:
-            ranks.setdefault(day, []).append(rank)
-        if day and HELD_OUT[0].isoformat() <= day <= HELD_OUT[1].isoformat():
-            found.append(f"line {n}: day {day}, in the held-out week")
-    for day, got in sorted(ranks.items()):
-        if sorted(got) != list(range(1, len(got) + 1)):
-            found.append(f"{day}: ranks {sorted(got)} are not 1..{len(got)}")
-    days = {events[e].isoformat() for e in labelled if e in events}
-    missing = sorted(e for e, d in events.items() if d.isoformat() in days and e not in labelled)
-    if missing:
-        found.append(f"events of the labelled days without a tier: {', '.join(missing)}")
-    return found
-
-
 def test_there_are_editorial_sets():
     assert len(EDITORIAL_SETS) >= 2, EDITORIAL_SETS
 
 
 @pytest.mark.parametrize("path", EDITORIAL_SETS, ids=lambda p: p.name)
 def test_editorial_set_is_sound(path):
-    assert editorial_problems(path, cluster_events()) == []
+    assert label_problems(path, cluster_events()) == []
 
 
 def _tier(event: str = "e1", day: str = "2026-02-02", tier: int = 3, rank: int | None = 1, **over) -> str:
@@ -145,7 +110,7 @@ def _tier(event: str = "e1", day: str = "2026-02-02", tier: int = 3, rank: int |
 
 @pytest.mark.parametrize("bad, expect", [
     (_tier("e1", tier=2, rank=2), "labelled twice"),
-    (_tier("nope", rank=2), "in no file"),
+    (_tier("nope", rank=2), "in no cluster label file"),
     (_tier("e2", day="2026-02-03", rank=2), "earliest item is 2026-02-02"),
     (_tier("e2", tier=1, rank=2), "rank 2 for tier 1"),
     (_tier("e2", tier=2, rank=None), "rank None for tier 2"),
@@ -156,8 +121,8 @@ def test_a_bad_editorial_line_is_found(tmp_path, bad, expect):
     events = {"e1": date(2026, 2, 2), "e2": date(2026, 2, 2)}
     path = tmp_path / "week.jsonl"
     path.write_text(_tier("e1") + "\n" + _tier("e2", tier=1, rank=None) + "\n", encoding="utf-8")
-    assert editorial_problems(path, events) == []
+    assert label_problems(path, events) == []
     path.write_text(_tier("e1") + "\n" + bad + "\n", encoding="utf-8")
-    assert any(expect in p for p in editorial_problems(path, events)), editorial_problems(path, events)
+    assert any(expect in p for p in label_problems(path, events)), label_problems(path, events)
     path.write_text(_tier("e1") + "\n", encoding="utf-8")
-    assert any("without a tier: e2" in p for p in editorial_problems(path, events))
+    assert any("without a tier: e2" in p for p in label_problems(path, events))

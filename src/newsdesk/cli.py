@@ -867,3 +867,43 @@ def eval_digest(
         err.print(problem, soft_wrap=True)
     for text in report_lines(report):
         console.print(text, soft_wrap=True)
+
+
+@eval_app.command("editorial")
+def eval_editorial(
+    files: list[Path] = typer.Argument(..., help="Editorial labels (eval/editorial/*.jsonl): {event, day, tier, rank, title, reason}."),
+    harvest: Path = typer.Option(None, "--harvest", help="The JSON Lines the labelled items came from (default: "
+                                 "../shared/fixtures/news/ai-daily-harvest.jsonl)."),
+    clusters: list[Path] = typer.Option(None, "--clusters", help="Cluster label files naming each item's event "
+                                        "(default: every eval/clusters/*.jsonl beside the editorial folder). Repeatable."),
+    folds: bool = typer.Option(False, "--folds", help="Report each labelled week as a held-apart fold, one column each, and their mean."),
+) -> None:
+    """Replay each labelled week through the real stages on a fresh store (extractive) and measure the
+    published day pages and weekly against an editor's tiers: placement, NDCG@10, glue / split / noise in
+    the top ten, featured precision, zh cards opening about the article, the weekly's tier-3 coverage."""
+    from newsdesk.editions.evaluate import day_lines, evaluate, fold_lines, week_lines
+
+    harvest = harvest or Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
+    if not harvest.is_file():
+        raise NewsdeskError(f"{harvest}: no such harvest file", "give --harvest the JSON Lines file the labelled items came from")
+    weeks = []
+    for file in files:
+        found = clusters or sorted((file.resolve().parent.parent / "clusters").glob("*.jsonl"))
+        if not found:
+            raise NewsdeskError(f"{file}: no cluster label files beside it (../clusters/*.jsonl)",
+                                "give --clusters FILE, the labels that name each item's event")
+        with err.status(Text(f"replaying {file.name}")):
+            scores, problems = evaluate(file, settings(), harvest=harvest, clusters=found)
+        for problem in problems:
+            err.print(line(("replay:", "yellow"), problem), soft_wrap=True)
+        weeks += scores
+        if folds:
+            continue
+        for ws in scores:
+            console.print(f"{file.name}: {ws.week}, {sum(d.cards for d in ws.days)} cards over {len(ws.days)} days", soft_wrap=True)
+            for text in day_lines(ws) + week_lines(ws):
+                console.print("  " + text, soft_wrap=True)
+    if folds:
+        console.print(f"held-apart folds: each labelled week alone ({len(weeks)}); nothing here is tuned on any of them")
+        for text in fold_lines(weeks):
+            console.print(text, soft_wrap=True)
