@@ -96,9 +96,9 @@ def test_utf16_without_bom_is_read_and_latin1_is_refused():
 
 @pytest.mark.parametrize("text, says", [
     ('timezone = "Mars/Olympus"', "not a time zone name"),
-    ("[fetch]\nmax_bytes = -5", "'max_bytes' = -5 must be at least 1"),
-    ("[fetch]\nretries = -1", "'retries' = -1 must be at least 0"),
-    ("[llm]\nretries = -3", "'retries' = -3 must be at least 0"),
+    ("[fetch]\nmax_bytes = -5", "'max_bytes' = -5 is out of bounds; it must be from 1 to 1000000000"),
+    ("[fetch]\nretries = -1", "'retries' = -1 is out of bounds; it must be from 0 to 10"),
+    ("[llm]\nretries = -3", "'retries' = -3 is out of bounds; it must be from 0 to 10"),
     ("[fetch]\nfulltext_concurrency = 4", "unknown setting 'fulltext_concurrency'"),
     ('[llm]\nbackend = "embedded"\narbitrate_merges = true', "lower clustering quality .* set arbitrate_merges = false"),
 ])
@@ -118,7 +118,7 @@ def test_settings_files_and_folders_that_are_not_what_they_should_be(tmp_path):
     a_file.write_text("x")
     with pytest.raises(ConfigError, match="is a file, not a directory"):
         load_settings(None, env={"NEWSDESK_DATA_DIR": str(a_file)})
-    with pytest.raises(ConfigError, match="must be at least 1"):
+    with pytest.raises(ConfigError, match="must be from 1 to 256"):
         load_settings(None, env={"NEWSDESK_FETCH_CONCURRENCY": "0"})
     with pytest.raises(StoreError, match="cannot create the database folder"):
         open_store(f"sqlite:///{a_file}/sub/newsdesk.db")

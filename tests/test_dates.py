@@ -37,17 +37,29 @@ def _rss(port: int) -> bytes:
     body = "".join(
         f"<item><title>Nimbus model release {slug}</title><link>http://127.0.0.1:{port}/a/{slug}</link>"
         f"<description>Nimbus 4 is out with a {slug} note</description>"
-        + (f"<pubDate>{when}</pubDate>" if when else "") + "</item>"
+        + (f"<pubDate>{when}</pubDate>" if when else "")
+        + "</item>"
         for slug, when in entries
     )
     return f'<?xml version="1.0"?><rss version="2.0"><channel><title>dates</title>{body}</channel></rss>'.encode()
 
 
 def _json_feed(port: int) -> bytes:
-    return json.dumps({"version": "https://jsonfeed.org/version/1.1", "title": "json dates", "items": [
-        {"id": "impossible", "url": f"http://127.0.0.1:{port}/j/impossible", "title": "Impossible date",
-         "content_text": "An item dated month 13, day 45", "date_published": "2026-13-45T99:99:99Z"},
-    ]}).encode()
+    return json.dumps(
+        {
+            "version": "https://jsonfeed.org/version/1.1",
+            "title": "json dates",
+            "items": [
+                {
+                    "id": "impossible",
+                    "url": f"http://127.0.0.1:{port}/j/impossible",
+                    "title": "Impossible date",
+                    "content_text": "An item dated month 13, day 45",
+                    "date_published": "2026-13-45T99:99:99Z",
+                },
+            ],
+        }
+    ).encode()
 
 
 @pytest.fixture
@@ -73,8 +85,10 @@ def _settings(tmp_path: Path) -> Settings:
 
 
 def _ingest(engine, settings, base: str) -> None:
-    catalog = [Source(id="dates", name="dates", url=f"{base}/dates.xml"),
-               Source(id="json-dates", name="json dates", url=f"{base}/dates.json", kind="jsonfeed")]
+    catalog = [
+        Source(id="dates", name="dates", url=f"{base}/dates.xml"),
+        Source(id="json-dates", name="json dates", url=f"{base}/dates.json", kind="jsonfeed"),
+    ]
     outcomes = asyncio.run(ingest.ingest_all(engine, settings, catalog))
     assert [o.status for o in outcomes] == ["ok", "ok"], [o.error for o in outcomes]
 
@@ -108,7 +122,9 @@ def test_no_future_day_or_week_is_published(feeds, tmp_path):
     finally:
         engine.dispose()
     today = datetime.now(UTC) + timedelta(days=1)  # the newsroom's zone may be ahead of UTC
-    assert {k for kind, k in keys if kind == "daily"} and all(k <= today.date().isoformat() for kind, k in keys if kind == "daily")
+    assert {k for kind, k in keys if kind == "daily"} and all(
+        k <= today.date().isoformat() for kind, k in keys if kind == "daily"
+    )
     year, week, _ = today.isocalendar()
     assert all(k <= f"{year}-W{week:02d}" for kind, k in keys if kind == "weekly"), keys
     site = tmp_path / "site"
@@ -126,23 +142,51 @@ def test_upgrading_moves_stored_future_dates_to_first_seen_and_drops_future_edit
         conn.execute(text("DELETE FROM alembic_version"))
         conn.execute(text("INSERT INTO alembic_version VALUES ('0010')"))
         conn.execute(text("ALTER TABLE items DROP COLUMN dated_by"))
-        conn.execute(text("INSERT INTO sources (id, name, url, kind, language, tier, weight, category, fulltext, enabled, origin)"
-                          " VALUES ('s', 's', 'https://s.example/feed', 'rss', 'en', 2, 1.0, 'media', 0, 1, 'catalog')"))
+        conn.execute(
+            text(
+                "INSERT INTO sources (id, name, url, kind, language, tier, weight, category, fulltext, enabled, origin)"
+                " VALUES ('s', 's', 'https://s.example/feed', 'rss', 'en', 2, 1.0, 'media', 0, 1, 'catalog')"
+            )
+        )
         for n, published in enumerate(("2099-12-31 00:00:00.000000", "2026-11-29 10:00:00.000000", seen), 1):
-            conn.execute(text("INSERT INTO items (id, source_id, guid, title, summary, language, published_at, first_seen_at,"
-                              " updated_at, material_level, content_hash, authors, categories, engagement, extra)"
-                              " VALUES (:n, 's', :g, 't', '', 'en', :p, :f, :f, 'title', 'h', '[]', '[]', '{}', '{}')"),
-                         {"n": n, "g": f"g{n}", "p": published, "f": seen})
-        conn.execute(text("INSERT INTO events (id, title, lead_item_id, first_published_at, last_published_at, item_count,"
-                          " outlets, independent_outlets, languages, anchors, importance, score, score_parts, tab, updated_at)"
-                          " VALUES (1, 't', 1, '2026-11-29 10:00:00.000000', '2099-12-31 00:00:00.000000', 2, 1, 1, '[]', '[]',"
-                          " 1, 1, '{}', 'all', :f)"), {"f": seen})
+            conn.execute(
+                text(
+                    "INSERT INTO items (id, source_id, guid, title, summary, language, published_at, first_seen_at,"
+                    " updated_at, material_level, content_hash, authors, categories, engagement, extra)"
+                    " VALUES (:n, 's', :g, 't', '', 'en', :p, :f, :f, 'title', 'h', '[]', '[]', '{}', '{}')"
+                ),
+                {"n": n, "g": f"g{n}", "p": published, "f": seen},
+            )
+        conn.execute(
+            text(
+                "INSERT INTO events (id, title, lead_item_id, first_published_at, last_published_at, item_count,"
+                " outlets, independent_outlets, languages, anchors, importance, score, score_parts, tab, updated_at)"
+                " VALUES (1, 't', 1, '2026-11-29 10:00:00.000000', '2099-12-31 00:00:00.000000', 2, 1, 1, '[]', '[]',"
+                " 1, 1, '{}', 'all', :f)"
+            ),
+            {"f": seen},
+        )
         for item_id in (1, 2):
-            conn.execute(text("INSERT INTO event_members (item_id, event_id, role, reason, joined_at)"
-                              " VALUES (:i, 1, 'member', 'r', :f)"), {"i": item_id, "f": seen})
-        for kind, key in (("daily", "2099-12-31"), ("weekly", "2099-W53"), ("daily", "2026-11-29"), ("weekly", "2026-W48")):
-            conn.execute(text("INSERT INTO editions (kind, key, language, title, body, meta, status, material_key, updated_at)"
-                              " VALUES (:k, :key, 'zh', 't', 'b', '{}', 'clean', 'm', :f)"), {"k": kind, "key": key, "f": seen})
+            conn.execute(
+                text(
+                    "INSERT INTO event_members (item_id, event_id, role, reason, joined_at)"
+                    " VALUES (:i, 1, 'member', 'r', :f)"
+                ),
+                {"i": item_id, "f": seen},
+            )
+        for kind, key in (
+            ("daily", "2099-12-31"),
+            ("weekly", "2099-W53"),
+            ("daily", "2026-11-29"),
+            ("weekly", "2026-W48"),
+        ):
+            conn.execute(
+                text(
+                    "INSERT INTO editions (kind, key, language, title, body, meta, status, material_key, updated_at)"
+                    " VALUES (:k, :key, 'zh', 't', 'b', '{}', 'clean', 'm', :f)"
+                ),
+                {"k": kind, "key": key, "f": seen},
+            )
     assert "0011" in migrate(old)
     with old.connect() as conn:
         rows = conn.execute(text("SELECT id, published_at, dated_by FROM items ORDER BY id")).all()
@@ -150,6 +194,9 @@ def test_upgrading_moves_stored_future_dates_to_first_seen_and_drops_future_edit
         kept = {tuple(r) for r in conn.execute(text("SELECT kind, key FROM editions"))}
     old.dispose()
     assert [(r.id, r.published_at[:19], r.dated_by) for r in rows] == [
-        (1, seen[:19], "first_seen"), (2, "2026-11-29 10:00:00", "source"), (3, seen[:19], "first_seen")]
+        (1, seen[:19], "first_seen"),
+        (2, "2026-11-29 10:00:00", "source"),
+        (3, seen[:19], "first_seen"),
+    ]
     assert [s[:19] for s in span] == ["2026-11-29 10:00:00", seen[:19]]
     assert kept == {("daily", "2026-11-29"), ("weekly", "2026-W48")}

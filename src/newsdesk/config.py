@@ -29,7 +29,7 @@ class FetchSettings:
     user_agent: str = "newsdesk/0.1 (+https://github.com/newsdesk/newsdesk; self-hosted AI newsroom)"
     connect_timeout: float = 10.0  # seconds
     read_timeout: float = 20.0
-    total_timeout: float = 60.0  # whole request, including a server that trickles bytes
+    total_timeout: float = 60.0  # whole fetch of a URL: every try, redirect and wait between retries, and a server that trickles bytes
     max_bytes: int = 10_000_000  # response size cap
     max_redirects: int = 5
     retries: int = 3  # on 429 / 5xx / timeouts, with backoff; Retry-After honoured
@@ -152,7 +152,10 @@ def parse_duration(value: str, where: str = "duration") -> float:
     m = _DURATION.match(str(value).lower())
     if not m or float(m[1]) <= 0:
         raise ConfigError(f"{where} = {value!r} is not a duration; write it like 90s, 30m, 6h or 1d")
-    return float(m[1]) * _UNIT[m[2]]
+    seconds = float(m[1]) * _UNIT[m[2]]
+    if not DURATION_BOUNDS[0] <= seconds <= DURATION_BOUNDS[1]:
+        raise ConfigError(f"{where} = {value!r} is out of bounds; it must be from 1s to 30d")
+    return seconds
 
 
 def _coerce(value: str, like: object, name: str) -> object:
@@ -177,24 +180,37 @@ def _coerce(value: str, like: object, name: str) -> object:
     return value
 
 
-# The smallest value each number may take (a negative size cap or retry count is a typo, and
-# it would otherwise surface as an odd failure far from the setting that caused it).
-_AT_LEAST = {
-    "fetch": {"connect_timeout": 0.1, "read_timeout": 0.1, "total_timeout": 0.1, "max_bytes": 1, "max_redirects": 0,
-              "retries": 0, "backoff_base": 0, "max_retry_after": 0, "per_host_concurrency": 1, "per_host_delay": 0,
-              "concurrency": 1},
-    "llm": {"concurrency": 1, "timeout": 0.1, "retries": 0, "max_tokens": 1, "temperature": 0, "budget_tokens": 0,
-            "budget_usd": 0, "backoff_base": 0, "max_retry_after": 0, "embedded_threads": 1, "embedded_ctx": 512},
-    "workers": {"max_attempts": 1, "retry_delay": 0, "settle": 0, "visibility_timeout": 1},
+# The range each number may take, both ends included. Below it is a typo (a negative size cap or
+# retry count); above it a run never ends or a machine runs out: fetch.retries = 10**23 once made
+# ingest of one source answering 500 go on for good. Each comes back as one line naming both ends.
+BOUNDS: dict[str, dict[str, tuple[float, float]]] = {
+    "fetch": {"connect_timeout": (0.1, 600), "read_timeout": (0.1, 600), "total_timeout": (0.1, 3600),
+              "max_bytes": (1, 1_000_000_000), "max_redirects": (0, 20), "retries": (0, 10), "backoff_base": (0, 60),
+              "max_retry_after": (0, 3600), "per_host_concurrency": (1, 64), "per_host_delay": (0, 600),
+              "concurrency": (1, 256)},
+    "llm": {"concurrency": (1, 64), "timeout": (0.1, 3600), "retries": (0, 10), "max_tokens": (1, 200_000),
+            "temperature": (0, 2), "budget_tokens": (0, 10**12), "budget_usd": (0, 1_000_000), "backoff_base": (0, 60),
+            "max_retry_after": (0, 3600), "embedded_threads": (1, 256), "embedded_ctx": (512, 131_072)},
+    "push": {"retries": (0, 10), "backoff_base": (0, 60)},
+    "asr": {"threads": (1, 256), "timeout": (0.1, 86_400), "retries": (0, 10)},
+    "workers": {"max_attempts": (1, 100), "retry_delay": (0, 86_400), "settle": (0, 3600),
+                "visibility_timeout": (1, 7 * 86_400)},
 }
+# Durations ([schedule], --every): from a second to 30 days.
+DURATION_BOUNDS = (1.0, 30 * 86_400.0)
 
 
 def _check_number(section: str, key: str, value: object, where: str) -> None:
-    low = _AT_LEAST.get(section, {}).get(key)
+    low, high = (_plain(b) for b in BOUNDS[section][key])
     if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{where}: '{key}' = {value!r} must be a finite number")
-    if low is not None and value < low:
-        raise ConfigError(f"{where}: '{key}' = {value!r} must be at least {low}")
+        raise ConfigError(f"{where}: '{key}' = {value!r} must be a finite number from {low} to {high}")
+    if not float(low) <= value <= float(high):
+        raise ConfigError(f"{where}: '{key}' = {value!r} is out of bounds; it must be from {low} to {high}")
+
+
+def _plain(number: float) -> str:
+    """1000000000, not 1e+09: the bound as it would be written in the file."""
+    return str(int(number)) if float(number).is_integer() else str(number)
 
 
 def _apply(obj: object, data: dict, where: str, section: str = "") -> None:
@@ -272,7 +288,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
         key = name[len("NEWSDESK_"):].lower()
         target: object = settings
         section = ""
-        for candidate in ("fetch", "llm", "schedule", "workers"):
+        for candidate in ("fetch", "llm", "push", "asr", "schedule", "workers"):
             if key.startswith(candidate + "_"):
                 target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
                 break

@@ -3,8 +3,9 @@
 `Fetcher.get(url)` never raises for anything a remote server or a bad URL can cause; it
 returns a `FetchResult` whose `error` is one line naming the URL, what happened and what
 the operator can do. Everything it does is bounded by `FetchSettings` (newsdesk.toml
-`[fetch]`): connect / read timeouts per socket operation, `total_timeout` per HTTP
-exchange (request to last byte, so a server trickling bytes forever still ends),
+`[fetch]`): connect / read timeouts per socket operation, `total_timeout` per fetch of a URL
+(every try, redirect and wait included, so a server trickling bytes forever or
+answering 500 to every retry still ends),
 `max_bytes` per body, `max_redirects` per attempt, `retries` tries in all.
 
 Address guard: every hop (the first URL and each redirect target) is resolved here and
@@ -184,23 +185,32 @@ class Fetcher:
         if last_modified and _sendable(last_modified):
             headers["If-Modified-Since"] = last_modified
         tries = max(1, self.settings.retries)
-        for attempt in range(1, tries + 1):
-            result.attempts = attempt
-            try:
-                await self._attempt(url, headers, result)
-                if result.not_modified:
-                    result.etag = result.etag or etag
-                    result.last_modified = result.last_modified or last_modified
-                break
-            except _Failure as failure:
-                if not failure.retriable or attempt == tries:
-                    tried = f" (after {attempt} tries)" if attempt > 1 else ""
-                    result.error = f"{url}: {failure.message}{tried}"
-                    break
-                wait = self._wait(attempt, failure.retry_after, result.warnings)
-                asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
-                result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
-                await asyncio.sleep(wait)
+        limit = self.settings.total_timeout
+        try:
+            # One bound for the whole fetch, every try and every wait between them included: a
+            # source answering 500 to each of many retries still ends within total_timeout.
+            async with asyncio.timeout(limit):
+                for attempt in range(1, tries + 1):
+                    result.attempts = attempt
+                    try:
+                        await self._attempt(url, headers, result)
+                        if result.not_modified:
+                            result.etag = result.etag or etag
+                            result.last_modified = result.last_modified or last_modified
+                        break
+                    except _Failure as failure:
+                        if not failure.retriable or attempt == tries:
+                            tried = f" (after {attempt} tries)" if attempt > 1 else ""
+                            result.error = f"{url}: {failure.message}{tried}"
+                            break
+                        wait = self._wait(attempt, failure.retry_after, result.warnings)
+                        asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
+                        result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
+                        await asyncio.sleep(wait)
+        except TimeoutError:
+            tried = f" (after {result.attempts} tries)" if result.attempts > 1 else ""
+            result.error = (f"{url}: not finished within {limit:g}s (fetch.total_timeout), every try and wait "
+                            f"included{tried}; the server is too slow or keeps failing, raise the limit or drop the source")
         result.duration_ms = int((time.monotonic() - started) * 1000)
         return result
 
@@ -324,20 +334,12 @@ class Fetcher:
                 extensions["sni_hostname"] = target.host  # TLS checks the certificate against the name
             target = target.copy_with(host=address)
         request = self._client.build_request("GET", target, headers=request_headers, extensions=extensions)
-        limit = self.settings.total_timeout
+        # No timeout of its own: get() bounds the whole fetch by fetch.total_timeout.
+        response = await self._client.send(request, stream=True)
         try:
-            async with asyncio.timeout(limit):
-                response = await self._client.send(request, stream=True)
-                try:
-                    return await self._read(url, response, result)
-                finally:
-                    await response.aclose()
-        except TimeoutError:
-            raise _Failure(
-                f"not finished within {limit:g}s (fetch.total_timeout); the server is too slow, "
-                "raise the limit or drop the source",
-                retriable=False,  # a server that trickled once will trickle again
-            ) from None
+            return await self._read(url, response, result)
+        finally:
+            await response.aclose()
 
     async def _read(self, url: str, response: httpx.Response, result: FetchResult) -> str | None:
         status = response.status_code

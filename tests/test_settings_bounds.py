@@ -1,0 +1,92 @@
+"""Every numeric setting has both bounds: a value outside them, in the file or the environment, is
+one line naming the key and the bounds; and fetch.total_timeout bounds a whole fetch, retries and
+their waits included (fetch.retries = 10**23 was accepted, and ingest of a source answering 500 never ended)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+import pytest
+from loopback import Replies, serve_http
+
+from newsdesk.config import BOUNDS, ConfigError, FetchSettings, Settings, load_settings
+from newsdesk.ingest.fetch import Fetcher
+
+
+def _numeric_keys() -> list[tuple[str, str, object]]:
+    """(section, key, default) for every int or float setting, walked from the Settings dataclasses."""
+    out = []
+    for section in dataclasses.fields(Settings):
+        value = getattr(Settings(), section.name)
+        if dataclasses.is_dataclass(value):
+            out += [
+                (section.name, f.name, getattr(value, f.name))
+                for f in dataclasses.fields(value)
+                if type(getattr(value, f.name)) in (int, float)
+            ]
+        elif type(value) in (int, float):
+            out.append(("", section.name, value))
+    return out
+
+
+KEYS = _numeric_keys()
+
+
+def test_the_walk_finds_the_numeric_settings():
+    assert len(KEYS) >= 30 and ("fetch", "retries", 3) in KEYS
+
+
+@pytest.mark.parametrize("section, key, default", KEYS, ids=[f"{s}.{k}" for s, k, _ in KEYS])
+def test_every_numeric_setting_refuses_a_value_outside_its_bounds_in_one_line(tmp_path, section, key, default):
+    low, high = BOUNDS[section][key]
+    assert low <= default <= high  # the default itself is allowed
+    path = tmp_path / "newsdesk.toml"
+    for value in (type(default)(high) * 10 + 1, type(default)(low) - 1, 10**23 if type(default) is int else 1e300):
+        path.write_text(f"[{section}]\n{key} = {value!r}\n", encoding="utf-8")
+        with pytest.raises(ConfigError) as bad:
+            load_settings(path, env={})
+        message = str(bad.value)
+        assert "\n" not in message and f"'{key}'" in message and f"[{section}]" in message
+        assert message.endswith(f"must be from {_plain(low)} to {_plain(high)}"), message
+        with pytest.raises(ConfigError, match=f"environment NEWSDESK_{section.upper()}_{key.upper()}: '{key}'"):
+            load_settings(None, env={f"NEWSDESK_{section.upper()}_{key.upper()}": str(value)})
+    path.write_text(f"[{section}]\n{key} = {high!r}\n", encoding="utf-8")
+    assert getattr(getattr(load_settings(path, env={}), section), key) == high  # both ends are allowed
+
+
+def _plain(number) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+@pytest.mark.parametrize("key", ["every", "poll_min", "poll_max"])
+def test_durations_are_bounded_too(tmp_path, key):
+    path = tmp_path / "newsdesk.toml"
+    path.write_text(f'[schedule]\n{key} = "99999999d"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"{key} = '99999999d' is out of bounds; it must be from 1s to 30d$"):
+        load_settings(path, env={})
+
+
+def test_total_timeout_covers_every_retry_of_a_source_answering_500():
+    class Always500(Replies):
+        def do_GET(self):
+            self.reply(500, b"down")
+
+    httpd = serve_http(Always500)
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/feed.xml"
+    settings = FetchSettings(allow_private=True, retries=10, backoff_base=1.0, total_timeout=2.0, per_host_delay=0)
+
+    async def fetch():
+        async with Fetcher(settings) as fetcher:
+            return await fetcher.get(url)
+
+    started = time.monotonic()
+    try:
+        # Ten tries with backoff 1, 2, 4 … s would take over eight minutes.
+        result = asyncio.run(asyncio.wait_for(fetch(), 30))
+    finally:
+        httpd.shutdown()
+    assert time.monotonic() - started < 5
+    assert result.error and "\n" not in result.error
+    assert "not finished within 2s (fetch.total_timeout), every try and wait included (after " in result.error
