@@ -150,5 +150,5 @@ def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
     build_daily(engine, Settings(), "2026-03-12")
     with engine.connect() as conn:
         body = dict(conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all())
-    assert "2 个来源（1 个独立）" in body["zh"] and "\n报道:\n" in body["zh"]
-    assert "2 outlets (1 independent)" in body["en"] and "\nCoverage:\n" in body["en"]
+    assert "2 个来源 / 1 独立" in body["zh"] and "\n报道:\n" in body["zh"]
+    assert "2 outlets / 1 independent" in body["en"] and "\nCoverage:\n" in body["en"]

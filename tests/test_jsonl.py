@@ -39,6 +39,10 @@ def test_real_harvest(shared):
     assert first.extra["highlights"][0].startswith("首个面向可解释情感推理的强化学习框架")
     assert first.extra["why_matters"] and first.extra["core_point"] and first.extra["verdict"] == "must_read"
     assert sources["simon-willison"].name == "Simon Willison"
+    # Categories as the catalog has them: a Chinese outlet (every WeChat account) is zh-media, like
+    # the catalog's 机器之心; an overseas one is media.
+    channel = {s.id: i.extra["source_channel"] for s, i in rows}
+    assert {(channel[sid], s.category) for sid, s in sources.items()} == {("wechat-ai", "zh-media"), ("overseas", "media")}
 
 
 def test_source_slugs_are_stable():

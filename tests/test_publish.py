@@ -98,6 +98,10 @@ def test_site_has_every_page_and_every_link_resolves(published):
         for link in parser.links:
             if link.startswith(("https://", "http://")):
                 continue
+            if link.startswith("#"):  # the day's headline list links to its cards on the same page
+                assert f'id="{link[1:]}"' in page.read_text("utf-8"), f"{page}: {link}"
+                checked += 1
+                continue
             target = posixpath.normpath(posixpath.join(posixpath.dirname(page.relative_to(site).as_posix()), link))
             assert (site / target.split("#")[0]).is_file(), f"{page}: {link}"
             checked += 1
@@ -152,7 +156,9 @@ def test_markdown_front_matter_imports(published):
     assert "## 📊 本周概览" in body and "## 模型发布" in body and "## 📌 本周简讯" in body
     fields, body = split_front_matter((site / "zh/daily/2026-03-12.md").read_text("utf-8"))
     assert fields["title"] == "全部 · 2026-03-12" and str(fields["date"]) == "2026-03-12"
-    assert body.lstrip().startswith("## 1. DeepSeek V4")
+    # The headline list first, each line linking to the event's page under site_url, then the cards.
+    assert body.lstrip().startswith("## 今日要闻\n\n- 1. [DeepSeek V4：1M 上下文](https://news.example/ai/zh/events/1.html) · 2 个来源")
+    assert "\n## 1. [DeepSeek V4：1M 上下文](https://news.example/ai/zh/events/1.html)\n" in body
     fields, _ = split_front_matter((site / "en/episodes/ep-42-x.md").read_text("utf-8"))
     assert fields["extractive"] is True and fields["status"] == "Published"
 

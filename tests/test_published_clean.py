@@ -220,7 +220,9 @@ def test_offline_every_daily_card_leads_with_a_sentence_of_its_own_material(offl
                 else:  # titles only: the lead is a member's own headline, and the card says so
                     assert card["headline"] in [m["title"].strip() for m in brief["members"]]
                     said = extractive_card(brief, d.language).disclosure
-                    assert said and said in body
+                    # The disclosure moved out of the prose into the card's notes; its badge shows the level.
+                    assert said and said in " ".join(card["notes"]) and said not in body
+                    assert any(b["kind"] == "level" for b in card["badges"])
     assert cards >= 20 and len(dailies) >= 10
 
 

@@ -155,7 +155,7 @@ def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
     assert "GPT-5.5：推理成本下降四成" in html  # the zh analysis headline
     assert 'href="https://example.com/2"' in html and "OpenAI Blog" in html  # sources with links
     assert "2026-04-23 10:00" in html  # times shown in the configured time zone (UTC+8)
-    assert "已通过核查" in html and "未通过" not in html
+    assert "✓ 已核查" in html and "未通过" not in html
     assert 'href="/?day=2026-04-22&amp;tab=all"' in html  # date navigation to the previous day with events
 
 
@@ -196,14 +196,20 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     assert "Bloomberg Technology" in html and "机器之心" in html
     assert "转载自 Bloomberg Technology" in html  # syndicated copy names its origin
     assert re.search(r"<strong>2</strong> 个来源, <strong>1</strong> 独立来源", html)
-    assert "paywalled" in html
+    assert "付费墙" in html  # the material level in the reader's language
     # The failed attempt's check run is listed; its findings quote the draft: they are the operator's (/drafts).
     assert "未通过" in html and "数字 ARR 30% 不在材料里" not in html
     html1 = client.get("/events/1").text
     parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
     assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first
     assert "我的判断很直接" in html1 and "My verdict" in html1  # both languages' analyses
-    assert "anchor GPT-5.5" in html1  # why a member joined
+    # Why a member joined is the clusterer's reasoning: the logged-in operator's, never a reader's.
+    assert "anchor GPT-5.5" not in html1 and "归入原因" not in html1
+    assert not any(m["reason"] for m in client.get("/api/events/1").json()["members"])
+    operator = client.get("/api/events/1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
+    assert any("GPT-5.5" in (m["reason"] or "") for m in operator["members"])
+    login(client)
+    assert "anchor GPT-5.5" in client.get("/events/1").text
     assert client.get("/events/999").status_code == 404
 
 

@@ -13,7 +13,12 @@ text (a feed's markup removed), escaped where they are rendered:
                (a duplicate, the same URL or text again, e.g. one arXiv paper in two
                listings, is left out: it adds an outlet to the count, not a link)
     analysis   {language, headline, body, status, flags (lines), extractive, replaces_failed} or None;
-               only an analysis that passed its checks (a flagged one is never published)
+               only an analysis that passed its checks (a flagged one is never published); an
+               extractive body is its lead alone, its notes moved to `notes`
+    notes      the extractive card's coverage and disclosure sentences (the event page shows them)
+    badges     the notes as one line a reader scans, in the card's language: [{kind, text, title}],
+               kinds extract, level (the best material any member had), outlets, check
+    category_label  the category in the reader's language (labels.py)
     check      clean | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
     follows    the earlier event this one follows up (cluster/stories.py): {event_id, headline}, or None
@@ -32,11 +37,13 @@ from newsdesk.editions.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.write.check import load_findings
+from newsdesk.write.extractive.card import LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 
 EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
 
 SUMMARY_CHARS = 280
+MEMBERS_SHOWN = 3  # a card lists this many reports; the rest fold behind "N more"
 
 
 def flag_lines(flags: list) -> list[str]:
@@ -131,17 +138,44 @@ def story_page(conn: Connection, story_id: int, language: str, tz) -> dict | Non
             "last_published_at": minute(thread["last_published_at"], tz)}
 
 
-def _card(event: Row, members: list[dict], analysis: dict | None, tz) -> dict:
+def badges(card: dict, language: str) -> list[dict]:
+    """A card's notes as one line of badges: extract (the rules' disclosure that code chose the
+    sentences), the best material level (what the card could read), outlets / independent, checked.
+    Each badge's `title` holds the sentence it stands for, where there is one."""
+    t = Labels(language)
+    analysis = card["analysis"] or {}
+    out = []
+    if analysis.get("extractive"):
+        text = t.badge_extract + (" · " + t.badge_replaces if analysis.get("replaces_failed") else "")
+        out.append({"kind": "extract", "text": text,
+                    "title": t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else "")})
+    levels = [m["material_level"] for m in card["members"] if m.get("material_level")]
+    if levels:
+        best = min(levels, key=lambda level: LEVEL_RANK.get(level, 9))
+        out.append({"kind": "level", "text": t.get("level_" + best), "title": " ".join(card["notes"])})
+    outlets = (t.badge_one_outlet if card["outlets"] <= 1 else
+               t.badge_outlets.format(n=card["outlets"], m=card["independent_outlets"]))
+    out.append({"kind": "outlets", "text": outlets, "title": ""})
+    out.append({"kind": "check", "text": t.badge_checked if card["check"] == "clean" else t[card["check"]], "title": ""})
+    return out
+
+
+def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: str) -> dict:
     lead_summary = members[0].pop("summary") if members else ""
     for m in members[1:]:
         m.pop("summary")
-    return {
+    notes: list[str] = []
+    if analysis and analysis["extractive"]:
+        body, notes = split_notes(analysis["body"])
+        analysis = {**analysis, "body": body}
+    card = {
         "event_id": event.id,
         "headline": (analysis or {}).get("headline") or plain_text(event.title),
         "title": plain_text(event.title),
         "importance": round(event.importance, 4),
         "tab": event.tab,
         "category": event.category or "",
+        "category_label": Labels(language).category(event.category) if event.category else "",
         "outlets": event.outlets,
         "independent_outlets": event.independent_outlets,
         "first_published_at": minute(event.first_published_at, tz),
@@ -150,7 +184,10 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz) -> dict:
         "analysis": analysis,
         "check": analysis["status"] if analysis else "missing",
         "summary": "" if analysis else snippet(lead_summary, SUMMARY_CHARS),
+        "notes": notes,
     }
+    card["badges"] = badges(card, language)
+    return card
 
 
 def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_language: bool = False) -> list[dict]:
@@ -170,7 +207,7 @@ def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_lan
         analysis = by_language.get(language)
         if analysis is None and any_language:
             analysis = next(iter(by_language.values()), None)
-        cards.append({**_card(r, members.get(r.id, []), analysis, tz),
+        cards.append({**_card(r, members.get(r.id, []), analysis, tz, language),
                       **stories.get(r.id, {"follows": None, "story": None})})
     return cards
 
@@ -193,5 +230,21 @@ def day_tabs(cards: list[dict], language: str) -> list[dict]:
         if c["category"]:
             by_category.setdefault(c["category"], []).append(c["event_id"])
     for category, chosen in sorted(by_category.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        tabs.append({"id": "category-" + category, "label": category, "events": chosen})
+        tabs.append({"id": "category-" + category, "label": t.category(category), "events": chosen})
     return tabs
+
+
+TOP_STORIES = 10  # the headline list fits one screen
+
+
+def event_path(language: str, event_id: int) -> str:
+    """An event's page on the published site, relative to its root (site_url in absolute links)."""
+    return f"{language}/events/{event_id}.html"
+
+
+def top_stories(cards: list[dict]) -> list[dict]:
+    """The day's headline list: its featured events, then its p1 events, in the cards' order.
+    Each is {event_id, headline, outlets, tab}: one line with its outlet count, linking to the card."""
+    chosen = [c for c in cards if c["tab"] == "featured"] + [c for c in cards if c["tab"] == "p1"]
+    return [{"event_id": c["event_id"], "headline": c["headline"], "outlets": c["outlets"], "tab": c["tab"]}
+            for c in chosen[:TOP_STORIES]]

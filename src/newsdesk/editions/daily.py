@@ -18,14 +18,14 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions.cards import day_tabs, event_cards
+from newsdesk.editions.cards import MEMBERS_SHOWN, day_tabs, event_cards, event_path, top_stories
 from newsdesk.editions.days import day_events, event_dates
 from newsdesk.editions.labels import Labels
 from newsdesk.editions.store import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once.
-DAILY_FORMAT = 3
+DAILY_FORMAT = 4
 
 
 @dataclass
@@ -36,18 +36,31 @@ class DailyStats:
     unchanged: list[str] = field(default_factory=list)  # languages skipped: same material
 
 
-def render_card(card: dict, number: int, language: str) -> str:
-    """One card as Markdown, numbered as on the day's page."""
+def _member_link(m: dict) -> str:
+    return f"[{m['title']}]({m['url']})" if m["url"] else m["title"]
+
+
+def _page(card: dict, language: str, base_url: str) -> str:
+    return base_url.rstrip("/") + "/" + event_path(language, card["event_id"])
+
+
+def render_card(card: dict, number: int, language: str, base_url: str = "") -> str:
+    """One card as Markdown, numbered as on the day's page: headline (linking to the event's page
+    on the site at base_url, when given), one line of badges, the first reports (the rest on one
+    line), the prose."""
     t = Labels(language)
-    facts = [t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card["category"],
-             t.outlets.format(n=card["outlets"], m=card["independent_outlets"]), t[card["check"]]]
-    lines = [f"## {number}. {card['headline']}", "", " · ".join(f for f in facts if f), ""]
+    headline = f"[{card['headline']}]({_page(card, language, base_url)})" if base_url else card["headline"]
+    facts = [t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card.get("category_label") or card["category"]]
+    facts += [b["text"] for b in card.get("badges") or []]  # cards stored before badges have none
+    lines = [f"## {number}. {headline}", "", " · ".join(f for f in facts if f), ""]
     if card.get("follows"):  # cards stored before stories have no such key
         lines += [f"{t.follow_up_of} {card['follows']['headline']}", ""]
     lines.append(f"{t.members}:")
-    for m in card["members"]:
-        link = f"[{m['title']}]({m['url']})" if m["url"] else m["title"]
-        lines.append(f"- {link} — {m['outlet']} · {m['published_at']}")
+    for m in card["members"][:MEMBERS_SHOWN]:
+        lines.append(f"- {_member_link(m)} — {m['outlet']} · {m['published_at']}")
+    rest = card["members"][MEMBERS_SHOWN:]
+    if rest:
+        lines.append(f"- {t.more_members.format(n=len(rest))}: " + " · ".join(f"{_member_link(m)} — {m['outlet']}" for m in rest))
     lines.append("")
     analysis = card["analysis"]
     if analysis is None:
@@ -55,10 +68,22 @@ def render_card(card: dict, number: int, language: str) -> str:
         if card["summary"]:
             lines += ["", card["summary"]]
     else:
-        if analysis.get("extractive"):
-            note = t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else "")
-            lines += [f"*{note}*", ""]
         lines.append(analysis["body"].strip())
+    return "\n".join(lines)
+
+
+def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
+    """The day's headline list as Markdown: one line each with its card's number and outlet count,
+    linking to the event's page at base_url when given."""
+    t = Labels(language)
+    top = top_stories(cards)
+    if not top:
+        return ""
+    number = {c["event_id"]: n for n, c in enumerate(cards, 1)}
+    lines = [f"## {t.top_stories}", ""]
+    for s in top:
+        headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
+        lines.append(f"- {number[s['event_id']]}. {headline} · {t.top_outlets.format(n=s['outlets'])}")
     return "\n".join(lines)
 
 
@@ -66,8 +91,10 @@ def daily_title(day: date, language: str) -> str:
     return f"{Labels(language).all} · {day.isoformat()}"
 
 
-def render_daily(day: date, cards: list[dict], language: str) -> str:
-    parts = [f"# {daily_title(day, language)}"] + [render_card(card, n, language) for n, card in enumerate(cards, 1)]
+def render_daily(day: date, cards: list[dict], language: str, base_url: str = "") -> str:
+    parts = [f"# {daily_title(day, language)}", render_top(cards, language, base_url)]
+    parts += [render_card(card, n, language, base_url) for n, card in enumerate(cards, 1)]
+    parts = [p for p in parts if p]
     return "\n\n".join(parts) + "\n"
 
 
@@ -85,7 +112,7 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
         for language in settings.languages:
             cards = event_cards(conn, rows, language, settings.timezone)
             stats.events = len(cards)
-            key_now = material_key("daily", DAILY_FORMAT, key, language, cards)
+            key_now = material_key("daily", DAILY_FORMAT, key, language, cards, settings.site_url)
             if stored_material_key(conn, "daily", key, language) == key_now:
                 stats.unchanged.append(language)
                 continue
@@ -96,7 +123,7 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 key=key,
                 language=language,
                 title=daily_title(day, language),
-                body=render_daily(day, cards, language),
+                body=render_daily(day, cards, language, settings.site_url),
                 meta={"date": key, "cards": cards, "tabs": tabs},
                 status="clean",  # a card carries only an analysis that passed its checks
                 material_key=key_now,

@@ -28,6 +28,32 @@ LABELS: dict[str, dict[str, str]] = {
     "all": {"zh": "全部", "en": "All"},
     "featured": {"zh": "精选", "en": "Featured"},
     "p1": {"zh": "要闻", "en": "Top stories"},
+    # the day's headline list, above the cards
+    "top_stories": {"zh": "今日要闻", "en": "Top stories"},
+    "top_outlets": {"zh": "{n} 个来源", "en": "{n} outlets"},
+    # a card's badges: one line in place of its notes (the full sentences are on the event page)
+    "badge_extract": {"zh": "原文摘录", "en": "extract"},
+    "badge_replaces": {"zh": "代替未过核查的稿件", "en": "in place of a failed draft"},
+    "level_full": {"zh": "全文", "en": "full text"},
+    "level_summary": {"zh": "仅摘要", "en": "summary only"},
+    "level_paywalled": {"zh": "付费墙", "en": "paywalled"},
+    "level_title": {"zh": "仅标题", "en": "title only"},
+    "level_failed": {"zh": "仅标题（抓取失败）", "en": "title only (fetch failed)"},
+    "badge_outlets": {"zh": "{n} 个来源 / {m} 独立", "en": "{n} outlets / {m} independent"},
+    "badge_one_outlet": {"zh": "1 个来源", "en": "1 outlet"},
+    "badge_checked": {"zh": "✓ 已核查", "en": "✓ checked"},
+    "notes": {"zh": "说明", "en": "Notes"},
+    # a source's category, as a reader reads it (catalog.CATEGORIES); an unknown one shows as it is
+    "category-lab": {"zh": "AI 实验室", "en": "AI labs"},
+    "category-company": {"zh": "公司", "en": "Companies"},
+    "category-research": {"zh": "研究机构", "en": "Research"},
+    "category-papers": {"zh": "论文", "en": "Papers"},
+    "category-community": {"zh": "社区", "en": "Community"},
+    "category-media": {"zh": "媒体", "en": "Media"},
+    "category-newsletter": {"zh": "博客与通讯", "en": "Blogs & newsletters"},
+    "category-podcast": {"zh": "播客", "en": "Podcasts"},
+    "category-zh-media": {"zh": "中文媒体", "en": "Chinese media"},
+    "category-policy": {"zh": "政策", "en": "Policy"},
     # an event card
     "outlets": {"zh": "{n} 个来源（{m} 个独立）", "en": "{n} outlets ({m} independent)"},
     "members": {"zh": "报道", "en": "Coverage"},
@@ -219,6 +245,11 @@ class Labels:
             return LABELS[key][self.language]
         except KeyError:
             raise KeyError(f"no label {key!r}; add it to newsdesk/editions/labels.py") from None
+
+    def category(self, name: str) -> str:
+        """A source category's reader-facing name ('zh-media' -> 中文媒体); an unknown one as it is."""
+        entry = LABELS.get("category-" + name)
+        return entry[self.language] if entry else name
 
     def get(self, key: str) -> str:
         """For keys that come from data (a category has no translation: it shows as it is)."""

@@ -121,20 +121,23 @@ def read_harvest(
             outlet = record["source"].strip()
             source = sources.get(outlet)
             if source is None:
-                source = sources[outlet] = _to_source(outlet, url, item.language)
+                source = sources[outlet] = _to_source(outlet, url, item.language, str(record.get("source_channel") or ""))
             item.source_id = source.id
             yield source, item
 
 
-def _to_source(outlet: str, url: str, language: str) -> Source:
+def _to_source(outlet: str, url: str, language: str, channel: str = "") -> Source:
     parts = urlsplit(url)
+    # The catalog's categories (catalog.CATEGORIES): a Chinese outlet is zh-media there (机器之心), so an
+    # imported one is too, by its first item's language or a WeChat channel; any other outlet is media.
+    chinese = language == "zh" or channel.startswith("wechat")
     return Source(
         id=source_slug(outlet),
         name=clip(outlet, 290),  # the column holds 300
         url=f"{parts.scheme}://{parts.netloc}/",
         kind="jsonl",
         language=language,
-        category="media",
+        category="zh-media" if chinese else "media",
         origin="import",
     )
 

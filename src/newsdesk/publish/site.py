@@ -29,6 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
+from newsdesk.editions.cards import event_path, top_stories
 from newsdesk.editions.labels import LABELS, Labels
 from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
@@ -119,7 +120,7 @@ class _Site:
         root = _root(path)
         html = self.env.get_template(template).render(
             root=root, site_name=self.settings.site_name, t=Labels(lang), path=path,
-            event_url=lambda event_id: f"{root}{lang}/events/{event_id}.html", **context,
+            event_url=lambda event_id: root + event_path(lang, event_id), **context,
         )
         self.files[path] = html.encode("utf-8")
 
@@ -155,15 +156,17 @@ class _Site:
     def daily(self, r: dict) -> None:
         meta, lang, day = r["meta"], r["language"], r["key"]
         cards = {c["event_id"]: c for c in meta.get("cards", [])}
+        top = top_stories(meta.get("cards", []))
         tabs = meta.get("tabs") or [{"id": "all", "label": Labels(lang).all, "events": list(cards)}]
         base = f"{lang}/daily/{safe_name(day)}"
         tab_paths = {t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs}
         for tab in tabs:
             self.page(tab_paths[tab["id"]], "daily.html", lang=lang, edition=r, day=day, tab=tab, tabs=tabs,
                       tab_paths=tab_paths, cards=[cards[i] for i in tab["events"] if i in cards],
+                      top=top, top_link=lambda event_id: f"#event-{event_id}",
                       twin=self.twin(r) if tab["id"] == "all" else None)
         for card in cards.values():
-            self.page(f"{lang}/events/{card['event_id']}.html", "event.html", lang=lang, card=card, day=day,
+            self.page(event_path(lang, card["event_id"]), "event.html", lang=lang, card=card, day=day,
                       day_path=f"{base}.html")
 
     def weekly(self, r: dict) -> None:

@@ -71,6 +71,19 @@ class Story(StoryThread):
     last_published_at: str = Field(description="local time of its latest event's latest report")
 
 
+class Badge(BaseModel):
+    kind: str = Field(description="extract | level | outlets | check")
+    text: str = Field(description="in the requested language")
+    title: str = Field(description="the sentence it stands for, or empty")
+
+
+class TopStory(BaseModel):
+    event_id: int
+    headline: str
+    outlets: int
+    tab: str = Field(description="featured | p1")
+
+
 class EventCard(BaseModel):
     """An event as every list shows it: the daily edition, the site and the feed page."""
 
@@ -80,6 +93,7 @@ class EventCard(BaseModel):
     importance: float
     tab: str = Field(description="featured | p1 | all")
     category: str
+    category_label: str = Field(description="the category in the requested language")
     outlets: int = Field(description="distinct outlets that covered it")
     independent_outlets: int
     first_published_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
@@ -88,6 +102,8 @@ class EventCard(BaseModel):
     analysis: CardAnalysis | None = Field(description="in the requested language, else in another")
     check: str = Field(description="clean | missing")
     summary: str = Field(description="with no analysis: the lead item's summary, plain text")
+    notes: list[str] = Field(description="an extractive card's coverage and disclosure sentences (not in analysis.body)")
+    badges: list[Badge] = Field(description="the notes as one line: extract, material level, outlets, check")
     feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
     follows: FollowUpOf | None = Field(description="the earlier event this one follows up, if any")
     story: StoryThread | None = Field(description="the story it is part of, if any")
@@ -110,7 +126,7 @@ class EventSummary(BaseModel):
 class Member(CardMember):
     origin_item_id: int | None
     origin_outlet: str | None
-    reason: str | None = Field(description="why it joined the event")
+    reason: str | None = Field(description="why it joined the event: the operator's (sent with the operator's token), else null")
     summary: str | None
     source_id: str
 
@@ -172,6 +188,7 @@ class FeedPage(BaseModel):
     previous_day: date | None
     next_day: date | None
     events: list[EventCard]
+    top: list[TopStory] = Field(description="the day's headline list (all tab, first page): featured, then p1")
 
 
 class EditionRef(BaseModel):
@@ -475,10 +492,11 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
         return data
 
     @api.get("/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts")
-    def event(event_id: int, lang: str = "zh"):
+    def event(request: Request, event_id: int, lang: str = "zh"):
         check_id(event_id)
         with engine.connect() as conn:
-            detail = queries.event_detail(conn, event_id, tz, lang)
+            # The clusterer's reasons (why each member joined) are the operator's, like the writer's notes.
+            detail = queries.event_detail(conn, event_id, tz, lang, operator=operator(request))
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return detail

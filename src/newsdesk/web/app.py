@@ -223,7 +223,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     def event_page(request: Request, event_id: int):
         check_id(event_id)
         with engine.connect() as conn:
-            detail = queries.event_detail(conn, event_id, tz, ui_lang(request))
+            detail = queries.event_detail(conn, event_id, tz, ui_lang(request), operator=bool(auth.current_user(request)))
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return page(request, "event.html", event=detail)

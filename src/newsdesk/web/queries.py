@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from newsdesk.editions.cards import day_tabs, event_cards, readable_analyses
+from newsdesk.editions.cards import TOP_STORIES, day_tabs, event_cards, readable_analyses, top_stories
 from newsdesk.editions.days import day_events, minute
 from newsdesk.editions.labels import Labels
 from newsdesk.editions.store import public_meta
@@ -56,9 +56,12 @@ def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lan
     current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
     chosen = current["events"]
     shown = set(chosen[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
-    cards = _with_feedback(conn, event_cards(conn, [r for r in rows if r.id in shown], lang, tz, any_language=True))
+    # The headline list opens the day's first page: its featured and p1 events, wherever they fall.
+    ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:TOP_STORIES] if tab == "all" and page == 1 else []
+    built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
+    cards = _with_feedback(conn, [c for c in built if c["event_id"] in shown])
     return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-len(chosen) // PAGE_SIZE)),
-            "total": len(chosen), "label": current["label"], "tabs": tabs, "events": cards}
+            "total": len(chosen), "label": current["label"], "tabs": tabs, "events": cards, "top": top_stories(built)}
 
 
 def _event_dict(row) -> dict:
@@ -142,8 +145,9 @@ def _with_feedback(conn: Connection, cards: list[dict]) -> list[dict]:
     return cards
 
 
-def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh") -> dict | None:
-    """The event's card, and what explains it: every member, every analysis and check, why it ranks."""
+def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh", *, operator: bool = False) -> dict | None:
+    """The event's card, and what explains it: every member, every analysis and check, why it ranks.
+    The clusterer's reason for each member ("cosine 0.65 to the zh centroid…") only for the operator."""
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
     if row is None:
         return None
@@ -151,7 +155,8 @@ def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh"
     detail.update(
         score=row.score, item_count=row.item_count, languages=list(row.languages or []),
         anchors=list(row.anchors or []), lead_item_id=row.lead_item_id,
-        members=_member_details(conn, event_id, tz), analyses=_analyses(conn, event_id),
+        members=[m if operator else {**m, "reason": None} for m in _member_details(conn, event_id, tz)],
+        analyses=_analyses(conn, event_id),
         roundups=_roundups(conn, event_id),
     )
     detail["score_parts"] = sorted(

@@ -199,3 +199,19 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
         independent_outlets=brief.get("independent_outlets") or 0, disclosure=disclosure(members, language),
         coverage=coverage, facts=facts,
     )
+
+
+# The notes body() adds after the lead: the coverage line and the disclosure. Readers see them as
+# a card's badges (editions/cards.py), so the card's prose is the news alone; keep these patterns
+# in step with coverage_line() and disclosure() (tests/test_card_badges.py holds them together).
+_NOTE = re.compile(
+    r"^(只有 .+ 一个来源。|\d+ 个来源报道（|One source: |\d+ outlets covered it \(|材料只有|Only feed summaries were available"
+    r"|Title only: no article body)|的正文被订阅墙挡住|: behind a paywall; only the headline")
+
+
+def split_notes(body: str) -> tuple[str, list[str]]:
+    """An extractive card's body as (its lead, its notes): the coverage and disclosure paragraphs."""
+    lead, notes = [], []
+    for p in re.split(r"\n\s*\n", body.strip()):
+        (notes if _NOTE.search(p.strip()) else lead).append(p.strip())
+    return "\n\n".join(p for p in lead if p), notes
