@@ -13,8 +13,16 @@ import pytest
 
 from newsdesk.cluster.evaluate import read_eval_file
 from newsdesk.config import Settings
-from newsdesk.editions.evaluate import (Label, WeekScore, card_opening, describes_article, evaluate, harvest_id,
-                                        score_day, score_weekly)
+from newsdesk.editions.evaluate import (
+    Label,
+    WeekScore,
+    card_opening,
+    describes_article,
+    evaluate,
+    harvest_id,
+    score_day,
+    score_weekly,
+)
 from newsdesk.errors import EvalFileError
 
 ROOT = Path(__file__).resolve().parents[1]

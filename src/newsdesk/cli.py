@@ -15,8 +15,15 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.text import Text
 from typer.core import TyperGroup
 
@@ -776,7 +783,14 @@ def eval_clusters(
     import json
 
     from newsdesk.cluster.embed import make_embedder
-    from newsdesk.cluster.evaluate import cross_validate, evaluate, evaluate_stories, has_stories, read_eval_file, scores
+    from newsdesk.cluster.evaluate import (
+        cross_validate,
+        evaluate,
+        evaluate_stories,
+        has_stories,
+        read_eval_file,
+        scores,
+    )
 
     rows = read_eval_file(file)
     if folds == 1:

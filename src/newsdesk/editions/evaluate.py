@@ -95,7 +95,7 @@ def label_problems(path: Path, first_day: dict[str, date]) -> list[str]:
     labelled: set[str] = set()
     ranks: dict[str, list[int]] = defaultdict(list)
     for n, row in _rows(path):
-        event, day, tier, rank = row.get("event"), row.get("day"), row.get("tier"), row.get("rank")
+        event, day, tier, rank = str(row.get("event") or ""), row.get("day"), row.get("tier"), row.get("rank")
         if not row.get("title") or not row.get("reason"):
             found.append(f"line {n}: title and reason are required")
         if event in labelled:
@@ -109,7 +109,7 @@ def label_problems(path: Path, first_day: dict[str, date]) -> list[str]:
             found.append(f"line {n}: tier {tier!r} is not 0-3")
         elif (tier >= 2) != (isinstance(rank, int) and not isinstance(rank, bool)):
             found.append(f"line {n}: rank {rank!r} for tier {tier} (tiers 2-3 rank, 0-1 do not)")
-        elif tier >= 2:
+        elif tier >= 2 and isinstance(rank, int):
             ranks[str(day)].append(rank)
     for day, got in sorted(ranks.items()):
         if sorted(got) != list(range(1, len(got) + 1)):
@@ -265,13 +265,13 @@ def score_day(day: date, cards: list[dict], zh_cards: list[dict] | None, labels:
             s.glue += len(set(events)) > 1
             s.split += repeat
             s.noise += label is not None and label.tier == 0
-        of_today = label is not None and label.day == day
-        gains.append(gain(label.tier) if of_today and not repeat else 0.0)
-        if of_today and not repeat and label.tier >= 2:
+        today = label if label is not None and label.day == day else None  # an event of this day
+        gains.append(gain(today.tier) if today and not repeat else 0.0)
+        if today and not repeat and today.tier >= 2:
             s.placed += 1
         if card.get("tab") == "featured":
             s.featured += 1
-            s.featured_right += of_today and label.tier == 3
+            s.featured_right += bool(today and today.tier == 3)
         if event:
             seen.add(event)
     ideal_gains = sorted((gain(lab.tier) for lab in todays), reverse=True)
@@ -450,7 +450,7 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
         event = item_event.get(harvest_id(m.url or ""))
         if event:
             by_event[m.event_id].append(event)
-    return Replay(dict(pages), weeklies, {e: majority(v) for e, v in by_event.items()}, problems)
+    return Replay(dict(pages), weeklies, {e: majority(v) or "" for e, v in by_event.items()}, problems)
 
 
 def evaluate(file: Path, settings: Settings, *, harvest: Path, clusters: list[Path]) -> tuple[list[WeekScore], list[str]]:
