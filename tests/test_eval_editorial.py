@@ -112,6 +112,9 @@ def test_week_measures(days):
     assert m["zh about-the-article"] == pytest.approx(1 / 2)
     assert (m["weekly tier-3 in themes"], m["weekly tier-3 anywhere"]) == pytest.approx((1 / 3, 2 / 3))
     assert m["weekly themed tier 0-1"] == pytest.approx(1 / 2)
+    assert m["weekly clean"] == 1.0
+    score_weekly(week, {"sections": [], "briefs": []}, "flagged", LABELS, store_event)
+    assert week.summary()["weekly clean"] == 0.0  # measured, but never published to readers
 
 
 @pytest.mark.parametrize("opening, about", [

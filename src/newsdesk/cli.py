@@ -891,11 +891,14 @@ def eval_editorial(
     clusters: list[Path] = typer.Option(None, "--clusters", help="Cluster label files naming each item's event "
                                         "(default: every eval/clusters/*.jsonl beside the editorial folder). Repeatable."),
     folds: bool = typer.Option(False, "--folds", help="Report each labelled week as a held-apart fold, one column each, and their mean."),
+    out: Path = typer.Option(None, "--out", help="Also write each week's measures and per-day counts as JSON Lines."),
 ) -> None:
     """Replay each labelled week through the real stages on a fresh store (extractive) and measure the
     published day pages and weekly against an editor's tiers: placement, NDCG@10, glue / split / noise in
     the top ten, featured precision, zh cards opening about the article, the weekly's tier-3 coverage."""
-    from newsdesk.editions.evaluate import day_lines, evaluate, fold_lines, week_lines
+    import json
+
+    from newsdesk.editions.evaluate import as_record, day_lines, evaluate, fold_lines, week_lines
 
     harvest = harvest or Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
     if not harvest.is_file():
@@ -918,6 +921,12 @@ def eval_editorial(
             for text in day_lines(ws) + week_lines(ws):
                 console.print("  " + text, soft_wrap=True)
     if folds:
-        console.print(f"held-apart folds: each labelled week alone ({len(weeks)}); nothing here is tuned on any of them")
+        console.print(f"held-apart folds: each labelled week alone ({len(weeks)}); nothing here is tuned on any of them",
+                      soft_wrap=True)
         for text in fold_lines(weeks):
             console.print(text, soft_wrap=True)
+    if out:
+        try:
+            out.write_text("".join(json.dumps(as_record(w), ensure_ascii=False) + "\n" for w in weeks), encoding="utf-8")
+        except OSError as exc:
+            raise NewsdeskError(f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable") from None

@@ -340,6 +340,7 @@ class WeekScore:
             "featured precision": self.share("featured_right", "featured"),
             "days without featured": sum(d.needs_featured and not d.featured for d in self.days),
             "zh about-the-article": self.share("zh_about", "zh_cards"),
+            "weekly clean": 1.0 if self.weekly_status == "clean" else 0.0,  # a flagged weekly is not published
             "weekly tier-3 in themes": self.tier3_themed / self.tier3 if self.tier3 else None,
             "weekly tier-3 anywhere": self.tier3_anywhere / self.tier3 if self.tier3 else None,
             "weekly themed tier 0-1": self.themed_routine / self.themed if self.themed else None,
@@ -514,7 +515,7 @@ def week_lines(ws: WeekScore) -> list[str]:
 
 
 FOLD_MEASURES = ["placement", "ndcg@10", "glue@10", "split@10", "noise@10", "featured", "featured precision",
-                 "days without featured", "zh about-the-article", "weekly tier-3 in themes", "weekly tier-3 anywhere",
+                 "days without featured", "zh about-the-article", "weekly clean", "weekly tier-3 in themes", "weekly tier-3 anywhere",
                  "weekly themed tier 0-1", "random ndcg@10", "most-reports ndcg@10"]
 
 
@@ -529,3 +530,14 @@ def fold_lines(weeks: list[WeekScore]) -> list[str]:
         cells = "".join(f"{_fmt(v):>10s}" for v in values)
         out.append(f"{name:26s}{cells}{_fmt(float(mean) if mean is not None else None):>10s}")
     return out
+
+
+def as_record(ws: WeekScore) -> dict:
+    """One week as JSON: its measures and each day's counts (for tuning scripts)."""
+    days = []
+    for d in ws.days:
+        day = dataclasses.asdict(d)
+        day["day"] = d.day.isoformat()
+        days.append(day)
+    return {"week": ws.week, **ws.summary(), "weekly_status": ws.weekly_status, "tier3": ws.tier3,
+            "themed": ws.themed, "days": days}
