@@ -168,7 +168,7 @@ def sources_cmd(ctx: typer.Context) -> None:
     when = lambda t: t.strftime("%Y-%m-%d %H:%M") if t else "—"  # noqa: E731
     for h in rows:
         table.add_row(*map(Text, (
-            h.source_id + ("" if h.enabled else " (disabled)"),
+            h.source_id + ("" if h.enabled else " (disabled)") + ("" if h.polled else " (imported outlet, not polled)"),
             when(h.last_success),
             (when(h.last_error_at) + " " + (h.last_error or "")[:70]) if h.last_error else "—",
             str(h.items_7d),

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import desc, func, select
 from sqlalchemy.engine import Connection
 
+from newsdesk.model import IMPORTED_KIND
 from newsdesk.store.schema import fetches, items, sources
 
 STALE_FACTOR = 4  # "stale" = no new item for this many usual intervals
@@ -28,6 +29,7 @@ class Health:
     latest_item: datetime | None
     usual_interval: timedelta | None
     stale: bool
+    polled: bool = True  # False: an imported outlet (model.NOT_POLLED), never fetched, so never failing or stale
 
 
 def usual_interval(times: list[datetime]) -> timedelta | None:
@@ -49,7 +51,7 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
         ).all()
     )
     out: list[Health] = []
-    for src in conn.execute(select(sources.c.id, sources.c.name, sources.c.enabled).order_by(sources.c.id)):
+    for src in conn.execute(select(sources.c.id, sources.c.name, sources.c.enabled, sources.c.kind).order_by(sources.c.id)):
         attempts = conn.execute(
             select(fetches.c.started_at, fetches.c.error)
             .where(fetches.c.source_id == src.id)
@@ -74,7 +76,8 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
         ]
         interval = usual_interval(times)
         latest = max(times) if times else None
-        stale = bool(latest and interval and now - latest > max(STALE_FACTOR * interval, MIN_STALE))
+        polled = src.kind != IMPORTED_KIND
+        stale = bool(polled and latest and interval and now - latest > max(STALE_FACTOR * interval, MIN_STALE))
         out.append(
             Health(
                 source_id=src.id,
@@ -88,6 +91,7 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
                 latest_item=latest,
                 usual_interval=interval,
                 stale=stale,
+                polled=polled,
             )
         )
     return out

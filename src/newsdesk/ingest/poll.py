@@ -22,6 +22,7 @@ from sqlalchemy import and_, desc, func, or_, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.config import ScheduleSettings, parse_duration
+from newsdesk.model import IMPORTED_KIND
 from newsdesk.store.schema import items, sources
 
 PERIODS = {"hourly": 3600, "daily": 86_400, "weekly": 604_800, "monthly": 2_592_000, "yearly": 31_536_000}
@@ -106,8 +107,13 @@ def schedule_next_poll(conn: Connection, source_id: str, status: str, stated: tu
         feed_every=feed_every, poll_failures=failures))
 
 
+def _polled():
+    """Enabled sources with a feed: an imported outlet (model.IMPORTED_KIND) is never due."""
+    return and_(sources.c.enabled.is_(True), sources.c.kind != IMPORTED_KIND)
+
+
 def _enabled_due(now: datetime):
-    return and_(sources.c.enabled.is_(True), or_(sources.c.next_poll_at.is_(None), sources.c.next_poll_at <= now))
+    return and_(_polled(), or_(sources.c.next_poll_at.is_(None), sources.c.next_poll_at <= now))
 
 
 def due_sources(conn: Connection, now: datetime) -> list[str]:
@@ -118,4 +124,4 @@ def due_sources(conn: Connection, now: datetime) -> list[str]:
 
 def next_poll(conn: Connection) -> datetime | None:
     """The soonest next poll time of any enabled source (None: no enabled source has one)."""
-    return conn.execute(select(func.min(sources.c.next_poll_at)).where(sources.c.enabled.is_(True))).scalar()
+    return conn.execute(select(func.min(sources.c.next_poll_at)).where(_polled())).scalar()

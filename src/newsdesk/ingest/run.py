@@ -37,7 +37,7 @@ from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.model import Item, Source
+from newsdesk.model import NOT_POLLED, Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
 from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources
@@ -152,6 +152,8 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
 
 async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner: str) -> SourceOutcome:
     now = datetime.now(UTC)
+    if not source.polled:
+        return SourceOutcome(source.id, "skipped", error=NOT_POLLED)
     if not source.enabled:
         return SourceOutcome(source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it")
     if not claim(engine, source.id, owner, now):
@@ -299,7 +301,9 @@ def ingest(
     getter: Getter | None = None
     problems: list[SourceOutcome] = []
     if source is None:
-        todo = stored if only else [s for s in stored if s.enabled]
+        # Named sources are tried as asked (an imported outlet is then skipped, saying why); a plain
+        # run fetches the enabled feeds only.
+        todo = stored if only else [s for s in stored if s.enabled and s.polled]
     elif source.is_file() and source.suffix.lower() in JSONL_SUFFIXES:
         if only:
             raise IngestError(f"--source does not apply to {source.name}: a JSON Lines import takes every outlet in it")

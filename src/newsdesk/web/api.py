@@ -227,6 +227,7 @@ class SourceRow(BaseModel):
     consecutive_failures: int
     latest_item: datetime | None
     stale: bool
+    polled: bool = Field(description="false for an imported outlet: its items come from JSON Lines files, nothing fetches it")
 
 
 class SourceIn(BaseModel):

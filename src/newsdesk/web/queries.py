@@ -247,7 +247,7 @@ def sources_table(conn: Connection) -> list[dict]:
                 "language": f.language, "tier": f.tier, "category": f.category, "origin": f.origin,
                 "last_success": h.last_success, "last_error": h.last_error, "last_error_at": h.last_error_at,
                 "items_7d": h.items_7d, "consecutive_failures": h.consecutive_failures,
-                "latest_item": h.latest_item, "stale": h.stale,
+                "latest_item": h.latest_item, "stale": h.stale, "polled": h.polled,
             }
         )
     return out

@@ -162,7 +162,7 @@ def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> 
             log.warning("catalog: %s", problem)
         with engine.begin() as conn:
             sync_sources(conn, catalog)
-            sources = [s.id for s in stored_sources(conn) if s.enabled]
+            sources = [s.id for s in stored_sources(conn) if s.enabled and s.polled]
     send(engine, settings, [Unit("fetch", {"source": sid}) for sid in sources]
          # the weekly and episodes from what the store holds now (rebuilt only when it changed), and a
          # placement for items stored by `newsdesk ingest` or the web app

@@ -113,8 +113,8 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 
     with ctx.engine.connect() as conn:
         found = stored_sources(conn, [source])
-    if not found or not found[0].enabled:
-        return []  # removed or switched off since the pass began
+    if not found or not found[0].enabled or not found[0].polled:
+        return []  # removed or switched off since the pass began, or an imported outlet (no feed)
     loop, fetcher = _fetcher(ctx.settings)
     # A feed that fails is the source's failure, recorded on its fetch row (its health), not the
     # unit's; "skipped" means another live worker (a `newsdesk ingest`) is fetching it now.

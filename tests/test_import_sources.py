@@ -1,0 +1,99 @@
+"""Outlets a JSON Lines import creates (origin 'import', kind 'jsonl', url = the outlet's home page)
+are not feeds: no ingest, scheduler or worker fetches them, and `newsdesk sources` says what they are.
+After `ingest --from harvest.jsonl`, the next `newsdesk run` fetched every one of them as a feed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+
+import pytest
+from loopback import Replies, serve_http
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from newsdesk import cli
+from newsdesk.config import Settings
+from newsdesk.ingest import run as ingest
+from newsdesk.ingest.poll import due_sources
+from newsdesk.model import Source
+from newsdesk.store import open_store
+from newsdesk.store.schema import fetches, sources
+
+FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>feed</title>
+<item><title>Nimbus 4 released</title><link>http://example.com/n4</link><guid>n4</guid></item></channel></rss>"""
+
+
+@pytest.fixture
+def site():
+    asked: list[str] = []
+
+    class Handler(Replies):
+        def do_GET(self):
+            asked.append(self.path)
+            if self.path == "/feed.xml":
+                return self.reply(200, FEED, {"Content-Type": "application/rss+xml"})
+            self.reply(200, b"<html><body>an outlet's home page</body></html>", {"Content-Type": "text/html"})
+
+    httpd = serve_http(Handler)
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", asked
+    httpd.shutdown()
+
+
+@pytest.fixture
+def imported(tmp_path, site):
+    """A store holding a harvest of two outlets on the loopback site, and one real feed in the catalog."""
+    base, asked = site
+    harvest = tmp_path / "harvest.jsonl"
+    harvest.write_text("".join(json.dumps({"title": f"{outlet} story", "link": f"{base}/posts/{n}", "source": outlet,
+                                           "pub_date": "2026-11-30", "summary": "A model shipped."}) + "\n"
+                               for n, outlet in enumerate(["Outlet One", "Outlet Two"])), encoding="utf-8")
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    settings = Settings(data_dir=str(tmp_path / "data"))
+    settings.fetch.allow_private, settings.fetch.per_host_delay, settings.fetch.retries = True, 0, 1
+    report = ingest.ingest(engine, settings, source=harvest, catalog=[])
+    assert report.new == 2 and not report.failed
+    with engine.connect() as conn:
+        rows = conn.execute(select(sources.c.id, sources.c.url, sources.c.origin)).all()
+    assert {(r.url, r.origin) for r in rows} == {(f"{base}/", "import")}
+    yield engine, settings, base, asked, [r.id for r in rows]
+    engine.dispose()
+
+
+def test_the_next_run_polls_the_feeds_and_never_an_imported_outlet(imported):
+    engine, settings, base, asked, outlets = imported
+    feed = Source(id="nimbus", name="Nimbus", url=f"{base}/feed.xml")
+    report = ingest.ingest(engine, settings, catalog=[feed])
+    assert [(o.source_id, o.status) for o in report.outcomes] == [("nimbus", "ok")]
+    assert asked == ["/feed.xml"]  # no home page fetched as a feed
+    with engine.connect() as conn:
+        fetched = conn.execute(select(fetches.c.source_id, fetches.c.url).where(fetches.c.url.like("http%"))).all()
+        assert [tuple(r) for r in fetched] == [("nimbus", f"{base}/feed.xml")]  # the import's rows name its file
+        assert due_sources(conn, datetime.now(UTC)) == []  # the feed polled; the outlets never due
+
+
+def test_an_imported_outlet_asked_for_by_name_is_skipped_with_why(imported):
+    engine, settings, _, asked, outlets = imported
+    report = ingest.ingest(engine, settings, only=[outlets[0]], catalog=[])
+    [outcome] = report.outcomes
+    assert outcome.status == "skipped" and "imported outlet" in outcome.error and "--from" in outcome.error
+    with engine.connect() as conn:
+        [outlet] = [s for s in ingest.stored_sources(conn) if s.id == outlets[1]]
+    again = asyncio.run(ingest.ingest_source(engine, outlet, None, owner="test"))  # as a worker's fetch unit calls it
+    assert again.status == "skipped" and asked == []
+
+
+def test_sources_says_what_an_imported_outlet_is(imported, monkeypatch, tmp_path):
+    engine, *_ = imported
+    (tmp_path / "newsdesk.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEWSDESK_CONFIG", str(tmp_path / "newsdesk.toml"))
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(cli, "_state", {})
+    monkeypatch.setattr(cli.console, "width", 300)
+    result = CliRunner().invoke(cli.app, ["sources"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[1]: line for line in result.output.splitlines() if line.strip().startswith("│")}
+    assert "imported outlet, not polled" in lines["outlet-one"] and "stale" not in lines["outlet-one"]
+    assert "not polled" not in lines["openai-news"]  # a catalog feed
