@@ -298,8 +298,10 @@ def test_import_opml_appends_new_feeds_once(tmp_path):
     target = Path(settings.data_dir) / "sources.toml"
     target.parent.mkdir()
     target.write_text("# my sources\n", encoding="utf-8")
-    added, skipped, where = import_opml(settings, opml)
-    assert where == target and skipped == 1
+    report = import_opml(settings, opml)
+    added = report.added
+    assert report.target == target and len(report.already) == 1 and report.skipped == []
+    assert "'Simon Willison'" in report.already[0] and "already in the catalog as 'simon-willison'" in report.already[0]
     assert [s.url for s in added] == ["https://new.example/openai-mirror", "https://bridge.example/wechat/aiera"]
     assert added[0].id == "openai-news-2"  # the catalog already has openai-news
     assert target.read_text(encoding="utf-8").startswith("# my sources\n")  # the user's text is kept
@@ -308,8 +310,8 @@ def test_import_opml_appends_new_feeds_once(tmp_path):
     assert errors == [] and ids["openai-news-2"].origin == "user" and ids["openai-news"].origin == "catalog"
     zh = next(s for s in sources if s.name == "新智元")
     assert zh.language == "zh"
-    again, skipped, _ = import_opml(settings, opml)
-    assert again == [] and skipped == 3
+    again = import_opml(settings, opml)
+    assert again.added == [] and len(again.already) == 3
 
 
 def test_cli_export_then_import(tmp_path, monkeypatch):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -208,8 +209,9 @@ def _to_source(raw: dict, path: Path | None, settings: Settings, origin: str) ->
     url = url.replace("{bridge}", settings.rss_bridge_base.rstrip("/"))
     if "{" in url or "}" in url:
         raise bad("url", "unknown placeholder; only {bridge} is substituted")
-    if not _is_http_url(url):
-        raise bad("url", "must be an http(s) URL")
+    problem = url_problem(url)
+    if problem:
+        raise bad("url", f"must be an http(s) URL: {problem}")
     if values["kind"] not in SOURCE_KINDS:
         raise bad("kind", f"{values['kind']!r} is not one of {', '.join(SOURCE_KINDS)}")
     if values["language"] not in LANGUAGES:
@@ -240,14 +242,24 @@ def _to_source(raw: dict, path: Path | None, settings: Settings, origin: str) ->
     )
 
 
-def _is_http_url(url: str) -> bool:
+def url_problem(url: str) -> str | None:
+    """Why `url` is not a feed address ingest can fetch (http or https, a host, a real port); None if it is."""
     if any(c.isspace() for c in url):
-        return False
+        return "it contains a space"
     try:
         parts = urlsplit(url)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+        port = parts.port  # ValueError for a port outside 0-65535 or not a number
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if not parts.scheme:
+        return "no scheme; write it as https://…"
+    if parts.scheme not in ("http", "https"):
+        return f"{parts.scheme}: is not fetched; only http and https are"
+    if not parts.hostname:
+        return "no host"
+    if port == 0:
+        return "port 0 is not a port (1-65535)"
+    return None
 
 
 # ---------------------------------------------------------------- OPML
@@ -277,8 +289,12 @@ def _guess_kind(url: str, declared: str | None) -> str:
     return "rss"
 
 
-def read_opml(path: str | Path) -> list[Source]:
+def read_opml(path: str | Path, skipped: list[str] | None = None) -> list[Source]:
     """Every feed outline (at any depth) of an OPML file, as sources with origin 'import'.
+
+    An outline that is not a feed newsdesk can fetch (javascript:, file:, no scheme, a broken
+    address, a port past 65535, a {placeholder}) or repeats a feed above it is left out, with
+    one line in `skipped` naming it and why.
 
     Attributes newsdesk writes (kind, language, tier, weight, category, fulltext)
     are honoured when valid; other readers' exports get defaults, with the
@@ -297,6 +313,8 @@ def read_opml(path: str | Path) -> list[Source]:
 
     sources: list[Source] = []
     used: set[str] = set()
+    seen: dict[str, str] = {}
+    skipped = [] if skipped is None else skipped
 
     def walk(node: ET.Element, folder: str | None) -> None:
         for outline in node.findall("outline"):
@@ -305,13 +323,26 @@ def read_opml(path: str | Path) -> list[Source]:
             if not url:
                 walk(outline, title or folder)
                 continue
-            if not _is_http_url(url):
-                continue  # not a feed we could fetch; the import reports the count it kept
+            if "{" in url or "}" in url:
+                problem = "a {placeholder} is for catalog files; write the feed's full URL"
+            elif url in seen:
+                problem = f"the same feed as outline {seen[url]!r} above"
+            else:
+                problem = url_problem(url)
+            if problem:
+                skipped.append(f"{path}: outline {outline_name(title, url)} skipped: {problem}")
+                continue
+            seen[url] = title or url
             sources.append(_outline_source(outline, url, title, folder, used))
 
     body = root.find("body")
     walk(body if body is not None else root, None)
     return sources
+
+
+def outline_name(title: str, url: str) -> str:
+    """How a skip line names an outline: its title and its address, both cut short."""
+    return f"{title[:60]!r} (xmlUrl {url[:100]!r})" if title else f"xmlUrl {url[:100]!r}"
 
 
 def _outline_source(outline: ET.Element, url: str, title: str, folder: str | None, used: set[str]) -> Source:
@@ -391,51 +422,56 @@ def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk s
     Path(path).write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
 
 
+def user_entry(s: Source) -> dict:
+    """A source as the [[source]] table a user catalog holds."""
+    return {"id": s.id, "name": s.name, "url": s.url, "kind": s.kind, "language": s.language, "tier": s.tier,
+            "weight": float(s.weight), "category": s.category, "fulltext": s.fulltext}
+
+
 def append_user_entries(path: Path, new: list[Source]) -> None:
     """Append sources to a user catalog as [[source]] tables, keeping what the file already says."""
-    tables = [
-        {
-            "id": s.id,
-            "name": s.name,
-            "url": s.url,
-            "kind": s.kind,
-            "language": s.language,
-            "tier": s.tier,
-            "weight": float(s.weight),
-            "category": s.category,
-            "fulltext": s.fulltext,
-        }
-        for s in new
-    ]
-    text = tomli_w.dumps({"source": tables})
+    text = tomli_w.dumps({"source": [user_entry(s) for s in new]})
     path.parent.mkdir(parents=True, exist_ok=True)
     existing = path.read_text(encoding="utf-8") if path.exists() else ""
     sep = "" if not existing or existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
     path.write_text(existing + sep + text, encoding="utf-8")
 
 
-def import_opml(settings: Settings, opml: str | Path, target: str | Path | None = None) -> tuple[list[Source], int, Path]:
-    """Add an OPML file's feeds to the user catalog; returns (added, already there, target file).
+@dataclass
+class OpmlImport:
+    added: list[Source]  # appended to `target`
+    already: list[str]  # one line per feed the catalog already has: nothing to do
+    skipped: list[str]  # one line per outline left out, naming it and why
+    target: Path
 
-    A feed whose URL the catalog already has is skipped, so importing the same
-    export twice adds nothing. An id that clashes with a catalog id gets a suffix.
+
+def import_opml(settings: Settings, opml: str | Path, target: str | Path | None = None) -> OpmlImport:
+    """Add an OPML file's feeds to the user catalog.
+
+    A feed whose URL the catalog already has is not added again, so importing the same export
+    twice adds nothing. An id that clashes with a catalog id gets a suffix. Each entry is checked
+    by the catalog's own loader before it is written, so the file never holds one it would refuse.
     """
     target = Path(target) if target else (user_catalog_path(settings) or Path(settings.data_dir) / "sources.toml")
     current, _ = load_catalog(settings, user_file=target if target.exists() else None)
-    urls = {s.url for s in current}
+    urls = {s.url: s.id for s in current}
     ids = {s.id for s in current}
-    added: list[Source] = []
-    skipped = 0
-    for src in read_opml(opml):
+    report = OpmlImport([], [], [], target)
+    for src in read_opml(opml, report.skipped):
         if src.url in urls:
-            skipped += 1
+            report.already.append(f"{opml}: outline {outline_name(src.name, src.url)}: already in the catalog as {urls[src.url]!r}")
             continue
         base, n = src.id, 2
         while src.id in ids:
             src.id, n = f"{base}-{n}", n + 1
+        try:
+            _to_source(user_entry(src), target, settings, "user")
+        except CatalogError as exc:
+            report.skipped.append(f"{opml}: outline {outline_name(src.name, src.url)} skipped: the catalog would refuse it ({exc})")
+            continue
         ids.add(src.id)
-        urls.add(src.url)
-        added.append(src)
-    if added:
-        append_user_entries(target, added)
-    return added, skipped, target
+        urls[src.url] = src.id
+        report.added.append(src)
+    if report.added:
+        append_user_entries(target, report.added)
+    return report

@@ -183,15 +183,24 @@ def sources_import(
     opml: Path = typer.Argument(..., help="OPML file exported from a feed reader."),
     to: Path = typer.Option(None, "--to", help="User catalog to append to (default: sources_file, else DATA_DIR/sources.toml)."),
 ) -> None:
-    """Add an OPML file's feeds to your catalog (feeds already there are skipped)."""
+    """Add an OPML file's feeds to your catalog (feeds already there are not added again). Each outline
+    left out is named with why; the exit code is 1 when any was."""
     from newsdesk.catalog import import_opml, user_catalog_path
 
     s = settings()
-    added, skipped, target = import_opml(s, opml, to)
-    console.print(f"imported {len(added)} sources into {target} ({skipped} already in the catalog)")
+    report = import_opml(s, opml, to)
+    target = report.target
+    for already in report.already:
+        console.print(Text(already), soft_wrap=True)
+    for skipped in report.skipped:
+        err.print(line((skipped, "yellow")), soft_wrap=True)
+    console.print(f"imported {len(report.added)} sources into {target} ({len(report.already)} already in the catalog, "
+                  f"{len(report.skipped)} skipped)")
     read = user_catalog_path(s)
-    if added and (read is None or read.resolve() != target.resolve()):
+    if report.added and (read is None or read.resolve() != target.resolve()):
         console.print(f"newsdesk does not read {target} yet: set sources_file = \"{target}\" in newsdesk.toml")
+    if report.skipped:
+        raise typer.Exit(PARTIAL)
 
 
 @sources_app.command("export")
