@@ -46,9 +46,22 @@ def imported(tmp_path, site):
     """A store holding a harvest of two outlets on the loopback site, and one real feed in the catalog."""
     base, asked = site
     harvest = tmp_path / "harvest.jsonl"
-    harvest.write_text("".join(json.dumps({"title": f"{outlet} story", "link": f"{base}/posts/{n}", "source": outlet,
-                                           "pub_date": "2026-11-30", "summary": "A model shipped."}) + "\n"
-                               for n, outlet in enumerate(["Outlet One", "Outlet Two"])), encoding="utf-8")
+    harvest.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "title": f"{outlet} story",
+                    "link": f"{base}/posts/{n}",
+                    "source": outlet,
+                    "pub_date": "2026-11-30",
+                    "summary": "A model shipped.",
+                }
+            )
+            + "\n"
+            for n, outlet in enumerate(["Outlet One", "Outlet Two"])
+        ),
+        encoding="utf-8",
+    )
     engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
     settings = Settings(data_dir=str(tmp_path / "data"))
     settings.fetch.allow_private, settings.fetch.per_host_delay, settings.fetch.retries = True, 0, 1

@@ -31,8 +31,10 @@ BAD = {
 def _opml(path: Path) -> Path:
     outlines = [(t, u) for t, u in GOOD.items()] + [(t, u) for t, (u, _) in BAD.items()]
     body = "".join(f'<outline type="rss" text="{t}" xmlUrl="{u}"/>' for t, u in outlines)
-    path.write_text(f'<?xml version="1.0"?><opml version="2.0"><body><outline text="AI">{body}</outline></body></opml>',
-                    encoding="utf-8")
+    path.write_text(
+        f'<?xml version="1.0"?><opml version="2.0"><body><outline text="AI">{body}</outline></body></opml>',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -48,7 +50,10 @@ def test_every_skipped_outline_is_named_and_the_catalog_loads_what_was_written(t
     for title, (url, why) in BAD.items():
         [said] = [x for x in lines if f"outline '{title}' (xmlUrl {url!r}) skipped: " in x]
         assert why in said, said
-    assert f"imported 2 sources into {tmp_path / 'data' / 'sources.toml'} (0 already in the catalog, {len(BAD)} skipped)" in result.output
+    assert (
+        f"imported 2 sources into {tmp_path / 'data' / 'sources.toml'} (0 already in the catalog, {len(BAD)} skipped)"
+        in result.output
+    )
     sources, errors = load_catalog(Settings(data_dir=str(tmp_path / "data")))
     assert errors == []
     assert {s.url for s in sources if s.origin == "user"} == set(GOOD.values())

@@ -250,7 +250,7 @@ def to_utc(value) -> datetime | None:
     return to_utc(parsed) if parsed else None
 
 
-_MONTHS = {m: n for n, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_MONTHS = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
 _YMD = re.compile(r"(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)")
 _DMY = re.compile(r"(?<!\d)(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?\s+(\d{4})(?!\d)")
 _HMS = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?")
