@@ -323,6 +323,7 @@ def read_opml(path: str | Path, skipped: list[str] | None = None) -> list[Source
             if not url:
                 walk(outline, title or folder)
                 continue
+            problem: str | None
             if "{" in url or "}" in url:
                 problem = "a {placeholder} is for catalog files; write the feed's full URL"
             elif url in seen:

@@ -200,7 +200,7 @@ BOUNDS: dict[str, dict[str, tuple[float, float]]] = {
 DURATION_BOUNDS = (1.0, 30 * 86_400.0)
 
 
-def _check_number(section: str, key: str, value: object, where: str) -> None:
+def _check_number(section: str, key: str, value: float, where: str) -> None:
     low, high = (_plain(b) for b in BOUNDS[section][key])
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: '{key}' = {value!r} must be a finite number from {low} to {high}")
