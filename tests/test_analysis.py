@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import insert, select
 
-from llm_fake import FakeEndpoint, completion
+from fakes import FakeEndpoint, completion
 from newsdesk.cluster import event_brief, refresh_event
 from newsdesk.config import Settings
 from newsdesk.llm import open_llm

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from llm_fake import FakeEndpoint
+from fakes import FakeEndpoint
 from sqlalchemy import insert, select, update
 from test_analysis import T0, _answer, build_two_events, make_settings
 

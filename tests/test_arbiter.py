@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from llm_fake import FakeEndpoint, completion
+from fakes import FakeEndpoint, completion
 
 from newsdesk.cluster.arbiter import llm_arbiter
 from newsdesk.config import Settings

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from llm_fake import FakeEndpoint, completion
+from fakes import FakeEndpoint, completion
 from sqlalchemy import select
 
 from newsdesk.config import Settings

@@ -186,7 +186,7 @@ def test_the_model_rules_on_borderline_merges_through_the_llm_layer(sqlite_engin
     """llm_arbiter over the real LLM client and a loopback endpoint; no ruling when it is down."""
     import json
 
-    from llm_fake import FakeEndpoint, completion
+    from fakes import FakeEndpoint, completion
     from newsdesk.cluster.arbiter import llm_arbiter
     from newsdesk.llm import open_llm
     from newsdesk.store.schema import llm_usage

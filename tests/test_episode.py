@@ -1,6 +1,6 @@
 """Episode digest (Output C): transcript views, quote verification, naming, structure, storage.
 
-FakeLLM is a deterministic stand-in for the model that reads the prompt it is given and
+EpisodeFake (tests/fakes.py) is a deterministic stand-in for the model that reads the prompt it is given and
 answers from the transcript lines in it, including the faults a real model makes (a quote
 slightly off, a quote made up, too few sections) so the code's repairs are exercised. One
 test at the end runs the real embedded model.
@@ -8,10 +8,8 @@ test at the end runs the real embedded model.
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from dataclasses import dataclass
 
 import pytest
 from sqlalchemy import select
@@ -41,20 +39,8 @@ from newsdesk.write.transcript import (
     transcript_lines,
     verify_quotes,
 )
+from fakes import EpisodeFake
 
-LINE = re.compile(r"^\[(\d+)\] ([^:]+): (.*)$", re.M)
-
-
-@dataclass
-class FakeReply:
-    text: str
-    data: dict
-    model: str = "fake"
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cache_hit: bool = False
-    latency_ms: int = 0
 
 
 def normalized(text: str) -> str:
@@ -63,105 +49,6 @@ def normalized(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
-def first_sentence(text: str, words: int = 14) -> str:
-    return " ".join(text.split()[:words])
-
-
-class FakeLLM:
-    """Answers each prompt of the episode and translation stages from the prompt's own text."""
-
-    model = "fake-model"
-
-    def __init__(self, *, translation_faults: int = 0, section_count: int = 3):
-        self.calls: list[str] = []
-        self.prompts: list[str] = []
-        self.translation_faults = translation_faults  # first N translation answers drop a bullet
-        self.section_count = section_count
-
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
-        system, user = messages[0]["content"], messages[1]["content"]
-        self.calls.append(stage)
-        self.prompts.append(system + "\n" + user)
-        if "note what is said" in system:
-            data = self._points(user)
-        elif "divide a long conversation" in system:
-            data = self._sections(user)
-        elif "write one section" in system:
-            data = self._section(user)
-        elif "write the summary" in system:
-            data = self._summary(user)
-        elif "translate" in system:
-            data = self._translate(system, user, retry=len(messages) > 2)
-        else:
-            raise AssertionError("unknown prompt: " + system[:80])
-        return FakeReply(json.dumps(data, ensure_ascii=False), data)
-
-    def _points(self, user):
-        lines = LINE.findall(user)
-        step = max(1, len(lines) // 4)
-        return {"points": [{"line": int(i), "point": f"{s} says {first_sentence(t, 8)}"} for i, s, t in lines[::step]]}
-
-    def _sections(self, user):
-        starts = [int(m) for m in re.findall(r"^\[(\d+)\]", user, re.M)]
-        step = max(1, len(starts) // self.section_count)
-        picked = starts[::step][: self.section_count]
-        return {"sections": [{"start_line": s, "topic": f"议题{STEMS[k % 10]}"} for k, s in enumerate(picked)]}
-
-    def _section(self, user):
-        lines = sorted(LINE.findall(user), key=lambda x: -len(x[2].split()))
-        (_, s0, t0), rest = lines[0], lines[1:] or lines
-        exact = first_sentence(t0, 12)
-        words = first_sentence(rest[0][2], 12).split()
-        near = " ".join(words[:-1] + ["zzz"]) if len(words) >= 6 else " ".join(words)  # one word misheard
-        bullets = [
-            {"label": "观点", "text": f"{s0}的判断是“{exact}”，这是本段的核心。"},
-            {"label": "", "text": f"{rest[0][1]}补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。"},
-        ]
-        if len(lines) > 2:
-            bullets.append({"label": "", "text": f"{lines[2][1]}回应：“{first_sentence(lines[2][2], 10)}”。"})
-        topic = re.search(r"working topic: ([^)]+)\)", user)
-        first = re.search(r"Transcript lines (\d+)", user).group(1)
-        fallback = "议题" + "".join(STEMS[int(d)] for d in first)
-        return {"topic": topic.group(1) if topic else fallback, "hook": f"{s0}从{' '.join(exact.split()[:4])}谈起", "bullets": bullets}
-
-    def _summary(self, user):
-        blocks = re.findall(r"^\d+\. ([^：\n]+)：.*?\n• (.+)$", user, re.M)
-        bullets = []
-        for topic, bullet in blocks[:7]:
-            quote = find_quotes(bullet)
-            evidence = f"依据是开头那句“{' '.join(quote[0][2].split()[:7])}”。" if quote else "依据见精读。"
-            bullets.append({"thesis": f"{topic}这一段值得注意", "evidence": evidence})
-        return {"bullets": bullets}
-
-    def _translate(self, system, user, retry):
-        def english(zh: str) -> str:
-            # Keep quotes and numbers, put English words around them.
-            quotes = [f"“{inner}”" for _, _, inner in find_quotes(zh)]
-            body = " and ".join(quotes) or "nothing quotable"
-            hedge = " That may be so." if re.search("可能|也许", zh) else ""
-            digits = " ".join(re.findall(r"\d+(?:\.\d+)?", re.sub("“[^”]*”", "", zh)))
-            return f"The speaker says {body}.{hedge}" + (f" Numbers: {digits}." if digits else "")
-
-        def stems(zh: str) -> str:
-            return " ".join(chr(ord("A") + STEMS.index(c)) for c in zh if c in STEMS) or "general"
-
-        bullets = re.findall(r"^\d+\. (.+)$", user, re.M)
-        if "translate the title" in system:
-            out = {"title": "Episode: " + re.search(r"^Title: (.+)$", user, re.M).group(1), "bullets": []}
-        else:
-            topic = re.search(r"^Topic: (.*)$", user, re.M).group(1)
-            out = {"topic": f"Item {stems(topic)}", "hook": f"the part about item {stems(topic)}", "bullets": []}
-        if "translate the title" in system:
-            out["bullets"] = [f"In summary, the discussion of {stems(b)} matters. " + english(b) for b in bullets]
-        else:
-            out["bullets"] = [english(b) for b in bullets]
-        if self.translation_faults and not retry:
-            self.translation_faults -= 1
-            out["bullets"] = out["bullets"][:-1]  # one bullet short: the check must catch it
-        return out
-
-
-STEMS = "甲乙丙丁戊己庚辛壬癸"
 
 
 def qmsum_turns(shared, n: int) -> list[Turn]:
@@ -276,7 +163,7 @@ def test_render_and_parse_back():
 
 def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
     turns = qmsum_turns(shared, 3)
-    llm = FakeLLM(section_count=3)  # the model proposes too few sections: code must split
+    llm = EpisodeFake(section_count=3)  # the model proposes too few sections: code must split
     result = write_episode(sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3")
     digest = parse_digest(result.text, "zh")
     assert result.text.startswith("7. Remote control design: functional meeting\n")
@@ -299,7 +186,7 @@ def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
 
 def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
     turns = qmsum_turns(shared, 33)
-    llm = FakeLLM()
+    llm = EpisodeFake()
     first = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
     calls = len(llm.calls)
     again = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
@@ -311,7 +198,7 @@ def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
 
 
 def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_engine):
-    class Terse(FakeLLM):
+    class Terse(EpisodeFake):
         summaries = 0
 
         def _summary(self, user):
@@ -330,7 +217,7 @@ def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_eng
 
 
 def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged(shared, sqlite_engine):
-    class Mute(FakeLLM):
+    class Mute(EpisodeFake):
         def _summary(self, user):
             return {"bullets": [{"thesis": "<thesis>", "evidence": "<evidence>"}]}  # the prompt's placeholder, twice
 
@@ -413,7 +300,7 @@ def test_misattributed_quote_is_named():
 
 def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sqlite_engine):
     turns = qmsum_turns(shared, 31)  # 134k characters, ~35k tokens: far over one 8k context
-    llm = FakeLLM(section_count=4)
+    llm = EpisodeFake(section_count=4)
     options = EpisodeOptions(passage_tokens=700)
     result = write_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)
     sectioning = [c for c in llm.prompts if "divide a long conversation" in c]

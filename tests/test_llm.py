@@ -7,7 +7,7 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from llm_fake import FakeEndpoint, completion
+from fakes import FakeEndpoint, completion
 from newsdesk.config import Settings
 from newsdesk.llm import BudgetExhausted, LLMError, LLMUnavailable, open_llm
 from newsdesk.llm.client import in_parallel

@@ -21,7 +21,8 @@ from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, feedback
 from newsdesk.web.app import create_app
 from loopback import serve_app
-from test_pipeline import PACK, StageFake
+from fakes import StageFake
+from test_pipeline import PACK
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "mcp-test-token"

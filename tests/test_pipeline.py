@@ -8,36 +8,13 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from newsdesk.config import Settings
-from newsdesk.llm.client import LLM, Reply
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
 from newsdesk.search import SearchIndex
-from test_episode import FakeLLM as EpisodeFake
-from test_weekly import CopyingBackend
+from fakes import StageFake
 
 PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
-
-
-class StageFake:
-    """One scripted writer per stage; counts every call that reaches it."""
-
-    model = "fake-model"
-
-    def __init__(self, engine):
-        self.calls: list[str] = []
-        self.episode = EpisodeFake(section_count=5)
-        self.weekly = LLM(CopyingBackend(), engine)
-
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
-        self.calls.append(stage)
-        if stage == "weekly":
-            return self.weekly.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        if stage in ("episode", "translation"):
-            return self.episode.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        assert stage == "analysis", stage
-        text = "标题给了发布消息，正文没披露价格和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文。"
-        return Reply(text, None, self.model, 0, 0, 0, False, 0)
 
 
 def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):

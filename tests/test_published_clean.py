@@ -25,9 +25,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from test_episode import FakeLLM as EpisodeFake
-from test_episode import FakeReply
-from test_weekly import CopyingBackend
+from fakes import CopyingBackend, EpisodeFake, FakeReply
 
 from newsdesk.cluster import event_brief
 from newsdesk.config import Settings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import select
-from test_episode import FakeLLM, parsed_quotes_in_transcript, qmsum_turns
+from fakes import EpisodeFake
+from test_episode import parsed_quotes_in_transcript, qmsum_turns
 
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import parse_digest
@@ -56,7 +57,7 @@ def _zh(engine, shared, llm):
 
 
 def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
-    llm = FakeLLM()
+    llm = EpisodeFake()
     turns, zh = _zh(sqlite_engine, shared, llm)
     en = translate_episode(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
     d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
@@ -79,7 +80,7 @@ def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
 
 
 def test_a_unit_that_loses_a_bullet_is_regenerated_once(shared, sqlite_engine):
-    llm = FakeLLM()
+    llm = EpisodeFake()
     turns, zh = _zh(sqlite_engine, shared, llm)
     llm.translation_faults = 2  # the summary's and section 1's first answers are one bullet short
     before = len(llm.calls)
@@ -91,7 +92,7 @@ def test_a_unit_that_loses_a_bullet_is_regenerated_once(shared, sqlite_engine):
 
 
 def test_a_unit_still_wrong_after_the_retry_is_flagged(shared, sqlite_engine):
-    llm = FakeLLM()
+    llm = EpisodeFake()
     turns, zh = _zh(sqlite_engine, shared, llm)
     llm.translation_faults = 1000  # every first answer is short
     original = llm._translate

@@ -1,6 +1,6 @@
 """The weekly report: seed 003's form parsed back, themes from vectors, checks with one rewrite, no repeats.
 
-The writer here is a deterministic backend behind the real LLM client (cache, ledger and
+The writer here (CopyingBackend, tests/fakes.py) is a deterministic backend behind the real LLM client (cache, ledger and
 schema repair are real); it writes only sentences copied from the material, so the real
 checker can pass it, and it plants defects when asked so the rewrite and flag paths run.
 One test at the end runs the embedded model on one small section.
@@ -19,7 +19,6 @@ from sqlalchemy import func, select
 from newsdesk.cluster import cluster_new_items
 from newsdesk.config import Settings
 from newsdesk.llm.client import LLM
-from newsdesk.llm.openai_backend import RawReply
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
@@ -33,98 +32,9 @@ from newsdesk.write.weekly import (
     parse_week,
     repeated_sentences,
 )
+from fakes import CopyingBackend, Untouchable, copying_llm
 
 HARVEST_WEEK = "2026-W11"  # 2026-03-09 … 03-15 in ../shared/fixtures/news/ai-daily-harvest.jsonl
-
-
-# --- a deterministic writer ---------------------------------------------------------------
-
-
-def _blocks(material: str) -> dict[int, str]:
-    """[n] 来源：… blocks of the material, by number."""
-    parts = re.split(r"^\[(\d+)\] 来源：", material, flags=re.M)
-    return {int(n): body for n, body in zip(parts[1::2], parts[2::2])}
-
-
-def _first_sentence(text: str) -> str:
-    m = re.search(r"[^。！？!?]{4,}[。！？!?]", text)
-    return m.group(0).strip() if m else text.strip()[:40].rstrip("，,、") + "。"
-
-
-def _summary_of(block: str) -> str:
-    m = re.search(r"摘要：(.+)", block)
-    return _first_sentence(m.group(1) if m else re.search(r"标题：(.+)", block).group(1))
-
-
-def _title_of(block: str) -> str:
-    return re.search(r"标题：(.+)", block).group(1).strip()
-
-
-class CopyingBackend:
-    """Answers each weekly schema with text lifted from the material. `defects` plants errors
-    in first drafts: 'number' (a figure not in the material), 'repeat' (overview copies the summary),
-    'swap' (each brief about the next event)."""
-
-    name = "fake"
-    model = "copying-writer-1"
-
-    def __init__(self, defects=(), stubborn=False):
-        self.defects = set(defects)
-        self.stubborn = stubborn  # plant the defect in rewrites too
-        self.calls = 0
-
-    def chat(self, messages, *, max_tokens, temperature, schema):
-        import json
-
-        self.calls += 1
-        user = messages[1]["content"]
-        material = user.split("材料：\n\n", 1)[1]
-        rewrite = len(messages) > 2 and not self.stubborn
-        required = schema["required"]
-        if "heading" in required:
-            blocks = _blocks(material)
-            first = _title_of(blocks[1])
-            out = {
-                # Numbers left out: a cut at 14 characters could turn "13 亿美元" into "3 亿美元".
-                "heading": re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first)[:14].strip(),
-                "thesis": "本节几条材料指向同一个方向，值得合起来看。",
-                "items": [{"n": n, "name": _title_of(b), "problem": _summary_of(b), "method": "方法细节材料未披露。",
-                           "numbers": "材料未给出具体数字。", "assessment": "证据只有摘要，属于报道称。"}
-                          for n, b in blocks.items()],
-                "synthesis": "这几条放在一起看，材料都停留在摘要层面，结论还需要正文确认。",
-            }
-            if "number" in self.defects and not rewrite:
-                out["items"][0]["numbers"] = "官方称准确率提升 987.65%。"
-        elif "summary" in required:
-            heads = re.findall(r"^\[(\d+)\] (?!来源：)(.+)$", material, flags=re.M)
-            names = [h for _, h in heads]
-            summary = f"本周最清晰的信号是：{names[0]}。第二条主线是{names[1 % len(names)]}。第三条是{names[-1]}。"
-            overview = [{"n": int(n), "text": f"先看{h}这一组的来龙去脉。"} for n, h in heads]
-            if "repeat" in self.defects and not rewrite:
-                overview[0]["text"] = f"本周最清晰的信号是：{names[0]}。"
-            out = {"summary": summary, "overview": overview}
-            if "cut-summary" in self.defects:  # cut off at max_tokens, every time: no usable answer
-                text = json.dumps(out, ensure_ascii=False)[:40]
-                return RawReply(text=text, finish_reason="length", model=self.model, prompt_tokens=len(user) // 2,
-                                completion_tokens=100, cached_tokens=0, latency_ms=1)
-        else:
-            blocks = _blocks(material)
-            out = {"briefs": [{"n": n, "text": _summary_of(b)} for n, b in blocks.items()]}
-            if "swap" in self.defects and not rewrite:  # each brief written from the next event's material
-                out["briefs"] = [{"n": n, "text": _summary_of(blocks[n % len(blocks) + 1])} for n in blocks]
-        return RawReply(text=json.dumps(out, ensure_ascii=False), finish_reason="stop", model=self.model,
-                        prompt_tokens=len(user) // 2, completion_tokens=100, cached_tokens=0, latency_ms=1)
-
-
-class Untouchable:
-    """Stands where the LLM would: any use of it fails the test (an unchanged week must not open the model)."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"the model was touched ({name}) although nothing changed")
-
-
-def copying_llm(engine, **kwargs) -> LLM:
-    return LLM(CopyingBackend(**kwargs), engine, concurrency=1)
 
 
 # --- loading the harvest week -----------------------------------------------------------------

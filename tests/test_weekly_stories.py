@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 from test_stories import BENCHMARKS, FIX, LAUNCH
 from test_stories import SOURCES as STORY_SOURCES
-from test_weekly import copying_llm
+from fakes import copying_llm
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
