@@ -152,3 +152,63 @@ def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
         body = dict(conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all())
     assert "2 个来源 / 1 独立" in body["zh"] and "\n报道:\n" in body["zh"]
     assert "2 outlets / 1 independent" in body["en"] and "\nCoverage:\n" in body["en"]
+
+
+def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_grows(sqlite_engine):
+    """GPT-5.4 launched on the 5th is the 5th's news; the 6th shows it again, marked, only because a
+    new outlet reported it then, that report first; a second piece from an outlet already counted
+    (the 7th) is no growth."""
+    from zoneinfo import ZoneInfo
+
+    from newsdesk.editions.days import day_events, event_dates, event_days
+    from newsdesk.web import queries
+
+    settings = Settings(languages=["zh", "en"])
+    t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        launch = add_event(conn, title="GPT-5.4 发布", when=t(7, 2), score=2.0, tab="featured", members=[
+            ("jqzx", "OpenAI 发布 GPT-5.4", "https://jqzx.example/g", t(5, 2), "lead"),
+            ("qbit", "GPT-5.4 实测", "https://qbit.example/g", t(6, 3), "member"),
+            ("jqzx", "GPT-5.4 再解读", "https://jqzx.example/g2", t(7, 2), "member")])
+        conn.execute(update(events).where(events.c.id == launch).values(importance=5.0))
+        assert [e.id for e in day_events(conn, date(2026, 3, 5), settings.timezone)] == [launch]
+        assert not day_events(conn, date(2026, 3, 5), settings.timezone)[0].update
+        again = day_events(conn, date(2026, 3, 6), settings.timezone)
+        assert [(e.id, e.update, e.tab) for e in again] == [(launch, True, "p1")]  # never featured on a later day
+        assert day_events(conn, date(2026, 3, 7), settings.timezone) == []
+        assert event_days(conn, launch, settings.timezone) == [date(2026, 3, 5), date(2026, 3, 6)]
+        assert [d.isoformat() for d in event_dates(conn, settings.timezone)] == [
+            "2026-03-05", "2026-03-06", "2026-03-12", "2026-03-13"]
+    build_daily(sqlite_engine, settings, "2026-03-06")
+    with sqlite_engine.connect() as conn:
+        stored = dict(conn.execute(select(editions.c.language, editions.c.meta).where(editions.c.key == "2026-03-06")).all())
+        body = conn.execute(select(editions.c.body).where(editions.c.key == "2026-03-06", editions.c.language == "zh")).scalar()
+        card = stored["zh"]["cards"][0]
+        assert card["update"] and [m["title"] for m in card["members"]][0] == "GPT-5.4 实测"  # the day's new report first
+        assert "更新 · 要闻" in body
+        web = queries.feed(conn, date(2026, 3, 6), "all", ZoneInfo(settings.timezone), lang="zh")
+        assert [{k: v for k, v in c.items() if k != "feedback"} for c in web["events"]] == stored["zh"]["cards"]
+
+
+def test_a_date_without_a_time_of_day_shows_as_the_date_alone(sqlite_engine, tmp_path):
+    from newsdesk.ingest.jsonl import read_harvest
+    from newsdesk.store.items import sync_sources, upsert_item
+
+    harvest = tmp_path / "harvest.jsonl"
+    harvest.write_text('{"title": "英伟达 Q4 营收 681 亿美元", "link": "https://x.example/nv", "source": "机器之心", '
+                       '"pub_date": "2026-02-26", "summary": "同比增长 73%"}\n', encoding="utf-8")
+    [(source, item)] = list(read_harvest(harvest))
+    with sqlite_engine.begin() as conn:
+        sync_sources(conn, [source])
+        upsert_item(conn, item, now=datetime(2026, 3, 1, tzinfo=UTC))
+        item_id = conn.execute(select(items.c.id)).scalar_one()
+        event_id = conn.execute(insert(events).values(
+            title="英伟达", first_published_at=datetime(2026, 2, 26, tzinfo=UTC), last_published_at=datetime(2026, 2, 26, tzinfo=UTC),
+            item_count=1, outlets=1, independent_outlets=1, updated_at=datetime(2026, 3, 1, tzinfo=UTC))).inserted_primary_key[0]
+        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role="lead",
+                                                  joined_at=datetime(2026, 3, 1, tzinfo=UTC)))
+    build_daily(sqlite_engine, Settings(languages=["zh"]), "2026-02-26")
+    with sqlite_engine.connect() as conn:
+        meta = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-02-26")).scalar()
+    assert meta["cards"][0]["members"][0]["published_at"] == "2026-02-26"  # not "2026-02-26 08:00"

@@ -8,8 +8,11 @@ text (a feed's markup removed), escaped where they are rendered:
     event_id, headline (the analysis's, else the event title), title, importance, tab,
     category, outlets (distinct outlets that covered it), independent_outlets,
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
-    members    the member items a reader can open, lead first, then by time: item_id,
-               outlet, title, url, published_at, material_level, language, role
+    update     the event began on an earlier day and grew on this one (editions/days.py)
+    members    the member items a reader can open, lead first, then by time (on an update, the
+               day's new reports first): item_id, outlet, title, url, published_at (local,
+               "YYYY-MM-DD HH:MM", or only the date when the source gave no time of day),
+               material_level, language, role
                (a duplicate, the same URL or text again, e.g. one arXiv paper in two
                listings, is left out: it adds an outlet to the count, not a link)
     analysis   {language, headline, body, status, flags (lines), extractive, replaces_failed} or None;
@@ -54,7 +57,7 @@ def flag_lines(flags: list) -> list[str]:
 def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]]:
     rows = conn.execute(
         select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.url,
-               items.c.published_at, items.c.material_level, items.c.language, items.c.summary,
+               items.c.published_at, items.c.material_level, items.c.language, items.c.summary, items.c.dated_by,
                sources.c.name.label("outlet"))
         .join(items, items.c.id == event_members.c.item_id)
         .join(sources, sources.c.id == items.c.source_id)
@@ -65,10 +68,16 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
     for r in rows:
         out.setdefault(r.event_id, []).append({
             "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
-            "published_at": minute(r.published_at, tz), "material_level": r.material_level, "language": r.language,
-            "role": r.role, "summary": r.summary,
+            "published_at": shown_time(r.published_at, r.dated_by, tz), "material_level": r.material_level,
+            "language": r.language, "role": r.role, "summary": r.summary,
         })
     return out
+
+
+def shown_time(moment, dated_by: str, tz) -> str:
+    """An item's time on a card: to the minute, or only its date when the source gave no time of
+    day (dated_by "day": a made-up 08:00 is UTC midnight in Shanghai, not a time anyone reported)."""
+    return minute(moment, tz)[:10] if dated_by == "day" else minute(moment, tz)
 
 
 def readable_analyses(conn: Connection, event_ids: list[int]) -> list[dict]:
@@ -161,8 +170,12 @@ def badges(card: dict, language: str) -> list[dict]:
 
 
 def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: str) -> dict:
-    lead_summary = members[0].pop("summary") if members else ""
-    for m in members[1:]:
+    lead_summary = members[0]["summary"] if members else ""
+    update = getattr(event, "update", False)
+    if update:  # the day's new reports first (a stable sort keeps lead-then-time within each part)
+        new = set(event.day_items)
+        members = sorted(members, key=lambda m: m["item_id"] not in new)
+    for m in members:
         m.pop("summary")
     notes: list[str] = []
     if analysis and analysis["extractive"]:
@@ -174,6 +187,7 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "title": plain_text(event.title),
         "importance": round(event.importance, 4),
         "tab": event.tab,
+        "update": update,
         "category": event.category or "",
         "category_label": Labels(language).category(event.category) if event.category else "",
         "outlets": event.outlets,

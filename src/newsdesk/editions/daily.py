@@ -1,7 +1,8 @@
 """The daily edition.
 
-The daily edition of a date D holds the events whose newest member was published on D
-(in settings.timezone), most important first, one card per event (editions/cards.py):
+The daily edition of a date D holds the events first reported on D (in settings.timezone)
+and, marked as updates, earlier events that new outlets reported on D (editions/days.py), most
+important first, one card per event (editions/cards.py):
 headline, member items with links and times, the analysis and whether it passed the
 checker. It is stored once per language; the cards and tabs go in `meta` so the site and
 the feeds render from the edition alone, and `material_key` (a hash of everything a card
@@ -50,7 +51,8 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
     line), the prose."""
     t = Labels(language)
     headline = f"[{card['headline']}]({_page(card, language, base_url)})" if base_url else card["headline"]
-    facts = [t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card.get("category_label") or card["category"]]
+    facts = [t.update if card.get("update") else "",  # cards stored before updates have no such key
+             t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card.get("category_label") or card["category"]]
     facts += [b["text"] for b in card.get("badges") or []]  # cards stored before badges have none
     lines = [f"## {number}. {headline}", "", " · ".join(f for f in facts if f), ""]
     if card.get("follows"):  # cards stored before stories have no such key
@@ -137,6 +139,6 @@ def build_dailies(engine: Engine, settings: Settings, days: list[date] | None = 
     if days is None:
         with engine.connect() as conn:
             stored = conn.execute(select(editions.c.key).where(editions.c.kind == "daily")).scalars()
-            # Days already published are revisited too: an event that grew moves to a later day.
+            # Days already published are revisited too: a day whose events merged away must be rebuilt.
             days = sorted(set(event_dates(conn, settings.timezone)) | {date.fromisoformat(k) for k in stored})
     return [build_daily(engine, settings, d) for d in days]

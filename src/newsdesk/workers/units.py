@@ -172,7 +172,7 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
 
 def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     from newsdesk.cluster import event_brief
-    from newsdesk.editions.days import local_time
+    from newsdesk.editions.days import event_days
     from newsdesk.write.analysis import (
         analysis_key,
         due,
@@ -188,8 +188,9 @@ def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     system = system_prompt(language, ctx.settings)
     if due(stored_analysis(ctx.engine, event, language), analysis_key(language, system, ctx.llm.model), brief):
         write_analysis(ctx.engine, ctx.llm, brief, language, system)
-    day = local_time(brief["last_published_at"], ctx.settings.timezone).date()
-    return [Unit("daily", {"date": day.isoformat()})]
+    with ctx.engine.connect() as conn:
+        days = event_days(conn, event, ctx.settings.timezone)
+    return [Unit("daily", {"date": day.isoformat()}) for day in days]
 
 
 def daily(ctx: Context, date: str) -> list[Unit]:

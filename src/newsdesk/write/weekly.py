@@ -91,7 +91,7 @@ def week_key(day: date) -> str:
 
 def latest_week(conn: Connection, tz: str) -> str | None:
     """The week of the newest event in the store (what `newsdesk weekly` builds by default)."""
-    newest = conn.execute(select(events.c.last_published_at).order_by(events.c.last_published_at.desc()).limit(1)).scalar()
+    newest = conn.execute(select(events.c.first_published_at).order_by(events.c.first_published_at.desc()).limit(1)).scalar()
     return week_key(local_time(newest, tz).date()) if newest else None
 
 
@@ -120,7 +120,8 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     start, _ = local_day_bounds(monday, settings.timezone)
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
-        select(events).where(events.c.last_published_at >= start, events.c.last_published_at < end)
+        # A week holds the events first reported in it, as a day does (editions/days.py).
+        select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)
     ).all()
     if not rows:
