@@ -211,7 +211,8 @@ _NOTE = re.compile(
 
 def split_notes(body: str) -> tuple[str, list[str]]:
     """An extractive card's body as (its lead, its notes): the coverage and disclosure paragraphs."""
-    lead, notes = [], []
+    lead: list[str] = []
+    notes: list[str] = []
     for p in re.split(r"\n\s*\n", body.strip()):
         (notes if _NOTE.search(p.strip()) else lead).append(p.strip())
     return "\n\n".join(p for p in lead if p), notes
