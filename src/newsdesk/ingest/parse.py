@@ -16,8 +16,10 @@ from datetime import datetime
 
 import feedparser
 
+from newsdesk.ingest import sites
 from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
 from newsdesk.ingest.poll import stated_every
+from newsdesk.ingest.sites import Fields
 from newsdesk.model import Item, Source
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
@@ -259,13 +261,6 @@ def _to_text(value: str, mime: str) -> str:
     return html_to_text(value.replace("&", "&amp;").replace("<", "&lt;"))
 
 
-_HN_BOILER = re.compile(r"^(Article URL|Comments URL|Points|# Comments):.*$", re.M)
-_HN_POINTS = re.compile(r"\bPoints:\s*(\d+)")
-_HN_COMMENTS = re.compile(r"#\s*Comments:\s*(\d+)")
-_REDDIT_BOILER = re.compile(r"\s*submitted by\s+/u/([\w-]+)(?:\s+to\s+/r/\w+)?\s*(\[link\])?\s*(\[comments\])?\s*$")
-_ARXIV_GUID = re.compile(r"oai:arXiv\.org:([\w./-]+?)(v\d+)?$", re.I)
-_ARXIV_LINK = re.compile(r"arxiv\.org/(?:abs|pdf)/([\w./-]+?)(v\d+)?(?:\.pdf)?/?$", re.I)
-_ARXIV_PREFIX = re.compile(r"^\s*arXiv:\S+\s+Announce Type:\s*(\S+)\s*(?:Abstract:\s*)?", re.I)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -278,48 +273,15 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
 
     summary_raw = entry.get("summary") or ""
     summary = _to_text(summary_raw, _detail_type(entry, "summary_detail")) if summary_raw else ""
-    content_raw, content_type = "", "text/html"
-    for c in entry.get("content") or ():
-        if len(dict.get(c, "value") or "") > len(content_raw):
-            content_raw, content_type = c["value"], dict.get(c, "type") or "text/html"
-    if not content_raw:
-        content = ""
-    elif content_raw == summary_raw:
-        content = summary  # feedparser copies content into summary when there is no summary: parse once
-    else:
-        content = _to_text(content_raw, content_type)
+    content_raw, content = _content(entry, summary_raw, summary)
 
-    extra: dict = {}
-    engagement: dict = {}
-    authors = _authors(entry)
     categories = list(dict.fromkeys(filter(None, (dict.get(t, "term") or dict.get(t, "label") for t in entry.get("tags") or ()))))
-
-    # Site-specific shapes: Hacker News (hnrss), Reddit, arXiv.
-    if "Comments URL:" in summary or source.kind == "hn":
-        if m := _HN_POINTS.search(summary):
-            engagement["points"] = int(m.group(1))
-        if m := _HN_COMMENTS.search(summary):
-            engagement["comments"] = int(m.group(1))
-        summary = _HN_BOILER.sub("", summary).strip()
-    if "submitted by" in summary and (source.kind == "reddit" or "reddit.com" in (url or "")):
-        if m := _REDDIT_BOILER.search(summary):
-            authors = authors or [m.group(1)]
-            summary = summary[: m.start()].strip()
-    if entry.get("comments"):
-        extra["comments_url"] = entry["comments"]
     guid = (entry.get("id") or "").strip()
-    arxiv = _ARXIV_GUID.search(guid) or (_ARXIV_LINK.search(link) if "arxiv.org" in link else None)
-    if arxiv:
-        extra["arxiv_id"] = arxiv.group(1)
-        if arxiv.group(2):
-            extra["arxiv_version"] = arxiv.group(2)
-        if m := _ARXIV_PREFIX.match(summary):
-            extra.setdefault("arxiv_announce_type", m.group(1).lower())
-            summary = summary[m.end():]
-        if entry.get("arxiv_announce_type"):
-            extra["arxiv_announce_type"] = entry["arxiv_announce_type"].strip().lower()
-        if len(authors) == 1 and "," in authors[0]:  # arXiv lists every author in one dc:creator
-            authors = [a.strip() for a in authors[0].split(",") if a.strip()]
+    shaped = Fields(link=link, url=url, guid=guid, summary=summary, authors=_authors(entry))
+    if entry.get("comments"):
+        shaped.extra["comments_url"] = entry["comments"]
+    sites.shape(entry, source.kind, shaped)  # Hacker News, Reddit, arXiv: what they write into the summary
+    summary, authors, engagement, extra = shaped.summary, shaped.authors, shaped.engagement, shaped.extra
 
     if entry.get("itunes_episode"):
         extra["episode"] = str(entry["itunes_episode"]).strip()
@@ -390,6 +352,19 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         engagement=engagement,
         extra=extra,
     )
+
+
+def _content(entry, summary_raw: str, summary: str) -> tuple[str, str]:
+    """The entry's longest content, as the feed wrote it and as text."""
+    content_raw, content_type = "", "text/html"
+    for c in entry.get("content") or ():
+        if len(dict.get(c, "value") or "") > len(content_raw):
+            content_raw, content_type = c["value"], dict.get(c, "type") or "text/html"
+    if not content_raw:
+        return "", ""
+    if content_raw == summary_raw:
+        return content_raw, summary  # feedparser copies content into summary when there is no summary: parse once
+    return content_raw, _to_text(content_raw, content_type)
 
 
 def _authors(entry) -> list[str]:
