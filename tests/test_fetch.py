@@ -574,3 +574,44 @@ async def test_unknown_host_is_one_clear_line():
     assert line.startswith("http://nonexistent.invalid/feed.xml: ")
     assert "cannot resolve host nonexistent.invalid" in line or "resolving nonexistent.invalid" in line
     assert result.status is None and result.body is None
+
+
+@pytest.fixture
+def silent_port():
+    """A TCP port that accepts and reads but never answers, as an HTTP server waiting for a request
+    line does when a TLS ClientHello (no line end) arrives instead."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            held.append(conn)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    listener.close()
+
+
+async def test_tls_spoken_to_a_plain_http_port_is_named_a_tls_failure(server, silent_port):
+    async with Fetcher(settings(connect_timeout=0.5)) as fetcher:
+        answered = await fetcher.get(f"https://127.0.0.1:{server.port}/feed.xml")  # answers HTTP 400 to the hello
+        silent = await fetcher.get(f"https://127.0.0.1:{silent_port}/feed.xml")  # waits for a request line
+    for result, port in ((answered, server.port), (silent, silent_port)):
+        line = one_line(result)
+        assert f"TLS handshake with 127.0.0.1:{port} failed" in line, line
+        assert "plain-HTTP server; use http://" in line and "down or unreachable" not in line
+        assert result.attempts == 1  # the port will not start speaking TLS on a retry
+    assert "no TLS answer within 0.5s" in silent.error

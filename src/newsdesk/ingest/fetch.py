@@ -333,9 +333,21 @@ class Fetcher:
             if target.scheme == "https":
                 extensions["sni_hostname"] = target.host  # TLS checks the certificate against the name
             target = target.copy_with(host=address)
+        handshake: list[str] = []  # httpcore's trace events of the TLS handshake, to name a failure in it
+
+        async def trace(event: str, _info: dict) -> None:
+            if event.startswith("connection.start_tls."):
+                handshake.append(event.rsplit(".", 1)[1])
+
+        extensions["trace"] = trace
         request = self._client.build_request("GET", target, headers=request_headers, extensions=extensions)
         # No timeout of its own: get() bounds the whole fetch by fetch.total_timeout.
-        response = await self._client.send(request, stream=True)
+        try:
+            response = await self._client.send(request, stream=True)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if handshake[-1:] == ["failed"] and not _caused_by(exc, ssl.SSLCertVerificationError):
+                raise self._tls_failure(exc, target.port or 443, url) from None
+            raise
         try:
             return await self._read(url, response, result)
         finally:
@@ -401,6 +413,22 @@ class Fetcher:
                 raise too_big
         result.body = bytes(body)
         return None
+
+    def _tls_failure(self, exc: httpx.HTTPError, port: int, url: str) -> _Failure:
+        """The TCP connection was made but TLS was not: most often https:// spoken to a plain-HTTP port,
+        which answers the handshake with an HTTP error (read as a wrong TLS version) or waits for a
+        request line and never answers it."""
+        where = f"{httpx.URL(url).host}:{port}"
+        if isinstance(exc, httpx.ConnectTimeout):
+            what = f"no TLS answer within {self.settings.connect_timeout:g}s (fetch.connect_timeout)"
+        else:
+            what = str(exc) or type(exc).__name__
+        return _Failure(
+            f"TLS handshake with {where} failed ({what}): the port answers but does not speak TLS, "
+            "most likely a plain-HTTP server; use http:// if the feed is served there, or fix the port in the URL",
+            retriable=False,  # the port will not start speaking TLS on a retry
+            label="TLS handshake failed",
+        )
 
     def _transport_failure(self, exc: httpx.HTTPError, target: httpx.URL) -> _Failure:
         s = self.settings
