@@ -160,3 +160,42 @@ def test_a_stage_killed_by_sigkill_is_marked_interrupted_by_the_next_plain_run(t
     assert ingest["running"] is None and ingest["running_count"] == 0
     assert ingest["last"]["status"] == "interrupted" and ingest["failed_24h"] == 1
     engine.dispose()
+
+
+def test_a_dropped_postgresql_connection_is_one_line_of_the_drivers_words(tmp_path, pg_url, caplog):
+    """PostgreSQL ends the connection under a stage (pg_terminate_backend, as a restart or a proxy
+    does): what the run reports and the store keeps is the driver's message in one line, never the
+    statement and its parameters (those are in the debug log), and the run goes on."""
+    import logging
+
+    from sqlalchemy import create_engine, event, text
+
+    from newsdesk.store.schema import fetches
+
+    s = Settings(data_dir=str(tmp_path), database_url=pg_url)
+    engine = open_store(s.database)
+    admin = create_engine(pg_url)
+    dropped = []
+
+    def drop_the_first_insert_of_items(conn, cursor, statement, parameters, context, executemany):
+        if not dropped and statement.startswith("INSERT INTO items"):
+            dropped.append(conn.connection.dbapi_connection.info.backend_pid)
+            with admin.begin() as other:
+                other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped[0]})
+
+    event.listen(engine, "before_cursor_execute", drop_the_first_insert_of_items)
+    with caplog.at_level(logging.DEBUG, logger="newsdesk"):
+        report = run_pipeline(engine, s, stages=["ingest", "rank"], source=PACK)
+    assert dropped and report.status["rank"] == "ok"  # the next stage gets a fresh connection
+    with engine.connect() as conn:
+        said = [*report.problems,
+                *conn.execute(select(stage_runs.c.error).where(stage_runs.c.error.is_not(None))).scalars(),
+                *conn.execute(select(fetches.c.error).where(fetches.c.error.is_not(None))).scalars()]
+    dropped_lines = [line for line in said if "terminating connection due to administrator command" in line]
+    assert dropped_lines, said
+    for line in dropped_lines:
+        assert "\n" not in line and "[SQL" not in line and "INSERT" not in line and "parameters" not in line, line
+        assert "the connection to the database was lost; check that the database at database_url is up" in line
+    assert any("INSERT INTO items" in r.getMessage() for r in caplog.records)  # the statement: in the debug log
+    admin.dispose()
+    engine.dispose()

@@ -25,11 +25,12 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.text import Text
+from sqlalchemy.exc import DBAPIError
 from typer.core import TyperGroup
 
 from newsdesk.config import Settings, load_settings
-from newsdesk.errors import OK, PARTIAL, NewsdeskError
-from newsdesk.store import open_store
+from newsdesk.errors import OK, PARTIAL, NewsdeskError, error_line
+from newsdesk.store import StoreError, damaged, open_store, unusable_store
 
 
 class NewsdeskGroup(TyperGroup):
@@ -41,6 +42,11 @@ class NewsdeskGroup(TyperGroup):
         except NewsdeskError as exc:
             err.print(line(("error:", "red"), str(exc)), soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except DBAPIError as exc:  # the store failed under a command (damaged, gone): one line, exit 2
+            url = str(_state["engine"].url) if "engine" in _state else "the store"
+            problem = unusable_store(exc, url) if damaged(exc) else StoreError(error_line(exc))
+            err.print(line(("error:", "red"), str(problem)), soft_wrap=True)
+            raise typer.Exit(problem.exit_code) from None
 
 
 def _typer(help: str, **kw) -> typer.Typer:
@@ -69,8 +75,16 @@ def line(*parts: str | tuple[str, str]) -> Text:
 
 
 @app.callback()
-def main(config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml).")) -> None:
+def main(config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml)."),
+         debug: bool = typer.Option(False, "--debug", help="Also print newsdesk's debug log on stderr: what an error's "
+                                    "line leaves out, such as a database error's statement and parameters.")) -> None:
     _state["config"] = config
+    if debug:
+        import logging
+
+        log = logging.getLogger("newsdesk")
+        log.setLevel(logging.DEBUG)
+        log.addHandler(logging.StreamHandler())
 
 
 def settings() -> Settings:

@@ -11,6 +11,10 @@ place (cli.NewsdeskGroup), so a scheduler can tell the kinds of failure apart:
 
 from __future__ import annotations
 
+import logging
+
+log = logging.getLogger("newsdesk")
+
 OK = 0
 PARTIAL = 1
 USAGE = 2
@@ -30,3 +34,28 @@ class NewsdeskError(Exception):
 
 class EvalFileError(NewsdeskError):
     """A labelled evaluation file is unusable; the message names the file, line or entry and field."""
+
+
+def error_line(exc: BaseException) -> str:
+    """An exception as the one line an operator sees and the store keeps (a stage's, a source's or a
+    unit's error): a NewsdeskError's own line; a database error's driver message, never the
+    statement and parameters SQLAlchemy appends to it (a dropped connection printed 711 characters
+    of them), which go to the debug log (`newsdesk --debug`); anything else as its type and text."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, NewsdeskError):
+        return " ".join(str(exc).split())
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        log.debug("database error, with its statement: %s", exc, exc_info=exc)
+        said = " ".join(str(exc.orig).split()) or type(exc.orig).__name__
+        lost = exc.connection_invalidated or _lost_connection(said)
+        fix = ("the connection to the database was lost; check that the database at database_url is up, "
+               "the next run retries") if lost else "check the database at database_url"
+        return f"database error: {said}; {fix}"
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _lost_connection(said: str) -> bool:
+    said = said.lower()
+    return any(words in said for words in ("server closed the connection", "terminating connection",
+                                           "connection is closed", "could not receive data"))

@@ -23,7 +23,8 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError
+from newsdesk.errors import NewsdeskError, error_line
+from newsdesk.store import damaged, unusable_store
 from newsdesk.store.schema import editions, items, llm_usage, transcripts
 from newsdesk.store.leases import owner_id
 from newsdesk.store.stage_runs import run_finished, run_started, stage_holder, stage_lease
@@ -365,10 +366,10 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
     result, error = None, None
     try:
         result = st.run(ctx)
-    except NewsdeskError as exc:
-        error = str(exc)
     except Exception as exc:  # one stage failing must not lose what the others do
-        error = f"{type(exc).__name__}: {exc}"
+        if damaged(exc):  # but no stage can use a damaged store: stop with its one line
+            raise unusable_store(exc, str(ctx.engine.url)) from None
+        error = error_line(exc)
     report.seconds[st.name] = round(time.perf_counter() - started, 3)
     report.status[st.name] = run_finished(ctx.engine, row, facts=result.facts if result else None,
                                           problems=result.problems if result else None, error=error)

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.catalog import load_catalog
 from newsdesk.config import Settings
+from newsdesk.errors import error_line
 from newsdesk.ingest.poll import due_sources, next_poll, short
 from newsdesk.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
 from newsdesk.store.items import sync_sources
@@ -61,7 +62,7 @@ class Scheduler:
             try:
                 self._tick()
             except Exception as exc:  # a store that hiccups (locked, restarting) must not end an always-on newsroom
-                self.say(f"the loop met {type(exc).__name__}: {exc}; trying again in {short(TICK)}")
+                self.say(f"the loop met {error_line(exc)}; trying again in {short(TICK)}")
                 self.stop.wait(TICK)
 
     def _tick(self) -> None:

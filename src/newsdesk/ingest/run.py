@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.catalog import load_catalog, stored_sources
 from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError
+from newsdesk.errors import NewsdeskError, error_line
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
@@ -234,7 +234,7 @@ async def ingest_all(
         try:
             out = await ingest_source(engine, src, g, owner=owner)
         except Exception as exc:  # a bug for one source must not stop the others; it is recorded
-            line = f"{src.id}: ingest failed ({type(exc).__name__}: {exc}); other sources continue — please report this"
+            line = f"{src.id}: ingest failed ({error_line(exc)}); other sources continue"
             with engine.begin() as conn:
                 record_fetch(conn, src.id, url=src.url, error=line)
             out = SourceOutcome(src.id, "error", error=line)

@@ -7,7 +7,7 @@ from pathlib import Path
 from alembic.util import CommandError
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError
 
 from newsdesk.errors import NewsdeskError
 from newsdesk.store.migrate import migrate
@@ -16,6 +16,22 @@ from newsdesk.store.schema import metadata  # noqa: F401  (re-exported for stage
 
 class StoreError(NewsdeskError):
     """The store cannot be opened; the message names the URL and the fix."""
+
+
+def damaged(exc: BaseException) -> bool:
+    """SQLite's words for a file that is not (or no longer) a database."""
+    return isinstance(exc, DatabaseError) and any(words in str(exc.orig or exc) for words in ("file is not a database", "disk image is malformed"))
+
+
+def unusable_store(exc: DatabaseError, url: str) -> StoreError:
+    """The one line for a store that cannot be used: the driver's words and what to do. A damaged
+    SQLite file is left exactly as it was, for the operator to recover or replace."""
+    said = " ".join(str(exc.orig or exc).split())
+    if damaged(exc):
+        return StoreError(f"database {url!r} is damaged or not a SQLite file ({said}); newsdesk changed nothing in it: "
+                          "restore it from a backup, or move it aside (a new store starts empty; "
+                          "`sqlite3 FILE .recover` may save its rows)")
+    return StoreError(f"cannot open database {url!r}: {said}; check database_url and that the database is up")
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
@@ -54,8 +70,8 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
     if migrate_schema:
         try:
             migrate(engine)
-        except OperationalError as exc:
-            raise StoreError(f"cannot open database {engine.url!r}: {exc.orig}; check database_url") from None
+        except DatabaseError as exc:  # the file is damaged or not SQLite, the server refuses or is gone
+            raise unusable_store(exc, str(engine.url)) from None
         except CommandError as exc:  # a revision this version does not know: the store is newer
             raise StoreError(f"database {engine.url!r} cannot be migrated ({exc}); "
                              "was it upgraded by a newer newsdesk? Install that version") from None

@@ -28,7 +28,7 @@ from celery import Celery
 from kombu import Exchange, Queue
 
 from newsdesk.config import Settings, load_settings
-from newsdesk.errors import NewsdeskError
+from newsdesk.errors import NewsdeskError, error_line
 from newsdesk.store.leases import owner_id
 from newsdesk.workers import claims
 from newsdesk.workers.units import QUEUES, BudgetSpent, Context, Unit, run
@@ -195,7 +195,7 @@ def execute(unit: Unit, run_id: str | None) -> str:
         claims.finish(engine, claimed, "waiting", str(exc)[:2000])
         return "waiting"
     except Exception as exc:  # any failure is recorded on the unit; the queue goes on
-        error = f"{type(exc).__name__}: {exc}"[:2000]
+        error = error_line(exc)[:2000]
         if claimed.attempts >= w.max_attempts:
             log.error("%s failed %d times, recorded and not retried: %s", unit.key, claimed.attempts, error)
             claims.finish(engine, claimed, "failed", error)
