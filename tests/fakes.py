@@ -41,7 +41,8 @@ def completion(text: str, *, finish_reason: str = "stop", prompt_tokens: int = 1
 class FakeEndpoint:
     """Each request takes the next scripted step; with the script empty, `default(request)` answers.
 
-    Steps: ("reply", body_dict) · ("status", code, headers) · ("sleep", seconds) then the next step · ("garbage",)
+    Steps: ("reply", body_dict) · ("status", code, headers) · ("sleep", seconds) then the next step ·
+    ("garbage", body_bytes): HTTP 200, content-type application/json, and a body that is not JSON
     """
 
     def __init__(self, default=None):
@@ -71,7 +72,7 @@ class FakeEndpoint:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
-                payload = json.dumps(step[1]).encode()
+                payload = step[1] if step[0] == "garbage" else json.dumps(step[1]).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))

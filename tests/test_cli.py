@@ -219,3 +219,78 @@ def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_p
         assert "unchanged, stored report kept; 0 model calls" in again
     finally:
         fake.close()
+
+
+def _smash(path, offset: int, size: int) -> bytes:
+    """Overwrite `size` bytes of the file at `offset` with bytes no SQLite page holds; returns the file."""
+    data = bytearray(path.read_bytes())
+    data[offset:offset + size] = bytes((i * 151 + 7) % 256 for i in range(size))
+    path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("damage", ["not a database", "a broken table page"])
+def test_a_damaged_sqlite_store_is_one_line_and_exit_2_and_is_left_as_it_was(newsdesk, tmp_path, damage):
+    """A store whose file is not SQLite, or whose items table's page is overwritten: each command
+    says so in one line naming the file and what to do, exits 2 (README), and writes nothing to it."""
+    from importlib import resources
+
+    pack = str(resources.files("newsdesk") / "data" / "demo")
+    code, out = newsdesk("run", "--from", pack, "--stage", "ingest")
+    assert code == OK, out
+    db = tmp_path / "data" / "newsdesk.db"
+    engine = open_store(f"sqlite:///{db}")
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file, none in the WAL
+        root = conn.exec_driver_sql("SELECT rootpage FROM sqlite_master WHERE name = 'items'").scalar()
+        page = conn.exec_driver_sql("PRAGMA page_size").scalar()
+    engine.dispose()
+    if damage == "not a database":
+        before = _smash(db, 0, page)
+    else:  # the schema reads fine; the damage shows when a stage reads the items
+        before = _smash(db, (root - 1) * page, page)
+    for args in (["run", "--from", pack], ["sources"], ["cluster"]):
+        code, out = newsdesk(*args)
+        lines = out.strip().splitlines()
+        assert code == USAGE and len(lines) == 1, out
+        assert lines[0].startswith(f"error: database 'sqlite:///{db}' is damaged or not a SQLite file ("), out
+        assert "restore it from a backup, or move it aside" in lines[0]
+        assert db.read_bytes() == before  # nothing written to it: what it holds can still be recovered
+
+
+def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_is_stored(newsdesk, tmp_path, monkeypatch):
+    """An endpoint that answers every call with HTTP 200 and a body that is not JSON: `write` says so
+    in one line naming the endpoint and what it answered, exits 2 (an endpoint that cannot be used),
+    and keeps every stored analysis; `run` goes on past the stages that needed the model."""
+    from importlib import resources
+
+    from fakes import FakeEndpoint
+    from newsdesk.store.schema import analyses
+
+    pack = str(resources.files("newsdesk") / "data" / "demo")
+    code, out = newsdesk("run", "--from", pack)
+    assert code == OK, out
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        before = conn.execute(select(analyses).order_by(analyses.c.id)).all()
+    assert before
+    fake = FakeEndpoint()
+    fake.steps.extend([("garbage", b'{"choices": [ <html>502 Bad Gateway</html>')] * 200)
+    try:
+        for key, value in {"LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "m"}.items():
+            monkeypatch.setenv(f"NEWSDESK_{key}", value)
+        code, out = newsdesk("write")
+        errors = [line for line in out.splitlines() if line.startswith("error:")]
+        assert code == USAGE and "JSONDecodeError" not in out, out
+        assert errors == [f"error: model endpoint {fake.base_url}: answered HTTP 200 with a body that is not JSON "
+                          "('{\"choices\": [ <html>502 Bad Gateway</html>'); set llm.base_url to the root of an "
+                          "OpenAI-compatible API (most end in /v1)"], out
+        code, out = newsdesk("run", "--from", pack)
+        assert code == PARTIAL and "JSONDecodeError" not in out, out
+        assert "problem: write: " in out and "a body that is not JSON" in out
+        assert "publish " in out and "search " in out  # the stages after it ran
+    finally:
+        fake.close()
+    with engine.connect() as conn:
+        assert conn.execute(select(analyses).order_by(analyses.c.id)).all() == before
+    engine.dispose()

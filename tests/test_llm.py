@@ -210,3 +210,16 @@ def test_in_parallel_raises_the_first_error_and_starts_nothing_more():
         in_parallel(Two(), work, range(20))
     assert len(ran) <= 4  # what was running or picked up before the error was seen; the rest never started
     assert in_parallel(object(), lambda i: i * 2, range(3)) == [0, 2, 4]  # no concurrency attribute: one at a time
+
+
+def test_a_200_whose_body_is_not_json_is_one_line_naming_the_endpoint_and_what_it_answered(fake, engine):
+    page = b"<html><head><title>Welcome to nginx!</title></head><body>" + b"<p>hello</p>" * 50 + b"</body></html>"
+    fake.steps.append(("garbage", page))
+    with pytest.raises(LLMUnavailable) as exc:
+        open_llm(make_settings(fake), engine, run_id="r1").chat(MESSAGES, stage="test")
+    line = str(exc.value)
+    assert "\n" not in line and line.startswith(f"model endpoint {fake.base_url}: answered HTTP 200 with a body "
+                                                "that is not JSON ('<html><head><title>Welcome to nginx!")
+    assert "…'); set llm.base_url to the root of an OpenAI-compatible API" in line and len(line) < 300
+    assert len(fake.requests) == 1  # every try would get the same page: not retried
+    assert usage_rows(engine)[-1]["error"] == line  # the ledger says what happened too

@@ -6,6 +6,7 @@ visible in the ledger and Retry-After is honoured the same way for every backend
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -42,6 +43,12 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None  # an HTTP date: fall back to our own backoff
 
 
+def _cut(body: str, keep: int = 120) -> str:
+    """What a server answered, as one short quoted line for an error."""
+    line = " ".join(body.split())
+    return repr(line if len(line) <= keep else line[:keep] + "…") if line else "an empty body"
+
+
 class OpenAIBackend:
     name = "openai"
 
@@ -70,7 +77,7 @@ class OpenAIBackend:
             kwargs["response_format"] = {"type": "json_object"}
         started = time.monotonic()
         try:
-            resp = self._client.chat.completions.create(**kwargs)
+            answer = self._client.chat.completions.with_raw_response.create(**kwargs)
         except openai.APITimeoutError:
             raise TransientError(f"model endpoint {self.base_url}: timed out") from None
         except openai.APIConnectionError as exc:
@@ -92,8 +99,16 @@ class OpenAIBackend:
             # e.g. 400 for a prompt longer than the context: this request fails, the next may not.
             raise FatalError(f"model endpoint {self.base_url}: HTTP {exc.status_code}: {str(exc)[:200]}", unavailable=False) from None
         latency_ms = int((time.monotonic() - started) * 1000)
+        body = answer.http_response.text
+        try:
+            json.loads(body)
+        except ValueError:  # a web page, a proxy's error page, a truncated body: not an API that answers in JSON
+            raise FatalError(f"model endpoint {self.base_url}: answered HTTP {answer.http_response.status_code} with "
+                             f"a body that is not JSON ({_cut(body)}); set llm.base_url to the root of an "
+                             "OpenAI-compatible API (most end in /v1)") from None
+        resp = answer.parse()
         if not getattr(resp, "choices", None):
-            raise TransientError(f"model endpoint {self.base_url}: reply without choices")
+            raise TransientError(f"model endpoint {self.base_url}: reply without choices ({_cut(body)})")
         choice = resp.choices[0]
         usage = resp.usage
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
