@@ -245,10 +245,8 @@ def test_a_damaged_sqlite_store_is_one_line_and_exit_2_and_is_left_as_it_was(new
         root = conn.exec_driver_sql("SELECT rootpage FROM sqlite_master WHERE name = 'items'").scalar()
         page = conn.exec_driver_sql("PRAGMA page_size").scalar()
     engine.dispose()
-    if damage == "not a database":
-        before = _smash(db, 0, page)
-    else:  # the schema reads fine; the damage shows when a stage reads the items
-        before = _smash(db, (root - 1) * page, page)
+    # A broken table page: the schema reads fine, and the damage shows when a stage reads the items.
+    before = _smash(db, 0 if damage == "not a database" else (root - 1) * page, page)
     for args in (["run", "--from", pack], ["sources"], ["cluster"]):
         code, out = newsdesk(*args)
         lines = out.strip().splitlines()
@@ -265,6 +263,7 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
     from importlib import resources
 
     from fakes import FakeEndpoint
+
     from newsdesk.store.schema import analyses
 
     pack = str(resources.files("newsdesk") / "data" / "demo")

@@ -118,9 +118,9 @@ def test_a_stage_killed_by_sigkill_is_marked_interrupted_by_the_next_plain_run(t
     import threading
     import time
 
+    from loopback import Replies, serve_http
     from typer.testing import CliRunner
 
-    from loopback import Replies, serve_http
     from newsdesk import cli
 
     asked = threading.Event()
