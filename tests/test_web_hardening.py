@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import tempfile
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
@@ -120,3 +122,51 @@ def test_html_pages_survive_odd_query_strings(client):
             r = client.get(f"{path}{'&' if '?' in path else '?'}{query}")
             assert r.status_code < 500, (path, query, r.status_code)
     assert re.search("<html", client.get("/?tab=nonsense").text)
+
+
+def _logged_in(http: httpx.Client) -> str:
+    """Log `http` in through the form; returns the session cookie it was given."""
+    csrf = csrf_of(http.get("/login").text)
+    r = http.post("/login", data={"token": TOKEN, "name": "alice", "csrf": csrf, "next": "/drafts"})
+    assert r.status_code == 303 and http.get("/drafts").status_code == 200
+    return http.cookies["newsdesk_session"]
+
+
+def _opens_drafts(base: str, cookie: str) -> bool:
+    with httpx.Client(base_url=base, cookies={"newsdesk_session": cookie}) as other:  # a copy of the cookie
+        return other.get("/drafts").status_code == 200
+
+
+def test_logout_a_new_token_and_idleness_end_a_login_for_every_copy_of_its_cookie(engine):
+    """A cookie saved before logout opened /drafts for its whole 14 days after it. The login is now
+    the store's: logout ends it for every copy, a restart with a new web_token ends every login,
+    and web_session_idle without a request ends it too. Through a real server on loopback."""
+    from loopback import serve_app
+
+    seed_store(engine)
+    secret = "a-secret-that-outlives-restarts-0123456789"
+    with serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret))) as base:
+        with httpx.Client(base_url=base, follow_redirects=False) as http:
+            saved = _logged_in(http)
+            assert _opens_drafts(base, saved)
+            http.post("/logout", data={"csrf": csrf_of(http.get("/").text)})
+            assert http.get("/drafts").status_code == 303
+            assert not _opens_drafts(base, saved)  # the copy is worth nothing now
+            kept = _logged_in(http)
+    # The operator changes the token and restarts: logins opened with the old one end.
+    with serve_app(create_app(engine, Settings(web_token="a-new-token", web_secret=secret))) as base:
+        assert not _opens_drafts(base, kept)
+    with serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret, web_session_idle="1s"))) as base:
+        with httpx.Client(base_url=base, follow_redirects=False) as http:
+            idle = _logged_in(http)
+            time.sleep(1.5)
+            assert not _opens_drafts(base, idle)
+
+
+def test_web_session_idle_is_a_bounded_duration(tmp_path):
+    from newsdesk.config import ConfigError, load_settings
+
+    for wrong in ("0s", "31d", "forever"):
+        (tmp_path / "newsdesk.toml").write_text(f'web_session_idle = "{wrong}"\n')
+        with pytest.raises(ConfigError, match=f"web_session_idle = '{wrong}' is "):
+            load_settings(tmp_path / "newsdesk.toml", env={})

@@ -129,6 +129,7 @@ class Settings:
     # Set it by environment (NEWSDESK_WEB_TOKEN) rather than in a file others can read.
     web_token: str = ""
     web_secret: str = ""  # signs session cookies; empty = a random one per process (logins end on restart)
+    web_session_idle: str = "12h"  # a web login ends after this long without a request (1s .. 30d); logout and a new web_token end it at once
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     push: PushSettings = field(default_factory=PushSettings)
@@ -251,6 +252,7 @@ def _check_settings(settings: Settings) -> None:
     sch = settings.schedule
     lo, hi = (parse_duration(getattr(sch, k), f"[schedule] {k}") for k in ("poll_min", "poll_max"))
     parse_duration(sch.every, "[schedule] every")
+    parse_duration(settings.web_session_idle, "web_session_idle")
     if lo > hi:
         raise ConfigError(f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
                           "make poll_min the shorter")

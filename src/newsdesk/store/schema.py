@@ -490,6 +490,22 @@ stage_runs = Table(
     Index("ix_stage_runs_status", "status"),
 )
 
+# --- the web app's logins ---------------------------------------------------------------
+
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    # One row per logged-in browser (web/auth.py): logout deletes it, so a copied cookie opens
+    # nothing afterwards; a changed web_token or web_session_idle without a request ends it too.
+    # The cookie holds the session's secret; the store only its hash and a MAC of the token.
+    Column("id", String(64), primary_key=True),  # sha256 of the secret in the cookie
+    Column("user", CleanString(80), nullable=False),  # the name given at login
+    Column("token_mac", String(64), nullable=False),  # HMAC(secret, web_token at login): a new token revokes
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("seen_at", UTCDateTime(), nullable=False),  # the last request (to the minute): idle past the setting ends it
+    Index("ix_web_sessions_seen", "seen_at"),
+)
+
 # --- workers (the task queue: newsdesk worker / beat) ------------------------------------
 
 tasks = Table(

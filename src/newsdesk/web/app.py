@@ -133,11 +133,13 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         redoc_url=None,
     )
     app.state.engine, app.state.settings, app.state.index, app.state.tz = engine, settings, index, tz
-    # Without a configured secret, sessions last as long as the process: safe, if forgetful.
+    # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
+    # carries a login's secret; the login itself is in the store (web/auth.py), which logout ends.
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.web_secret or secrets.token_urlsafe(32),
         session_cookie="newsdesk_session",
+        max_age=int(auth.idle_limit(settings).total_seconds()),  # re-sent with each response: an idle window
         same_site="lax",
         https_only=settings.site_url.startswith("https://"),
     )
