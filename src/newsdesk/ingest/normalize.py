@@ -11,7 +11,7 @@ import calendar
 import html as htmllib
 import re
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -202,9 +202,15 @@ def detect_language(text: str) -> str:
 _MIN_YEAR, _MAX_YEAR = 1970, 2200
 
 
+_MAX_OFFSET = timedelta(hours=14)  # the furthest any real zone is from UTC (Kiribati's +14:00)
+
+
 def _sane(dt: datetime | None) -> datetime | None:
     if dt is None or not (_MIN_YEAR <= dt.year <= _MAX_YEAR):
         return None
+    offset = dt.utcoffset()
+    if offset is not None and abs(offset) > _MAX_OFFSET:
+        return None  # -1500 or +2300 is no zone: the date cannot be placed
     if dt.tzinfo is None:
         return dt.replace(tzinfo=UTC)  # feeds that omit the zone mean UTC far more often than local time
     return dt.astimezone(UTC)
@@ -236,6 +242,8 @@ def to_utc(value) -> datetime | None:
     s = value.strip()
     if re.fullmatch(r"\d{9,13}(\.\d+)?", s):
         return to_utc(float(s))
+    if _impossible(s):
+        return None  # the parsers would roll it over (2026-13-45T99:99:99Z became 2027-01-01) or take it as said
     try:
         return _sane(datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith(("Z", "z")) else s))
     except ValueError:
@@ -244,8 +252,6 @@ def to_utc(value) -> datetime | None:
         return _sane(parsedate_to_datetime(s))
     except (TypeError, ValueError, IndexError):
         pass
-    if _impossible(s):
-        return None  # feedparser would roll it over: 2026-13-45T99:99:99Z became 2027-01-01
     parsed = feedparser.datetimes._parse_date(s)  # the many odd formats feeds use (W3C-DTF, Korean, Greek…)
     return to_utc(parsed) if parsed else None
 
