@@ -49,13 +49,26 @@ def error_line(exc: BaseException) -> str:
         log.debug("database error, with its statement: %s", exc, exc_info=exc)
         said = " ".join(str(exc.orig).split()) or type(exc.orig).__name__
         lost = exc.connection_invalidated or _lost_connection(said)
-        fix = ("the connection to the database was lost; check that the database at database_url is up, "
-               "the next run retries") if lost else "check the database at database_url"
+        fix = (
+            (
+                "the connection to the database was lost; check that the database at database_url is up, "
+                "the next run retries"
+            )
+            if lost
+            else "check the database at database_url"
+        )
         return f"database error: {said}; {fix}"
     return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 def _lost_connection(said: str) -> bool:
     said = said.lower()
-    return any(words in said for words in ("server closed the connection", "terminating connection",
-                                           "connection is closed", "could not receive data"))
+    return any(
+        words in said
+        for words in (
+            "server closed the connection",
+            "terminating connection",
+            "connection is closed",
+            "could not receive data",
+        )
+    )

@@ -327,7 +327,7 @@ class Fetcher:
         """Send one request to `address` (pinned), read the response into `result`."""
         url = str(target)
         request_headers = dict(headers)
-        extensions = {}
+        extensions: dict[str, object] = {}  # the TLS name and httpcore's trace
         if "%" not in address:  # a scoped IPv6 address (only allowed when private is) keeps its name
             request_headers["Host"] = target.netloc.decode("ascii")
             if target.scheme == "https":

@@ -23,10 +23,10 @@ def damaged(exc: BaseException) -> bool:
     return isinstance(exc, DatabaseError) and any(words in str(exc.orig or exc) for words in ("file is not a database", "disk image is malformed"))
 
 
-def unusable_store(exc: DatabaseError, url: str) -> StoreError:
+def unusable_store(exc: BaseException, url: str) -> StoreError:
     """The one line for a store that cannot be used: the driver's words and what to do. A damaged
     SQLite file is left exactly as it was, for the operator to recover or replace."""
-    said = " ".join(str(exc.orig or exc).split())
+    said = " ".join(str(getattr(exc, "orig", None) or exc).split())
     if damaged(exc):
         return StoreError(f"database {url!r} is damaged or not a SQLite file ({said}); newsdesk changed nothing in it: "
                           "restore it from a backup, or move it aside (a new store starts empty; "

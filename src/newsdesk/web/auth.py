@@ -28,10 +28,10 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from fastapi import HTTPException, Request
-from sqlalchemy import delete, insert, select, update
 from limits import parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
+from sqlalchemy import delete, insert, select, update
 
 from newsdesk.config import parse_duration
 from newsdesk.store.schema import web_sessions
