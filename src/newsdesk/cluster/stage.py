@@ -312,6 +312,7 @@ def event_brief(conn: Connection, event_id: int) -> dict:
                 "reason": m["reason"],
                 "summary": m["summary"],
                 "body": m["body"],
+                "extra": m["extra"] or {},  # the source's own facts: a harvest's core_point and highlights
             }
             for m in members
         ],

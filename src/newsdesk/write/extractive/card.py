@@ -5,9 +5,11 @@
 
 What it holds, all taken from the event's members:
 - a headline from a member in the edition's language when there is one (the lead first);
-- 1–3 lead sentences from the best material (full text before a feed summary; in the
-  edition's language first), preferring sentences that carry the event's key facts
-  (numbers, names, the headline's terms) and never a cut-off sentence or page furniture;
+- 1–3 lead sentences from the best material (full text, then the source's structured summary —
+  the harvest's core_point and highlights —, then the feed summary; in the edition's language
+  first), preferring sentences that carry the event's key facts (numbers, names, the headline's
+  terms) and never a cut-off sentence, page furniture, or a sentence about the article
+  ("深度解读…", "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
 - the key numbers those sentences and the headline state;
 - every source with its material level; how many outlets covered it and how many of those
   look independent (from the event row);
@@ -20,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from newsdesk.write.extractive.text import (
+    describes_article,
     is_cjk,
     is_complete,
     key_numbers,
@@ -30,6 +33,9 @@ from newsdesk.write.extractive.text import (
 )
 
 LEVEL_RANK = {"full": 0, "summary": 1, "paywalled": 2, "title": 3, "failed": 4}
+# What a member offers to lead with, best first: the article itself, the source's own structured
+# summary, the feed summary.
+MATERIAL_RANK = {"full": 0, "structured": 1, "summary": 2}
 LEVEL_LABELS = {
     "zh": {"full": "全文", "summary": "只有摘要", "title": "只有标题", "paywalled": "订阅墙（只有标题和导语）",
            "failed": "抓取失败（只有标题）"},
@@ -80,9 +86,7 @@ class ExtractiveCard:
 
     def material(self, members: list[dict]) -> list[str]:
         """What the card's text may be checked against: the members' own text and the counts."""
-        texts = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
-                 for m in members]
-        return texts + self.facts
+        return [member_material(m) for m in members] + self.facts
 
 
 def _members(brief: dict) -> list[dict]:
@@ -99,13 +103,57 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
     return best["title"].strip(), best["item_id"]
 
 
-def member_text(m: dict) -> str:
-    """A member's best text: the body when it was read in full, else the feed summary."""
+# The harvest's core_point: "① Claim 主张：… ② Evidence 论据：… ③ Implication 启示：…" (or 【主张】…).
+_CORE_PART = re.compile(r"(?:[①-⑩]\s*)?(?:[A-Za-z]+\s*)?(?:【(主张|论据包括|论据|启示)】\s*[：:]?|(主张|论据包括|论据|启示)\s*[：:])")
+_HIGHLIGHT_NO = re.compile(r"^\s*亮点\s*\d+\s*[：:]\s*")
+
+
+def structured_summary(extra: dict | None) -> str:
+    """The source's own structured summary (the harvest's `core_point` and `highlights`), one
+    statement a line, labels off. The implication (启示) is the harvester's opinion of what the
+    news means, not the news, and is left out."""
+    extra = extra or {}
+    lines = []
+    core = str(extra.get("core_point") or "").strip()
+    marks = list(_CORE_PART.finditer(core))
+    if not marks:
+        lines.append(core)
+    for i, mark in enumerate(marks):
+        if (mark.group(1) or mark.group(2)) != "启示":
+            lines.append(core[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(core)])
+    highlights = extra.get("highlights") or []
+    lines += [_HIGHLIGHT_NO.sub("", str(h)) for h in (highlights if isinstance(highlights, list) else [highlights])]
+    out = []
+    for line in (ln.strip() for ln in lines):
+        if line:  # a bullet is a statement even without its full stop
+            out.append(line if re.search(r"[。！？!?.]$", line) else line + ("。" if is_cjk(line) else "."))
+    return "\n".join(out)
+
+
+def member_materials(m: dict) -> list[tuple[str, str]]:
+    """(kind, text) of what a member gives to quote, best first (MATERIAL_RANK's kinds): the body
+    when it was read in full (else the feed summary), and the source's structured summary."""
+    out = []
     if m.get("material_level") == "full" and (m.get("body") or "").strip():
-        return m["body"]
-    if m.get("material_level") in ("full", "summary", "paywalled"):
-        return m.get("summary") or ""
-    return ""
+        out.append(("full", m["body"]))
+    structured = structured_summary(m.get("extra"))
+    if structured:
+        out.append(("structured", structured))
+    if not out or out[0][0] != "full":
+        if m.get("material_level") in ("full", "summary", "paywalled") and (m.get("summary") or "").strip():
+            out.append(("summary", m["summary"]))
+    return out
+
+
+def member_text(m: dict) -> str:
+    """A member's text to quote from: its body when read in full, else its summaries."""
+    return "\n".join(text for _, text in member_materials(m))
+
+
+def member_material(m: dict) -> str:
+    """All a member says, for the checker: outlet, headline, summaries, body."""
+    return "\n".join([f"{m.get('source_name') or ''}: {m.get('title') or ''}", m.get("summary") or "",
+                      structured_summary(m.get("extra")), m.get("body") or ""])
 
 
 def lead_sentences(members: list[dict], language: str, key_terms: set[str], names: set[str]) -> list[LeadSentence]:
@@ -114,16 +162,20 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
     seen: set[str] = set()
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
-        for order, s in enumerate(sentences(member_text(m))):
-            flat = re.sub(r"\W+", "", s.lower())
-            if flat in seen or not is_complete(s) or not MIN_WORDS <= length(s) <= MAX_WORDS:
-                continue
-            seen.add(flat)
-            found = set(terms(s))
-            facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
-            # Full text before a feed summary: a summary is the publisher's own abridgement, the body is what was said.
-            rank = (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9), -min(facts, 6), order)
-            candidates.append((rank, LeadSentence(s, m["item_id"], source)))
+        for kind, text in member_materials(m):
+            for order, s in enumerate(sentences(text)):
+                flat = re.sub(r"\W+", "", s.lower())
+                if (flat in seen or not is_complete(s) or not MIN_WORDS <= length(s) <= MAX_WORDS
+                        or describes_article(s)):
+                    continue
+                seen.add(flat)
+                found = set(terms(s))
+                facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
+                # Full text, then the source's structured summary, then the feed summary: a summary is an
+                # abridgement, the body is what was said. The sentence's own language, not the item's: a
+                # harvest item under an English headline is summarised in Chinese.
+                rank = (_lang(s) != language, MATERIAL_RANK[kind], -min(facts, 6), order)
+                candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     chosen: list[LeadSentence] = []
     for _, s in sorted(candidates, key=lambda c: c[0]):
         # Sentences of one language only: a zh card does not switch to English mid-paragraph.
@@ -158,7 +210,7 @@ def disclosure(members: list[dict], language: str) -> str:
 
 def coverage_line(brief: dict, language: str) -> tuple[str, list[str]]:
     outlets, independent = brief.get("outlets") or 0, brief.get("independent_outlets") or 0
-    names = list(dict.fromkeys(m.get("source_name") or "" for m in brief.get("members") or []))
+    names = list(dict.fromkeys(m.get("source_name") or "" for m in _members(brief)))  # the outlets it links to
     zh = language == "zh"
     if outlets <= 1:
         line = f"只有 {names[0]} 一个来源。" if zh else f"One source: {names[0]}."

@@ -39,7 +39,7 @@ from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import Finding, check_output
-from newsdesk.write.extractive.card import extractive_card, member_text
+from newsdesk.write.extractive.card import extractive_card, member_material, structured_summary
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Embed,
@@ -59,7 +59,7 @@ from newsdesk.write.extractive.weekly import (
 from newsdesk.write.failed import keep_failed
 from newsdesk.write.kit import checker_errors, record_check
 
-EXTRACTIVE_FORMAT = 2  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 3  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
@@ -139,7 +139,8 @@ def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: st
 
 def _fingerprint(briefs: list[dict]) -> list:
     return [[b["event_id"], b.get("outlets"), b.get("independent_outlets"),
-             [[m["item_id"], m.get("title"), m.get("summary"), m.get("body"), m.get("material_level"), m.get("role")]
+             [[m["item_id"], m.get("title"), m.get("summary"), structured_summary(m.get("extra")), m.get("body"),
+               m.get("material_level"), m.get("role")]
               for m in b.get("members") or []]] for b in briefs]
 
 
@@ -163,8 +164,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
         if stored_material_key(conn, "weekly", week, language) == digest:
             return "unchanged"
     report = extractive_weekly(briefs, vectors, language=language, stories=stories, week=week, **caps)
-    material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{m.get('summary') or ''}\n{m.get('body') or ''}"
-                for b in briefs for m in b["members"]] + report.facts
+    material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
     parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *(t.prose for t in report.themes),
              "\n\n".join(b.line() for b in report.briefs)]
@@ -211,8 +211,7 @@ class _WeeklyStandIns:
                     material_key=self.row["material_key"])
 
     def passes(self, text: str, event_ids, facts=()) -> bool:
-        material = [f"{m.get('source_name') or ''}: {m.get('title') or ''}\n{member_text(m)}"
-                    for i in event_ids if i in self.briefs for m in self.briefs[i]["members"]]
+        material = [member_material(m) for i in event_ids if i in self.briefs for m in self.briefs[i]["members"]]
         return check_output(text, material + list(facts), language=LANGUAGE).passed
 
     def sections(self) -> list[dict]:

@@ -26,6 +26,27 @@ _BOILERPLATE = re.compile(
     r"点击|阅读原文|原文链接|关注我们|扫码|转载|版权|免责声明|责任编辑|本文来自|来源：|编辑：|作者：",
     re.I,
 )
+# A sentence about the article rather than the news: "本文…", "深度解读 X", "X 功能详解，涵盖…",
+# "报道了…", "this post explores…". Harvest summaries and many feeds open this way; such a sentence
+# tells a reader what they could read, not what happened, so it never leads a card.
+_ABOUT_ARTICLE_ZH = re.compile(
+    r"^(?:本文|文章|该文|此文|全文|一文|本期|本篇|这篇|笔者|作者(?!们)|报道了|据此)"
+    r"|^(?:深度|详细|详尽|系统|全面|简要|简单|重点|首先|主要)?(?:介绍|详解|解读|解析|剖析|分析|探讨|探究|盘点|评测|测评|实测|"
+    r"梳理|总结|回顾|复盘|拆解|讲述|阐述|整理|汇总|科普|揭秘|翻译|记录|聚焦|警示|对比|分享|展示|汇报|讨论|研究了)(?![师员会])"
+    r"|^(?:基于|通过|从|以|结合|借)[^，。]{0,30}?(?:探讨|分析|阐述|解读|介绍|展示|揭示|指出|讲述|复盘|拆解|论证|证明|说明)"
+    r"|(?:深度解读|深度解析|深度分析|深度复盘|解读|详解|介绍|评测|测评|实测|复盘|盘点|指南|教程|综述|详情)(?:与[^，。；]{1,12})?[，,；]"
+    r"|(?:深度解读|深度解析|详解|功能介绍|使用体验|实测记录|评测|测评|实战案例)。$"
+    r"|[，,](?:涵盖|重点关注|重点介绍|重点解读|并介绍|并探讨|并分析)"
+)
+_ABOUT_ARTICLE_EN = re.compile(
+    r"^(?:this|the|in this|in today's|today's) (?:post|article|piece|essay|episode|video|guide|newsletter|issue|"
+    r"write-?up|tutorial|deep dive|report|edition)\b"
+    r"|^(?:we|i|let's) (?:explore|look at|take a look|discuss|walk through|dive|break down|review|unpack|cover)\b"
+    r"|\b(?:explores|a (?:deep )?dive into|a look at|walks? (?:you )?through|an overview of|a round-?up of|"
+    r"this week in|we(?:'ll| will) (?:cover|explore|look))\b"
+    r"|^(?:learn|discover|find out) (?:how|what|why)\b",
+    re.I,
+)
 _QUOTE_CHARS = re.compile(r"[“”「」『』\"]")
 _OPEN_CLOSE = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"), ("《", "》"))
 
@@ -55,6 +76,12 @@ def is_complete(sentence: str) -> bool:
     if any(s.count(a) != s.count(b) for a, b in _OPEN_CLOSE):
         return False
     return len(_QUOTE_CHARS.findall(s)) % 2 == 0
+
+
+def describes_article(sentence: str) -> bool:
+    """The sentence says what an article does (解读 / 介绍了 / "this post explores"), not what happened."""
+    s = sentence.strip()
+    return bool(_ABOUT_ARTICLE_ZH.search(s) if is_cjk(s) else _ABOUT_ARTICLE_EN.search(s))
 
 
 def length(sentence: str) -> int:

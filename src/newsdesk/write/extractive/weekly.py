@@ -37,6 +37,7 @@ from newsdesk.write.extractive.card import (
     member_text,
 )
 from newsdesk.write.extractive.text import (
+    describes_article,
     is_complete,
     join,
     key_numbers,
@@ -161,7 +162,7 @@ def item_brief(brief: dict, language: str) -> Brief:
     else:
         _, item_id = choose_headline(members, language, brief.get("title") or "")
         item = next((m for m in members if m["item_id"] == item_id), members[0])
-    own = [s for s in sentences(member_text(item)) if is_complete(s) and 5 <= length(s) <= 70]
+    own = [s for s in sentences(member_text(item)) if is_complete(s) and 5 <= length(s) <= 70 and not describes_article(s)]
     # Figures first, then the item's own order.
     picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
     picked.sort(key=own.index)
