@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from newsdesk.cluster.embed import UseEmbedder, item_text
-from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
+from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc, words_said
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +21,8 @@ def _place(embedder, items, config=None):
     texts = [item_text(t, s) for *_, t, s in items]
     vectors = embedder.embed(texts)
     docs = [
-        Doc(key, text, lang, datetime(2030, 3, day, hour, tzinfo=timezone.utc).timestamp(), vec)
-        for (key, day, hour, lang, _, _), text, vec in zip(items, texts, vectors)
+        Doc(key, text, lang, datetime(2030, 3, day, hour, tzinfo=timezone.utc).timestamp(), vec, said=words_said(summary, None))
+        for (key, day, hour, lang, _, summary), text, vec in zip(items, texts, vectors)
     ]
     c = Clusterer(config)
     return {d.key: c.add(d).event for d in sorted(docs, key=lambda d: (d.ts, d.key))}
@@ -130,3 +130,38 @@ def test_a_release_named_in_passing_or_a_guide_days_later_is_not_launch_coverage
     # What keeps the guide out is the launch window: a release named days later is a story's thread.
     later = _place(embedder, NOISE + LAUNCH + [passing, guide], ClusterConfig(launch_days=30))
     assert later["g2"] == later["h1"]
+
+
+def test_a_title_only_post_joins_only_on_an_anchor_not_on_a_shared_product_word(embedder):
+    """A feed that gives only a title embeds as its topic: two Quillfin Cowork posts about different
+    teams are not one happening, however alike the titles; a title naming the release the
+    report is about is."""
+    items = NOISE + [
+        ("t1", 4, 9, "en", "Quillfin Cowork plugins for finance teams", ""),
+        ("t2", 5, 10, "en", "Quillfin Cowork plugins for legal teams", ""),
+        ("t3", 5, 8, "en", "Introducing Orrery-4.2", ""),
+        ("t4", 5, 12, "zh", "Orrery-4.2 发布：上下文翻倍，价格不变",
+         "Tessel AI 发布 Orrery-4.2，上下文窗口扩大到 40 万 token，API 价格与上一代相同。"),
+    ]
+    got = _place(embedder, items)
+    assert got["t1"] != got["t2"]
+    assert got["t3"] == got["t4"]
+    # What keeps the two titles apart is the rule: their texts and words alone would join them.
+    loose = _place(embedder, items, ClusterConfig(thin_words=0))
+    assert loose["t1"] == loose["t2"]
+
+
+def test_across_languages_a_shared_product_word_is_not_one_happening(embedder):
+    """The cross-language threshold is low (translations sit far apart to the encoder), so a join
+    across languages on cosine alone needs more than a topic in common: the Chinese report names
+    Quillfin in Latin letters, and a true pair would share a rarer name too."""
+    items = NOISE + [
+        ("x1", 4, 8, "en", "How the Quillfin Code app is built",
+         "An interview with the engineers behind Quillfin Code on its architecture and team."),
+        ("x2", 6, 10, "zh", "Quillfin 发布 Quillfin Code 应用服务器架构，统一智能体界面",
+         "Quillfin 公开应用服务器的协议设计，把核心逻辑与各个客户端解耦。"),
+    ]
+    got = _place(embedder, items)
+    assert got["x1"] != got["x2"]
+    loose = _place(embedder, items, ClusterConfig(bare_cross_language=0.0))
+    assert loose["x1"] == loose["x2"]

@@ -86,10 +86,15 @@ def origin_groups(members: list[dict]) -> list[list[int]]:
 
 
 def coverage(members: list[dict]) -> dict:
-    """Distinct outlets, independent outlets and the origin groups behind them."""
-    groups = origin_groups(members)
+    """Distinct outlets, independent outlets and the origin groups behind them.
+
+    A duplicate (the same link or guid from another feed) is the same article, not another
+    outlet's report, and readers are shown no link for it: counting its feed would put "4 个来源"
+    above two links."""
+    shown = [m for m in members if m.get("role") != "duplicate"] or members
+    groups = origin_groups(shown)
     return {
-        "outlets": len({m.get("source_id") for m in members}),
+        "outlets": len({m.get("source_id") for m in shown}),
         "independent_outlets": len(groups),
         "origin_groups": groups,
     }

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.anchors import extract_anchors
 from newsdesk.cluster.embed import Embedder, ensure_vectors, item_text, make_embedder
-from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc
+from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc, words_said
 from newsdesk.cluster.independence import coverage
 from newsdesk.store.items import _dialect_insert
 from newsdesk.store.leases import advisory_lock
@@ -59,6 +59,7 @@ def _doc(row, vector) -> Doc:
         vector=vector,
         url=row.url,
         guid=_global_guid(row.guid),
+        said=words_said(row.summary, row.body),
     )
 
 

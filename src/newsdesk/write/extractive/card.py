@@ -27,8 +27,10 @@ from newsdesk.write.extractive.text import (
     is_complete,
     key_numbers,
     length,
+    near_duplicate,
     numbers,
     sentences,
+    shingles,
     terms,
 )
 
@@ -116,8 +118,8 @@ def structured_summary(extra: dict | None) -> str:
     lines = []
     core = str(extra.get("core_point") or "").strip()
     marks = list(_CORE_PART.finditer(core))
-    if not marks:
-        lines.append(core)
+    if not marks:  # unlabelled: its numbered points ("① … ② …") are its statements
+        lines += re.split(r"\s*[①-⑩]\s*", core)
     for i, mark in enumerate(marks):
         if (mark.group(1) or mark.group(2)) != "启示":
             lines.append(core[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(core)])
@@ -178,8 +180,10 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     chosen: list[LeadSentence] = []
     for _, s in sorted(candidates, key=lambda c: c[0]):
-        # Sentences of one language only: a zh card does not switch to English mid-paragraph.
-        if len(chosen) < MAX_LEAD and (not chosen or _lang(s.text) == _lang(chosen[0].text)):
+        # Sentences of one language only: a zh card does not switch to English mid-paragraph. A highlight
+        # that restates a chosen sentence ("单季营收681亿美元，同比增长73%" again) says nothing new.
+        if len(chosen) < MAX_LEAD and (not chosen or _lang(s.text) == _lang(chosen[0].text)) and not any(
+                near_duplicate(shingles(s.text), shingles(c.text)) for c in chosen):
             chosen.append(s)
     return chosen
 
@@ -203,8 +207,16 @@ def disclosure(members: list[dict], language: str) -> str:
             parts.append("材料只有 RSS 摘要级别，正文未获取，摘要之外的细节没有披露。" if zh else
                          "Only feed summaries were available; the full articles were not read, so nothing beyond the summary is known.")
         else:
-            parts.append("材料只有标题，正文未获取：这里说不出标题之外的任何细节。" if zh else
-                         "Title only: no article body was available, so nothing beyond the headline is known.")
+            # Who gave only a title (a first party's feed often does: Anthropic's statements), in one line.
+            names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
+            who = ("、" if zh else ", ").join(names[:3])
+            if zh:
+                parts.append(f"材料只有标题：{who} 的 feed 没有给出摘要，正文未获取，这里说不出标题之外的任何细节。" if who else
+                             "材料只有标题，正文未获取：这里说不出标题之外的任何细节。")
+            else:
+                parts.append(f"Title only: {who} gave no summary in the feed and the article was not read, so nothing "
+                             "beyond the headline is known." if who else
+                             "Title only: no article body was available, so nothing beyond the headline is known.")
     return "".join(parts) if zh else " ".join(parts)
 
 
