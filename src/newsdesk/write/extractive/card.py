@@ -106,7 +106,8 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
 
 
 # The harvest's core_point: "① Claim 主张：… ② Evidence 论据：… ③ Implication 启示：…" (or 【主张】…).
-_CORE_PART = re.compile(r"(?:[①-⑩]\s*)?(?:[A-Za-z]+\s*)?(?:【(主张|论据包括|论据|启示)】\s*[：:]?|(主张|论据包括|论据|启示)\s*[：:])")
+_CORE_PART = re.compile(r"(?:[①-⑩]\s*)?(?:(?:Claim|Evidence|Implication)\s*)?(?:【(主张|论据包括|论据|启示)】\s*[：:]?"
+                        r"|(主张|论据包括|论据|启示)\s*[：:])|(?:[①-⑩]\s*)?(Claim|Evidence|Implication)\s*[：:]")
 _HIGHLIGHT_NO = re.compile(r"^\s*亮点\s*\d+\s*[：:]\s*")
 
 
@@ -121,7 +122,7 @@ def structured_summary(extra: dict | None) -> str:
     if not marks:  # unlabelled: its numbered points ("① … ② …") are its statements
         lines += re.split(r"\s*[①-⑩]\s*", core)
     for i, mark in enumerate(marks):
-        if (mark.group(1) or mark.group(2)) != "启示":
+        if (mark.group(1) or mark.group(2) or mark.group(3)) not in ("启示", "Implication"):
             lines.append(core[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(core)])
     highlights = extra.get("highlights") or []
     lines += [_HIGHLIGHT_NO.sub("", str(h)) for h in (highlights if isinstance(highlights, list) else [highlights])]
@@ -270,7 +271,7 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
 # in step with coverage_line() and disclosure() (tests/test_card_badges.py holds them together).
 _NOTE = re.compile(
     r"^(只有 .+ 一个来源。|\d+ 个来源报道（|One source: |\d+ outlets covered it \(|材料只有|Only feed summaries were available"
-    r"|Title only: no article body)|的正文被订阅墙挡住|: behind a paywall; only the headline")
+    r"|Title only: )|的正文被订阅墙挡住|: behind a paywall; only the headline")
 
 
 def split_notes(body: str) -> tuple[str, list[str]]:
