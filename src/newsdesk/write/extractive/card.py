@@ -142,9 +142,9 @@ def member_materials(m: dict) -> list[tuple[str, str]]:
     structured = structured_summary(m.get("extra"))
     if structured:
         out.append(("structured", structured))
-    if not out or out[0][0] != "full":
-        if m.get("material_level") in ("full", "summary", "paywalled") and (m.get("summary") or "").strip():
-            out.append(("summary", m["summary"]))
+    read_in_full = bool(out) and out[0][0] == "full"
+    if not read_in_full and m.get("material_level") in ("full", "summary", "paywalled") and (m.get("summary") or "").strip():
+        out.append(("summary", m["summary"]))
     return out
 
 
