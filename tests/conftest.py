@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,10 @@ SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
 PG_DEFAULT = "postgresql+psycopg://root@127.0.0.1:5432/test"
 PG_CHOICE = os.environ.get("NEWSDESK_TEST_PG", "")  # a URL, "throwaway", or empty (the default, else a throwaway)
 REQUIRE_ALL = os.environ.get("NEWSDESK_REQUIRE_ALL", "") not in ("", "0")
+PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))  # the bundled demo pack (`newsdesk demo`)
+DEMO_TOKEN = "mcp-test-token"  # the operator token of the `demo` fixture's settings
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"  # screenshots the browser tests leave for a person to look at
 _missing: dict[str, str] = {}  # service -> why, for the summary at the end
 _notes: list[str] = []  # what the run used instead, for the summary
 
@@ -210,3 +215,80 @@ def sqlite_engine(sqlite_url):
     eng = open_store(sqlite_url)
     yield eng
     eng.dispose()
+
+
+# --- fixtures more than one test module uses ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo pack run through every stage, a scripted writer standing in for the model."""
+    from fakes import StageFake
+
+    from newsdesk.config import Settings
+    from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+
+    data = tmp_path_factory.mktemp("demo")
+    s = Settings(data_dir=str(data), site_dir=str(data / "site"), web_token=DEMO_TOKEN)
+    engine = open_store(s.database)
+    report = run_pipeline(engine, s, limits=DEMO_LIMITS, source=PACK, llm=StageFake(engine))
+    assert report.problems == []
+    yield s, engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def demo_briefs(tmp_path_factory):
+    """The demo pack ingested, clustered and ranked: (settings, engine, event briefs by importance)."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import select
+
+    from newsdesk.cluster import cluster_new_items, event_brief
+    from newsdesk.config import Settings
+    from newsdesk.ingest.run import ingest
+    from newsdesk.rank import rank_events
+    from newsdesk.store.schema import events
+
+    s = Settings(data_dir=str(tmp_path_factory.mktemp("demo")))
+    engine = open_store(s.database)
+    ingest(engine, s, PACK / "feeds")
+    cluster_new_items(engine, s)
+    rank_events(engine, s, now=datetime(2025, 3, 3, tzinfo=UTC))
+    with engine.begin() as conn:
+        ids = [r.id for r in conn.execute(select(events.c.id).order_by(events.c.importance.desc()))]
+        briefs = [event_brief(conn, i) for i in ids]
+    return s, engine, briefs
+
+
+@pytest.fixture
+def page():
+    require("Chromium", None if Path(CHROMIUM).exists() else
+            f"{CHROMIUM} missing; install Debian's chromium (apt-get install -y chromium), as .ci/run does")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
+        # Nothing may leave loopback: a request elsewhere fails the test instead of reaching the network.
+        outside: list[str] = []
+
+        def guard(route):
+            url = route.request.url
+            if url.startswith("http://127.0.0.1:") or url.startswith("data:") or url.startswith("about:"):
+                route.continue_()
+            else:
+                outside.append(url)
+                route.abort()
+
+        context.route("**/*", guard)
+        pg = context.new_page()
+        pg.set_default_timeout(15000)
+        yield pg
+        context.close()
+        browser.close()
+        assert outside == [], f"the pages asked for off-machine resources: {outside}"

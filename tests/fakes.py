@@ -1,11 +1,13 @@
-"""The test suite's fakes, in one place: stand-ins for a model that a test scripts or that answer
-from the prompt's own text, so the real client, checker and stores around them run as they do.
+"""The test suite's fakes, in one place: stand-ins for a model (scripted, or answering from the
+prompt's own text) and for the sources' servers, so the real client, fetcher, checker and stores
+around them run as they do. Fixtures more than one module uses are in conftest.py.
 
 - FakeEndpoint / completion: a loopback OpenAI-compatible endpoint with scripted replies and faults
 - EpisodeFake: the episode and translation writer's model, answering from the transcript lines
 - CopyingBackend / copying_llm: the weekly's model, copying sentences from the material
 - StageFake: one scripted writer per pipeline stage
 - Untouchable: a model that fails the test if anything uses it
+- FaultyFeeds / quick_fetch_settings: a loopback feed server with one path per fault a source has
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from loopback import Replies, serve_http
+
+from newsdesk.config import Settings
 from newsdesk.llm.client import LLM, Reply
 from newsdesk.llm.openai_backend import RawReply
 from newsdesk.write.transcript import find_quotes
@@ -322,3 +327,85 @@ class StageFake:
         assert stage == "analysis", stage
         text = "标题给了发布消息，正文没披露价格和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文。"
         return Reply(text, None, self.model, 0, 0, 0, False, 0)
+
+
+# --- a loopback feed server with one path per fault --------------------------------------------
+
+
+RSS = """<?xml version="1.0" encoding="{enc}"?>
+<rss version="2.0"><channel><title>{title}</title>
+{items}
+</channel></rss>"""
+ITEM = "<item><title>{t}</title><link>http://127.0.0.1:{port}/a/{n}</link><guid>{g}</guid><description>{d}</description><pubDate>Mon, 24 Feb 2025 10:00:00 GMT</pubDate></item>"
+
+
+def feed_xml(port: int, title: str, n: int, enc: str = "utf-8", zh: bool = False) -> bytes:
+    body = "".join(
+        ITEM.format(t=f"第{i}条：大模型发布" if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
+                    d=("国产大模型在推理基准上领先" if zh else "A model was released"))
+        for i in range(n)
+    )
+    return RSS.format(enc=enc, title=title, items=body).encode(enc)
+
+
+class FaultyFeeds:
+    """A loopback feed server with one path per fault a real source has: /good.xml (an ETag, then 304),
+    /flaky.xml (500 once), /limited.xml (429 once), /broken.xml, /gb2312.xml, /huge.xml, /loop.xml,
+    /stall.xml; /a/… are the articles. `calls` counts the requests per path."""
+
+    def __init__(self):
+        self.calls: dict[str, int] = {}
+        outer = self
+
+        class Handler(Replies):
+            def do_GET(self):
+                path = self.path
+                outer.calls[path] = outer.calls.get(path, 0) + 1
+                n = outer.calls[path]
+                port = outer.port
+                if path == "/good.xml":
+                    if self.headers.get("If-None-Match") == '"v1"':
+                        self.send_response(304)
+                        self.end_headers()
+                        return
+                    return self.reply(200, feed_xml(port, "good", 3), {"ETag": '"v1"'})
+                if path == "/flaky.xml":
+                    if n == 1:
+                        return self.reply(500, b"oops")
+                    return self.reply(200, feed_xml(port, "flaky", 2))
+                if path == "/limited.xml":
+                    if n == 1:
+                        return self.reply(429, b"slow down", {"Retry-After": "1"})
+                    return self.reply(200, feed_xml(port, "limited", 1))
+                if path == "/broken.xml":
+                    return self.reply(200, b"<rss><channel><title>x</title><item><title>unclosed")
+                if path == "/gb2312.xml":
+                    return self.reply(200, feed_xml(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
+                if path == "/huge.xml":
+                    return self.reply(200, b"<rss>" + b" " * 300_000 + b"</rss>")
+                if path == "/loop.xml":
+                    self.send_response(302)
+                    self.send_header("Location", "/loop.xml")
+                    self.end_headers()
+                    return
+                if path == "/stall.xml":
+                    time.sleep(3)
+                    return self.reply(200, feed_xml(port, "stall", 1))
+                if path.startswith("/a/"):
+                    return self.reply(200, b"<html><body><p>short</p></body></html>", {"Content-Type": "text/html"})
+                self.reply(404, b"no")
+
+        self.httpd = serve_http(Handler)
+        self.port = self.httpd.server_address[1]
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+def quick_fetch_settings(allow_private: bool = True) -> Settings:
+    """Fetch settings that fit FaultyFeeds: short timeouts (its stall outlasts them), fast retries."""
+    s = Settings()
+    f = s.fetch
+    f.allow_private, f.read_timeout, f.total_timeout, f.connect_timeout = allow_private, 1.0, 2.5, 1.0
+    f.max_bytes, f.retries, f.backoff_base, f.per_host_delay, f.per_host_concurrency = 100_000, 2, 0.05, 0.0, 8
+    return s

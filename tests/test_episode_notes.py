@@ -1,6 +1,6 @@
 """The writer's repair notes are the operator's, never a reader's.
 
-The scripted episode writer (test_episode.FakeLLM) has every section quote a line nobody said;
+The scripted episode writer (EpisodeFake, tests/fakes.py) has every section quote a line nobody said;
 the writer drops that sentence, notes it ("quote not in the transcript, sentence dropped: “…”"),
 and the digest passes. The note stays in the stored edition; no published file, no public GET
 route of the web app and its API, and no MCP tool or resource carries it. The operator's token
@@ -15,8 +15,7 @@ import anyio
 from fastapi.testclient import TestClient
 from mcp import Client
 from sqlalchemy import select
-from test_mcp_server import TOKEN
-from test_mcp_server import demo  # noqa: F401 (a fixture: the demo pack through the scripted writer)
+from conftest import DEMO_TOKEN as TOKEN
 from test_published_clean import reader_view
 
 from newsdesk.mcp_server import build_server
@@ -24,7 +23,7 @@ from newsdesk.store.schema import editions
 from newsdesk.web.app import create_app
 
 NOTE = "quote not in the transcript"
-DROPPED = "we will ship the quantum teleporter on Tuesday morning"  # FakeLLM's made-up quote
+DROPPED = "we will ship the quantum teleporter on Tuesday morning"  # EpisodeFake's made-up quote
 
 
 def _episodes(engine) -> list:
@@ -32,7 +31,7 @@ def _episodes(engine) -> list:
         return conn.execute(select(editions).where(editions.c.kind == "episode")).all()
 
 
-def test_a_repaired_digest_is_published_and_its_notes_are_stored(demo):  # noqa: F811
+def test_a_repaired_digest_is_published_and_its_notes_are_stored(demo):
     _, engine = demo
     zh = next(r for r in _episodes(engine) if r.language == "zh")
     assert zh.status == "clean" and zh.meta.get("extractive") is None  # the model's digest, after the repair
@@ -41,7 +40,7 @@ def test_a_repaired_digest_is_published_and_its_notes_are_stored(demo):  # noqa:
     assert DROPPED not in zh.body  # the repair itself: the sentence is gone from the digest
 
 
-def test_no_reader_sees_the_notes(demo):  # noqa: F811
+def test_no_reader_sees_the_notes(demo):
     s, engine = demo
     texts, answers = reader_view(s, engine)
     with TestClient(create_app(engine, s)) as client:
@@ -69,7 +68,7 @@ def test_no_reader_sees_the_notes(demo):  # noqa: F811
     assert "摘要" in told and NOTE not in told and DROPPED not in told
 
 
-def test_the_operator_token_gets_the_notes(demo):  # noqa: F811
+def test_the_operator_token_gets_the_notes(demo):
     s, engine = demo
     zh = next(r for r in _episodes(engine) if r.language == "zh")
     with TestClient(create_app(engine, s)) as client:

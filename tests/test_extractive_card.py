@@ -4,38 +4,13 @@ passes it."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from importlib import resources
-from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
-from newsdesk.cluster import cluster_new_items, event_brief
-from newsdesk.config import Settings
-from newsdesk.ingest.run import ingest
-from newsdesk.rank import rank_events
-from newsdesk.store import open_store
-from newsdesk.store.schema import events
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import is_complete
 
-PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
-
-
-@pytest.fixture(scope="module")
-def demo_briefs(tmp_path_factory):
-    """The demo pack ingested, clustered and ranked: (settings, engine, event briefs by importance)."""
-    s = Settings(data_dir=str(tmp_path_factory.mktemp("demo")))
-    engine = open_store(s.database)
-    ingest(engine, s, PACK / "feeds")
-    cluster_new_items(engine, s)
-    rank_events(engine, s, now=datetime(2025, 3, 3, tzinfo=UTC))
-    with engine.begin() as conn:
-        ids = [r.id for r in conn.execute(select(events.c.id).order_by(events.c.importance.desc()))]
-        briefs = [event_brief(conn, i) for i in ids]
-    return s, engine, briefs
 
 
 def own_text(member: dict) -> str:

@@ -7,7 +7,6 @@ from importlib import resources
 from pathlib import Path
 
 from sqlalchemy import func, select
-from test_extractive_card import demo_briefs  # noqa: F401 (a fixture)
 from test_weekly import parse_report
 
 from newsdesk.ingest.transcripts import parse_transcript
@@ -37,7 +36,7 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
     assert again.reused and again.text == first.text and _checks(sqlite_engine, "episode") == 1
 
 
-def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):  # noqa: F811
+def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
     s, engine, _ = demo_briefs
     assert publish_weekly(engine, s, "2025-W09") == "clean"
     with engine.connect() as conn:

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from test_extractive_card import demo_briefs, own_text  # noqa: F401 (demo_briefs is a fixture)
+from test_extractive_card import own_text
 from test_weekly import parse_report
 
 from newsdesk.editions.weekly import properties
@@ -23,7 +23,7 @@ WEEK = "2025-W09"
 
 
 @pytest.fixture(scope="module")
-def demo(demo_briefs):  # noqa: F811
+def demo(demo_briefs):  # this module's demo: the demo pack's week, loaded
     s, engine, _ = demo_briefs
     with engine.begin() as conn:
         return load_week(conn, s, WEEK)

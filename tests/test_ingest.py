@@ -26,6 +26,7 @@ from newsdesk.ingest.normalize import canonical_url
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, items
+from fakes import FaultyFeeds, feed_xml, quick_fetch_settings
 
 SNAPSHOTS = ["2026-07-04", "2026-07-18", "2026-08-01", "2026-08-15", "2026-08-22"]
 
@@ -74,93 +75,17 @@ def test_replaying_snapshots_in_date_order_stores_each_distinct_item_once(engine
     assert _count(engine) == len(expected)
 
 
-# --- a loopback network -----------------------------------------------------------------
-
-RSS = """<?xml version="1.0" encoding="{enc}"?>
-<rss version="2.0"><channel><title>{title}</title>
-{items}
-</channel></rss>"""
-ITEM = "<item><title>{t}</title><link>http://127.0.0.1:{port}/a/{n}</link><guid>{g}</guid><description>{d}</description><pubDate>Mon, 24 Feb 2025 10:00:00 GMT</pubDate></item>"
-
-
-def _feed(port: int, title: str, n: int, enc: str = "utf-8", zh: bool = False) -> bytes:
-    body = "".join(
-        ITEM.format(t=f"第{i}条：大模型发布" if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
-                    d=("国产大模型在推理基准上领先" if zh else "A model was released"))
-        for i in range(n)
-    )
-    return RSS.format(enc=enc, title=title, items=body).encode(enc)
-
-
-class _Server:
-    def __init__(self):
-        self.calls: dict[str, int] = {}
-        outer = self
-
-        class Handler(Replies):
-            def do_GET(self):
-                path = self.path
-                outer.calls[path] = outer.calls.get(path, 0) + 1
-                n = outer.calls[path]
-                port = outer.port
-                if path == "/good.xml":
-                    if self.headers.get("If-None-Match") == '"v1"':
-                        self.send_response(304)
-                        self.end_headers()
-                        return
-                    return self.reply(200, _feed(port, "good", 3), {"ETag": '"v1"'})
-                if path == "/flaky.xml":
-                    if n == 1:
-                        return self.reply(500, b"oops")
-                    return self.reply(200, _feed(port, "flaky", 2))
-                if path == "/limited.xml":
-                    if n == 1:
-                        return self.reply(429, b"slow down", {"Retry-After": "1"})
-                    return self.reply(200, _feed(port, "limited", 1))
-                if path == "/broken.xml":
-                    return self.reply(200, b"<rss><channel><title>x</title><item><title>unclosed")
-                if path == "/gb2312.xml":
-                    return self.reply(200, _feed(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
-                if path == "/huge.xml":
-                    return self.reply(200, b"<rss>" + b" " * 300_000 + b"</rss>")
-                if path == "/loop.xml":
-                    self.send_response(302)
-                    self.send_header("Location", "/loop.xml")
-                    self.end_headers()
-                    return
-                if path == "/stall.xml":
-                    time.sleep(3)
-                    return self.reply(200, _feed(port, "stall", 1))
-                if path.startswith("/a/"):
-                    return self.reply(200, b"<html><body><p>short</p></body></html>", {"Content-Type": "text/html"})
-                self.reply(404, b"no")
-
-        self.httpd = serve_http(Handler)
-        self.port = self.httpd.server_address[1]
-
-    def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
-
-
 @pytest.fixture
 def server():
-    s = _Server()
+    s = FaultyFeeds()
     yield s
     s.httpd.shutdown()
-
-
-def _settings(allow_private: bool = True) -> Settings:
-    s = Settings()
-    f = s.fetch
-    f.allow_private, f.read_timeout, f.total_timeout, f.connect_timeout = allow_private, 1.0, 2.5, 1.0
-    f.max_bytes, f.retries, f.backoff_base, f.per_host_delay, f.per_host_concurrency = 100_000, 2, 0.05, 0.0, 8
-    return s
 
 
 def test_failing_sources_do_not_stop_the_others(engine, server):
     names = ["good", "flaky", "limited", "broken", "gb2312", "huge", "loop", "stall"]
     catalog = [Source(id=n, name=n, url=server.url(f"/{n}.xml"), language="en") for n in names]
-    out = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, _settings(), catalog))}
+    out = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, quick_fetch_settings(), catalog))}
     assert out["good"].new == 3 and out["good"].status == "ok"
     assert out["flaky"].new == 2  # 500 then 200: retried
     assert out["limited"].new == 1 and any("429" in w for w in out["limited"].warnings)
@@ -179,7 +104,7 @@ def test_failing_sources_do_not_stop_the_others(engine, server):
 
     # Second run: the ETag comes back as If-None-Match, the 304 is counted, nothing is lost.
     before = _count(engine)
-    again = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, _settings(), catalog[:1]))}
+    again = {o.source_id: o for o in asyncio.run(ingest.ingest_all(engine, quick_fetch_settings(), catalog[:1]))}
     assert again["good"].status == "not_modified"
     assert _count(engine) == before
     with engine.connect() as conn:
@@ -188,7 +113,7 @@ def test_failing_sources_do_not_stop_the_others(engine, server):
 
 def test_private_addresses_are_refused_unless_allowed(sqlite_engine, server):
     catalog = [Source(id="inside", name="inside", url=server.url("/good.xml"))]
-    out = asyncio.run(ingest.ingest_all(sqlite_engine, _settings(allow_private=False), catalog))
+    out = asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(allow_private=False), catalog))
     assert out[0].status == "error" and "allow_private" in out[0].error
     assert server.calls == {}  # refused before any request was sent
     assert _count(sqlite_engine) == 0
@@ -196,9 +121,9 @@ def test_private_addresses_are_refused_unless_allowed(sqlite_engine, server):
 
 def test_a_held_lease_keeps_a_second_worker_off_the_source(sqlite_engine, server):
     catalog = [Source(id="good", name="good", url=server.url("/good.xml"))]
-    asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+    asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
     assert ingest.claim(sqlite_engine, "good", "worker-a", datetime.now(UTC))
-    out = asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+    out = asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
     assert out[0].status == "skipped"
     ingest.release(sqlite_engine, "good", "worker-a")
 
@@ -219,7 +144,7 @@ def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path):
             if name in held:
                 release.wait(60)
             with contextlib.suppress(OSError):  # the killed run is gone
-                self.reply(200, _feed(self.server.server_address[1], name, 30))
+                self.reply(200, feed_xml(self.server.server_address[1], name, 30))
 
     httpd = serve_http(Handler)
     catalog = tmp_path / "sources.toml"
@@ -275,7 +200,7 @@ def test_health_reports_failures_staleness_and_recent_items(sqlite_engine, serve
         Source(id="loop", name="loop", url=server.url("/loop.xml")),
     ]
     for _ in range(2):
-        asyncio.run(ingest.ingest_all(sqlite_engine, _settings(), catalog))
+        asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
     with sqlite_engine.connect() as conn:
         health = {h.source_id: h for h in source_health(conn)}
     assert health["good"].last_success and health["good"].consecutive_failures == 0

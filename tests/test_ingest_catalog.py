@@ -13,13 +13,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
-from test_ingest import _Server, _settings
 
 from newsdesk.config import Settings
 from newsdesk.ingest import run as ingest
 from newsdesk.model import Source
 from newsdesk.store.schema import items, sources
 from newsdesk.web.app import create_app
+from fakes import FaultyFeeds, quick_fetch_settings
 
 TOKEN = "t0ken"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -27,13 +27,13 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture
 def server():
-    s = _Server()
+    s = FaultyFeeds()
     yield s
     s.httpd.shutdown()
 
 
 def _run(engine, catalog, **kw) -> dict[str, ingest.SourceOutcome]:
-    return {o.source_id: o for o in ingest.ingest(engine, _settings(), catalog=catalog, **kw).outcomes}
+    return {o.source_id: o for o in ingest.ingest(engine, quick_fetch_settings(), catalog=catalog, **kw).outcomes}
 
 
 def test_sources_switched_and_added_in_the_web_app_drive_ingest(engine, server):
@@ -104,7 +104,7 @@ def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(engi
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        settings = _settings()
+        settings = quick_fetch_settings()
         settings.fetch.read_timeout = settings.fetch.total_timeout = 10.0
         out = asyncio.run(ingest.ingest_all(engine, settings, catalog))
     finally:

@@ -16,30 +16,15 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
 from newsdesk.config import Settings
-from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
-from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, feedback
 from newsdesk.web.app import create_app
 from loopback import serve_app
-from fakes import StageFake
-from test_pipeline import PACK
+from conftest import DEMO_TOKEN
 
 ROOT = Path(__file__).resolve().parents[1]
-TOKEN = "mcp-test-token"
+TOKEN = DEMO_TOKEN
 TOOLS = {"search_events", "get_event", "daily_edition", "weekly_report", "episode_digest", "list_editions",
          "list_sources", "leave_feedback"}
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo pack run through every stage, a scripted writer standing in for the model."""
-    data = tmp_path_factory.mktemp("demo")
-    s = Settings(data_dir=str(data), site_dir=str(data / "site"), web_token=TOKEN)
-    engine = open_store(s.database)
-    report = run_pipeline(engine, s, limits=DEMO_LIMITS, source=PACK, llm=StageFake(engine))
-    assert report.problems == []
-    yield s, engine
-    engine.dispose()
 
 
 def _data(result) -> dict | list:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -13,8 +12,8 @@ from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
 from newsdesk.search import SearchIndex
 from fakes import StageFake
+from conftest import PACK
 
-PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
 
 
 def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):

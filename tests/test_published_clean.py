@@ -19,7 +19,6 @@ import os
 import re
 import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -46,8 +45,8 @@ from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
 from newsdesk.write.extractive.text import length, sentences
 from newsdesk.write.transcript import find_quotes
+from conftest import PACK
 
-PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
 TOKEN = "operator-token"
 ECHO = "上一稿没有通过核对，问题如下。重写整篇，请写这个事件的分析。"
 LOOP = "This is the most important release of the year."

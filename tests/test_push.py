@@ -42,7 +42,7 @@ from newsdesk.rank import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import deliveries, subscriptions
 from loopback import free_port
-from test_pipeline import PACK
+from conftest import PACK
 
 HOSTS = ("api.telegram.org", "hooks.slack.com", "discord.com", "open.feishu.cn", "oapi.dingtalk.com", "qyapi.weixin.qq.com")
 FAILING_DISCORD = "/api/webhooks/500500/broken"

@@ -6,8 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
-from importlib import resources
-from pathlib import Path
 
 from sqlalchemy import select, update
 
@@ -16,6 +14,7 @@ from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import stage_runs, stages
+from conftest import PACK
 from newsdesk.store.stage_runs import (
     claim_stage,
     mark_interrupted,
@@ -28,7 +27,6 @@ from newsdesk.store.stage_runs import (
     stage_status,
 )
 
-PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
 
 
 def test_each_stage_run_is_recorded_with_what_it_did_or_why_it_failed(tmp_path, store_url):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from importlib import resources
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -19,9 +17,8 @@ from newsdesk.store.schema import sources
 from newsdesk.store.stage_runs import set_next_due
 from newsdesk.web.app import create_app
 from loopback import serve_app
-from test_web_browser import ARTIFACTS, page  # noqa: F401  (the Chromium fixture)
+from conftest import ARTIFACTS, PACK
 
-PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))
 DUE = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
@@ -73,7 +70,7 @@ def test_the_status_page_and_api_show_each_stage_and_the_sources_backing_off(sql
 
 
 @pytest.mark.browser
-def test_the_status_page_in_chromium(sqlite_engine, operated, page):  # noqa: F811
+def test_the_status_page_in_chromium(sqlite_engine, operated, page):
     s, failing, _ = operated
     app = create_app(sqlite_engine, s)
     with serve_app(app) as url:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -10,14 +9,12 @@ from sqlalchemy import select
 from newsdesk.config import Settings
 from newsdesk.store.schema import feedback
 from newsdesk.web.app import create_app
-from conftest import require
+from conftest import ARTIFACTS
 from loopback import serve_app
 from test_web_app import TOKEN, seed_store
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
 @pytest.fixture
@@ -27,39 +24,6 @@ def server(sqlite_engine):
     app = create_app(sqlite_engine, Settings(web_token=TOKEN))
     with serve_app(app) as url:
         yield url
-
-
-@pytest.fixture
-def page():
-    require("Chromium", None if Path(CHROMIUM).exists() else
-            f"{CHROMIUM} missing; install Debian's chromium (apt-get install -y chromium), as .ci/run does")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )
-        context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
-        # Nothing may leave loopback: a request elsewhere fails the test instead of reaching the network.
-        outside: list[str] = []
-
-        def guard(route):
-            url = route.request.url
-            if url.startswith("http://127.0.0.1:") or url.startswith("data:") or url.startswith("about:"):
-                route.continue_()
-            else:
-                outside.append(url)
-                route.abort()
-
-        context.route("**/*", guard)
-        pg = context.new_page()
-        pg.set_default_timeout(15000)
-        yield pg
-        context.close()
-        browser.close()
-        assert outside == [], f"the pages asked for off-machine resources: {outside}"
 
 
 def test_reader_and_operator_journey(server, page, sqlite_engine):
