@@ -21,7 +21,7 @@ from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.items import FUTURE_SKEW
 from newsdesk.store.migrate import config, migrate
-from newsdesk.store.schema import editions, items
+from newsdesk.store.schema import editions, fetches, items
 
 YESTERDAY = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 RFC822 = "%a, %d %b %Y %H:%M:%S"
@@ -110,6 +110,14 @@ def test_dates_from_the_future_or_impossible_take_the_first_seen_time_and_say_so
         published, first_seen, dated_by = stored[slug]
         assert (published, dated_by) == (first_seen, "first_seen"), slug
     assert all(p <= f + FUTURE_SKEW for p, f, _ in stored.values())
+    with sqlite_engine.connect() as conn:
+        warned = " ".join(w for ws in conn.execute(select(fetches.c.warnings)).scalars() for w in ws)
+    assert (
+        "'Nimbus model release far-future': dated 2099-12-31 12:00 UTC, after it was fetched; first-seen time used"
+        in warned
+    )
+    assert f"date {YESTERDAY.strftime(RFC822) + ' -9999'!r} not understood; first-seen time used" in warned
+    assert "date '2026-13-45T99:99:99Z' not understood" in warned
 
 
 def test_no_future_day_or_week_is_published(feeds, tmp_path):

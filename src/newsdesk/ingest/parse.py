@@ -21,6 +21,7 @@ from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_onl
 from newsdesk.ingest.poll import stated_every
 from newsdesk.ingest.sites import Fields
 from newsdesk.model import Item, Source
+from newsdesk.store.items import FUTURE_SKEW
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
 # Caps on what one entry may put in the store: a feed is untrusted input, and a 5-million-character
@@ -53,17 +54,21 @@ def parse_feed(
     headers: dict[str, str] | None = None,
 ) -> ParsedFeed:
     """Parse one feed document. Never raises on bad input: problems land in warnings / error."""
-    del fetched_at  # published_at stays None when missing: the store fills in first-seen itself
     if not body or not body.strip():
         return ParsedFeed(None, [], [], "empty document: the server sent no feed — check the source URL")
     where = url or source.url
     try:
         head = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        if head in (b"{", b"["):
-            return _parse_json(body, source)
-        return _parse_xml(body, source, url, headers)
+        parsed = _parse_json(body, source) if head in (b"{", b"[") else _parse_xml(body, source, url, headers)
     except Exception as exc:  # noqa: BLE001 — a parser bug on one feed must not stop the run
         return ParsedFeed(None, [], [], f"could not parse {where}: {type(exc).__name__}: {exc}")
+    # published_at stays as the feed said (or None): the store stands in the first-seen time for a
+    # missing date or one from the future (store/items.py); the fetch row says which entries it was.
+    for item in parsed.items:
+        if item.published_at is not None and item.published_at > fetched_at + FUTURE_SKEW:
+            _warn(parsed.warnings, f"entry {item.title[:60]!r}: dated {item.published_at:%Y-%m-%d %H:%M} UTC, "
+                                   "after it was fetched; first-seen time used")
+    return parsed
 
 
 # ---------------------------------------------------------------- RSS / Atom / RDF via feedparser
