@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
+from fastapi.testclient import TestClient
 from loopback import Replies, serve_http
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -20,6 +22,7 @@ from newsdesk.ingest.poll import due_sources
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, sources
+from newsdesk.web.app import create_app
 
 FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>feed</title>
 <item><title>Nimbus 4 released</title><link>http://example.com/n4</link><guid>n4</guid></item></channel></rss>"""
@@ -110,3 +113,9 @@ def test_sources_says_what_an_imported_outlet_is(imported, monkeypatch, tmp_path
     lines = {line.split()[1]: line for line in result.output.splitlines() if line.strip().startswith("│")}
     assert "imported outlet, not polled" in lines["outlet-one"] and "stale" not in lines["outlet-one"]
     assert "not polled" not in lines["openai-news"]  # a catalog feed
+    with TestClient(create_app(engine, Settings())) as client:
+        page = client.get("/sources?ui=en").text
+        api = {s["id"]: s for s in client.get("/api/sources").json()}
+    row = re.search(r'<tr id="source-outlet-one".*?</tr>', page, re.S).group(0)
+    assert "Imported outlet, not polled" in row
+    assert api["outlet-one"]["polled"] is False and api["openai-news"]["polled"] is True

@@ -147,6 +147,7 @@ LABELS: dict[str, dict[str, str]] = {
     "items_7d": {"zh": "7 天条目", "en": "Items, 7 days"},
     "failures": {"zh": "连续失败", "en": "Failures in a row"},
     "stale": {"zh": "停更", "en": "Stale"},
+    "not_polled": {"zh": "导入的媒体，不轮询", "en": "Imported outlet, not polled"},
     "add_source": {"zh": "添加来源", "en": "Add a source"},
     "source_added": {"zh": "来源已添加。", "en": "Source added."},
     "source_updated": {"zh": "来源已更新。", "en": "Source updated."},
