@@ -142,6 +142,11 @@ def test_rss_and_json_feed_parse_back(published):
         assert doc["version"] == "https://jsonfeed.org/version/1.1" and doc["title"]
         assert len(doc["items"]) == count
         assert all(i["id"] and (i.get("content_html") or i.get("content_text")) for i in doc["items"])
+        # Each item carries its edition's own date: the day or week it covers, not the build time
+        # (the dailies were built just now, the weekly the morning after its week ended).
+        dates = {i["url"].rsplit("/", 1)[1]: i["date_published"] for i in doc["items"]}
+        assert dates == ({"2026-03-12.html": "2026-03-12T23:59:59+08:00", "2026-03-13.html": "2026-03-13T23:59:59+08:00"}
+                         if kind == "daily" else {"2026-W11.html": "2026-03-15T23:59:59+08:00"})
     weekly = feedparser.parse((site / "zh/weekly.xml").read_bytes()).entries[0]
     assert weekly.title == "AI周报 2026-W11 | 测试台" and "📌 本周简讯" in weekly.content[0].value
 

@@ -92,9 +92,16 @@ def seed_store(engine) -> None:
         conn.execute(insert(checks).values(subject="analysis", subject_id="2:zh", attempt=1, passed=False,
                                            findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}], at=DAY2))
         for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
+            # Shaped as editions/weekly.py stores it: the body repeats the properties as text, meta holds the parts.
+            props = {"type": "Post", "status": "Published", "date": "Apr 19, 2026", "slug": f"ai-weekly-{key}",
+                     "summary": f"{key} 摘要"}
+            meta = {"properties": props, "summary": props["summary"], "overview": [f"{key} 中文正文"],
+                    "sections": [{"text": "模型发布\n\nGPT-5.5 发布。", "events": [1]}],
+                    "briefs": [{"title": "Cognition 融资", "source": "机器之心", "text": "估值翻倍。"}]}
+            body = "\n\n".join([f"AI周报 {key}", *(x for kv in props.items() for x in kv), "📊 本周概览", f"{key} 中文正文",
+                                 "模型发布", "GPT-5.5 发布。"])
             conn.execute(insert(editions).values(kind="weekly", key=key, language="zh", title=f"AI周报 {key}",
-                                                 body=f"## 本周概览\n\n{key} 中文正文", meta={"slug": f"ai-weekly-{key}"},
-                                                 material_key=key, updated_at=when))
+                                                 body=body, meta=meta, material_key=key, updated_at=when))
             conn.execute(insert(editions).values(kind="weekly", key=key, language="en", title=f"AI Weekly {key}",
                                                  body=f"## Overview\n\n{key} English body", meta={}, material_key=key, updated_at=when))
         conn.execute(insert(editions).values(kind="episode", key="ep-42", language="zh", title="42. 智能体的未来", body="摘要\n\n• 观点",
@@ -368,7 +375,11 @@ def test_weekly_and_episode_editions_with_language_toggle_and_archive(client):
     assert 'href="/weekly/2026-W17?lang=en"' in latest
     en = client.get("/weekly/2026-W17?lang=en").text
     assert "2026-W17 English body" in en and "ai-weekly" not in en
-    assert "ai-weekly-2026-W16" in client.get("/weekly/2026-W16").text  # front matter shown
+    zh = client.get("/weekly/2026-W16").text
+    # As the published site shows it: the properties once, each theme a heading, the language by name.
+    assert zh.count("ai-weekly-2026-W16") == 1 and re.search(r"<dt>slug</dt><dd>ai-weekly-2026-W16</dd>", zh)
+    assert "<h2>模型发布</h2>" in zh and "<h2>📊 本周概览</h2>" in zh and "<strong>Cognition 融资</strong>" in zh
+    assert "<strong>中文</strong>" in zh and re.search(r'hreflang="en">英文</a>', zh) and "zh: zh" not in zh
     ep = client.get("/episodes").text
     assert "42. 智能体的未来" in ep and "未经模型撰写" in ep  # the extractive edition says so
     assert "43. 未通过的一期" not in ep and client.get("/episodes/ep-43").status_code == 404

@@ -12,6 +12,7 @@ Two rules hold for everything it prints:
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -429,7 +430,11 @@ def publish_cmd() -> None:
     """Render every edition into settings.site_dir: HTML (zh / en), Markdown with front matter, RSS and JSON Feed."""
     from newsdesk.publish.site import publish_site
 
-    stats = publish_site(engine(), settings())
+    s = settings()
+    stats = publish_site(engine(), s)
+    if urlsplit(s.site_url).hostname in ("localhost", "127.0.0.1", "::1"):
+        console.print(f"site_url is {s.site_url}: feeds, Markdown and canonical links point there; set site_url "
+                      "(or NEWSDESK_SITE_URL) to the address the site is served from")
     if stats.skipped:
         console.print(f"site {stats.site_dir}: nothing changed ({stats.pages} files)")
     else:

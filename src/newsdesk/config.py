@@ -122,6 +122,8 @@ class Settings:
     rss_bridge_base: str = "https://rsshub.app"  # RSS bridge for sources without feeds (Chinese outlets, X accounts)
     site_name: str = "newsdesk"
     site_dir: str = "site"
+    # The public address readers reach newsdesk at: the base of every absolute link it writes (feed
+    # items, the Markdown's links to event pages, each page's canonical URL, push messages).
     site_url: str = "http://localhost:8000/"
     languages: list[str] = field(default_factory=lambda: ["zh", "en"])  # languages analyses and daily editions are written in
     timezone: str = "Asia/Shanghai"  # what "a day" means for the daily edition

@@ -22,6 +22,9 @@ LABELS: dict[str, dict[str, str]] = {
     "feeds": {"zh": "订阅", "en": "Feeds"},
     "archive": {"zh": "往期", "en": "Archive"},
     "back": {"zh": "返回当日", "en": "Back to the day"},
+    "lang_zh": {"zh": "中文", "en": "Chinese"},
+    "lang_en": {"zh": "英文", "en": "English"},
+    "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
     "events_n": {"zh": "个事件", "en": "events"},
     # the daily feed's tabs (a category tab is labelled with the category's own name)

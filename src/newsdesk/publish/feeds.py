@@ -1,7 +1,8 @@
 """RSS 2.0 and JSON Feed 1.1 for one kind of edition (daily or weekly) in one language.
 
-Entry dates are the editions' `updated_at`, which only moves when an edition's content
-changes, so an unchanged store yields byte-identical feeds (and publishing rewrites nothing).
+Entry dates are the editions' own (publish/markdown.edition_time: the last update, never after
+the end of the day or week covered), which only move when an edition's content changes, so an
+unchanged store yields byte-identical feeds (and publishing rewrites nothing).
 """
 
 from __future__ import annotations

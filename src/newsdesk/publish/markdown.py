@@ -8,7 +8,7 @@ also carries its seed-003 property block (type, status, date, slug, summary) the
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
 import yaml
@@ -36,11 +36,34 @@ def edition_slug(edition: dict) -> str:
     return f"{edition['kind']}-{edition['key']}"
 
 
+def period_end(edition: dict, tz: str) -> datetime | None:
+    """The last moment of the day or ISO week an edition covers, local; None for other kinds."""
+    try:
+        if edition["kind"] == "daily":
+            last = date.fromisoformat(edition["key"])
+        elif edition["kind"] == "weekly":
+            year, week = edition["key"].split("-W")
+            last = date.fromisocalendar(int(year), int(week), 7)
+        else:
+            return None
+    except ValueError:
+        return None
+    return datetime.combine(last, time(23, 59, 59), ZoneInfo(tz))
+
+
+def edition_time(edition: dict, tz: str) -> datetime:
+    """When an edition was published, as its feed item and front matter date it: its last update,
+    but never after the end of the day or week it covers, so a February week built (or replayed)
+    in December is dated February, while today's edition carries the time it last changed."""
+    updated: datetime = edition["updated_at"].astimezone(ZoneInfo(tz))
+    end = period_end(edition, tz)
+    return min(updated, end) if end else updated
+
+
 def edition_date(edition: dict, tz: str) -> str:
     if edition["kind"] == "daily":
         return edition["key"]
-    updated: datetime = edition["updated_at"]
-    return updated.astimezone(ZoneInfo(tz)).isoformat(timespec="seconds")
+    return edition_time(edition, tz).isoformat(timespec="seconds")
 
 
 def edition_summary(edition: dict) -> str:

@@ -34,7 +34,7 @@ from newsdesk.editions.labels import LABELS, Labels
 from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
-from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary
+from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary, edition_time
 from newsdesk.render import markdown_html, publishable, safe_url
 from newsdesk.store.schema import editions
 
@@ -119,7 +119,7 @@ class _Site:
         lang = context.get("lang", "zh")
         root = _root(path)
         html = self.env.get_template(template).render(
-            root=root, site_name=self.settings.site_name, t=Labels(lang), path=path,
+            root=root, site_name=self.settings.site_name, t=Labels(lang), path=path, base_url=self.base_url,
             event_url=lambda event_id: root + event_path(lang, event_id), **context,
         )
         self.files[path] = html.encode("utf-8")
@@ -182,7 +182,7 @@ class _Site:
             template = "feed_daily.html" if kind == "daily" else "feed_weekly.html"
             content = self.env.get_template(template).render(
                 root=self.base_url, edition=r, meta=r["meta"], t=Labels(lang))
-            entries.append(FeedEntry(id=url, title=r["title"], url=url, updated=r["updated_at"],
+            entries.append(FeedEntry(id=url, title=r["title"], url=url, updated=edition_time(r, self.settings.timezone),
                                      summary=edition_summary(r), content_html=content))
         name = Labels(lang)[kind]
         feed = Feed(title=f"{self.settings.site_name} · {name}", home_url=self.base_url + f"{lang}/index.html",

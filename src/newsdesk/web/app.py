@@ -43,6 +43,7 @@ from newsdesk.editions.labels import UI_LANGUAGES, Labels
 from newsdesk.ingest.poll import short
 from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.publish.markdown import digest_markdown
+from newsdesk.publish.site import paragraphs
 from newsdesk.push.send import push_test
 from newsdesk.push.subscriptions import (
     SubscriptionError,
@@ -157,6 +158,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         text=render.plain_text,
         markdown=render.markdown_html,
         digest_markdown=digest_markdown,
+        paragraphs=paragraphs,
         snippet=render.snippet,
         link=render.safe_url,
         finding=render.finding,
