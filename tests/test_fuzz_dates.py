@@ -1,6 +1,7 @@
-"""Property tests over the dates feeds carry (Hypothesis generates them): a date no calendar holds
-is no date; a stored item is never dated after it was first seen plus FUTURE_SKEW; and every day
-a daily edition is built for is a real day of the store, never one after its newest item."""
+"""Property tests over the dates and fields feeds carry (Hypothesis generates them): a date no
+calendar holds is no date; a stored item is never dated after it was first seen plus FUTURE_SKEW;
+any feed's entries store on SQLite and PostgreSQL, once each; and every day a daily edition is
+built for is a real day of the store, never one after its newest item."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, insert, select
+from test_fuzz_parsers import feed_text
 
 from newsdesk.config import Settings
 from newsdesk.editions.daily import build_dailies
@@ -21,7 +23,7 @@ from newsdesk.ingest.parse import parse_feed
 from newsdesk.model import DATED_BY, Source
 from newsdesk.store import open_store
 from newsdesk.store.items import FUTURE_SKEW, sync_sources, upsert_items
-from newsdesk.store.schema import editions, event_members, events, items
+from newsdesk.store.schema import editions, event_members, events, items, storable
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)  # when every generated item is first seen
 SRC = Source(id="fuzz", name="Fuzz", url="https://example.com/feed")
@@ -187,3 +189,39 @@ def test_every_daily_edition_is_a_real_day_of_the_store(store, dates, tz):
         built = set(conn.execute(select(editions.c.key).where(editions.c.kind == "daily")).scalars())
     assert built and built <= days
     assert max(built) <= local_time(NOW + FUTURE_SKEW, tz).date().isoformat()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "title": feed_text,
+                "link": feed_text,
+                "guid": feed_text,
+                "description": feed_text,
+                "pubDate": any_date,
+            },
+        ),
+        max_size=6,
+    )
+)
+def test_any_feed_entries_store_once_each_on_both_databases(engine, entries):
+    def tag(name, value):
+        return f"<{name}>{escape(value)}</{name}>" if value is not None else ""
+
+    body = "".join("<item>" + "".join(tag(k, v) for k, v in e.items()) + "</item>" for e in entries)
+    doc = f"<?xml version='1.0'?><rss version='2.0'><channel><title>t</title>{body}</channel></rss>"
+    parsed = parse_feed(doc.encode("utf-8", "surrogatepass"), SRC, fetched_at=NOW)
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+        _fresh(conn)
+        upsert_items(conn, parsed.items, NOW)
+        again = upsert_items(conn, parsed.items, NOW)
+        rows = conn.execute(select(items.c.guid, items.c.published_at)).all()
+    assert set(again) <= {"unchanged"}
+    assert sorted(r.guid for r in rows) == sorted({storable(i.guid) for i in parsed.items})  # NUL is never stored
+    assert all(r.published_at <= NOW + FUTURE_SKEW for r in rows)
