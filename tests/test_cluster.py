@@ -108,11 +108,13 @@ def test_store_path_joins_languages_keeps_versions_apart_and_collapses_one_paper
         assert {m["title"] for m in brief["members"]} >= {"Introducing GPT-5.5", "OpenAI's GPT-5.5 is here, and it is cheaper"}
         zh = next(m for m in brief["members"] if m["language"] == "zh")
         assert "gpt-5.5" in zh["reason"] or "cosine" in zh["reason"]
-        # The paper: four feeds, one origin.
+        # The paper: four feeds, one origin. The two that carry its very link are duplicates, shown
+        # as no link of their own, so they count as no outlet: the card's count is its links'.
         paper = event_of[ids["oai:arXiv.org:2604.12345"]]
         paper_brief = event_brief(conn, paper)
         assert paper_brief["item_count"] == 4
-        assert (paper_brief["outlets"], paper_brief["independent_outlets"]) == (4, 1)
+        shown = [m for m in paper_brief["members"] if m["role"] != "duplicate"]
+        assert (paper_brief["outlets"], paper_brief["independent_outlets"]) == (len({m["source_id"] for m in shown}), 1) == (2, 1)
         roles = sorted(m["role"] for m in paper_brief["members"])
         assert roles.count("lead") == 1 and set(roles) <= {"lead", "duplicate", "syndicated"}
         copies = [m for m in paper_brief["members"] if m["role"] != "lead"]
