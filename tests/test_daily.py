@@ -212,3 +212,19 @@ def test_a_date_without_a_time_of_day_shows_as_the_date_alone(sqlite_engine, tmp
     with sqlite_engine.connect() as conn:
         meta = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-02-26")).scalar()
     assert meta["cards"][0]["members"][0]["published_at"] == "2026-02-26"  # not "2026-02-26 08:00"
+
+
+def test_off_topic_events_close_the_day_under_other(sqlite_engine):
+    """An event rank.py found not about AI stays on its day, after the news, under 其他 / Other."""
+    settings = Settings(languages=["zh"])
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        t = datetime(2026, 3, 12, 1, tzinfo=UTC)
+        off = add_event(conn, title="艾滋病为何难以痊愈", when=t, score=0.99, members=[
+            ("qbit", "艾滋病为何难以痊愈", "https://qbit.example/hiv", t, "lead")])
+        conn.execute(update(events).where(events.c.id == off).values(importance=-1.5, score_parts={"off_topic": -3.0}))
+    build_daily(sqlite_engine, settings, "2026-03-12")
+    with sqlite_engine.connect() as conn:
+        body, meta = conn.execute(select(editions.c.body, editions.c.meta).where(editions.c.key == "2026-03-12")).one()
+    assert [c["other"] for c in meta["cards"]] == [False, False, True]
+    assert body.index("# 其他") > body.index("RAG 论文") and body.index("# 其他") < body.index("艾滋病为何难以痊愈")

@@ -1,4 +1,4 @@
-"""Ranking: independent coverage, authority, engagement, feedback; parts stored; feed tabs."""
+"""Ranking: what the happening is, independent coverage, authority, engagement, feedback; parts stored; feed tabs."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -38,7 +38,8 @@ def test_rank_events_in_the_store_uses_authority_engagement_and_feedback(engine)
         sync_sources(conn, [Source("lab", "Lab", "https://lab.example/rss", tier=1, weight=1.5),
                             Source("hn", "Hacker News", "https://hn.example/rss", kind="hn", tier=3)])
         for guid, src, eng in (("a", "lab", {}), ("b", "hn", {"points": 900, "comments": 300}), ("c", "hn", {}), ("d", "hn", {})):
-            upsert_item(conn, Item(src, guid, f"https://x.example/{guid}", f"story {guid}", engagement=eng, published_at=NOW), now=NOW)
+            upsert_item(conn, Item(src, guid, f"https://x.example/{guid}", f"AI agents story {guid}", engagement=eng,
+                                   published_at=NOW), now=NOW)
         ids = dict(conn.execute(select(items.c.guid, items.c.id)).all())
         ev = {}
         for name in "abcd":
@@ -61,3 +62,47 @@ def test_rank_events_in_the_store_uses_authority_engagement_and_feedback(engine)
     with engine.connect() as conn:
         after = {r.title: r for r in conn.execute(select(events.c.title, events.c.score, events.c.score_parts, events.c.tab))}
     assert after == before
+
+
+def test_what_the_happening_is_ranks_it_and_routine_kinds_rank_down():
+    """One outlet each: an acquisition with its amount and a lab's versioned release outrank a
+    how-to and a bare changelog; an item about nothing of AI is off-topic, below all, never p1."""
+    from newsdesk.rank import text_facts
+
+    def scored(headline, material=""):
+        return score_event(_facts(**text_facts([(headline, material)])), NOW)
+
+    deal = scored("Anthropic acquires Vercept for $250 million", "The computer-use startup joins Claude's team.")
+    launch = scored("OpenAI 发布 GPT-5.4，知识工作能力大幅提升", "GPT-5.4 在 GDPval 上得分 83%。")
+    howto = scored("手把手教你用 Claude Code 配置 MCP", "一步步配置指南。")
+    changelog = scored("v2.1.114", "Claude Code: fixes to the agent loop, MCP servers and prompt caching.")
+    off = scored("艾滋病为何难以痊愈？这项研究给出了迄今最清晰的答案", "HIV 病毒潜伏库的研究。")
+    assert deal[1]["kind"] > 0 and launch[1]["kind"] > 0 and "versioned" in launch[1]["kinds"]
+    assert min(deal[0], launch[0]) > howto[0] > changelog[0] > off[0]
+    assert howto[1]["routine"] < 0 and changelog[1]["kinds"] == "changelog"
+    assert off[1]["off_topic"] < 0 and off[2] == "all" and "off-topic" in off[1]["kinds"]
+    # Latin names run straight into Chinese words in headlines: still read as names.
+    glued = scored("Claude新工具干翻IBM摇钱树，一夜蒸发310亿美元")[1]["kinds"].split(", ")
+    assert "major" in glued and "money" in glued
+    # Every factor is in the parts the operator's "why it ranks" shows; the sum is the importance.
+    numbers = {k: v for k, v in launch[1].items() if k not in ("importance", "recency", "kinds")}
+    assert abs(sum(numbers.values()) - launch[1]["importance"]) < 0.01
+
+
+def test_featured_is_the_few_events_a_day_must_show():
+    """At most FEATURED_PER_DAY featured a day; a day where nothing earned it features its most
+    important eligible event when that reaches the floor, and never a routine or off-topic one."""
+    from newsdesk.rank import FEATURED, FEATURED_FLOOR, FEATURED_PER_DAY, day_tabs
+
+    big = [{"importance": FEATURED + i, "tab": "featured", "eligible": True, "starred": False} for i in range(7)]
+    day_tabs(big)
+    assert [e["tab"] for e in big].count("featured") == FEATURED_PER_DAY
+    assert all(e["tab"] == "featured" for e in sorted(big, key=lambda e: -e["importance"])[:FEATURED_PER_DAY])
+    quiet = [{"importance": FEATURED_FLOOR + 0.5, "tab": "all", "eligible": False, "starred": False},
+             {"importance": FEATURED_FLOOR + 0.1, "tab": "p1", "eligible": True, "starred": False},
+             {"importance": FEATURED_FLOOR - 1, "tab": "all", "eligible": True, "starred": False}]
+    day_tabs(quiet)
+    assert [e["tab"] for e in quiet] == ["all", "featured", "all"]
+    slow = [{"importance": FEATURED_FLOOR - 0.1, "tab": "all", "eligible": True, "starred": False}]
+    day_tabs(slow)
+    assert slow[0]["tab"] == "all"

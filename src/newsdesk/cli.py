@@ -272,7 +272,7 @@ def stories_cmd() -> None:
 
 @app.command("rank")
 def rank_cmd() -> None:
-    """Score every event (coverage, authority, engagement, feedback, recency) and set its tab."""
+    """Score every event (what the happening is, coverage, authority, engagement, feedback, recency) and set its tab."""
     from newsdesk.rank import rank_events
 
     console.print(f"{rank_events(engine(), settings())} events ranked")

@@ -1,24 +1,36 @@
-"""Rank events: importance from independent coverage, authority, engagement and reader feedback;
-recency orders the live feed. Every part is stored in `events.score_parts` so the UI can say why.
+"""Rank events like an editor: importance from what the happening is (kinds.py: a major company's
+release or statement, money with an amount, policy or legal action, an incident, a versioned
+release, a paper with results; routine kinds ranked down; off-topic below everything), who
+reported it (independent outlets, the company itself, source authority), engagement and reader
+feedback; recency orders the live feed. Every part is stored in `events.score_parts` so the
+operator's "why it ranks" shows each one.
 
-An event's tab (featured / p1 / all: the feed tab it shows in) comes from importance alone, not recency, so an
-event keeps its tab when an old daily edition is rebuilt.
+An event's tab (featured / p1 / all: the feed tab it shows in) comes from importance alone, its
+own and that of the other events of its day (featured holds the few a day must show), not
+recency, so an event keeps its tab when an old daily edition is rebuilt. Off-topic, routine and
+undated events (every report dated by when newsdesk first saw it) are never featured or p1 on
+their own; a reader's star always features.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
+from newsdesk.kinds import MAJOR, NEWS_KINDS, Kinds, event_kinds, hard_facts, material_of
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
-FEATURED = 3.0  # importance for the featured tab (with at least two independent outlets)
-P1 = 1.8
+FEATURED = 3.5  # importance for the featured tab
+FEATURED_PER_DAY = 5
+FEATURED_FLOOR = 2.4  # a day's top event is featured, when nothing else is, from this importance
+P1 = 2.5
 FEEDBACK_WEIGHT = {"up": 1.0, "star": 2.0, "down": -2.0}
 
 
@@ -30,9 +42,43 @@ def _engagement(e: dict) -> float:
     return reach + 2.0 * float(e.get("comments") or e.get("num_comments") or 0)
 
 
-def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
-    """(score, parts, tab) for one event's facts: independent_outlets, outlets, best_authority,
-    engagement, feedback, last_published_at."""
+# What the happening is worth, by kind (kinds.py), and what a routine kind costs. Read from one
+# labelled week's misses and checked on the other (eval/editorial/); see docs/ranking.md.
+KIND_WEIGHT = {"major": 0.6, "release": 0.6, "money": 0.8, "policy": 0.5, "incident": 0.4, "versioned": 0.3, "paper": 0.3}
+ROUTINE_WEIGHT = {"changelog": -1.0, "marketing": -1.0, "digest": -0.6, "how-to": -0.6, "recap": -0.5,
+                  "opinion": -0.5, "explainer": -0.4}
+OFF_TOPIC = -3.0  # below every on-topic event: shown under 其他 / Other, never featured or p1
+FIRST_PARTY = 0.5  # the company itself says so: its blog, its channel
+FACTS_WEIGHT = 0.05
+UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of its own
+
+
+FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
+
+
+def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozenset()) -> dict:
+    """kinds and hard_facts of an event from its original reports [(headline, material)], lead first.
+
+    without: parts of importance to leave out (benchmarks/rank_ablation.py measures what each
+    adds); a kind left out also stops deciding the tab (a routine kind, off-topic)."""
+    if not reports:
+        return {"kinds": Kinds(), "hard_facts": 0}
+    kinds = event_kinds(reports[0], reports[1:])
+    if "kind" in without:
+        kinds = replace(kinds, **dict.fromkeys(NEWS_KINDS, False))
+    if "routine" in without:
+        kinds = replace(kinds, routine="")
+    if "off_topic" in without:
+        kinds = replace(kinds, on_topic=True)
+    return {"kinds": kinds, "hard_facts": 0 if "facts" in without else hard_facts(*reports[0])}
+
+
+def importance_parts(facts: dict) -> dict:
+    """Each part of an event's importance, rounded, plus their sum as `importance`. Facts:
+    independent_outlets, outlets, best_authority, engagement, feedback, kinds (kinds.Kinds),
+    hard_facts, first_party, undated, and `without` (parts to leave out, see text_facts).
+    A part that is zero is left out of the stored parts, except the first five."""
+    kinds = facts.get("kinds") or Kinds()
     parts = {
         # One origin repackaged by five desks is one confirmation: independent outlets carry the weight.
         "coverage": round(math.log2(1 + facts["independent_outlets"]), 3),
@@ -40,14 +86,38 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
         "authority": round(min(2.0, facts["best_authority"]), 3),
         "engagement": round(0.5 * math.log10(1 + facts["engagement"]), 3),
         "feedback": round(max(-4.0, min(4.0, facts["feedback"])) * 0.5, 3),
+        "kind": round(sum(w for k, w in KIND_WEIGHT.items() if getattr(kinds, k)), 3),
+        "routine": ROUTINE_WEIGHT.get(kinds.routine, 0.0),
+        "first_party": FIRST_PARTY if facts.get("first_party") else 0.0,
+        "off_topic": 0.0 if kinds.on_topic else OFF_TOPIC,
+        "undated": UNDATED if facts.get("undated") else 0.0,
+        # Numbers in the lead report: a tie-breaker among the day's routine items, worth less than any kind.
+        "facts": round(FACTS_WEIGHT * math.log2(1 + min(12, facts.get("hard_facts", 0))), 3),
     }
-    importance = sum(parts.values())
+    parts = {k: v for k, v in parts.items() if (v or k in ALWAYS_SHOWN) and k not in facts.get("without", ())}
+    parts["importance"] = round(sum(parts.values()), 3)
+    return parts
+
+
+ALWAYS_SHOWN = ("coverage", "echo", "authority", "engagement", "feedback")
+
+
+def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
+    """(score, parts, tab) for one event's facts: those of importance_parts, and last_published_at."""
+    parts = importance_parts(facts)
+    importance = parts["importance"]
+    kinds = facts.get("kinds") or Kinds()
+    if kinds.names():  # what the rules read, in words, beside the numbers
+        parts["kinds"] = ", ".join(kinds.names())
     age_h = max(0.0, (now - facts["last_published_at"]).total_seconds() / 3600)
-    parts["importance"] = round(importance, 3)
     parts["recency"] = round(0.5 ** (age_h / HALF_LIFE_HOURS), 4)
     score = round(importance * parts["recency"], 4)
     starred = facts.get("starred", False)
-    if starred or (importance >= FEATURED and facts["independent_outlets"] >= 2):
+    if starred:
+        tab = "featured"
+    elif not kinds.on_topic or facts.get("undated") or kinds.routine:
+        tab = "all"  # off-topic, undated or routine: never the day's news on its own
+    elif importance >= FEATURED:
         tab = "featured"
     elif importance >= P1 and facts["feedback"] >= 0:
         tab = "p1"
@@ -56,31 +126,60 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
     return score, parts, tab
 
 
-def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -> int:
-    """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked."""
+def day_tabs(ranked: list[dict]) -> None:
+    """Featured is what a reader of one day must see: at most FEATURED_PER_DAY events (the rest of
+    those that earned it go to p1), and on a day where none earned it, the day's most important
+    event if it is news (on topic, dated, not routine) worth FEATURED_FLOOR. `ranked`: one day's
+    events as {importance, tab, eligible, starred}; tabs are changed in place."""
+    ranked = sorted(ranked, key=lambda e: -e["importance"])
+    featured = [e for e in ranked if e["tab"] == "featured"]
+    for e in featured[FEATURED_PER_DAY:]:
+        if not e["starred"]:
+            e["tab"] = "p1"
+    if not featured:
+        top = next((e for e in ranked if e["eligible"]), None)
+        if top is not None and top["importance"] >= FEATURED_FLOOR:
+            top["tab"] = "featured"
+
+
+def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, without: frozenset[str] = frozenset()) -> int:
+    """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked.
+    without: parts of importance to leave out, for measuring what each adds (text_facts)."""
     now = now or datetime.now(UTC)
     with engine.begin() as conn:
         authority: dict[int, float] = defaultdict(float)
         engagement: dict[int, float] = defaultdict(float)
+        reports: dict[int, list] = defaultdict(list)  # the original reports, lead first
+        first_party: set[int] = set()
+        undated: dict[int, bool] = {}
         rows = conn.execute(
-            select(event_members.c.event_id, sources.c.tier, sources.c.weight, items.c.engagement)
+            select(event_members.c.event_id, event_members.c.role, sources.c.tier, sources.c.weight,
+                   sources.c.category, sources.c.name, items.c.engagement, items.c.title, items.c.summary,
+                   items.c.body, items.c.extra, items.c.dated_by)
             .join(items, items.c.id == event_members.c.item_id)
             .join(sources, sources.c.id == items.c.source_id)
+            .order_by(event_members.c.event_id, event_members.c.role != "lead", items.c.published_at, items.c.id)
         )
         for r in rows:
             # tier 1 with weight 1.0 = 1.0; tier 2 = 0.5; a weight of 2 doubles it.
             authority[r.event_id] = max(authority[r.event_id], (r.weight or 1.0) / max(1, r.tier or 2))
             engagement[r.event_id] += _engagement(r.engagement or {})
+            if r.role in ("lead", "member"):
+                reports[r.event_id].append((r.title or "", material_of(r.summary, r.body, r.extra)))
+                if r.category in FIRST_PARTY_CATEGORIES or MAJOR.search(r.name or ""):
+                    first_party.add(r.event_id)
+            undated[r.event_id] = undated.get(r.event_id, True) and r.dated_by == "first_seen"
         votes: dict[int, float] = defaultdict(float)
         starred: set[int] = set()
         for r in conn.execute(select(feedback.c.event_id, feedback.c.kind)):
             votes[r.event_id] += FEEDBACK_WEIGHT.get(r.kind, 0.0)
             if r.kind == "star":
                 starred.add(r.event_id)
-        count = 0
+        tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
+        scored, by_day = [], defaultdict(list)
         for ev in conn.execute(
-            select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.last_published_at,
-                   events.c.importance, events.c.score, events.c.score_parts, events.c.tab)
+            select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.first_published_at,
+                   events.c.last_published_at, events.c.importance, events.c.score, events.c.score_parts, events.c.tab)
         ).all():
             facts = {
                 "independent_outlets": ev.independent_outlets,
@@ -89,11 +188,25 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None) -
                 "engagement": engagement.get(ev.id, 0.0),
                 "feedback": votes.get(ev.id, 0.0),
                 "starred": ev.id in starred,
+                **text_facts(reports.get(ev.id, []), without),
+                "without": without,
+                "first_party": ev.id in first_party,
+                "undated": undated.get(ev.id, False),
                 "last_published_at": ev.last_published_at,
             }
             score, parts, tab = score_event(facts, now)
-            count += 1
-            if (score, parts, tab) != (ev.score, ev.score_parts, ev.tab):
+            kinds = facts["kinds"]
+            entry = {"row": ev, "score": score, "parts": parts, "tab": tab, "importance": parts["importance"],
+                     "starred": facts["starred"], "eligible": kinds.on_topic and not kinds.routine and not facts["undated"]
+                     and facts["feedback"] >= 0}
+            scored.append(entry)
+            # An event's day is that of its first report (editions/days.py).
+            by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
+        for day_events in by_day.values():
+            day_tabs(day_events)
+        for e in scored:
+            ev = e["row"]
+            if (e["score"], e["parts"], e["tab"]) != (ev.score, ev.score_parts, ev.tab):
                 conn.execute(update(events).where(events.c.id == ev.id).values(
-                    importance=parts["importance"], score=score, score_parts=parts, tab=tab))
-    return count
+                    importance=e["importance"], score=e["score"], score_parts=e["parts"], tab=e["tab"]))
+    return len(scored)

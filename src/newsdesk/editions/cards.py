@@ -9,6 +9,7 @@ text (a feed's markup removed), escaped where they are rendered:
     category, outlets (distinct outlets that covered it), independent_outlets,
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
     update     the event began on an earlier day and grew on this one (editions/days.py)
+    other      the event is not about AI (rank.py): the day shows it last, folded under 其他 / Other
     members    the member items a reader can open, lead first, then by time (on an update, the
                day's new reports first): item_id, outlet, title, url, published_at (local,
                "YYYY-MM-DD HH:MM", or only the date when the source gave no time of day),
@@ -188,6 +189,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "importance": round(event.importance, 4),
         "tab": event.tab,
         "update": update,
+        # Not about AI (rank.py): shown after the day's news under 其他 / Other, folded.
+        "other": bool((event.score_parts or {}).get("off_topic")),
         "category": event.category or "",
         "category_label": Labels(language).category(event.category) if event.category else "",
         "outlets": event.outlets,

@@ -26,7 +26,7 @@ from newsdesk.editions.store import material_key, store_edition, stored_material
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once.
-DAILY_FORMAT = 4
+DAILY_FORMAT = 5
 
 
 @dataclass
@@ -94,8 +94,13 @@ def daily_title(day: date, language: str) -> str:
 
 
 def render_daily(day: date, cards: list[dict], language: str, base_url: str = "") -> str:
+    news = [c for c in cards if not c.get("other")]
+    others = [c for c in cards if c.get("other")]  # not about AI (rank.py): after the news, under 其他 / Other
     parts = [f"# {daily_title(day, language)}", render_top(cards, language, base_url)]
-    parts += [render_card(card, n, language, base_url) for n, card in enumerate(cards, 1)]
+    parts += [render_card(card, n, language, base_url) for n, card in enumerate(news, 1)]
+    if others:
+        parts.append(f"# {Labels(language).other}")
+        parts += [render_card(card, n, language, base_url) for n, card in enumerate(others, len(news) + 1)]
     parts = [p for p in parts if p]
     return "\n\n".join(parts) + "\n"
 

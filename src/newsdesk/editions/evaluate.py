@@ -5,6 +5,8 @@ week a tier (3 lead story, 2 front-page line, 1 routine, 0 noise) and, for tiers
 within its `day` (the date of its earliest item). Its events are those of a cluster label file
 (eval/clusters/), whose items say which event each article belongs to.
 
+Cards folded under 其他 / Other (rank.py's off-topic events) are not part of the page order.
+
 The week is replayed as a reader would meet it: its items (taken from the harvest they came
 from, found by id = `adh-` + SHA-1 of the canonical link) go through the real stages on a fresh
 temporary store (ingest → cluster → stories → rank → write → daily, then the weekly of each week,
@@ -250,6 +252,9 @@ def score_day(day: date, cards: list[dict], zh_cards: list[dict] | None, labels:
               item_event: dict[str, str], reports: dict[str, int]) -> DayScore:
     """One day's measures from its published cards (page order) and the labels."""
     s = DayScore(day, cards=len(cards))
+    # Cards under 其他 / Other (not about AI, rank.py) are folded at the page's end: a reader
+    # scanning the page never meets them in its order, so they hold no place in it.
+    cards = [c for c in cards if not c.get("other")]
     todays = [lab for lab in labels.values() if lab.day == day]
     s.placeable = sum(lab.tier >= 2 for lab in todays)
     s.needs_featured = s.placeable > 0

@@ -65,6 +65,7 @@ LABELS: dict[str, dict[str, str]] = {
     "no_analysis": {"zh": "分析尚未生成。", "en": "No analysis yet."},
     # stories: events that follow one another
     "update": {"zh": "更新", "en": "Update"},  # an earlier day's event that grew today
+    "other": {"zh": "其他", "en": "Other"},  # a day's events that are not about AI, folded at its end
     "follow_up_of": {"zh": "后续报道，前情：", "en": "Follow-up of"},
     "story": {"zh": "事件脉络", "en": "Story"},
     # the weekly: a theme's events of one story in one entry, and a story that began before the week
