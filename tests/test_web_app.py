@@ -202,6 +202,7 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     html = client.get("/events/2").text
     assert "Bloomberg Technology" in html and "机器之心" in html
     assert "转载自 Bloomberg Technology" in html  # syndicated copy names its origin
+    assert "<td>转载</td>" in html and "<td>syndicated</td>" not in html  # its role in the reader's language
     assert re.search(r"<strong>2</strong> 个来源, <strong>1</strong> 独立来源", html)
     assert "付费墙" in html  # the material level in the reader's language
     # The failed attempt's check run is listed; its findings quote the draft: they are the operator's (/drafts).
