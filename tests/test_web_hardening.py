@@ -145,22 +145,26 @@ def test_logout_a_new_token_and_idleness_end_a_login_for_every_copy_of_its_cooki
 
     seed_store(engine)
     secret = "a-secret-that-outlives-restarts-0123456789"
-    with serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret))) as base:
-        with httpx.Client(base_url=base, follow_redirects=False) as http:
-            saved = _logged_in(http)
-            assert _opens_drafts(base, saved)
-            http.post("/logout", data={"csrf": csrf_of(http.get("/").text)})
-            assert http.get("/drafts").status_code == 303
-            assert not _opens_drafts(base, saved)  # the copy is worth nothing now
-            kept = _logged_in(http)
+    with (
+        serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret))) as base,
+        httpx.Client(base_url=base, follow_redirects=False) as http,
+    ):
+        saved = _logged_in(http)
+        assert _opens_drafts(base, saved)
+        http.post("/logout", data={"csrf": csrf_of(http.get("/").text)})
+        assert http.get("/drafts").status_code == 303
+        assert not _opens_drafts(base, saved)  # the copy is worth nothing now
+        kept = _logged_in(http)
     # The operator changes the token and restarts: logins opened with the old one end.
     with serve_app(create_app(engine, Settings(web_token="a-new-token", web_secret=secret))) as base:
         assert not _opens_drafts(base, kept)
-    with serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret, web_session_idle="1s"))) as base:
-        with httpx.Client(base_url=base, follow_redirects=False) as http:
-            idle = _logged_in(http)
-            time.sleep(1.5)
-            assert not _opens_drafts(base, idle)
+    with (
+        serve_app(create_app(engine, Settings(web_token=TOKEN, web_secret=secret, web_session_idle="1s"))) as base,
+        httpx.Client(base_url=base, follow_redirects=False) as http,
+    ):
+        idle = _logged_in(http)
+        time.sleep(1.5)
+        assert not _opens_drafts(base, idle)
 
 
 def test_web_session_idle_is_a_bounded_duration(tmp_path):
