@@ -78,7 +78,8 @@ def _field_comments(cls: type) -> dict[str, str]:
     for stmt in node.body:
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
             continue
-        said = [comments[stmt.lineno]] if stmt.lineno in comments else []
+        # beside it, also inside a statement the formatter wrapped over several lines
+        said = [comments[n] for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1) if n in comments]
         above, row = [], stmt.lineno - 1
         while row in comments and lines[row - 1].lstrip().startswith("#"):
             above.insert(0, comments[row])

