@@ -120,7 +120,9 @@ def test_multilingual_model_hears_english_and_german(shared, tmp_path):
 
     s = Settings(data_dir=str(tmp_path), asr=ASRSettings(embedded_model="base"))
     result = transcribe(shared / "fixtures/audio/multilingual.mp3", s)
-    english = " ".join(t.text for t in result.turns if t.end <= 29.5)  # the recordings join at 29.1 s (see asr_wer.py)
+    # The recordings join at 29.1 s (see asr_wer.py); Whisper may stretch the first turn to its 30 s
+    # window's end, so a turn belongs to the half it starts in.
+    english = " ".join(t.text for t in result.turns if t.start < 29.5)
     german = " ".join(t.text for t in result.turns if t.start >= 29.5)
     assert result.model == MULTILINGUAL_MODEL and 59 < result.audio_seconds < 61
     assert "Permission is hereby granted" in english and "Software" in german and "Dokumentationsdateien" in german
