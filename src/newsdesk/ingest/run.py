@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
@@ -164,7 +164,8 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
             state = conn.execute(select(sources.c.etag, sources.c.last_modified).where(sources.c.id == source.id)).one()
         started = time.monotonic()
         result = await getter.get(source.url, etag=state.etag, last_modified=state.last_modified)
-        fetch_row = dict(
+        assert result is not None, "a replay directory holds every replayed source's feed (only pages may be missing)"
+        fetch_row: dict[str, Any] = dict(
             started_at=now,
             url=source.url,
             http_status=result.status,
@@ -463,14 +464,14 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
         known = {s.id: s for s in stored_sources(conn, list(by_source))}
         sync_sources(conn, [source for sid, (source, _) in by_source.items() if sid not in known])
     for sid, (_, kept) in by_source.items():
-        batch = list(kept.values())
+        rows = list(kept.values())
         if sid in known and not known[sid].enabled:
-            outcomes.append(SourceOutcome(sid, "skipped", seen=len(batch), error=(
-                f"disabled (in the web app or the catalog): its {len(batch)} items were not imported; enable it and import again")))
+            outcomes.append(SourceOutcome(sid, "skipped", seen=len(rows), error=(
+                f"disabled (in the web app or the catalog): its {len(rows)} items were not imported; enable it and import again")))
             continue
-        out = SourceOutcome(sid, "ok", seen=len(batch))
+        out = SourceOutcome(sid, "ok", seen=len(rows))
         with engine.begin() as conn:
-            states = upsert_items(conn, batch, now)
+            states = upsert_items(conn, rows, now)
             out.new, out.updated = states.count("new"), states.count("updated")
             record_fetch(conn, sid, started_at=now, url=path.resolve().as_uri(), items_seen=out.seen,
                          items_new=out.new, items_updated=out.updated, duration_ms=0)
