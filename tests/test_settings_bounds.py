@@ -89,4 +89,28 @@ def test_total_timeout_covers_every_retry_of_a_source_answering_500():
         httpd.shutdown()
     assert time.monotonic() - started < 5
     assert result.error and "\n" not in result.error
-    assert "not finished within 2s (fetch.total_timeout), every try and wait included (after " in result.error
+    assert "HTTP 500" in result.error and "tries); no time left to try again within 2s (fetch.total_timeout)" in result.error
+
+
+def test_time_queued_behind_other_sources_is_not_spent():
+    """Twelve feeds on one host, one at a time, each taking half a second: the last waits about
+    5.5 s for its turn, longer than total_timeout (2 s), and still gets its full budget."""
+
+    class Slow(Replies):
+        def do_GET(self):
+            time.sleep(0.5)
+            self.reply(200, b"<rss version='2.0'><channel><title>t</title></channel></rss>")
+
+    httpd = serve_http(Slow)
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    settings = FetchSettings(allow_private=True, retries=0, total_timeout=2.0, per_host_delay=0, per_host_concurrency=1)
+
+    async def fetch_all():
+        async with Fetcher(settings) as fetcher:
+            return await asyncio.gather(*(fetcher.get(f"{base}/feed-{n}.xml") for n in range(12)))
+
+    try:
+        results = asyncio.run(asyncio.wait_for(fetch_all(), 60))
+    finally:
+        httpd.shutdown()
+    assert [r.error for r in results] == [None] * 12

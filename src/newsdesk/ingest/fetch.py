@@ -135,6 +135,13 @@ class _Host:
     next_start: float = 0.0
 
 
+class _Budget:
+    """What is left of one fetch's fetch.total_timeout, in seconds."""
+
+    def __init__(self, total: float):
+        self.total = self.left = total
+
+
 class Fetcher:
     """Fetches URLs under the limits in `settings`; one per ingest run, shared by all sources."""
 
@@ -185,32 +192,32 @@ class Fetcher:
         if last_modified and _sendable(last_modified):
             headers["If-Modified-Since"] = last_modified
         tries = max(1, self.settings.retries)
-        limit = self.settings.total_timeout
-        try:
-            # One bound for the whole fetch, every try and every wait between them included: a
-            # source answering 500 to each of many retries still ends within total_timeout.
-            async with asyncio.timeout(limit):
-                for attempt in range(1, tries + 1):
-                    result.attempts = attempt
-                    try:
-                        await self._attempt(url, headers, result)
-                        if result.not_modified:
-                            result.etag = result.etag or etag
-                            result.last_modified = result.last_modified or last_modified
-                        break
-                    except _Failure as failure:
-                        if not failure.retriable or attempt == tries:
-                            tried = f" (after {attempt} tries)" if attempt > 1 else ""
-                            result.error = f"{url}: {failure.message}{tried}"
-                            break
-                        wait = self._wait(attempt, failure.retry_after, result.warnings)
-                        asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
-                        result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
-                        await asyncio.sleep(wait)
-        except TimeoutError:
-            tried = f" (after {result.attempts} tries)" if result.attempts > 1 else ""
-            result.error = (f"{url}: not finished within {limit:g}s (fetch.total_timeout), every try and wait "
-                            f"included{tried}; the server is too slow or keeps failing, raise the limit or drop the source")
+        # One budget for the whole fetch: every exchange and every wait between retries spends it,
+        # so a source answering 500 to each of many retries still ends within total_timeout. Time
+        # queued behind other sources for a host or global slot is not this source's and is not spent.
+        budget = _Budget(self.settings.total_timeout)
+        for attempt in range(1, tries + 1):
+            result.attempts = attempt
+            try:
+                await self._attempt(url, headers, result, budget)
+                if result.not_modified:
+                    result.etag = result.etag or etag
+                    result.last_modified = result.last_modified or last_modified
+                break
+            except _Failure as failure:
+                tried = f" (after {attempt} tries)" if attempt > 1 else ""
+                if not failure.retriable or attempt == tries:
+                    result.error = f"{url}: {failure.message}{tried}"
+                    break
+                wait = self._wait(attempt, failure.retry_after, result.warnings)
+                if wait >= budget.left:
+                    result.error = (f"{url}: {failure.message}{tried}; no time left to try again within "
+                                    f"{budget.total:g}s (fetch.total_timeout), every try and wait included")
+                    break
+                asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
+                result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
+                budget.left -= wait
+                await asyncio.sleep(wait)
         result.duration_ms = int((time.monotonic() - started) * 1000)
         return result
 
@@ -224,12 +231,12 @@ class Fetcher:
         backoff = self.settings.backoff_base * 2 ** (attempt - 1) * random.uniform(1.0, 1.25)
         return min(backoff, cap)
 
-    async def _attempt(self, url: str, headers: dict[str, str], result: FetchResult) -> None:
+    async def _attempt(self, url: str, headers: dict[str, str], result: FetchResult, budget: _Budget) -> None:
         """One try: follow redirects by hand until a final response fills `result`."""
         chain = [url]
         current = url
         while True:
-            target = await self._hop(current, headers, result)
+            target = await self._hop(current, headers, result, budget)
             if target is None:
                 return
             if target in chain:
@@ -244,7 +251,7 @@ class Fetcher:
             chain.append(target)
             current = target
 
-    async def _hop(self, url: str, headers: dict[str, str], result: FetchResult) -> str | None:
+    async def _hop(self, url: str, headers: dict[str, str], result: FetchResult, budget: _Budget) -> str | None:
         """One request; returns the redirect target, or None once `result` holds the outcome."""
         try:
             target = httpx.URL(url)
@@ -277,7 +284,7 @@ class Fetcher:
             try:
                 for index, address in enumerate(addresses):
                     try:
-                        return await self._exchange(target, address, headers, result)
+                        return await self._exchange(target, address, headers, result, budget)
                     except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                         if index == len(addresses) - 1:
                             raise self._transport_failure(exc, target) from None
@@ -322,9 +329,10 @@ class Fetcher:
         return addresses
 
     async def _exchange(
-        self, target: httpx.URL, address: str, headers: dict[str, str], result: FetchResult
+        self, target: httpx.URL, address: str, headers: dict[str, str], result: FetchResult, budget: _Budget
     ) -> str | None:
-        """Send one request to `address` (pinned), read the response into `result`."""
+        """Send one request to `address` (pinned), read the response into `result`, within what is
+        left of the fetch's budget (request to last byte, so a server trickling bytes still ends)."""
         url = str(target)
         request_headers = dict(headers)
         extensions: dict[str, object] = {}  # the TLS name and httpcore's trace
@@ -341,17 +349,27 @@ class Fetcher:
 
         extensions["trace"] = trace
         request = self._client.build_request("GET", target, headers=request_headers, extensions=extensions)
-        # No timeout of its own: get() bounds the whole fetch by fetch.total_timeout.
+        started = time.monotonic()
         try:
-            response = await self._client.send(request, stream=True)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            if handshake[-1:] == ["failed"] and not _caused_by(exc, ssl.SSLCertVerificationError):
-                raise self._tls_failure(exc, target.port or 443, url) from None
-            raise
-        try:
-            return await self._read(url, response, result)
+            async with asyncio.timeout(max(0.0, budget.left)):
+                try:
+                    response = await self._client.send(request, stream=True)
+                except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                    if handshake[-1:] == ["failed"] and not _caused_by(exc, ssl.SSLCertVerificationError):
+                        raise self._tls_failure(exc, target.port or 443, url) from None
+                    raise
+                try:
+                    return await self._read(url, response, result)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            raise _Failure(
+                f"not finished within {budget.total:g}s (fetch.total_timeout), every try and wait included; "
+                "the server is too slow, raise the limit or drop the source",
+                retriable=False,  # a server that trickled once will trickle again
+            ) from None
         finally:
-            await response.aclose()
+            budget.left -= time.monotonic() - started
 
     async def _read(self, url: str, response: httpx.Response, result: FetchResult) -> str | None:
         status = response.status_code
