@@ -1,7 +1,7 @@
 """A digest from a podcast-length recording, end to end and offline: a real meeting transcript
 from ../shared/fixtures/transcripts/qmsum-val.jsonl is spoken by espeak-ng (one voice per
 speaker, a short pause between turns) into one WAV file of at least --minutes, then
-`newsdesk episode FILE.wav` runs as a user would run it, with llm.backend = "extractive" and
+`newsdesk episode FILE.wav` runs as a user would run it, with [write] by = "extractive" and
 the offline Whisper tiny.en (asr.threads CPU threads): transcript, then the extractive digest
 in zh and en, no model call.
 
@@ -77,7 +77,7 @@ def speak(turns: list[tuple[str, str]], path: Path, minutes: float) -> tuple[flo
 def run_episode(audio: Path, folder: Path, threads: int) -> tuple[float, subprocess.CompletedProcess]:
     """`newsdesk episode AUDIO` as a user runs it, offline; returns (wall seconds, the process)."""
     config = folder / "newsdesk.toml"
-    config.write_text(f'data_dir = "{folder / "data"}"\n[llm]\nbackend = "extractive"\n[asr]\nthreads = {threads}\n',
+    config.write_text(f'data_dir = "{folder / "data"}"\n[write]\nby = "extractive"\n[asr]\nthreads = {threads}\n',
                       encoding="utf-8")
     env = {**os.environ, "NEWSDESK_CONFIG": str(config), "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT / "src"))}
     started = time.perf_counter()

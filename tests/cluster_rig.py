@@ -153,28 +153,30 @@ class Cluster:
     """Settings, store and worker processes of one test; its own queues on the broker."""
 
     def __init__(self, tmp: Path, store_url: str, model_url: str, *, broker: str = "redis://127.0.0.1:6379/0",
-                 languages=("zh", "en"), llm_concurrency: int = 4, **workers):
+                 languages=("zh", "en"), llm_concurrency: int = 4, env: dict | None = None, **workers):
+        """`env`: NEWSDESK_* variables over the settings file, for the workers and settings() alike."""
         self.tmp = tmp
+        self.extra_env = env or {}
         self.prefix = "t" + uuid.uuid4().hex[:10]
         knobs = {"visibility_timeout": 10.0, "retry_delay": 0.5, "settle": 1.0, "max_attempts": 3} | workers
         lines = [
             f'data_dir = "{tmp / "data"}"', f'site_dir = "{tmp / "site"}"', f"database_url = {json.dumps(store_url)}",
             f"languages = {json.dumps(list(languages))}", 'timezone = "UTC"',
             "[fetch]", "allow_private = true", "per_host_delay = 0.0", "per_host_concurrency = 64", "retries = 0",
-            "[llm]", 'backend = "openai"', f'base_url = "{model_url}"', 'model = "loopback"', "retries = 0",
+            "[write]", 'by = "model"', "[llm]", 'backend = "openai"', f'base_url = "{model_url}"', 'model = "loopback"', "retries = 0",
             f"concurrency = {llm_concurrency}", "timeout = 30.0",
             "[workers]", f'broker_url = "{broker}"', f'queue_prefix = "{self.prefix}"',
         ] + [f"{k} = {json.dumps(v)}" for k, v in knobs.items()]
         self.config = tmp / "newsdesk.toml"
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.env = {**os.environ, "NEWSDESK_CONFIG": str(self.config), "OPENAI_API_KEY": "loopback",
-                    "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+                    "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""), **self.extra_env}
         self.procs: list[subprocess.Popen] = []
 
     def settings(self):
         from newsdesk.config import load_settings
 
-        return load_settings(self.config, env={})
+        return load_settings(self.config, env=self.extra_env)
 
     def start_worker(self, concurrency: int = 2, queues: str | None = None) -> subprocess.Popen:
         cmd = [sys.executable, "-m", "newsdesk", "worker", f"--concurrency={concurrency}"]
@@ -209,6 +211,17 @@ class Cluster:
             for q in ("fetch", "cluster", "write", "editions", "publish"):
                 with contextlib.suppress(Exception):  # never declared
                     channel.queue_delete(f"{self.prefix}.{q}")
+
+
+def compose_environment() -> dict[str, str]:
+    """compose.yaml's newsdesk environment with each ${VAR:-default} at its default, as `docker compose up`
+    runs it with nothing set."""
+    import re
+
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+    return {k: re.sub(r"\$\{[A-Z_]+:-(.*)\}", r"\1", str(v)) for k, v in compose["x-newsdesk"]["environment"].items()}
 
 
 def wait_until(check, timeout: float, every: float = 0.5):

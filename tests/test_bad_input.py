@@ -101,12 +101,31 @@ def test_utf16_without_bom_is_read_and_latin1_is_refused():
     ("[llm]\nretries = -3", "'retries' = -3 is out of bounds; it must be from 0 to 10"),
     ("[fetch]\nfulltext_concurrency = 4", "unknown setting 'fulltext_concurrency'"),
     ('[llm]\nbackend = "embedded"\narbitrate_merges = true', "lower clustering quality .* set arbitrate_merges = false"),
+    ('[write]\nby = "llm"', "by = 'llm' is not known; use \"extractive\" .* or \"model\""),
 ])
 def test_bad_settings_name_the_key_and_the_fix(tmp_path, text, says):
     path = tmp_path / "newsdesk.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=says):
         load_settings(path, env={})
+
+
+def test_who_writes_apart_from_which_model_and_the_old_backend_as_one_line(tmp_path, caplog):
+    path = tmp_path / "newsdesk.toml"
+    path.write_text('[llm]\nbackend = "extractive"\n', encoding="utf-8")
+    old = load_settings(path, env={})
+    assert (old.write.by, old.llm.backend) == ("extractive", "openai")
+    assert [r.getMessage() for r in caplog.records] == [
+        'settings: llm.backend = "extractive" is read as [write] by = "extractive"; write that instead '
+        '(llm.backend now names only the model: "openai" or "embedded")']
+    caplog.clear()
+    path.write_text('[write]\nby = "model"\n[llm]\nbackend = "embedded"\n', encoding="utf-8")
+    new = load_settings(path, env={})
+    assert (new.write.by, new.llm.backend) == ("model", "embedded") and caplog.records == []
+    path.write_text('[llm]\nbackend = "embedded"\n', encoding="utf-8")
+    assert load_settings(path, env={}).write.by == "extractive"
+    assert "cards, weekly and digests stay extractive unless [write] by = \"model\"" in caplog.records[0].getMessage()
+    assert load_settings(None, env={"NEWSDESK_WRITE_BY": "model"}).write.by == "model"
 
 
 def test_settings_files_and_folders_that_are_not_what_they_should_be(tmp_path):

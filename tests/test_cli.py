@@ -208,7 +208,7 @@ def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_p
 
     fake = FakeEndpoint(default=answer)
     try:
-        for key, value in {"LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake-model"}.items():
+        for key, value in {"WRITE_BY": "model", "LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake-model"}.items():
             monkeypatch.setenv(f"NEWSDESK_{key}", value)
         code, out = newsdesk("weekly", "--week", HARVEST_WEEK)
         assert code == OK, out
@@ -293,3 +293,36 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
     with engine.connect() as conn:
         assert conn.execute(select(analyses).order_by(analyses.c.id)).all() == before
     engine.dispose()
+
+
+def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, monkeypatch):
+    """llm.budget_tokens is a run's: a `newsdesk cluster` whose arbiter spent it leaves the next
+    `newsdesk cluster` its own (the command once ran every arbiter under one run id, "cluster", so a
+    budget spent once stayed spent)."""
+    import functools
+    import json
+
+    from fakes import FakeEndpoint, completion
+    from test_cluster import ITEMS, _store
+
+    from newsdesk.cluster.events import ClusterConfig
+    from newsdesk.store.schema import llm_usage
+
+    # Every placement borderline, one ruling a run: the arbiter is asked once by each command.
+    monkeypatch.setattr("newsdesk.cluster.stage.ClusterConfig",
+                        functools.partial(ClusterConfig, arbiter_band=1.0, arbiter_budget=1))
+    fake = FakeEndpoint(lambda req: completion(json.dumps({"same_event": True, "reason": "the same launch"})))
+    for key, value in {"LLM_BASE_URL": fake.base_url, "LLM_MODEL": "m", "LLM_ARBITRATE_MERGES": "true",
+                       "LLM_BUDGET_TOKENS": "50"}.items():  # one ruling (120 tokens) spends it
+        monkeypatch.setenv(f"NEWSDESK_{key}", value)
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    try:
+        _store(engine, ITEMS[:2])
+        assert newsdesk("cluster")[0] == OK
+        _store(engine, ITEMS[:3])
+        assert newsdesk("cluster")[0] == OK
+    finally:
+        fake.close()
+    with engine.connect() as conn:
+        runs = conn.execute(select(llm_usage.c.run_id).where(llm_usage.c.error.is_(None))).scalars().all()
+    assert len(fake.requests) == 2 and len(set(runs)) == 2

@@ -50,15 +50,15 @@ def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
 
 
 def test_an_extractive_run_publishes_every_form_with_no_model_and_a_rerun_does_nothing(tmp_path):
-    from newsdesk.config import LLMSettings, Settings
+    from newsdesk.config import Settings, WriteSettings
     from newsdesk.pipeline import run_pipeline
     from newsdesk.store import open_store
     from newsdesk.store.schema import analyses
 
     pack = VTT.parents[1]
-    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), llm=LLMSettings(backend="extractive"))
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), write=WriteSettings(by="extractive"))
     engine = open_store(s.database)
-    # No model is given: asking the configured one anything raises (llm.backend "extractive"), a problem.
+    # No model is given: [write] by = "extractive": the model is never opened, so nothing asks it.
     first = run_pipeline(engine, s, source=pack)
     assert first.problems == [] and first.model_calls == 0
     with engine.connect() as conn:

@@ -1,6 +1,6 @@
 """A podcast-length recording to a digest, end to end and offline: 10 minutes of a real meeting
 transcript spoken by espeak-ng, then `newsdesk episode FILE.wav` in a subprocess with the
-offline Whisper tiny.en and llm.backend = "extractive" (benchmarks/podcast_audio.py measures
+offline Whisper tiny.en and [write] by = "extractive" (benchmarks/podcast_audio.py measures
 the same run)."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from cluster_rig import Cluster, FeedServer, ModelServer, harvest, wait_until
+from cluster_rig import Cluster, FeedServer, ModelServer, compose_environment, harvest, wait_until
 from conftest import require
 from sqlalchemy import func, select
 
@@ -154,8 +154,6 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
 def test_compose_file_starts_real_commands_with_settings_newsdesk_accepts(tmp_path, monkeypatch):
     """compose.yaml cannot run here (no Docker images), so check what it would run: each service's
     command parses as a newsdesk command, and its environment loads as settings."""
-    import re
-
     import yaml
     from typer.main import get_command
 
@@ -172,11 +170,10 @@ def test_compose_file_starts_real_commands_with_settings_newsdesk_accepts(tmp_pa
         service = services[name]
         command = cli.commands[service["command"][0]]
         command.make_context(service["command"][0], list(service["command"][1:]))  # options parse
-        env = {k: re.sub(r"\$\{[A-Z_]+:-(.*)\}", r"\1", str(v)) for k, v in service["environment"].items()}
-        settings = load_settings(env=env)
+        settings = load_settings(env=compose_environment())
         assert settings.database.startswith("postgresql://") and "@postgres:" in settings.database
         assert settings.workers.broker_url == "redis://redis:6379/0"
-        assert settings.llm.backend == "extractive"
+        assert settings.write.by == "extractive" and settings.llm.backend == "openai"
 
 
 def test_beat_starts_a_pass_at_once_for_every_enabled_source(tmp_path: Path, pg_url, broker):
@@ -250,3 +247,64 @@ def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, sh
         n_events = conn.execute(select(func.count()).select_from(events)).scalar()
         assert conn.execute(select(func.count()).select_from(analyses)).scalar() == n_events > 0
         assert conn.execute(select(func.count()).select_from(tasks).where(tasks.c.state != "done")).scalar() == 0
+
+
+def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_an_episode_digest(
+        tmp_path: Path, pg_url, broker, shared):
+    """`docker compose up` with nothing set: no model is configured and the workers write everything
+    extractive. (Once, each worker's write and episode unit asked for a model, was retried and recorded
+    failed: the workers' stage runs never learnt that nothing was to be written by a model.)"""
+    import dataclasses
+    from importlib import resources
+
+    from newsdesk.ingest.transcripts import parse_transcript
+    from newsdesk.model import Item
+    from newsdesk.store.items import upsert_items
+
+    rows = harvest(shared, 6)
+    feeds = FeedServer(rows)
+    cluster = Cluster(tmp_path, pg_url, "http://127.0.0.1:9/v1", broker=broker, env={
+        k: v for k, v in compose_environment().items()
+        if k not in ("NEWSDESK_DATABASE_URL", "NEWSDESK_WORKERS_BROKER_URL", "NEWSDESK_DATA_DIR", "NEWSDESK_SITE_DIR")})
+    settings = cluster.settings()
+    assert settings.write.by == "extractive" and not settings.llm.base_url
+    engine = open_store(settings.database)
+    ids = [f"src-{n}" for n in range(len(rows))]
+    vtt = resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"
+    _, turns = parse_transcript(vtt.read_text(encoding="utf-8"), name="week.vtt")
+    with engine.begin() as conn:
+        sync_sources(conn, [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)]
+                     + [Source("pod", "A podcast", "http://127.0.0.1:9/pod.xml", language="en", enabled=False)])
+        upsert_items(conn, [Item("pod", "ep-1", "http://127.0.0.1:9/ep-1", "The week in review", language="en",
+                                 extra={"episode": 1}, transcript=turns, transcript_format="vtt")])
+    try:
+        cluster.start_worker(concurrency=2)
+        from newsdesk.workers.app import configure, start_pass
+
+        configure(settings)
+        start_pass(engine, settings, ids)
+        assert wait_until(lambda: _settled(engine), 240, 1.0), _board(engine)
+        start_pass(engine, settings, ids)  # the next pass (as beat's): the weekly of the events the first one stored
+        assert wait_until(lambda: _settled(engine) and _weekly(engine), 240, 1.0), _board(engine)
+        assert wait_until(lambda: _settled(engine), 120, 1.0), _board(engine)
+    finally:
+        cluster.stop()
+        feeds.close()
+    with engine.connect() as conn:
+        failed = conn.execute(select(tasks.c.key, tasks.c.error).where(tasks.c.state == "failed")).all()
+        assert failed == [], cluster.logs()
+        event_ids = set(conn.execute(select(events.c.id)).scalars())
+        cards = conn.execute(select(analyses.c.event_id, analyses.c.language, analyses.c.model)).all()
+        shown = conn.execute(select(editions.c.kind, editions.c.language, editions.c.meta, editions.c.status)
+                             .where(editions.c.kind != "daily")).all()
+        assert conn.execute(select(func.count()).select_from(llm_usage)).scalar() == 0
+    assert {(c.event_id, c.language) for c in cards} == {(e, lang) for e in event_ids for lang in ("zh", "en")}
+    assert {c.model for c in cards} == {"extractive"}
+    assert sorted((e.kind, e.language) for e in shown) == [("episode", "en"), ("episode", "zh"), ("weekly", "zh")]
+    assert all(e.meta.get("extractive") for e in shown)
+    assert (Path(settings.site_dir) / "index.html").exists()
+
+
+def _weekly(engine) -> bool:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(editions).where(editions.c.kind == "weekly")).scalar() > 0

@@ -244,10 +244,13 @@ def cluster_cmd() -> None:
 
     arbiter = None
     if settings().llm.arbitrate_merges:
-        from newsdesk.cluster.arbiter import llm_arbiter
-        from newsdesk.pipeline import LazyLLM
+        import uuid
 
-        arbiter = llm_arbiter(LazyLLM(settings(), engine(), "cluster"))
+        from newsdesk.cluster.arbiter import llm_arbiter
+        from newsdesk.llm.client import LazyLLM
+
+        # A run of its own: the budget (llm.budget_tokens) is each run's, counted by run id in the ledger.
+        arbiter = llm_arbiter(LazyLLM(settings(), engine(), run_id=uuid.uuid4().hex[:12]))
     with _bar() as bar:
         task = bar.add_task("clustering", total=None)
         stats = cluster_new_items(engine(), settings(), arbiter=arbiter,
@@ -283,31 +286,18 @@ def write_cmd(
     limit: int = typer.Option(None, "--limit", help="Only the N most important events get analyses (events already current cost nothing)."),
 ) -> None:
     """Write the analysis (zh, and en when configured) of every event without a current one; check and store each."""
-    import uuid
-
-    from newsdesk.llm.client import open_llm
-    from newsdesk.llm.errors import LLMUnavailable
-    from newsdesk.pipeline import extractive
-    from newsdesk.write.analysis import write_analyses
-
     s, eng = settings(), engine()
-    if extractive(s):
-        from newsdesk.write.extractive.publish import publish_cards
-
-        stored = publish_cards(eng, s, limit=limit)
-        console.print(f"{stored} extractive cards stored (llm.backend = \"extractive\": chosen from the material, "
-                      "no model call); set [llm] to an endpoint for written analyses")
-        return
-    llm = open_llm(s, eng, run_id=uuid.uuid4().hex[:12])
+    llm, w = _writers(s, eng)
     with err.status(Text("writing analyses")) as status:
-        stats = write_analyses(eng, s, llm, limit=limit, progress=lambda note: status.update(Text(note)))
-    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} failed their checks: "
+        stats = w.cards(eng, s, limit=limit, progress=lambda note: status.update(Text(note)))
+    console.print(f"{stats.written} analyses stored, {w.by} ({stats.clean} clean, {stats.flagged} failed their checks: "
                   "extractive card published, draft kept for the operator), "
-                  f"{stats.unchanged} unchanged, {stats.failed} failed; {llm.calls} model calls, "
-                  f"{llm.spent_tokens} tokens, ${llm.spent_usd:.4f}")
+                  f"{stats.unchanged} unchanged, {stats.failed} failed; {_calls(llm)}")
     for problem in stats.errors[:10]:
         err.print(f"  - {problem}", soft_wrap=True)
     if stats.unavailable:
+        from newsdesk.llm.errors import LLMUnavailable
+
         raise LLMUnavailable(stats.stopped)
     if stats.stopped:
         err.print(line(("stopped early:", "yellow"), stats.stopped), soft_wrap=True)
@@ -342,37 +332,38 @@ def weekly_cmd(
 ) -> None:
     """Write the weekly report (title line, properties, overview, themed sections, briefs) and print it."""
     from newsdesk.editions.store import stored_edition
-    from newsdesk.llm.client import open_llm
-    from newsdesk.pipeline import extractive
-    from newsdesk.write.weekly import LANGUAGE, build_weekly
+    from newsdesk.write.weekly import LANGUAGE
 
     s, eng = settings(), engine()
-    if extractive(s):
-        from newsdesk.write.extractive.publish import publish_weekly
-        from newsdesk.write.weekly import latest_week
-
-        with eng.connect() as conn:
-            week = week or latest_week(conn, s.timezone)
-        status = publish_weekly(eng, s, week)
-        with eng.connect() as conn:
-            report = stored_edition(conn, "weekly", week, LANGUAGE)
-        typer.echo(report["body"])
-        err.print(f"weekly {report['key']}: extractive, {status}; no model call", soft_wrap=True)
-        return
-    llm = open_llm(s, eng)
+    llm, w = _writers(s, eng)
     with err.status(Text("writing the weekly report")):
-        stats = build_weekly(eng, s, llm, week)
-    if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
-        from newsdesk.write.extractive.publish import stand_in_weekly
-
-        for part in stand_in_weekly(eng, s, stats.week, model=llm.model):
-            err.print(line(("  failed its checks:", "yellow"), f"{part}: extractive version published, "
-                           "draft kept for the operator"), soft_wrap=True)
+        stats = w.weekly(eng, s, week)
+    for part in stats.replaced:
+        err.print(line(("  failed its checks:", "yellow"), f"{part}: extractive version published, "
+                       "draft kept for the operator"), soft_wrap=True)
     with eng.connect() as conn:
         report = stored_edition(conn, "weekly", stats.week, LANGUAGE)
     typer.echo(report["body"])
-    state = f"{stats.sections} sections, {stats.briefs} briefs, {report['status']}" if stats.built else "unchanged, stored report kept"
-    err.print(f"weekly {stats.week}: {stats.events} events; {state}; {llm.calls} model calls", soft_wrap=True)
+    shape = f"{stats.sections} sections, {stats.briefs} briefs, " if stats.sections else ""
+    state = f"{shape}{report['status']}" if stats.built else "unchanged, stored report kept"
+    err.print(f"weekly {stats.week}: {w.by}; {state}; {_calls(llm)}", soft_wrap=True)
+
+
+def _writers(s: Settings, eng):
+    """This command's model (opened only if it writes) and its writers, as [write] by says."""
+    import uuid
+
+    from newsdesk.llm.client import LazyLLM
+    from newsdesk.write.writers import writers
+
+    llm = LazyLLM(s, eng, run_id=uuid.uuid4().hex[:12])
+    return llm, writers(s, llm)
+
+
+def _calls(llm) -> str:
+    if not llm.opened:
+        return "0 model calls"
+    return f"{llm.calls} model calls, {llm.spent_tokens} tokens, ${llm.spent_usd:.4f}"
 
 
 def _transcribe_audio(file: Path, s: Settings) -> list:
@@ -393,13 +384,9 @@ def episode_cmd(
     number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
 ) -> None:
     """Write an episode digest (摘要 + 精读) and its English edition from a transcript or audio; print both."""
-    import uuid
-
     from newsdesk.editions.store import stored_edition
     from newsdesk.ingest.audio import is_audio
     from newsdesk.ingest.transcripts import load_transcript
-    from newsdesk.pipeline import LazyLLM, extractive
-    from newsdesk.write.episode import episode_editions
 
     s, eng = settings(), engine()
     if is_audio(transcript) and Path(transcript).is_file():
@@ -407,9 +394,9 @@ def episode_cmd(
     else:
         default_title, turns = load_transcript(transcript, s.fetch)
     title = title or default_title
-    llm = LazyLLM(s, eng, uuid.uuid4().hex[:12])  # opened only if a model writes
+    llm, w = _writers(s, eng)
     with err.status(Text(f"digesting {len(turns)} turns")):
-        results = episode_editions(eng, s, llm, turns, title=title, number=number, extractive=extractive(s))
+        results = w.episode(eng, s, turns, title=title, number=number)
     for r in results:
         typer.echo(r.text)
     with eng.connect() as conn:
@@ -422,7 +409,7 @@ def episode_cmd(
         err.print(f"episode {r.key} [{r.language}]: {how}; {state}; {len(r.findings)} findings", soft_wrap=True)
         for f in r.findings[:10]:
             err.print(f"  - {f}", soft_wrap=True)
-    err.print(f"{llm.calls if llm.opened else 0} model calls")
+    err.print(_calls(llm))
 
 
 @app.command("publish")
@@ -527,8 +514,10 @@ def run_cmd(
     raise typer.Exit(PARTIAL if report.problems else OK)
 
 
-ENDPOINT_HOWTO = """for written analyses, the weekly's prose and episode digests (the seeds' forms), point [llm] at an
-OpenAI-compatible endpoint in newsdesk.toml, then `newsdesk run`:
+ENDPOINT_HOWTO = """for written analyses, the weekly's prose and episode digests (the seeds' forms), have the model write
+and point [llm] at an OpenAI-compatible endpoint in newsdesk.toml, then `newsdesk run`:
+  [write]
+  by = "model"
   [llm]
   backend = "openai"
   base_url = "https://api.deepseek.com/v1"     # or http://localhost:11434/v1 (Ollama), a vLLM server, ...
@@ -598,7 +587,8 @@ def demo_cmd(
     s.data_dir = str(out)
     s.database_url = ""
     s.site_dir = str(out / "site")
-    s.llm = dataclasses.replace(s.llm, backend="extractive")  # the demo is offline whatever [llm] says
+    s.write = dataclasses.replace(s.write, by="extractive")  # the demo is offline whatever [write] and [llm] say
+    s.llm = dataclasses.replace(s.llm, arbitrate_merges=False)
     _state["engine"] = open_store(s.database)
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
     console.print(f"demo pack: {pack}\noffline: no model writes; every card, the weekly and the episode digests are "

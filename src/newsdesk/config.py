@@ -9,6 +9,7 @@ top-level keys (e.g. NEWSDESK_DATABASE_URL).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 import re
@@ -18,6 +19,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsdesk.errors import NewsdeskError
+
+
+log = logging.getLogger("newsdesk.config")
 
 
 class ConfigError(NewsdeskError):
@@ -44,11 +48,10 @@ class FetchSettings:
 
 @dataclass
 class LLMSettings:
-    # "extractive" (the default) asks no model: everything published is chosen from the material
-    # by code (write/extractive); "openai" has the model at base_url write analyses, the weekly's
-    # prose and episode digests; "embedded" has Qwen2.5-0.5B write them in-process (weak: most of its
-    # drafts fail their checks, and the extractive parts are published in their place).
-    backend: str = "extractive"
+    # Which model answers when one is asked ([write] by = "model", or arbitrate_merges): "openai" (the
+    # endpoint at base_url) or "embedded" (Qwen2.5-0.5B in-process; weak: most of its drafts fail their
+    # checks, and the extractive parts are published in their place). See llm/backends.py.
+    backend: str = "openai"
     base_url: str = ""  # e.g. https://api.deepseek.com/v1 or http://localhost:11434/v1
     model: str = ""
     api_key_env: str = "OPENAI_API_KEY"  # name of the environment variable holding the key
@@ -74,6 +77,16 @@ class LLMSettings:
     # Let the model rule on borderline event merges (keep / split, reason stored; 20 per run). Refused with the embedded model: its rulings were wrong
     # more often than the score they overrule and lowered pair F1 on both gold files (eval/clusters/arbiter.md).
     arbitrate_merges: bool = False
+
+
+@dataclass
+class WriteSettings:
+    # Who writes the cards, the weekly's prose and the episode digests: "extractive" (the default: chosen
+    # from the material by code, no model, write/extractive) or "model" (the [llm] backend writes them).
+    by: str = "extractive"
+
+
+WRITERS = ("extractive", "model")
 
 
 @dataclass
@@ -152,6 +165,7 @@ class Settings:
     web_session_idle: str = "12h"
     fetch: FetchSettings = field(default_factory=FetchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    write: WriteSettings = field(default_factory=WriteSettings)
     push: PushSettings = field(default_factory=PushSettings)
     asr: ASRSettings = field(default_factory=ASRSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
@@ -276,6 +290,9 @@ def _check_settings(settings: Settings) -> None:
     if lo > hi:
         raise ConfigError(f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
                           "make poll_min the shorter")
+    if settings.write.by not in WRITERS:
+        raise ConfigError(f"[write] by = {settings.write.by!r} is not known; use \"extractive\" (chosen from the "
+                          "material by code) or \"model\" (the [llm] backend writes)")
     if settings.llm.arbitrate_merges and settings.llm.backend == "embedded":
         raise ConfigError('[llm] arbitrate_merges = true with backend = "embedded": the embedded model\'s rulings '
                           "lower clustering quality (eval/clusters/arbiter.md); point backend at an endpoint "
@@ -283,6 +300,22 @@ def _check_settings(settings: Settings) -> None:
     data_dir = Path(settings.data_dir)
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
+
+
+def _read_old_backend(settings: Settings, data: dict, env) -> None:
+    """`llm.backend` said who writes before [write] by did. "extractive" is read as by = "extractive"
+    (and the model backend's default); a settings file that names a model backend and no [write] by is
+    told that the model no longer writes unless asked. One line each, never an error."""
+    given_by = "by" in (data.get("write") or {}) or "NEWSDESK_WRITE_BY" in env
+    if settings.llm.backend == "extractive":
+        settings.llm.backend = LLMSettings.backend
+        if not given_by:
+            settings.write.by = "extractive"
+        log.warning('settings: llm.backend = "extractive" is read as [write] by = "extractive"; write that instead '
+                    '(llm.backend now names only the model: "openai" or "embedded")')
+    elif "backend" in (data.get("llm") or {}) and not given_by:
+        log.warning(f'settings: llm.backend = {settings.llm.backend!r} names the model, not who writes; cards, weekly '
+                    'and digests stay extractive unless [write] by = "model"')
 
 
 def load_settings(path: str | os.PathLike | None = None, env: dict | None = None) -> Settings:
@@ -310,7 +343,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
         key = name[len("NEWSDESK_"):].lower()
         target: object = settings
         section = ""
-        for candidate in ("fetch", "llm", "push", "asr", "schedule", "workers"):
+        for candidate in ("fetch", "llm", "write", "push", "asr", "schedule", "workers"):
             if key.startswith(candidate + "_"):
                 target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
                 break
@@ -319,5 +352,6 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
             if isinstance(coerced, (int, float)) and not isinstance(coerced, bool):
                 _check_number(section, key, coerced, f"environment {name}")
             setattr(target, key, coerced)
+    _read_old_backend(settings, data if p.is_file() else {}, env)
     _check_settings(settings)
     return settings

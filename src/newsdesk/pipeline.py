@@ -24,10 +24,12 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError, error_line
+from newsdesk.llm.client import LazyLLM
 from newsdesk.store import damaged, unusable_store
 from newsdesk.store.schema import editions, items, llm_usage, transcripts
 from newsdesk.store.leases import owner_id
 from newsdesk.store.stage_runs import run_finished, run_started, stage_holder, stage_lease
+from newsdesk.write.writers import ModelWriters, Writers, writers
 
 
 @dataclass(frozen=True)
@@ -50,47 +52,6 @@ class Limits:
 DEMO_LIMITS = Limits(analyses=1, weekly_sections=3, weekly_items=3, weekly_briefs=6)
 
 
-class LazyLLM:
-    """Opens the model only when a stage actually asks it something.
-
-    Starting the embedded model costs seconds; a run with nothing to write must not pay it.
-    """
-
-    def __init__(self, settings: Settings, engine: Engine, run_id: str):
-        self._args = (settings, engine)
-        self._run_id = run_id
-        self._llm = None
-
-    @property
-    def model(self) -> str:
-        """Known without starting anything: writers key their outputs on it."""
-        if self._llm is not None:
-            return self._llm.model
-        cfg = self._args[0].llm
-        if cfg.backend == "embedded":
-            from newsdesk.llm.embedded import MODEL_NAME
-
-            return MODEL_NAME
-        return cfg.model
-
-    @property
-    def concurrency(self) -> int:
-        from newsdesk.llm.client import concurrency
-
-        return self._llm.concurrency if self._llm is not None else concurrency(self._args[0].llm)
-
-    def __getattr__(self, name):
-        if self._llm is None:
-            from newsdesk.llm.client import open_llm
-
-            self._llm = open_llm(*self._args, run_id=self._run_id)
-        return getattr(self._llm, name)
-
-    @property
-    def opened(self) -> bool:
-        return self._llm is not None
-
-
 # --- stages -----------------------------------------------------------------------------
 
 
@@ -105,9 +66,14 @@ class RunContext:
     limits: Limits = Limits()
     source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
     sources: list[str] | None = None  # ingest: only these source ids (the scheduler passes the due ones); None = all
-    extractive: bool = False  # no model writes: every part is chosen from the material by code (write/extractive)
+    writers: Writers | None = None  # who writes; None = as [write] by says (write.writers.writers)
     progress: Callable[[int, int | None], None] = lambda done, total: None  # (done, total) of this stage's units
     note: Callable[[str], None] = lambda line: None  # what this stage is doing now
+
+    def __post_init__(self):
+        # Chosen here, once, so no caller (the CLI, a worker, the scheduler) can leave it unset.
+        if self.writers is None:
+            self.writers = writers(self.settings, self.llm)
 
 
 @dataclass
@@ -162,22 +128,9 @@ def rank_stage(ctx: RunContext) -> StageResult:
     return StageResult()
 
 
-def extractive(settings: Settings) -> bool:
-    """llm.backend = "extractive" (the default: no endpoint configured): no model writes; cards,
-    weeklies and digests are chosen from the material by code (write/extractive) and stored
-    where the written ones would be."""
-    return settings.llm.backend == "extractive"
-
-
 def write_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.write.analysis import write_analyses
-
-    if ctx.extractive:  # instant and free: every event, not only the model's limit
-        from newsdesk.write.extractive.publish import publish_cards
-
-        return StageResult({"analyses_written": publish_cards(ctx.engine, ctx.settings)})
-    stats = write_analyses(ctx.engine, ctx.settings, ctx.llm, limit=ctx.limits.analyses, progress=ctx.note,
-                           counted=ctx.progress)
+    stats = ctx.writers.cards(ctx.engine, ctx.settings, limit=ctx.limits.analyses, progress=ctx.note,
+                              counted=ctx.progress)
     result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
     result.problems += stats.errors
     if stats.stopped:
@@ -192,22 +145,14 @@ def daily_stage(ctx: RunContext) -> StageResult:
 
 
 def weekly_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.write.weekly import build_weekly, latest_week
+    from newsdesk.write.weekly import latest_week
 
     with ctx.engine.connect() as conn:
         week = latest_week(conn, ctx.settings.timezone)
-    if week is not None and ctx.extractive:
-        from newsdesk.write.extractive.publish import publish_weekly
-
-        publish_weekly(ctx.engine, ctx.settings, week)
-    elif week is not None:
-        from newsdesk.write.extractive.publish import stand_in_weekly
-
-        stats = build_weekly(ctx.engine, ctx.settings, ctx.llm, week, **ctx.limits.weekly())
-        if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
-            replaced = stand_in_weekly(ctx.engine, ctx.settings, week, model=ctx.llm.model)
-            return StageResult({"weekly_parts_replaced": len(replaced)})
-    return StageResult()
+    if week is None:
+        return StageResult()
+    stats = ctx.writers.weekly(ctx.engine, ctx.settings, week, **ctx.limits.weekly())
+    return StageResult({"weekly_parts_replaced": len(stats.replaced)} if stats.replaced else {})
 
 
 def _episodes(engine: Engine) -> list[dict]:
@@ -223,12 +168,11 @@ def _episodes(engine: Engine) -> list[dict]:
 
 def episode_stage(ctx: RunContext) -> StageResult:
     from newsdesk.model import Turn
-    from newsdesk.write.episode import episode_editions
 
     episodes = _episodes(ctx.engine)
     for done, ep in enumerate(episodes, 1):
-        episode_editions(ctx.engine, ctx.settings, ctx.llm, [Turn(**t) for t in ep["turns"]], title=ep["title"],
-                         number=(ep["extra"] or {}).get("episode"), extractive=ctx.extractive)
+        ctx.writers.episode(ctx.engine, ctx.settings, [Turn(**t) for t in ep["turns"]], title=ep["title"],
+                            number=(ep["extra"] or {}).get("episode"))
         ctx.progress(done, len(episodes))
     return StageResult({"episodes": len(episodes)})
 
@@ -322,21 +266,22 @@ def run_pipeline(
 ) -> RunReport:
     """Run the named stages (default: all, in order) once each. `source` replays a directory or
     imports a .jsonl file in the ingest stage; `sources` limits ingest to those source ids; `llm`
-    replaces the configured model (tests pass a scripted one), so a run given one writes with it even
-    where llm.backend is "extractive"; `should_stop` is asked before each stage (the scheduler stops
+    replaces the configured model (tests pass a scripted one), so a run given one writes with it
+    whatever [write] by says; `should_stop` is asked before each stage (the scheduler stops
     between stages when told to).
 
     Each stage runs under its lease (one pass of a stage at a time, across every process sharing
     the store: a stage another process is running is skipped and said) and leaves a stage_runs row."""
     report = RunReport(run_id=uuid.uuid4().hex[:12])
     watcher = watcher or Watcher()
-    lazy = LazyLLM(settings, engine, report.run_id)
+    lazy = LazyLLM(settings, engine, run_id=report.run_id)
+    chosen = ModelWriters(llm) if llm is not None else writers(settings, lazy)
     owner = owner_id()
     for st in [stage(name) for name in stages] if stages is not None else STAGES:
         if should_stop():
             break
         ctx = RunContext(
-            engine, settings, llm or lazy, report.run_id, limits, source, sources, llm is None and extractive(settings),
+            engine, settings, llm or lazy, report.run_id, limits, source, sources, chosen,
             progress=lambda done, total, name=st.name: watcher.progress(name, done, total),
             note=lambda line, name=st.name: watcher.note(name, line),
         )

@@ -1,6 +1,8 @@
-"""LLM access for every writing stage: one interface (client.LLM), two backends (OpenAI-compatible HTTP, embedded llama.cpp)."""
+"""LLM access for every writing stage: one interface (client.LLM), backends from one registry (backends.py)."""
 
-from newsdesk.llm.client import LLM, Reply, open_llm
+from newsdesk.llm.backends import BACKENDS, ChatModel
+from newsdesk.llm.client import LLM, LazyLLM, Reply, open_llm
 from newsdesk.llm.errors import BudgetExhausted, LLMError, LLMUnavailable
 
-__all__ = ["LLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "open_llm"]
+__all__ = ["BACKENDS", "LLM", "BudgetExhausted", "ChatModel", "LLMError", "LLMUnavailable", "LazyLLM", "Reply",
+           "open_llm"]

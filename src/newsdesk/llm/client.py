@@ -26,11 +26,12 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.llm import cache
 from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
-from newsdesk.llm.openai_backend import OpenAIBackend, RawReply
+from newsdesk.llm.backends import backend
+from newsdesk.llm.openai_backend import RawReply
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record, spent
 
-__all__ = ["LLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "in_parallel", "open_llm", "parse_json"]
+__all__ = ["LLM", "LazyLLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "in_parallel", "open_llm", "parse_json"]
 
 
 @dataclass
@@ -218,26 +219,54 @@ class LLM:
 
 
 def concurrency(cfg) -> int:
-    """Calls at once: llm.concurrency for an endpoint; one for the embedded model, whose
-    single llama.cpp slot would only queue them (see llm/embedded.py)."""
-    return 1 if cfg.backend == "embedded" else max(1, cfg.concurrency)
+    """Calls at once: what the backend's registry entry allows (llm.concurrency for an endpoint; one for
+    the embedded model, whose single llama.cpp slot would only queue them)."""
+    return backend(cfg.backend).concurrency(cfg)
 
 
 def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
-    """The LLM for this run, with the backend settings.llm.backend names ("openai" | "embedded")."""
+    """The LLM for this run, with the backend settings.llm.backend names (see llm/backends.py)."""
     cfg = settings.llm
-    if cfg.backend == "openai":
-        backend = OpenAIBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout=cfg.timeout, json_mode=cfg.json_mode)
-    elif cfg.backend == "embedded":
-        from newsdesk.llm.embedded import embedded_backend
-
-        backend = embedded_backend(settings)
-    elif cfg.backend == "extractive":
-        raise LLMUnavailable("llm.backend = \"extractive\" has no model to ask; turn off what needs one "
-                             "(llm.arbitrate_merges) or set llm.backend to \"openai\" or \"embedded\"")
-    else:
-        raise LLMUnavailable(f"llm.backend = {cfg.backend!r} is not known; use \"openai\", \"embedded\" or \"extractive\"")
-    return LLM(backend, engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
+    chosen = backend(cfg.backend)
+    return LLM(chosen.open(settings), engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
                backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
                temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,
                prices=PriceTable.load(cfg.prices_file or None))
+
+
+class LazyLLM:
+    """Opens the model only when a writer actually asks it something.
+
+    Starting the embedded model costs seconds; a run with nothing to write must not pay it.
+    `run_id` is keyword-only: it keys the run's budget in the ledger, so a constant passed there
+    (a command's name) would make one budget of every run.
+    """
+
+    def __init__(self, settings, engine: Engine, *, run_id: str | None):
+        self._args = (settings, engine)
+        self._run_id = run_id
+        self._llm = None
+
+    @property
+    def model(self) -> str:
+        """Known without starting anything: writers key their outputs on it."""
+        if self._llm is not None:
+            return self._llm.model
+        return backend(self._args[0].llm.backend).model_name(self._args[0])
+
+    @property
+    def concurrency(self) -> int:
+        return self._llm.concurrency if self._llm is not None else concurrency(self._args[0].llm)
+
+    @property
+    def run_id(self) -> str | None:
+        return self._run_id
+
+    def __getattr__(self, name):
+        if self._llm is None:
+            self._llm = open_llm(*self._args, run_id=self._run_id)
+        return getattr(self._llm, name)
+
+    @property
+    def opened(self) -> bool:
+        return self._llm is not None

@@ -100,13 +100,13 @@ def _engine():
 
 def _llm(run_id: str | None):
     """The model for a run, opened on first use and kept for the run's next units (8 runs kept)."""
-    from newsdesk.pipeline import LazyLLM
+    from newsdesk.llm.client import LazyLLM
 
     with _lock:
         runs: OrderedDict = _runtime.setdefault("llms", OrderedDict())
         key = run_id or ""
         if key not in runs:
-            runs[key] = LazyLLM(_settings(), _engine(), run_id)
+            runs[key] = LazyLLM(_settings(), _engine(), run_id=run_id)
             while len(runs) > 8:
                 runs.popitem(last=False)
         runs.move_to_end(key)

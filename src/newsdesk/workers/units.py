@@ -75,7 +75,7 @@ class BudgetSpent(Exception):
 class Context:
     engine: Engine
     settings: Settings
-    llm: Any  # pipeline.LazyLLM for the unit's run: opened only when a unit asks the model something
+    llm: Any  # llm.LazyLLM for the unit's run: opened only when a unit asks the model something
     run_id: str | None = None
     embedder: Callable[[], Any] | None = None  # the process's embedding model (kept: loading it costs seconds)
 
@@ -125,7 +125,6 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 def cluster(ctx: Context) -> list[Unit]:
     from newsdesk.cluster import cluster_new_items
     from newsdesk.editions.days import event_dates
-    from newsdesk.pipeline import extractive
     from newsdesk.rank import rank_events
 
     arbiter = None
@@ -139,17 +138,15 @@ def cluster(ctx: Context) -> list[Unit]:
     rank_events(ctx.engine, ctx.settings)
     with ctx.engine.connect() as conn:
         days = event_dates(conn, ctx.settings.timezone)
-    if extractive(ctx.settings):  # no model: every card at once, in one pass of the write stage
-        writes = [Unit("stage", {"name": "write"})]
-    else:
-        writes = [Unit("analysis", {"event": e, "language": lang}) for e, lang in due_analyses(ctx.engine, ctx.settings)]
+    writes = [Unit("analysis", {"event": e, "language": lang}) for e, lang in due_analyses(ctx.engine, ctx.settings)]
     return (writes + [Unit("daily", {"date": d.isoformat()}) for d in days]
             + [Unit("stage", {"name": "stories"}), Unit("stage", {"name": "search"})])
 
 
 def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
     """(event, language) pairs with no analysis, or one older than the event's last change, or one
-    written at a size the event has since doubled or at another tab.
+    written at a size the event has since doubled or at another tab (model-written and extractive
+    cards both record the size: write.kit.event_size).
 
     A cheap filter; the analysis unit then decides with write.analysis.due(), so an event
     refreshed without a change worth a rewrite costs no call. The size test matters beside the
@@ -173,21 +170,13 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
 def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     from newsdesk.cluster import event_brief
     from newsdesk.editions.days import event_days
-    from newsdesk.write.analysis import (
-        analysis_key,
-        due,
-        stored_analysis,
-        system_prompt,
-        write_analysis,
-    )
+    from newsdesk.write.writers import writers
 
     with ctx.engine.connect() as conn:
         brief = event_brief(conn, event)  # KeyError: no such event (a bad message); recorded as failed
     if not brief["members"]:
         return []
-    system = system_prompt(language, ctx.settings)
-    if due(stored_analysis(ctx.engine, event, language), analysis_key(language, system, ctx.llm.model), brief):
-        write_analysis(ctx.engine, ctx.llm, brief, language, system)
+    writers(ctx.settings, ctx.llm).card(ctx.engine, ctx.settings, brief, language)  # when due, by whoever writes
     with ctx.engine.connect() as conn:
         days = event_days(conn, event, ctx.settings.timezone)
     return [Unit("daily", {"date": day.isoformat()}) for day in days]
@@ -228,4 +217,4 @@ def _date(value: str) -> date:
 def _stage_context(ctx: Context):
     from newsdesk.pipeline import RunContext
 
-    return RunContext(ctx.engine, ctx.settings, ctx.llm, ctx.run_id or "")
+    return RunContext(ctx.engine, ctx.settings, ctx.llm, ctx.run_id or "")  # its writers as [write] by says

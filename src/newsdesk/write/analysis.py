@@ -38,8 +38,8 @@ from newsdesk.llm.client import (
 from newsdesk.store.schema import analyses, events
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.publish import card_values
-from newsdesk.write.failed import keep_failed
-from newsdesk.write.kit import checked, material_key, policy, record_check, render
+from newsdesk.write.failed import Draft, stand_in
+from newsdesk.write.kit import checked, event_size, material_key, policy, record_check, render, reports
 
 MAX_MEMBERS = 12  # the lead and the first members; the rest are counted in the facts line
 MAX_TEXT = 1500  # characters of body or summary shown per member
@@ -129,11 +129,6 @@ def analysis_key(language: str, system: str, model: str) -> str:
 TAB_RANK = {"all": 0, "p1": 1, "featured": 2}
 
 
-def reports(brief: dict) -> int:
-    """Original reports in an event: the lead and members; syndicated and duplicate copies do not count."""
-    return sum(1 for m in brief["members"] if m.get("role") in ("lead", "member"))
-
-
 def due(stored, key: str, brief: dict) -> str | None:
     """Why an event's analysis must be written now, or None while the stored one still serves.
 
@@ -184,15 +179,15 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
     done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))
     reply, headline, body = done.draft
     key = analysis_key(language, system, llm.model)
-    size = {"reports": reports(brief), "tab": brief.get("tab") or "all"}  # what due() compares next run
-    if done.status == "flagged":
-        # Never published: the draft is kept for the operator and the extractive card stands in
-        # its place, under the same material key (a re-run asks the model nothing).
-        keep_failed(engine, kind="analysis", subject_id=subject_id, language=language, title=brief.get("title") or "",
-                    text=f"# {headline}\n\n{body}", findings=done.findings, model=reply.model, material_key=key)
-        values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key, **size}
-        _store(engine, brief["event_id"], language, values)
-        return {**values, "failed_draft": True}
+    size = event_size(brief)  # what due() compares next run
+    if done.status == "flagged":  # the extractive card stands in, under the same key: a re-run asks nothing
+        def card() -> dict:
+            values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key, **size}
+            _store(engine, brief["event_id"], language, values)
+            return {**values, "failed_draft": True}
+
+        return stand_in(engine, Draft("analysis", subject_id, language, brief.get("title") or "",
+                                      f"# {headline}\n\n{body}", done.findings, reply.model, key), card)
     values = {
         "headline": headline, "body": body, "status": done.status, "flags": [f.as_dict() for f in done.findings],
         "attempts": done.attempts, "model": reply.model, "material_key": key, **size, "created_at": datetime.now(UTC),

@@ -381,25 +381,18 @@ def unfound_quotes(text: str, index: TranscriptIndex) -> list[Finding]:
             for _, _, q in find_quotes(text) if not index.contains(q)]
 
 
-def episode_editions(engine: Engine, settings, llm, turns: list[Turn], *, title: str, number: str | int | None = None,
-                     extractive: bool = False) -> list[EpisodeResult]:
-    """The episode's digest in Chinese and (with "en" in settings.languages) English, as published.
-
-    extractive: both chosen from the transcript by code, no model. Otherwise the model writes the
-    Chinese digest and translates it; an edition that still fails its checks is never published:
-    its draft is kept for the operator (failed_drafts) and the extractive digest stands in its place.
-    A Chinese stand-in is not translated (readers never see the draft it replaced): the English
-    edition is extractive too."""
+def episode_editions(engine: Engine, settings, llm, turns: list[Turn], *, title: str,
+                     number: str | int | None = None) -> list[EpisodeResult]:
+    """The episode's model-written digest in Chinese and (with "en" in settings.languages) its English
+    translation, as published. An edition that still fails its checks is never published: its draft is
+    kept for the operator and the extractive digest stands in its place (_published). A Chinese stand-in
+    is not translated (readers never see the draft it replaced): the English edition is extractive too."""
     from newsdesk.write.extractive.publish import publish_episode
     from newsdesk.write.translate import translate_episode
 
-    english = "en" in settings.languages
-    if extractive:
-        return [publish_episode(engine, turns, title=title, number=number, language=language)
-                for language in ["zh"] + (["en"] if english else [])]
     zh = _published(engine, llm, write_episode(engine, settings, llm, turns, title=title, number=number), "episode",
                     turns, number)
-    if not english:
+    if "en" not in settings.languages:
         return [zh]
     stored = stored_edition(engine, zh.key, "zh") or {}
     if (stored.get("meta") or {}).get("extractive"):
@@ -414,12 +407,12 @@ def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: lis
     """`result` when it passed its checks; else its draft kept for the operator and the extractive digest stored
     in its place, under its material key."""
     from newsdesk.write.extractive.publish import publish_episode
-    from newsdesk.write.failed import keep_failed
+    from newsdesk.write.failed import Draft, stand_in
 
     if result.status == "clean" or result.reused:  # reused: its draft, if any, was kept when it was written
         return result
-    keep_failed(engine, kind=kind, subject_id=f"{result.key}:{result.language}", language=result.language,
-                title=result.digest.title, text=result.text, findings=[Finding.load(f) for f in result.findings],
-                model=getattr(llm, "model", None), material_key=result.material_key)
-    return publish_episode(engine, turns, title=result.digest.title, number=number, language=result.language,
-                           key=result.key, stands_in_for=result.material_key)
+    draft = Draft(kind, f"{result.key}:{result.language}", result.language, result.digest.title, result.text,
+                  [Finding.load(f) for f in result.findings], getattr(llm, "model", None), result.material_key)
+    return stand_in(engine, draft, lambda: publish_episode(engine, turns, title=result.digest.title, number=number,
+                                                           language=result.language, key=result.key,
+                                                           stands_in_for=result.material_key))

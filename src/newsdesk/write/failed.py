@@ -1,19 +1,22 @@
 """Drafts that failed: written parts that still failed their checks after the one rewrite.
 
-A failed draft is never published as content. Its writer stores it here with its findings,
-then publishes the extractive version of the same part in its place, keyed on the same
+A failed draft is never published as content. stand_in() stores it here with its findings,
+then has the extractive version of the same part published in its place, keyed on the same
 material (a re-run neither asks the model again nor loses the draft). Readers see the
 extractive version, marked as such; the operator sees the drafts (web app, /drafts).
 
-    keep_failed(engine, kind="analysis", subject_id="12:zh", language="zh", title="…", text=draft,
-                findings=errors, model="qwen…", material_key=key)
+    card = stand_in(engine, Draft("analysis", "12:zh", "zh", "…", draft, errors, "qwen…", key),
+                    lambda: extractive_card_of_event_12())      # every output's one rule
     failed_drafts(conn)                      # newest first, for the operator
     replaced(conn, "analysis", {("12:zh", key)})   # which of these parts stand in for a failed draft
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from sqlalchemy import and_, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -23,17 +26,35 @@ from newsdesk.store.schema import failed_drafts as table
 from newsdesk.write.check import Finding, load_findings
 
 KINDS = ("analysis", "weekly", "episode", "translation")
+T = TypeVar("T")
 
 
-def keep_failed(engine: Engine, *, kind: str, subject_id: str, language: str, title: str, text: str,
-                findings: list[Finding], model: str | None, material_key: str) -> None:
-    """Store (or refresh) the failed draft of one part written from one material."""
-    values = {"language": language, "title": title[:500], "text": text, "model": model,
-              "findings": [f.as_dict() for f in findings], "created_at": datetime.now(UTC)}
-    with engine.begin() as conn:
+@dataclass(frozen=True)
+class Draft:
+    """A written part that failed its checks after its rewrite."""
+
+    kind: str  # one of KINDS
+    subject_id: str  # which part: "12:zh" (an event's analysis), "2025-W09:section 2", "ep-110:en"
+    language: str
+    title: str
+    text: str
+    findings: list[Finding]
+    model: str | None
+    material_key: str  # what it was written from: its stand-in is stored under the same key
+
+
+def stand_in(engine: Engine, draft: Draft, extractive: Callable[[], T]) -> T:
+    """The one rule for every output: a draft that failed is never published. It is kept for the
+    operator, and `extractive()` makes (and stores, under the draft's material key) the part chosen
+    from the material by code that readers get in its place; its result is returned."""
+    values = {"language": draft.language, "title": draft.title[:500], "text": draft.text, "model": draft.model,
+              "findings": [f.as_dict() for f in draft.findings], "created_at": datetime.now(UTC)}
+    with engine.begin() as conn:  # an upsert: the same draft of the same material is one row
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
-        conn.execute(ins.values(kind=kind, subject_id=subject_id[:120], material_key=material_key, **values)
-                     .on_conflict_do_update(index_elements=["kind", "subject_id", "material_key"], set_=values))
+        conn.execute(ins.values(kind=draft.kind, subject_id=draft.subject_id[:120], material_key=draft.material_key,
+                                **values).on_conflict_do_update(index_elements=["kind", "subject_id", "material_key"],
+                                                               set_=values))
+    return extractive()
 
 
 def failed_drafts(conn: Connection, limit: int = 200) -> list[dict]:

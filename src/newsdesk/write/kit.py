@@ -136,6 +136,17 @@ def banned_phrases(policy_text: str) -> str:
 # --- findings and the checks table ---------------------------------------------------------
 
 
+def reports(brief: dict) -> int:
+    """Original reports in an event: the lead and members; syndicated and duplicate copies do not count."""
+    return sum(1 for m in brief["members"] if m.get("role") in ("lead", "member"))
+
+
+def event_size(brief: dict) -> dict:
+    """An analysis's record of the event it was written at: what write.analysis.due() and the workers'
+    due filter compare, whoever wrote it."""
+    return {"reports": reports(brief), "tab": brief.get("tab") or "all"}
+
+
 def rule(detail: str, part: str = "") -> Finding:
     """A finding of a writer's own rule (structure, counts, translation), beside the checker's."""
     return Finding("rule", detail, part=part)

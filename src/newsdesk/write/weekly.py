@@ -378,6 +378,7 @@ class WeeklyStats:
     briefs: int = 0
     built: bool = False  # False: nothing changed since the stored report, no model call made
     status: str = ""
+    replaced: list[str] = field(default_factory=list)  # parts that failed their checks: their extracts stand in
 
 
 def _item_paragraphs(group: list[WeekEvent], data: dict) -> dict[int, str]:

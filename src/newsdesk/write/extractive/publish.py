@@ -56,8 +56,8 @@ from newsdesk.write.extractive.weekly import (
     item_brief,
     load_week,
 )
-from newsdesk.write.failed import keep_failed
-from newsdesk.write.kit import checker_errors, record_check
+from newsdesk.write.failed import Draft, stand_in
+from newsdesk.write.kit import checker_errors, event_size, record_check
 
 EXTRACTIVE_FORMAT = 3  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
@@ -76,19 +76,24 @@ def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
     for event_id in ids:
         with engine.connect() as conn:
             brief = event_brief(conn, event_id)
-        if not brief.get("members"):
-            continue
-        for language in languages:
-            key = material_key("extractive-card", EXTRACTIVE_FORMAT, _fingerprint([brief]), language)
-            if current.get((event_id, language)) == key:
-                continue
-            values = {**card_values(engine, brief, language), "material_key": key}
-            with engine.begin() as conn:  # an upsert: two workers on one event leave one row
-                ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
-                conn.execute(ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
-                    index_elements=["event_id", "language"], set_=values))
-            stored += 1
+        if brief.get("members"):
+            stored += sum(store_card(engine, brief, language, stored_key=current.get((event_id, language)))
+                          for language in languages)
     return stored
+
+
+def store_card(engine: Engine, brief: dict, language: str, *, stored_key: str | None) -> bool:
+    """One event's extractive card in one language, stored as its analysis unless the stored one
+    (`stored_key`) was chosen from the same material. Returns whether it stored one."""
+    key = material_key("extractive-card", EXTRACTIVE_FORMAT, _fingerprint([brief]), language)
+    if stored_key == key:
+        return False
+    values = {**card_values(engine, brief, language), "material_key": key, **event_size(brief)}
+    with engine.begin() as conn:  # an upsert: two workers on one event leave one row
+        ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
+        conn.execute(ins.values(event_id=brief["event_id"], language=language, **values).on_conflict_do_update(
+            index_elements=["event_id", "language"], set_=values))
+    return True
 
 
 def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1) -> dict:
@@ -204,11 +209,10 @@ class _WeeklyStandIns:
         self.cards = {i: extractive_card(b, LANGUAGE) for i, b in self.briefs.items()}
         self.idf = headline_idf(self.cards)
 
-    def keep(self, part: str, text: str) -> None:
-        """The failed draft of one part, for the operator."""
-        keep_failed(self.engine, kind="weekly", subject_id=f"{self.row['key']}:{part}", language=LANGUAGE,
-                    title=f"{self.row['key']} {part}", text=text, findings=self.failed[part], model=self.model,
-                    material_key=self.row["material_key"])
+    def stand_in(self, part: str, text: str, extractive):
+        """The failed draft of one part kept for the operator; `extractive()` is what readers get instead."""
+        return stand_in(self.engine, Draft("weekly", f"{self.row['key']}:{part}", LANGUAGE, f"{self.row['key']} {part}",
+                                           text, self.failed[part], self.model, self.row["material_key"]), extractive)
 
     def passes(self, text: str, event_ids, facts=()) -> bool:
         material = [member_material(m) for i in event_ids if i in self.briefs for m in self.briefs[i]["members"]]
@@ -220,9 +224,9 @@ class _WeeklyStandIns:
             if f"section {n}" not in self.failed:
                 out.append(section)
                 continue
-            self.keep(f"section {n}", section["text"])
-            theme = extractive_theme([i for i in section["events"] if i in self.cards], self.cards, self.briefs,
-                                     self.idf, LANGUAGE, stories=self.stories, week=self.row["key"])
+            theme = self.stand_in(f"section {n}", section["text"], lambda: extractive_theme(
+                [i for i in section["events"] if i in self.cards], self.cards, self.briefs, self.idf, LANGUAGE,
+                stories=self.stories, week=self.row["key"]))
             if theme.events and self.passes(theme.prose, theme.events):  # else the theme is left out
                 out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
                             "text": theme.text, "story_lines": theme.story_lines, "extractive": True,
@@ -233,10 +237,9 @@ class _WeeklyStandIns:
         summary, overview = self.meta["summary"], self.meta["overview"]
         if "summary" not in self.failed:
             return summary, overview
-        self.keep("summary", "\n\n".join([summary, *overview]))
         themes = [Theme(s["heading"], s["events"], []) for s in sections]
-        return extractive_summary(themes, self.briefs, self.meta.get("events") or len(self.briefs),
-                                  LANGUAGE)[:2]
+        return self.stand_in("summary", "\n\n".join([summary, *overview]), lambda: extractive_summary(
+            themes, self.briefs, self.meta.get("events") or len(self.briefs), LANGUAGE)[:2])
 
     def brief_items(self) -> list[dict]:
         out = []
@@ -245,12 +248,18 @@ class _WeeklyStandIns:
             if part not in self.failed:
                 out += batch
                 continue
-            self.keep(part, "\n\n".join(f"{b['title']} — {b['source']} / {b['text']}" for b in batch))
-            for b in batch:
-                own = item_brief(self.briefs[b["event_id"]], LANGUAGE) if b["event_id"] in self.briefs else None
-                if own and self.passes(own.line(), [b["event_id"]]):
-                    out.append({"event_id": b["event_id"], "title": own.title, "source": own.source, "text": own.text,
-                                "part": part, "extractive": True})
+            text = "\n\n".join(f"{b['title']} — {b['source']} / {b['text']}" for b in batch)
+            out += self.stand_in(part, text, lambda batch=batch, part=part: self.own_briefs(batch, part))
+        return out
+
+    def own_briefs(self, batch: list[dict], part: str) -> list[dict]:
+        """Each brief of a failed batch from its item's own sentences; one that fails its check is left out."""
+        out = []
+        for b in batch:
+            own = item_brief(self.briefs[b["event_id"]], LANGUAGE) if b["event_id"] in self.briefs else None
+            if own and self.passes(own.line(), [b["event_id"]]):
+                out.append({"event_id": b["event_id"], "title": own.title, "source": own.source, "text": own.text,
+                            "part": part, "extractive": True})
         return out
 
 

@@ -1,0 +1,125 @@
+"""Who writes each output, chosen once from `[write] by`: the model, or code choosing from the material.
+
+    w = writers(settings, llm)                  # ModelWriters(llm) or ExtractiveWriters()
+    w.cards(engine, settings, limit=N)          # every due event's analysis (a WriteStats)
+    w.card(engine, settings, brief, "zh")       # one event's, if due (a worker's analysis unit)
+    w.weekly(engine, settings, "2025-W09")      # the weekly report (a WeeklyStats)
+    w.episode(engine, settings, turns, title=…) # the episode digest and its translation (EpisodeResults)
+
+Both store what they make in the same rows, so the editions, site, feeds and web app never
+ask who wrote it. A model-written part that fails its checks after its rewrite is never
+published: write.failed.stand_in() keeps its draft and publishes the extractive part in its
+place, for every output. `llm` is asked for nothing unless the model writes (a LazyLLM
+stays closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.model import Turn
+
+if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
+    from newsdesk.write.analysis import WriteStats
+    from newsdesk.write.weekly import WeeklyStats
+
+Progress = Callable[[str], None] | None
+Counted = Callable[[int, int], None] | None
+
+
+class Writers(Protocol):
+    by: str  # "model" | "extractive": what the run's closing lines and commands say
+
+    def cards(self, engine: Engine, settings: Settings, *, limit: int | None = None, progress: Progress = None,
+              counted: Counted = None) -> WriteStats: ...
+
+    def card(self, engine: Engine, settings: Settings, brief: dict, language: str) -> bool: ...
+
+    def weekly(self, engine: Engine, settings: Settings, week: str | None = None, **caps) -> WeeklyStats: ...
+
+    def episode(self, engine: Engine, settings: Settings, turns: list[Turn], *, title: str,
+                number: str | int | None = None) -> list: ...
+
+
+class ModelWriters:
+    """The model writes; every part is checked, rewritten once, and replaced by its extractive version if
+    it still fails."""
+
+    by = "model"
+
+    def __init__(self, llm):
+        self.llm = llm
+
+    def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
+        from newsdesk.write.analysis import write_analyses
+
+        return write_analyses(engine, settings, self.llm, limit=limit, progress=progress, counted=counted)
+
+    def card(self, engine, settings, brief, language) -> bool:
+        from newsdesk.write.analysis import analysis_key, due, stored_analysis, system_prompt, write_analysis
+
+        system = system_prompt(language, settings)
+        stored = stored_analysis(engine, brief["event_id"], language)
+        if not due(stored, analysis_key(language, system, self.llm.model), brief):
+            return False
+        write_analysis(engine, self.llm, brief, language, system)
+        return True
+
+    def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
+        from newsdesk.write.extractive.publish import stand_in_weekly
+        from newsdesk.write.weekly import build_weekly
+
+        stats = build_weekly(engine, settings, self.llm, week, **caps)
+        if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
+            stats.replaced = stand_in_weekly(engine, settings, stats.week, model=self.llm.model)
+        return stats
+
+    def episode(self, engine, settings, turns, *, title, number=None) -> list:
+        from newsdesk.write.episode import episode_editions
+
+        return episode_editions(engine, settings, self.llm, turns, title=title, number=number)
+
+
+class ExtractiveWriters:
+    """No model: every part is chosen from the material by code (write/extractive), checked and stored."""
+
+    by = "extractive"
+
+    def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
+        from newsdesk.write.analysis import WriteStats
+        from newsdesk.write.extractive.publish import publish_cards
+
+        stored = publish_cards(engine, settings, limit=limit)
+        return WriteStats(written=stored, clean=stored)
+
+    def card(self, engine, settings, brief, language) -> bool:
+        from newsdesk.write.analysis import stored_analysis
+        from newsdesk.write.extractive.publish import store_card
+
+        stored = stored_analysis(engine, brief["event_id"], language)
+        return store_card(engine, brief, language, stored_key=stored.material_key if stored else None)
+
+    def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
+        from newsdesk.write.extractive.publish import publish_weekly
+        from newsdesk.write.weekly import WeeklyStats, latest_week
+
+        if week is None:
+            with engine.connect() as conn:
+                week = latest_week(conn, settings.timezone)
+        status = publish_weekly(engine, settings, week, **caps)
+        return WeeklyStats(week=week, status=status, built=status != "unchanged")
+
+    def episode(self, engine, settings, turns, *, title, number=None) -> list:
+        from newsdesk.write.extractive.publish import publish_episode
+
+        languages = ["zh"] + (["en"] if "en" in settings.languages else [])
+        return [publish_episode(engine, turns, title=title, number=number, language=language) for language in languages]
+
+
+def writers(settings: Settings, llm) -> Writers:
+    """The run's writers, from `[write] by`; `llm` (a LazyLLM, opened on first use) writes when the model does."""
+    return ModelWriters(llm) if settings.write.by == "model" else ExtractiveWriters()
