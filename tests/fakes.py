@@ -25,7 +25,7 @@ from loopback import Replies, serve_http
 
 from newsdesk.config import Settings
 from newsdesk.llm.client import LLM, Reply
-from newsdesk.llm.openai_backend import RawReply
+from newsdesk.llm.chat import RawReply
 from newsdesk.write.transcript import find_quotes
 
 

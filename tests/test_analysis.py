@@ -216,7 +216,8 @@ def test_cli_write_then_rerun(tmp_path, fake, monkeypatch):
 
     url = f"sqlite:///{tmp_path / 'nd.db'}"
     build_two_events(open_store(url))
-    for k, v in {"NEWSDESK_DATABASE_URL": url, "NEWSDESK_LANGUAGES": "zh", "NEWSDESK_LLM_BACKEND": "openai",
+    for k, v in {"NEWSDESK_DATABASE_URL": url, "NEWSDESK_LANGUAGES": "zh", "NEWSDESK_WRITE_BY": "model",
+                 "NEWSDESK_LLM_BACKEND": "openai",
                  "NEWSDESK_LLM_BASE_URL": fake.base_url, "NEWSDESK_LLM_MODEL": "fake-model",
                  "NEWSDESK_CONFIG": str(tmp_path / "absent.toml")}.items():
         monkeypatch.setenv(k, v)

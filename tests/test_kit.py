@@ -9,7 +9,7 @@ from newsdesk.config import ConfigError, Settings
 from newsdesk.editions.cards import flag_lines
 from newsdesk.render import finding
 from newsdesk.store.schema import checks
-from newsdesk.write.check import Finding, load_findings
+from newsdesk.findings import Finding, load_findings
 from newsdesk.write.kit import (
     banned_phrases,
     checked,
@@ -144,8 +144,8 @@ def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
     import jinja2
 
     from newsdesk.llm.client import LLM
-    from newsdesk.llm.openai_backend import RawReply
-    from newsdesk.write import kit
+    from newsdesk.llm.chat import RawReply
+    from newsdesk.llm import prompts
 
     page = Path(__file__).resolve().parents[1] / "docs" / "adding-an-output.md"
     section = page.read_text(encoding="utf-8").split("# Adding an output", 1)[1]
@@ -162,7 +162,7 @@ def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
             return RawReply(text=json.dumps({"post": post}, ensure_ascii=False), finish_reason="stop", model=self.model,
                             prompt_tokens=10, completion_tokens=10, cached_tokens=0, latency_ms=1)
 
-    env = kit._environment()
+    env = prompts._environment()
     packaged = env.loader
     env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({"post.md": prompt_file}), packaged])
     try:

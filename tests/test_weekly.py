@@ -23,7 +23,7 @@ from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
 from newsdesk.write import weekly
-from newsdesk.write.check import load_findings
+from newsdesk.findings import load_findings
 from newsdesk.write.weekly import (
     WeekEvent,
     WeeklyError,

@@ -254,7 +254,6 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
     """`docker compose up` with nothing set: no model is configured and the workers write everything
     extractive. (Once, each worker's write and episode unit asked for a model, was retried and recorded
     failed: the workers' stage runs never learnt that nothing was to be written by a model.)"""
-    import dataclasses
     from importlib import resources
 
     from newsdesk.ingest.transcripts import parse_transcript

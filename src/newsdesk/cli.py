@@ -290,9 +290,9 @@ def write_cmd(
     llm, w = _writers(s, eng)
     with err.status(Text("writing analyses")) as status:
         stats = w.cards(eng, s, limit=limit, progress=lambda note: status.update(Text(note)))
-    console.print(f"{stats.written} analyses stored, {w.by} ({stats.clean} clean, {stats.flagged} failed their checks: "
+    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} failed their checks: "
                   "extractive card published, draft kept for the operator), "
-                  f"{stats.unchanged} unchanged, {stats.failed} failed; {_calls(llm)}")
+                  f"{stats.unchanged} unchanged, {stats.failed} failed; {_calls(llm)}; [write] by = {w.by}")
     for problem in stats.errors[:10]:
         err.print(f"  - {problem}", soft_wrap=True)
     if stats.unavailable:

@@ -18,7 +18,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from newsdesk.write.check import Finding
+from newsdesk.findings import Finding
 
 _TAGS = {
     "a", "p", "br", "em", "strong", "b", "i", "code", "pre", "blockquote",

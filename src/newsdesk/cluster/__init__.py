@@ -6,6 +6,14 @@ incremental clusterer), independence (outlets vs independent outlets), stage (th
 path), evaluate (`newsdesk eval clusters`).
 """
 
-from newsdesk.cluster.stage import ClusterStats, cluster_new_items, event_brief, refresh_event
-
 __all__ = ["ClusterStats", "cluster_new_items", "event_brief", "refresh_event"]
+
+
+def __getattr__(name: str):
+    # Loaded on first use: the clusterer's MinHash / scipy stack costs seconds, and the web app
+    # and the editions import this package only for its story links (cluster/stories.py).
+    if name in __all__:
+        from newsdesk.cluster import stage
+
+        return getattr(stage, name)
+    raise AttributeError(f"module 'newsdesk.cluster' has no attribute {name!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from newsdesk.cluster.events import Arbiter
 from newsdesk.llm.client import LLMError
-from newsdesk.write.kit import messages
+from newsdesk.llm.prompts import messages
 
 # The reason comes first: a model writes what is the same or what differs, then rules on it. Its length
 # is capped so a grammar-bound model (the embedded one) cannot run past max_tokens and cut the JSON off.

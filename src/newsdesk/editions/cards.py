@@ -40,7 +40,7 @@ from newsdesk.editions.days import minute
 from newsdesk.editions.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
-from newsdesk.write.check import load_findings
+from newsdesk.findings import load_findings
 from newsdesk.write.extractive.card import LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 

@@ -1,6 +1,7 @@
 """LLM access for every writing stage: one interface (client.LLM), backends from one registry (backends.py)."""
 
-from newsdesk.llm.backends import BACKENDS, ChatModel
+from newsdesk.llm.backends import BACKENDS
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import LLM, LazyLLM, Reply, open_llm
 from newsdesk.llm.errors import BudgetExhausted, LLMError, LLMUnavailable
 

@@ -4,36 +4,17 @@
     BACKENDS["embedded"]  Qwen2.5-0.5B through llama.cpp, in this process
 
 Who writes is another setting (`[write] by`, write/writers.py): a backend only answers chat
-calls. Adding a backend is one entry here; open_llm, the run's lazy model and the settings'
-check all read this table.
+calls (llm/chat.py says what a call is). Adding a backend is one entry here; open_llm and the run's
+lazy model read this table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
+from newsdesk.llm.chat import ChatBackend
 from newsdesk.llm.errors import LLMUnavailable
-
-
-class ChatBackend(Protocol):
-    """A backend's raw call (no cache, ledger or retries: llm.client.LLM adds those)."""
-
-    name: str
-    model: str
-
-    def chat(self, messages: list[dict], *, max_tokens: int, temperature: float, schema: dict | None): ...
-
-
-class ChatModel(Protocol):
-    """What a writer asks: llm.client.LLM, a run's LazyLLM, or a test's scripted model."""
-
-    model: str  # the name writers key their outputs on
-    concurrency: int  # calls it answers at once
-
-    def chat(self, messages: list[dict], *, stage: str, schema: dict | None = None, max_tokens: int | None = None,
-             temperature: float | None = None): ...
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.llm import cache
 from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
 from newsdesk.llm.backends import backend
-from newsdesk.llm.openai_backend import RawReply
+from newsdesk.llm.chat import RawReply
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record, spent
 
@@ -246,6 +246,7 @@ class LazyLLM:
         self._args = (settings, engine)
         self._run_id = run_id
         self._llm = None
+        self._opening = threading.Lock()  # writers call from several threads: one model, not one each
 
     @property
     def model(self) -> str:
@@ -263,8 +264,11 @@ class LazyLLM:
         return self._run_id
 
     def __getattr__(self, name):
-        if self._llm is None:
-            self._llm = open_llm(*self._args, run_id=self._run_id)
+        if name.startswith("_"):  # not the model's: asked before __init__ ran (copy, pickle)
+            raise AttributeError(name)
+        with self._opening:
+            if self._llm is None:
+                self._llm = open_llm(*self._args, run_id=self._run_id)
         return getattr(self._llm, name)
 
     @property

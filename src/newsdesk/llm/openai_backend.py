@@ -9,23 +9,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import openai
 
+from newsdesk.llm.chat import RawReply
 from newsdesk.llm.errors import FatalError, LLMUnavailable, TransientError
-
-
-@dataclass
-class RawReply:
-    text: str
-    finish_reason: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
-    latency_ms: int
 
 
 def _is_loopback(url: str) -> bool:

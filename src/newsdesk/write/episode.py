@@ -30,7 +30,7 @@ from newsdesk.editions.episode import (
 from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
-from newsdesk.write.check import Finding
+from newsdesk.findings import Finding
 from newsdesk.write.digest import (
     Bullet,
     Digest,

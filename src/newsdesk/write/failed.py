@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.store.schema import failed_drafts as table
-from newsdesk.write.check import Finding, load_findings
+from newsdesk.findings import Finding, load_findings
 
 KINDS = ("analysis", "weekly", "episode", "translation")
 T = TypeVar("T")

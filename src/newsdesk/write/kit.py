@@ -8,7 +8,7 @@
     record_check(engine, subject, subject_id, ...)    one row in `checks`, findings in their one stored shape
     material_key(...)                                 the hash that says whether an output is still current
 
-Prompts are Jinja templates in write/prompts/. A file with a line `=== user ===` is a whole
+Prompts are Jinja templates in write/prompts/ (llm/prompts.py renders them). A file with a line `=== user ===` is a whole
 chat: the part above is the system message, the part below the user message. The system
 part is what calls of one kind share byte for byte (a server's prefix cache then serves it);
 whatever varies per call (material, findings) goes below.
@@ -16,69 +16,35 @@ whatever varies per call (material, findings) goes below.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Generic, TypeVar
 
-import jinja2
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import ConfigError
 from newsdesk.editions.store import material_key
+from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError
+from newsdesk.llm.prompts import messages, prompts_fingerprint, render
 from newsdesk.store.schema import checks
-from newsdesk.write.check import Finding, check_output
+from newsdesk.write.check import check_output
 
 __all__ = [
     "Checked", "ask_json", "banned_phrases", "checked", "checker_errors", "material_key", "messages",
     "policy", "prompts_fingerprint", "record_check", "render", "rule", "with_feedback",
 ]
 
-USER_MARK = "=== user ==="
 T = TypeVar("T")
 
 
 # --- prompts ---------------------------------------------------------------------------
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("newsdesk", "write/prompts"),
-        undefined=jinja2.StrictUndefined,  # a value the caller forgot is an error, not an empty string
-        keep_trailing_newline=False,
-        autoescape=False,
-    )
-
-
-def render(name: str, **values) -> str:
-    """One prompt file rendered as text."""
-    return _environment().get_template(name).render(**values)
-
-
-def messages(name: str, **values) -> list[dict]:
-    """A prompt file rendered into chat messages: the system part, then the user part."""
-    system, _, user = render(name, **values).partition(USER_MARK)
-    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
-
-
-def prompts_fingerprint(prefixes: tuple[str, ...]) -> str:
-    """Changes when a prompt file of these names (or the packaged policy) changes, so what was
-    written with the old prompts is written again."""
-    h = hashlib.sha256()
-    folder = resources.files("newsdesk") / "write" / "prompts"
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(prefixes) or entry.name == "policy.md":
-            h.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    return h.hexdigest()
 
 
 def with_feedback(asked: list[dict], problems: list[str]) -> list[dict]:

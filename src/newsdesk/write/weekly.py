@@ -40,7 +40,8 @@ from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
-from newsdesk.write.check import Finding, check_output, check_subject
+from newsdesk.findings import Finding
+from newsdesk.write.check import check_output, check_subject
 from newsdesk.write.kit import (
     banned_phrases,
     checked,

@@ -38,7 +38,8 @@ from newsdesk.editions.weekly import (
 from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import Finding, check_output
+from newsdesk.findings import Finding
+from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card, member_material, structured_summary
 from newsdesk.write.extractive.episode import (
     DigestOptions,
