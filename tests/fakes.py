@@ -24,10 +24,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from loopback import Replies, serve_http
 
 from newsdesk.config import Settings
-from newsdesk.llm.client import LLM, Reply
 from newsdesk.llm.chat import RawReply
+from newsdesk.llm.client import LLM, Reply
 from newsdesk.write.transcript import find_quotes
-
 
 # --- a loopback OpenAI-compatible endpoint ----------------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from fakes import FakeEndpoint, completion
 from sqlalchemy import insert, select
 
-from fakes import FakeEndpoint, completion
 from newsdesk.cluster import event_brief, refresh_event
 from newsdesk.config import Settings
 from newsdesk.llm import open_llm

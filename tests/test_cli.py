@@ -195,8 +195,7 @@ def test_the_line_helper_styles_without_reading_markup():
 
 
 def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_path, monkeypatch, shared):
-    from fakes import FakeEndpoint, completion
-    from fakes import CopyingBackend
+    from fakes import CopyingBackend, FakeEndpoint, completion
     from test_weekly import HARVEST_WEEK, load_week
 
     load_week(open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}"), shared, limit=80)

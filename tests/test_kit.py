@@ -7,9 +7,9 @@ from sqlalchemy import select
 
 from newsdesk.config import ConfigError, Settings
 from newsdesk.editions.cards import flag_lines
+from newsdesk.findings import Finding, load_findings
 from newsdesk.render import finding
 from newsdesk.store.schema import checks
-from newsdesk.findings import Finding, load_findings
 from newsdesk.write.kit import (
     banned_phrases,
     checked,
@@ -143,9 +143,9 @@ def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
 
     import jinja2
 
-    from newsdesk.llm.client import LLM
-    from newsdesk.llm.chat import RawReply
     from newsdesk.llm import prompts
+    from newsdesk.llm.chat import RawReply
+    from newsdesk.llm.client import LLM
 
     page = Path(__file__).resolve().parents[1] / "docs" / "adding-an-output.md"
     section = page.read_text(encoding="utf-8").split("# Adding an output", 1)[1]

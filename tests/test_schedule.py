@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from loopback import Replies, free_port, serve_http
 from sqlalchemy import func, select
 
 from newsdesk.catalog import packaged_catalog_path
@@ -25,7 +26,6 @@ from newsdesk.ingest.poll import due_sources, plan
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import sources, stage_runs, stages
-from loopback import Replies, free_port, serve_http
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

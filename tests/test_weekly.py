@@ -14,16 +14,17 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 import pytest
+from fakes import CopyingBackend, Untouchable, copying_llm
 from sqlalchemy import func, select
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.config import Settings
+from newsdesk.findings import load_findings
 from newsdesk.llm.client import LLM
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
 from newsdesk.write import weekly
-from newsdesk.findings import load_findings
 from newsdesk.write.weekly import (
     WeekEvent,
     WeeklyError,
@@ -32,7 +33,6 @@ from newsdesk.write.weekly import (
     parse_week,
     repeated_sentences,
 )
-from fakes import CopyingBackend, Untouchable, copying_llm
 
 HARVEST_WEEK = "2026-W11"  # 2026-03-09 … 03-15 in ../shared/fixtures/news/ai-daily-harvest.jsonl
 

@@ -20,7 +20,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsdesk.errors import NewsdeskError
 
-
 log = logging.getLogger("newsdesk.config")
 
 

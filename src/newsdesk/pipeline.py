@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
@@ -26,8 +26,8 @@ from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError, error_line
 from newsdesk.llm.client import LazyLLM
 from newsdesk.store import damaged, unusable_store
-from newsdesk.store.schema import editions, items, llm_usage, transcripts
 from newsdesk.store.leases import owner_id
+from newsdesk.store.schema import editions, items, llm_usage, transcripts
 from newsdesk.store.stage_runs import run_finished, run_started, stage_holder, stage_lease
 from newsdesk.write.writers import ModelWriters, Writers, writers
 

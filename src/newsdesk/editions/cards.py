@@ -38,9 +38,9 @@ from sqlalchemy.engine import Connection, Row
 from newsdesk.cluster.stories import story_threads, story_timelines
 from newsdesk.editions.days import minute
 from newsdesk.editions.labels import Labels
+from newsdesk.findings import load_findings
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
-from newsdesk.findings import load_findings
 from newsdesk.write.extractive.card import LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 

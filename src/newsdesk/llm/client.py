@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 
 from newsdesk.llm import cache
-from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
 from newsdesk.llm.backends import backend
 from newsdesk.llm.chat import RawReply
+from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record, spent
 

@@ -22,8 +22,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.store.schema import failed_drafts as table
 from newsdesk.findings import Finding, load_findings
+from newsdesk.store.schema import failed_drafts as table
 
 KINDS = ("analysis", "weekly", "episode", "translation")
 T = TypeVar("T")

@@ -22,9 +22,9 @@ from newsdesk.editions.episode import (
     save_edition,
     stored_edition,
 )
+from newsdesk.findings import Finding
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
-from newsdesk.findings import Finding
 from newsdesk.write.digest import (
     Bullet,
     Digest,

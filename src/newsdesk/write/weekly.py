@@ -37,10 +37,10 @@ from newsdesk.editions.weekly import (
     with_story_lines,
 )
 from newsdesk.errors import NewsdeskError
+from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
-from newsdesk.findings import Finding
 from newsdesk.write.check import check_output, check_subject
 from newsdesk.write.kit import (
     banned_phrases,

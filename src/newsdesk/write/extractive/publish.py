@@ -35,10 +35,10 @@ from newsdesk.editions.weekly import (
     stories_fingerprint,
     week_stories,
 )
+from newsdesk.findings import Finding
 from newsdesk.model import Turn
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
-from newsdesk.findings import Finding
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card, member_material, structured_summary
 from newsdesk.write.extractive.episode import (
@@ -225,8 +225,8 @@ class _WeeklyStandIns:
             if f"section {n}" not in self.failed:
                 out.append(section)
                 continue
-            theme = self.stand_in(f"section {n}", section["text"], lambda: extractive_theme(
-                [i for i in section["events"] if i in self.cards], self.cards, self.briefs, self.idf, LANGUAGE,
+            theme = self.stand_in(f"section {n}", section["text"], lambda events=section["events"]: extractive_theme(
+                [i for i in events if i in self.cards], self.cards, self.briefs, self.idf, LANGUAGE,
                 stories=self.stories, week=self.row["key"]))
             if theme.events and self.passes(theme.prose, theme.events):  # else the theme is left out
                 out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
