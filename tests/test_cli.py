@@ -275,7 +275,8 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
     fake = FakeEndpoint()
     fake.steps.extend([("garbage", b'{"choices": [ <html>502 Bad Gateway</html>')] * 200)
     try:
-        for key, value in {"LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "m"}.items():
+        for key, value in {"WRITE_BY": "model", "LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url,
+                           "LLM_MODEL": "m"}.items():
             monkeypatch.setenv(f"NEWSDESK_{key}", value)
         code, out = newsdesk("write")
         errors = [line for line in out.splitlines() if line.startswith("error:")]

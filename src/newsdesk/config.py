@@ -49,7 +49,8 @@ class FetchSettings:
 class LLMSettings:
     # Which model answers when one is asked ([write] by = "model", or arbitrate_merges): "openai" (the
     # endpoint at base_url) or "embedded" (Qwen2.5-0.5B in-process; weak: most of its drafts fail their
-    # checks, and the extractive parts are published in their place). See llm/backends.py.
+    # checks, and the extractive parts are published in their place). The old "extractive" still loads, read
+    # as [write] by = "extractive" with a one-line notice. See llm/backends.py.
     backend: str = "openai"
     base_url: str = ""  # e.g. https://api.deepseek.com/v1 or http://localhost:11434/v1
     model: str = ""

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from celery import Celery
-from kombu import Exchange, Queue
+from kombu import Exchange, Queue, pools
 
 from newsdesk.config import Settings, load_settings
 from newsdesk.errors import NewsdeskError, error_line
@@ -52,10 +52,12 @@ def configure(settings: Settings) -> Celery:
     w = settings.workers
     # A process configured before (tests, a reloaded settings file) keeps a connection pool and
     # queue declarations made for the old broker; publishing through them would send every unit
-    # there. Drop them so both are rebuilt from the new settings.
+    # there. Drop them so both are rebuilt from the new settings; kombu's own producer pools too, which
+    # it keys by broker URL: back on a broker used before, it would hand out the closed pool of then.
     if app._pool is not None:
         app._pool.force_close_all()
     app._pool = None
+    pools.reset()
     app.__dict__.pop("amqp", None)
     app.conf.update(
         broker_url=w.broker_url,
