@@ -375,7 +375,7 @@ class Clusterer:
                 if key not in margins or margin > margins[key][0]:
                     margins[key] = (margin, s, lang)
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
-            weights = self.words.weights(doc.terms) if cfg.term_weight else {}
+            weights = self.words.weights(doc.terms)  # rare shared words are evidence even when they add no score
             reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + max(cfg.arbiter_band, 0.0)
             for key, (margin, s, lang) in margins.items():
                 if margin < -reach:
@@ -398,13 +398,12 @@ class Clusterer:
                     evidence.append("release")
                     score += cfg.subject_bonus
                     why.append(f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})")
-                if cfg.term_weight:
-                    sim, words = self.words.similarity(weights, ev.terms, ev.size)
-                    if sim:
-                        score += cfg.term_weight * sim
-                        why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
-                        if sim >= cfg.evidence_words:
-                            evidence.append("words")
+                sim, words = self.words.similarity(weights, ev.terms, ev.size)
+                if sim and cfg.term_weight:
+                    score += cfg.term_weight * sim
+                    why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
+                if sim >= cfg.evidence_words:
+                    evidence.append("words")
                 short = self._unsupported(doc, ev, lang, s, evidence, score - margin) if score > -abs(cfg.arbiter_band) else ""
                 if short:
                     why.append(short)
