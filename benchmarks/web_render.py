@@ -1,19 +1,29 @@
-"""How fast the web app renders its pages, next to serving a static file of the same size.
+"""How fast the web app serves its pages, next to a static file of the same size.
 
-Builds a store with 1,000 events and 5,000 items (titles and summaries from the real
-news fixture, analyses cut from seed 002), starts `create_app` under uvicorn in a child
-process on loopback, and times the feed page, an event page and a search (Chinese and
-English terms alternating), each next to a static file as large as that page, all from
-the same server in one run. Prints median and p95 of each and the ratio to its static twin.
-The search index is built once before the server starts and timed on its own.
+Builds a store of --events events (5 items each, from the real news fixture, over
+--events / 50 days; analyses cut from seed 002) with the store's own writers:
+sync_sources and upsert_items for sources and items, the clusterer's tables for events,
+and the real daily-edition stage (build_dailies) for the day editions. Then starts the
+web app on loopback in a child process, as `newsdesk serve --workers N` runs it plus one
+static folder, and times the feed page, an event page and a search (Chinese and English
+terms alternating), each beside a static file as large as that page, all from the same
+server in one run.
+
+Sequential (default): one client, interleaved. With --concurrency C: C clients at once
+(asyncio, C connections), at most --requests requests per kind of page and at most
+--seconds of wall time, kinds interleaved; prints p50 / p99 and errors per kind.
+The search index is built once before the server starts and timed on its own (docs/s).
 
     .venv/bin/python benchmarks/web_render.py [--requests 100]
+    .venv/bin/python benchmarks/web_render.py --events 10000 --concurrency 200 --requests 400 --seconds 120
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -28,56 +38,61 @@ from sqlalchemy import insert
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-EVENTS, ITEMS, SOURCES, DAYS = 1000, 5000, 40, 20
+ITEMS_PER_EVENT, SOURCES, EVENTS_PER_DAY = 5, 40, 50
+START = datetime(2026, 3, 1, tzinfo=UTC)
 SEARCHES = ["大模型", "OpenAI", "融资", "agent", "推理", "benchmark", "开源", "Claude"]
 
 
-def build_store(url: str) -> None:
+def build_store(url: str, n_events: int) -> int:
+    """A store of n_events events; returns its number of days."""
+    from newsdesk.config import Settings
+    from newsdesk.editions.daily import build_dailies
+    from newsdesk.model import Item, Source
     from newsdesk.store import open_store
-    from newsdesk.store.schema import analyses, event_members, events, feedback, items, sources
+    from newsdesk.store.items import sync_sources, upsert_items
+    from newsdesk.store.schema import analyses, event_members, events, feedback, items
 
     rnd = random.Random(7)
     news = [json.loads(line) for line in (SHARED / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8")]
     seed = (SHARED / "seeds/002_9757c020e57c0eec.txt").read_text(encoding="utf-8")
     paragraphs = [p.strip() for p in seed.split("\n\n") if len(p.strip()) > 200]
+    n_items, days = n_events * ITEMS_PER_EVENT, max(1, n_events // EVENTS_PER_DAY)
+    step = timedelta(minutes=days * 24 * 60 / n_items)
     engine = open_store(url)
-    start = datetime(2026, 3, 1, tzinfo=UTC)
     with engine.begin() as conn:
-        conn.execute(insert(sources), [
-            {"id": f"src-{i}", "name": f"Outlet {i}", "url": f"https://outlet{i}.example.com/feed", "kind": "rss",
-             "language": "zh" if i % 2 else "en"} for i in range(SOURCES)
-        ])
-        item_rows = []
-        for i in range(ITEMS):
+        sync_sources(conn, [Source(id=f"src-{i}", name=f"Outlet {i}", url=f"https://outlet{i}.example.com/feed",
+                                   language="zh" if i % 2 else "en") for i in range(SOURCES)])
+        batch = []
+        for i in range(n_items):
             n = news[i % len(news)]
-            when = start + timedelta(minutes=i * (DAYS * 24 * 60 // ITEMS))
-            item_rows.append({
-                "id": i + 1, "source_id": f"src-{i % SOURCES}", "guid": f"g{i}", "url": f"https://example.com/{i}",
-                "title": n["title"] + ("" if i < len(news) else f" ({i // len(news)})"), "summary": n.get("summary") or "",
-                "language": "zh" if any("\u4e00" <= c <= "\u9fff" for c in n["title"]) else "en",
-                "published_at": when, "first_seen_at": when, "updated_at": when, "content_hash": f"h{i}",
-                "material_level": rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
-            })
-        conn.execute(insert(items), item_rows)
-        per_event = ITEMS // EVENTS
+            title = n["title"] + ("" if i < len(news) else f" ({i // len(news)})")
+            batch.append(Item(
+                source_id=f"src-{i % SOURCES}", guid=f"g{i}", url=f"https://example.com/{i}", title=title,
+                summary=n.get("summary") or "", published_at=START + i * step,
+                language="zh" if any("\u4e00" <= c <= "\u9fff" for c in title) else "en",
+                material_level=rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
+            ))
+        upsert_items(conn, batch, now=START + n_items * step + timedelta(hours=1))
+        ids = {guid: (iid, when) for iid, guid, when in conn.execute(
+            items.select().with_only_columns(items.c.id, items.c.guid, items.c.published_at))}
         event_rows, member_rows, analysis_rows, feedback_rows = [], [], [], []
-        for e in range(EVENTS):
-            first = item_rows[e * per_event]
-            when = first["published_at"]
+        for e in range(n_events):
+            members = [ids[f"g{e * ITEMS_PER_EVENT + k}"] for k in range(ITEMS_PER_EVENT)]
+            lead_id, when = members[0]
+            title = batch[e * ITEMS_PER_EVENT].title
             event_rows.append({
-                "id": e + 1, "title": first["title"], "lead_item_id": first["id"], "first_published_at": when,
-                "last_published_at": when + timedelta(hours=2), "updated_at": when, "item_count": per_event,
-                "outlets": per_event, "independent_outlets": rnd.randint(1, per_event), "languages": ["zh", "en"],
+                "id": e + 1, "title": title, "lead_item_id": lead_id, "first_published_at": when,
+                "last_published_at": members[-1][1], "updated_at": when, "item_count": ITEMS_PER_EVENT,
+                "outlets": ITEMS_PER_EVENT, "independent_outlets": rnd.randint(1, ITEMS_PER_EVENT), "languages": ["zh", "en"],
                 "category": rnd.choice(["model", "funding", "research", "product", "policy"]),
-                "score": rnd.uniform(0, 10), "tab": rnd.choice(["featured", "p1", "all", "all"]),
+                "score": rnd.uniform(0, 10), "importance": rnd.uniform(0, 10), "tab": rnd.choice(["featured", "p1", "all", "all"]),
                 "score_parts": {"coverage": rnd.random(), "authority": rnd.random(), "recency": rnd.random()},
             })
-            for k in range(per_event):
-                item = item_rows[e * per_event + k]
-                member_rows.append({"item_id": item["id"], "event_id": e + 1, "role": "lead" if k == 0 else "member",
+            for k, (item_id, _) in enumerate(members):
+                member_rows.append({"item_id": item_id, "event_id": e + 1, "role": "lead" if k == 0 else "member",
                                     "joined_at": when, "reason": "cosine 0.71"})
             body = "\n\n".join(rnd.sample(paragraphs, 4))  # a 4-paragraph analysis, as the feed shows
-            analysis_rows.append({"event_id": e + 1, "language": "zh", "headline": first["title"], "body": body,
+            analysis_rows.append({"event_id": e + 1, "language": "zh", "headline": title, "body": body,
                                   "status": rnd.choice(["clean", "clean", "flagged"]), "flags": [], "material_key": str(e),
                                   "created_at": when})
             if e % 10 == 0:
@@ -86,21 +101,29 @@ def build_store(url: str) -> None:
         conn.execute(insert(event_members), member_rows)
         conn.execute(insert(analyses), analysis_rows)
         conn.execute(insert(feedback), feedback_rows)
+    build_dailies(engine, Settings())  # the day editions, as a run stores them
     engine.dispose()
+    return days
 
 
-def serve(url: str, port: int, static_dir: str) -> None:
-    """Child process: the real app plus one static folder, on loopback."""
-    import uvicorn
+def bench_app():
+    """uvicorn's factory in each server process: the real app plus one static folder."""
     from fastapi.staticfiles import StaticFiles
 
-    from newsdesk.config import Settings
-    from newsdesk.store import open_store
-    from newsdesk.web.app import create_app
+    from newsdesk.web.app import app_from_environment
 
-    app = create_app(open_store(url), Settings())
-    app.mount("/bench-static", StaticFiles(directory=static_dir), name="bench-static")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    app = app_from_environment()
+    app.mount("/bench-static", StaticFiles(directory=os.environ["BENCH_STATIC"]), name="bench-static")
+    return app
+
+
+def serve(url: str, port: int, static_dir: str, workers: int) -> None:
+    """Child process: serve bench_app the way `newsdesk serve` does, on loopback."""
+    from newsdesk.web.app import serve_app
+
+    os.environ.update(NEWSDESK_DATABASE_URL=url, BENCH_STATIC=static_dir)
+    sys.path.insert(0, str(Path(__file__).parent))
+    serve_app("web_render:bench_app", host="127.0.0.1", port=port, workers=workers, log_level="warning")
 
 
 def timed(client: httpx.Client, path: str) -> tuple[float, int]:
@@ -111,28 +134,70 @@ def timed(client: httpx.Client, path: str) -> tuple[float, int]:
     return elapsed * 1000, len(r.content)
 
 
-def summary(ms: list[float]) -> tuple[float, float]:
+def pct(ms: list[float], q: float) -> float:
     ms = sorted(ms)
-    return statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    return ms[min(len(ms) - 1, int(round(q * (len(ms) - 1))))]
+
+
+async def concurrent(base: str, kinds: dict, clients: int, per_kind: int, seconds: float):
+    """`clients` requests in flight at once until each kind had `per_kind` or `seconds` ran out."""
+    order = [kind for i in range(per_kind) for kind in kinds]  # interleaved, as in the sequential run
+    results: dict[str, list[float]] = {k: [] for k in kinds}
+    sizes: dict[str, list[int]] = {k: [] for k in kinds}
+    errors: dict[str, list[str]] = {k: [] for k in kinds}
+    counter = {k: 0 for k in kinds}
+    deadline = time.monotonic() + seconds
+    queue = iter(order)
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+        async def worker():
+            for kind in queue:
+                if time.monotonic() > deadline:
+                    return
+                i = counter[kind]
+                counter[kind] += 1
+                t0 = time.perf_counter()
+                try:
+                    r = await client.get(kinds[kind](i))
+                    elapsed = (time.perf_counter() - t0) * 1000
+                    if r.status_code != 200:
+                        errors[kind].append(f"HTTP {r.status_code}")
+                        continue
+                    results[kind].append(elapsed)
+                    sizes[kind].append(len(r.content))
+                except httpx.HTTPError as exc:
+                    errors[kind].append(type(exc).__name__)
+
+        t0 = time.monotonic()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+    return results, sizes, errors, time.monotonic() - t0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=100, help="requests per kind of page")
-    ap.add_argument("--serve", nargs=3, metavar=("URL", "PORT", "STATIC_DIR"), help=argparse.SUPPRESS)
+    ap.add_argument("--requests", type=int, default=100, help="requests per kind of page (static twins included)")
+    ap.add_argument("--events", type=int, default=1000, help="events in the store (5 items each, 50 a day)")
+    ap.add_argument("--concurrency", type=int, default=0, help="clients at once (0: one client, sequential)")
+    ap.add_argument("--seconds", type=float, default=120, help="with --concurrency: stop sending after this long")
+    ap.add_argument("--workers", type=int, default=None, help="server processes (default: as newsdesk serve chooses)")
+    ap.add_argument("--serve", nargs=4, metavar=("URL", "PORT", "STATIC_DIR", "WORKERS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
-        serve(args.serve[0], int(args.serve[1]), args.serve[2])
+        serve(args.serve[0], int(args.serve[1]), args.serve[2], int(args.serve[3]))
         return
+    from newsdesk.web.app import default_workers
 
+    workers = args.workers or default_workers(f"sqlite:///{tempfile.gettempdir()}/x.db")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         t0 = time.perf_counter()
-        build_store(url)
-        print(f"store: {EVENTS} events, {ITEMS} items, {SOURCES} sources over {DAYS} days built in {time.perf_counter() - t0:.1f} s")
+        days = build_store(url, args.events)
+        print(f"store: {args.events} events, {args.events * ITEMS_PER_EVENT} items, {SOURCES} sources over {days} days "
+              f"(daily editions included) built in {time.perf_counter() - t0:.1f} s")
         # The search index is built once and then kept up incrementally; time that once, apart from page renders.
-        from newsdesk.store import open_store
         from newsdesk.search import SearchIndex, segment
+        from newsdesk.store import open_store
 
         segment("载入 jieba 词典")
         engine = open_store(url)
@@ -148,11 +213,11 @@ def main() -> None:
             port = s.getsockname()[1]
         static_dir = Path(tmp) / "static"
         static_dir.mkdir()
-        child = subprocess.Popen([sys.executable, __file__, "--serve", url, str(port), str(static_dir)])
+        child = subprocess.Popen([sys.executable, __file__, "--serve", url, str(port), str(static_dir), str(workers)])
         try:
             base = f"http://127.0.0.1:{port}"
             with httpx.Client(base_url=base, timeout=60) as client:
-                deadline = time.monotonic() + 30
+                deadline = time.monotonic() + 60
                 while True:
                     try:
                         client.get("/healthz")
@@ -161,11 +226,11 @@ def main() -> None:
                         if time.monotonic() > deadline or child.poll() is not None:
                             raise SystemExit("server did not start") from None
                         time.sleep(0.1)
-                days = sorted({(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d, hours=12)).date().isoformat() for d in range(DAYS)})
+                day_keys = [(START + timedelta(days=d, hours=12)).date().isoformat() for d in range(days)]
                 rnd = random.Random(1)
                 pages = {
-                    "feed page": lambda i: f"/?day={days[i % len(days)]}",
-                    "event page": lambda i: f"/events/{rnd.randint(1, EVENTS)}",
+                    "feed page": lambda i: f"/?day={day_keys[i % len(day_keys)]}",
+                    "event page": lambda i: f"/events/{rnd.randint(1, args.events)}",
                     "search": lambda i: "/search?" + str(httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]})),
                 }
                 # One static file per page kind, as large as that page's typical response.
@@ -177,25 +242,44 @@ def main() -> None:
                     kinds[f"static ~{kind}"] = lambda i, _n=name: f"/bench-static/{_n}"
                 for path_of in kinds.values():  # warm up every route once
                     timed(client, path_of(0))
-                results: dict[str, list[float]] = {k: [] for k in kinds}
-                sizes: dict[str, list[int]] = {k: [] for k in kinds}
-                # Interleaved, so drift in machine load hits every kind alike.
-                for i in range(args.requests):
-                    for kind, path_of in kinds.items():
-                        ms, size = timed(client, path_of(i))
-                        results[kind].append(ms)
-                        sizes[kind].append(size)
+                if args.concurrency:
+                    results, sizes, errors, wall = asyncio.run(
+                        concurrent(base, kinds, args.concurrency, args.requests, args.seconds))
+                else:
+                    results = {k: [] for k in kinds}
+                    sizes = {k: [] for k in kinds}
+                    errors = {k: [] for k in kinds}
+                    t0 = time.monotonic()
+                    # Interleaved, so drift in machine load hits every kind alike.
+                    for i in range(args.requests):
+                        for kind, path_of in kinds.items():
+                            ms, size = timed(client, path_of(i))
+                            results[kind].append(ms)
+                            sizes[kind].append(size)
+                    wall = time.monotonic() - t0
         finally:
             child.terminate()
-            child.wait(10)
+            child.wait(20)
 
-    print(f"\n{args.requests} requests each, interleaved, one client, keep-alive, loopback, same server")
-    print(f"{'':20} {'median ms':>10} {'p95 ms':>9} {'median bytes':>13} {'median / same-size static':>26}")
+    done = sum(len(v) for v in results.values())
+    how = f"{args.concurrency} clients at once" if args.concurrency else "one client, interleaved"
+    print(f"\n{how}, keep-alive, loopback, {workers} server process(es): {done} requests answered in {wall:.1f} s "
+          f"({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors")
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'':20} {'n':>5} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'median bytes':>13} {'p50 / same-size static':>23}")
     for kind in pages:
         for row in (kind, f"static ~{kind}"):
-            med, p95 = summary(results[row])
-            ratio = med / summary(results[f"static ~{kind}"])[0]
-            print(f"{row:20} {med:10.2f} {p95:9.2f} {int(statistics.median(sizes[row])):13,} {ratio:26.1f}")
+            if not results[row]:
+                print(f"{row:20} {0:5} {len(errors[row]):6}   (no answers: {', '.join(sorted(set(errors[row])))})")
+                continue
+            p50, p99 = statistics.median(results[row]), pct(results[row], 0.99)
+            twin = results[f"static ~{kind}"]
+            ratio = f"{p50 / statistics.median(twin):23.1f}" if twin else f"{'-':>23}"
+            print(f"{row:20} {len(results[row]):5} {len(errors[row]):6} {p50:9.1f} {p99:9.1f} "
+                  f"{int(statistics.median(sizes[row])):13,} {ratio}")
+        bad = sorted(set(errors[kind]))
+        if bad:
+            print(f"{'':20} errors: {', '.join(bad)}")
 
 
 if __name__ == "__main__":

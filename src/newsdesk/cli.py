@@ -618,15 +618,21 @@ def serve(
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
     every: str = typer.Option(None, "--every", help="Also keep the newsroom running, as `run --every` does, "
                               "in this process (e.g. 30m)."),
+    workers: int = typer.Option(None, "--workers", min=1, max=64, help="Server processes (1-64; default one per CPU, "
+                                "2 to 4, or 1 for an in-memory SQLite store)."),
 ) -> None:
     """Run the web app: feed, events, editions, sources, status, usage, search and feedback."""
+    import os
     import socket
 
-    import uvicorn
-
-    from newsdesk.web.app import create_app
+    from newsdesk.web.app import default_workers, serve_app
 
     s = settings()
+    engine()  # opened (and migrated) once here, before the server processes open it
+    workers = workers or default_workers(s.database)
+    if _state.get("config"):  # each server process loads the same settings file
+        os.environ["NEWSDESK_CONFIG"] = str(Path(_state["config"]).resolve())
+    serve = lambda: serve_app("newsdesk.web.app:app_from_environment", host=host, port=port, workers=workers)  # noqa: E731
     # uvicorn only logs a busy port and exits; check first so the message names the fix.
     try:
         with socket.create_server((host, port)):
@@ -638,7 +644,7 @@ def serve(
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"serving on {host}: anyone who can reach it can read the newsroom")
     if every is None:
-        uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
+        serve()
         return
     import threading
 
@@ -653,7 +659,7 @@ def serve(
     loop.start()
     console.print(f"running every {every} beside the web app; the status page is /status")
     try:
-        uvicorn.run(create_app(engine(), s), host=host, port=port, log_level="info")
+        serve()
     finally:
         stop.set()
         if loop.is_alive():

@@ -7,6 +7,7 @@ through web/queries.py; nothing here knows SQL.
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 from contextlib import asynccontextmanager
@@ -20,10 +21,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, StrictUndefined
-from sqlalchemy.engine import Engine
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.sessions import SessionMiddleware
-
 from secure import (
     ContentSecurityPolicy,
     CrossOriginOpenerPolicy,
@@ -35,6 +32,9 @@ from secure import (
     XFrameOptions,
 )
 from secure.middleware.asgi import SecureASGIMiddleware
+from sqlalchemy.engine import Engine
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk import render
 from newsdesk.config import Settings
@@ -55,6 +55,7 @@ from newsdesk.push.subscriptions import (
 from newsdesk.search import SearchIndex
 from newsdesk.web import auth, queries
 from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
+from newsdesk.web.cache import ClearOnWrite, ReadCache
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -113,6 +114,7 @@ class SecurityHeaders:
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
+    reads = ReadCache(engine)
     mcp = build_server(engine, settings, index)
     throttle = auth.Throttle()
     mcp_endpoint = TokenGate(mcp, settings, throttle)
@@ -133,7 +135,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         docs_url="/api/docs",
         redoc_url=None,
     )
-    app.state.engine, app.state.settings, app.state.index, app.state.tz = engine, settings, index, tz
+    app.state.engine, app.state.settings, app.state.index, app.state.tz, app.state.reads = engine, settings, index, tz, reads
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
     # carries a login's secret; the login itself is in the store (web/auth.py), which logout ends.
     app.add_middleware(
@@ -147,6 +149,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
     app.add_route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.add_middleware(ClearOnWrite, cache=reads)
     app.add_middleware(SecurityHeaders, pages=security_headers(settings), docs=security_headers(settings, docs=True),
                        docs_path=app.docs_url)
 
@@ -216,18 +219,27 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def feed_page(request: Request, day: str | None = None, tab: str = "all", page_no: int = Query(1, alias="page")):
-        lang = ui_lang(request)
-        with engine.connect() as conn:
-            chosen = parse_day(day) or latest_day(conn, tz) or date.today()
-            data = queries.feed(conn, chosen, tab, tz, min(max(1, page_no), MAX_PAGE), lang)
-            prev_day, next_day = neighbour_days(conn, chosen, tz)
+        lang, page_no = ui_lang(request), min(max(1, page_no), MAX_PAGE)
+
+        def read():
+            with engine.connect() as conn:
+                chosen = parse_day(day) or latest_day(conn, tz) or date.today()
+                return queries.feed(conn, chosen, tab, tz, page_no, lang), *neighbour_days(conn, chosen, tz)
+
+        data, prev_day, next_day = reads.get(("feed", day, tab, page_no, lang), read)
         return page(request, "feed.html", feed=data, prev_day=prev_day, next_day=next_day)
 
     @app.get("/events/{event_id}", response_class=HTMLResponse, include_in_schema=False)
     def event_page(request: Request, event_id: int):
         check_id(event_id)
-        with engine.connect() as conn:
-            detail = queries.event_detail(conn, event_id, tz, ui_lang(request), operator=bool(auth.current_user(request)))
+        lang, operator = ui_lang(request), bool(auth.current_user(request))
+
+        def read():
+            with engine.connect() as conn:
+                return queries.event_detail(conn, event_id, tz, lang, operator=operator)
+
+        # The operator's page carries the clusterer's reasons: read live, never shared.
+        detail = read() if operator else reads.get(("event", event_id, lang), read)
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return page(request, "event.html", event=detail)
@@ -236,20 +248,28 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     def search_page(request: Request, q: str = ""):
         results = {"events": [], "items": []}
         if q.strip():
-            hits = index.search(q[:200])
-            with engine.connect() as conn:
-                results = queries.search_results(conn, hits, ui_lang(request))
+            lang, query = ui_lang(request), q[:200]
+
+            def read():
+                hits = index.search(query)
+                with engine.connect() as conn:
+                    return queries.search_results(conn, hits, lang)
+
+            results = reads.get(("search", query, lang), read)
         return page(request, "search.html", q=q, results=results)
 
     def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
-        kind = EDITION_PATHS[segment]
-        with engine.connect() as conn:
-            archive = queries.edition_keys(conn, kind)
-            if key is None and archive:
-                key = archive[0]["key"]
-            shown = queries.edition(conn, kind, key, lang or ui_lang(request)) if key else None
-        if key and shown is None:
-            raise HTTPException(404, f"no {kind} edition {key!r}")
+        kind, language = EDITION_PATHS[segment], lang or ui_lang(request)
+
+        def read():
+            with engine.connect() as conn:
+                archive = queries.edition_keys(conn, kind)
+                chosen = key or (archive[0]["key"] if archive else None)
+                return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
+
+        archive, chosen, shown = reads.get(("edition", kind, key, language), read)  # readers' meta only, no writer's notes
+        if chosen and shown is None:
+            raise HTTPException(404, f"no {kind} edition {chosen!r}")
         return page(request, "edition.html", kind=kind, segment=segment, archive=archive, edition=shown)
 
     for segment in EDITION_PATHS:
@@ -420,3 +440,42 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         return Response("ok", media_type="text/plain")
 
     return app
+
+
+# --- serving: several processes --------------------------------------------------------
+
+
+def default_workers(database_url: str) -> int:
+    """Server processes `newsdesk serve` starts: one per CPU, 2 to 4, when every process can read the
+    store at once (PostgreSQL, or an SQLite file: WAL lets readers in beside the one writer); one for an
+    in-memory SQLite store, which each process would open empty."""
+    if database_url.startswith("sqlite") and (":memory:" in database_url or database_url in ("sqlite://", "sqlite:///")):
+        return 1
+    return max(2, min(4, os.cpu_count() or 1))
+
+
+def app_from_environment() -> FastAPI:
+    """The app as each server process builds it: settings from NEWSDESK_CONFIG and NEWSDESK_* (uvicorn's
+    factory; `uvicorn --factory newsdesk.web.app:app_from_environment` runs it too)."""
+    from newsdesk.config import load_settings
+    from newsdesk.store import open_store
+
+    settings = load_settings()
+    return create_app(open_store(settings.database), settings)
+
+
+def serve_app(target: str, *, host: str, port: int, workers: int, log_level: str = "info") -> None:
+    """Run uvicorn with `workers` processes, each building its app with the factory named by `target`.
+
+    Every process must sign session cookies with one key, or a login made on one would be unknown to
+    the next: without web_secret one random key is made here, for this run of the server, and handed
+    to the processes in the environment (logins still end on restart, as with one process).
+    """
+    import uvicorn
+
+    from newsdesk.config import load_settings
+
+    if not load_settings().web_secret:
+        os.environ["NEWSDESK_WEB_SECRET"] = secrets.token_urlsafe(32)
+    # proxy_headers: X-Forwarded-For / -Proto are believed from FORWARDED_ALLOW_IPS only (default 127.0.0.1).
+    uvicorn.run(target, factory=True, host=host, port=port, workers=workers, log_level=log_level, proxy_headers=True)

@@ -1,0 +1,101 @@
+"""The web app's read cache (web/cache.py) over a real SQLite store, through a loopback server:
+a page's second read runs no page query; a new edition, event or vote shows without a restart;
+the operator's page (the clusterer's reasons) never comes out of, or goes into, the shared cache."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from loopback import serve_app
+from sqlalchemy import event, insert
+
+from newsdesk.config import Settings
+from newsdesk.editions.daily import build_daily
+from newsdesk.model import Item, Source
+from newsdesk.store.items import sync_sources, upsert_items
+from newsdesk.store.schema import analyses, event_members, events, items
+from newsdesk.web.app import create_app
+from newsdesk.web.cache import CHECK_EVERY
+
+TOKEN = "cache-test-token"
+WHEN = datetime(2026, 4, 23, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai
+DAY = "2026-04-23"
+
+
+def add_event(engine, event_id: int, title: str, headline: str) -> None:
+    """An event of one item with a clean analysis, as ingest, the clusterer and the writer store them;
+    then the day's edition, rebuilt by the real daily stage."""
+    with engine.begin() as conn:
+        upsert_items(conn, [Item(source_id="outlet", guid=f"g{event_id}", url=f"https://example.com/{event_id}",
+                                 title=title, language="en", published_at=WHEN + timedelta(minutes=event_id))],
+                     now=WHEN + timedelta(hours=1))
+        item_id = conn.execute(items.select().with_only_columns(items.c.id).where(items.c.guid == f"g{event_id}")).scalar()
+        at = datetime.now(UTC)
+        conn.execute(insert(events).values(id=event_id, title=title, first_published_at=WHEN, last_published_at=WHEN,
+                                           updated_at=at, score=float(event_id), importance=float(event_id), tab="p1",
+                                           category="model", item_count=1, lead_item_id=item_id, languages=["en"]))
+        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role="lead", joined_at=at,
+                                                  reason=f"cosine 0.{event_id}7 to the en centroid"))
+        conn.execute(insert(analyses).values(event_id=event_id, language="en", headline=headline, body=f"{headline}. Body.",
+                                             status="clean", flags=[], material_key=str(event_id), created_at=at))
+    build_daily(engine, Settings(), DAY)
+
+
+@pytest.fixture
+def server(sqlite_engine):
+    with sqlite_engine.begin() as conn:
+        sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
+    add_event(sqlite_engine, 1, "First model launch", "First launch headline")
+    with serve_app(create_app(sqlite_engine, Settings(web_token=TOKEN))) as base, httpx.Client(base_url=base, timeout=30) as client:
+        yield sqlite_engine, client
+
+
+def statements(engine):
+    """A list that grows by one for each SQL statement the engine runs (the server runs in this process)."""
+    seen: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    return seen
+
+
+def shows(client: httpx.Client, path: str, text: str) -> bool:
+    """Whether `path` shows `text` within the cache's check interval and a margin for a loaded machine."""
+    deadline = time.monotonic() + CHECK_EVERY + 10
+    while time.monotonic() < deadline:
+        if text in client.get(path).text:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_second_read_runs_no_page_query_and_a_new_edition_shows(server):
+    engine, client = server
+    seen = statements(engine)
+    assert "First launch headline" in client.get(f"/?day={DAY}").text
+    assert "First launch headline" in client.get(f"/daily/{DAY}?lang=en").text
+    first = len(seen)
+    seen.clear()
+    client.get(f"/?day={DAY}")
+    client.get(f"/daily/{DAY}?lang=en")
+    # Nothing but, at most, one look at the store's version (a count and newest stamp a table).
+    assert first > 10 and len(seen) <= 9 and all("max(" in sql for sql in seen), (first, seen)
+
+    add_event(engine, 2, "Second model launch", "Second launch headline")  # a new daily edition is stored
+    assert shows(client, f"/daily/{DAY}?lang=en", "Second launch headline")
+    assert shows(client, f"/?day={DAY}", "Second launch headline")
+    assert shows(client, "/events/2", "Second launch headline")
+
+
+def test_the_operator_page_is_read_live_and_never_shared(server):
+    engine, client = server
+    assert "cosine 0.17" not in client.get("/events/1").text  # a reader's page, now cached
+
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)
+    assert client.post("/login", data={"token": TOKEN, "name": "op", "csrf": csrf}).status_code in (200, 303)
+    assert "cosine 0.17" in client.get("/events/1").text  # the operator's: not the cached reader's page
+
+    with httpx.Client(base_url=str(client.base_url), timeout=30) as reader:  # a reader after the operator
+        assert "cosine 0.17" not in reader.get("/events/1").text
