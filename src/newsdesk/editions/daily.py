@@ -85,7 +85,8 @@ def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
     lines = [f"## {t.top_stories}", ""]
     for s in top:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
-        lines.append(f"- {number[s['event_id']]}. {headline} · {t.top_outlets.format(n=s['outlets'])}")
+        outlets = t.top_one_outlet if s["outlets"] <= 1 else t.top_outlets.format(n=s["outlets"])
+        lines.append(f"- {number[s['event_id']]}. {headline} · {outlets}")
     return "\n".join(lines)
 
 

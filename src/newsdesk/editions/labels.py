@@ -34,6 +34,7 @@ LABELS: dict[str, dict[str, str]] = {
     # the day's headline list, above the cards
     "top_stories": {"zh": "今日要闻", "en": "Top stories"},
     "top_outlets": {"zh": "{n} 个来源", "en": "{n} outlets"},
+    "top_one_outlet": {"zh": "1 个来源", "en": "1 outlet"},
     # a card's badges: one line in place of its notes (the full sentences are on the event page)
     "badge_extract": {"zh": "原文摘录", "en": "extract"},
     "badge_replaces": {"zh": "代替未过核查的稿件", "en": "in place of a failed draft"},
