@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert, select, update
 
 from newsdesk.config import Settings
-from newsdesk.editions.daily import build_daily, build_dailies
-from newsdesk.editions.days import local_day_bounds
+from newsdesk.days import local_day_bounds
+from newsdesk.editions.daily import build_dailies, build_daily
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 
@@ -128,7 +128,7 @@ def test_web_feed_shows_the_daily_editions_cards_tabs_and_order(sqlite_engine):
     """One card builder and one set of tabs: the web app's feed and the published day agree."""
     from zoneinfo import ZoneInfo
 
-    from newsdesk.web import queries
+    from newsdesk.read import queries
 
     settings = Settings(languages=["zh", "en"])
     with sqlite_engine.begin() as conn:
@@ -160,8 +160,8 @@ def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_g
     (the 7th) is no growth."""
     from zoneinfo import ZoneInfo
 
-    from newsdesk.editions.days import day_events, event_dates, event_days
-    from newsdesk.web import queries
+    from newsdesk.days import day_events, event_dates, event_days
+    from newsdesk.read import queries
 
     settings = Settings(languages=["zh", "en"])
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731

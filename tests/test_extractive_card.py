@@ -4,13 +4,11 @@ passes it."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import is_complete
-
 
 
 def own_text(member: dict) -> str:

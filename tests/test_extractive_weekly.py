@@ -11,13 +11,13 @@ import pytest
 from test_extractive_card import own_text
 from test_weekly import parse_report
 
-from newsdesk.editions.weekly import properties
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import sentences
 from newsdesk.write.extractive.weekly import extractive_weekly, load_week
+from newsdesk.write.weekly_edition import properties
 
 WEEK = "2025-W09"
 

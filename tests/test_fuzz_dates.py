@@ -16,8 +16,8 @@ from sqlalchemy import delete, insert, select
 from test_fuzz_parsers import feed_text
 
 from newsdesk.config import Settings
+from newsdesk.days import local_time
 from newsdesk.editions.daily import build_dailies
-from newsdesk.editions.days import local_time
 from newsdesk.ingest.normalize import to_utc
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.model import DATED_BY, Source

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import newsdesk
-from newsdesk.editions.labels import LABELS, UI_LANGUAGES, Labels
+from newsdesk.labels import LABELS, UI_LANGUAGES, Labels
 
 PACKAGE = Path(newsdesk.__file__).parent
 NAMED = re.compile(r"""\bt\.(?!get\b)([a-z_0-9]+)|\bt\[['"]([a-z_0-9]+)['"]\]|Labels\((?:[^()]|\([^()]*\))*\)\.(?!get\b)([a-z_0-9]+)""")
@@ -37,6 +37,6 @@ def test_outlets_and_member_items_have_different_words():
 
 
 def test_a_missing_label_is_an_error_and_a_category_shows_as_it_is():
-    with pytest.raises(AttributeError, match="editions/labels.py"):
+    with pytest.raises(AttributeError, match="labels.py"):
         Labels("zh").no_such_label
     assert Labels("zh").get("zh-media") == "zh-media" and Labels("ja").all == "All"

@@ -13,14 +13,14 @@ from pathlib import Path
 import feedparser
 import pytest
 from sqlalchemy import insert
+from test_daily import seed
 
 from newsdesk.config import Settings
 from newsdesk.editions.daily import build_daily
-from newsdesk.editions.store import store_edition
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site
+from newsdesk.store.edition_rows import store_edition
 from newsdesk.store.schema import analyses
-from test_daily import seed
 
 HOSTILE = '<script>alert("x")</script>'
 

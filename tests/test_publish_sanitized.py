@@ -9,11 +9,12 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
+from test_publish import weekly_meta
+
 from newsdesk.config import Settings
-from newsdesk.editions.store import store_edition
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site
-from test_publish import weekly_meta
+from newsdesk.store.edition_rows import store_edition
 
 BODY = ("Summary\x00 with a NUL\n\n<script>alert(1)</script> and [click](javascript:alert(1)) and "
         "[ok](https://example.com/a) and `a<b>` kept\n\n```\nif a < b: print('<p>')\n```\n\n[ref]: JavaScript:alert(2)\n")

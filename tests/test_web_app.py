@@ -92,7 +92,7 @@ def seed_store(engine) -> None:
         conn.execute(insert(checks).values(subject="analysis", subject_id="2:zh", attempt=1, passed=False,
                                            findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}], at=DAY2))
         for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
-            # Shaped as editions/weekly.py stores it: the body repeats the properties as text, meta holds the parts.
+            # Shaped as write/weekly_edition.py stores it: the body repeats the properties as text, meta holds the parts.
             props = {"type": "Post", "status": "Published", "date": "Apr 19, 2026", "slug": f"ai-weekly-{key}",
                      "summary": f"{key} 摘要"}
             meta = {"properties": props, "summary": props["summary"], "overview": [f"{key} 中文正文"],

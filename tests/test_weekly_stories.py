@@ -14,26 +14,26 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fakes import copying_llm
 from sqlalchemy import select
 from test_stories import BENCHMARKS, FIX, LAUNCH
 from test_stories import SOURCES as STORY_SOURCES
-from fakes import copying_llm
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.stories import link_stories, story_threads
 from newsdesk.config import Settings
-from newsdesk.editions.weekly import (
-    Entry,
-    story_entries,
-    week_stories,
-    with_story_lines,
-)
 from newsdesk.model import Item, Source
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items
 from newsdesk.write.extractive.publish import publish_cards
+from newsdesk.write.weekly_edition import (
+    Entry,
+    story_entries,
+    week_stories,
+    with_story_lines,
+)
 
 WEEK = "2030-W20"  # Monday 2030-05-13 … Sunday 05-19; the week before holds only the first Quillfin event
 MONDAY = datetime(2030, 5, 13, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai, the default timezone

@@ -331,7 +331,7 @@ def weekly_cmd(
     week: str = typer.Option(None, "--week", help="ISO week, e.g. 2026-W42 (default: the week of the newest event)."),
 ) -> None:
     """Write the weekly report (title line, properties, overview, themed sections, briefs) and print it."""
-    from newsdesk.editions.store import stored_edition
+    from newsdesk.store.edition_rows import stored_edition
     from newsdesk.write.weekly import LANGUAGE
 
     s, eng = settings(), engine()
@@ -384,9 +384,9 @@ def episode_cmd(
     number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
 ) -> None:
     """Write an episode digest (摘要 + 精读) and its English edition from a transcript or audio; print both."""
-    from newsdesk.editions.store import stored_edition
     from newsdesk.ingest.audio import is_audio
     from newsdesk.ingest.transcripts import load_transcript
+    from newsdesk.store.edition_rows import stored_edition
 
     s, eng = settings(), engine()
     if is_audio(transcript) and Path(transcript).is_file():

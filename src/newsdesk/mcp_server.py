@@ -2,7 +2,7 @@
 
 `newsdesk mcp` serves it over stdio (an assistant on the same machine starts it);
 `newsdesk serve` mounts it at /mcp over streamable HTTP, behind the operator's token.
-Tools read through the same functions as the JSON API (web/queries.py) and answer in
+Tools read through the same functions as the JSON API (read/queries.py) and answer in
 the API's own models, so a tool and its API route always agree. Editions are also
 resources (`newsdesk://editions/{kind}/{key}/{language}`).
 
@@ -29,9 +29,9 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from newsdesk.config import Settings
+from newsdesk.read import auth, queries
+from newsdesk.read.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
 from newsdesk.search import SearchIndex
-from newsdesk.web import auth, queries
-from newsdesk.web.api import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
 
 Language = Literal["zh", "en"]
 EditionKind = Literal["daily", "weekly", "episode"]

@@ -342,8 +342,8 @@ class PublishedParts:
 
 def published_parts(engine: Engine) -> PublishedParts:
     """What the store publishes, by who made it: the run's closing lines say which parts were extractive."""
-    from newsdesk.editions.cards import EXTRACTIVE
     from newsdesk.store.schema import analyses, failed_drafts
+    from newsdesk.write.extractive.card import EXTRACTIVE
 
     out = PublishedParts()
     with engine.connect() as conn:

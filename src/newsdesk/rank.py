@@ -200,7 +200,7 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, w
                      "starred": facts["starred"], "eligible": kinds.on_topic and not kinds.routine and not facts["undated"]
                      and facts["feedback"] >= 0}
             scored.append(entry)
-            # An event's day is that of its first report (editions/days.py).
+            # An event's day is that of its first report (days.py).
             by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
         for day_events in by_day.values():
             day_tabs(day_events)

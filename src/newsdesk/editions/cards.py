@@ -8,7 +8,7 @@ text (a feed's markup removed), escaped where they are rendered:
     event_id, headline (the analysis's, else the event title), title, importance, tab,
     category, outlets (distinct outlets that covered it), independent_outlets,
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
-    update     the event began on an earlier day and grew on this one (editions/days.py)
+    update     the event began on an earlier day and grew on this one (days.py)
     other      the event is not about AI (rank.py): the day shows it last, folded under 其他 / Other
     members    the member items a reader can open, lead first, then by time (on an update, the
                day's new reports first): item_id, outlet, title, url, published_at (local,
@@ -35,16 +35,14 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Row
 
-from newsdesk.cluster.stories import story_threads, story_timelines
-from newsdesk.editions.days import minute
-from newsdesk.editions.labels import Labels
+from newsdesk.cluster.timelines import story_facts
+from newsdesk.days import minute
 from newsdesk.findings import load_findings
+from newsdesk.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
-from newsdesk.write.extractive.card import LEVEL_RANK, split_notes
+from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
-
-EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
 
 SUMMARY_CHARS = 280
 MEMBERS_SHOWN = 3  # a card lists this many reports; the rest fold behind "N more"
@@ -103,49 +101,6 @@ def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dic
             "flags": flag_lines(r["flags"] or []), "extractive": r["extractive"], "replaces_failed": r["replaces_failed"],
         }
     return out
-
-
-def _headlines(conn: Connection, thread_events: list[dict], language: str) -> dict[int, str]:
-    """Each event's headline in `language`: its analysis's, else its lead item's title."""
-    ids = sorted({e["event_id"] for e in thread_events})
-    written = dict(conn.execute(select(analyses.c.event_id, analyses.c.headline).where(
-        analyses.c.event_id.in_(ids), analyses.c.language == language, analyses.c.headline != "")).all()) if ids else {}
-    return {e["event_id"]: plain_text(written.get(e["event_id"]) or e["title"]) for e in thread_events}
-
-
-def _timeline(thread: dict, headlines: dict[int, str], tz) -> dict:
-    return {
-        "story_id": thread["story_id"],
-        "title": headlines[thread["events"][0]["event_id"]] if thread["events"] else plain_text(thread["title"]),
-        "events": [{"event_id": e["event_id"], "headline": headlines[e["event_id"]],
-                    "date": minute(e["first_published_at"], tz)[:10], "follows_event_id": e["follows_event_id"]}
-                   for e in thread["events"]],
-    }
-
-
-def story_facts(conn: Connection, event_ids: list[int], language: str, tz) -> dict[int, dict]:
-    """{event_id: {follows, story}} for the events in a story (see the card's fields)."""
-    threads = story_threads(conn, event_ids)
-    headlines = _headlines(conn, [e for t in threads.values() for e in t["events"]], language)
-    out = {}
-    for event_id, thread in threads.items():
-        follows = thread["follows_event_id"]
-        out[event_id] = {
-            "follows": None if follows is None else {"event_id": follows, "headline": headlines[follows]},
-            "story": _timeline(thread, headlines, tz),
-        }
-    return out
-
-
-def story_page(conn: Connection, story_id: int, language: str, tz) -> dict | None:
-    """One story: {story_id, title, first/last_published_at (local), event_count, events}; None if unknown."""
-    thread = story_timelines(conn, [story_id]).get(story_id)
-    if thread is None:
-        return None
-    headlines = _headlines(conn, thread["events"], language)
-    return {**_timeline(thread, headlines, tz), "event_count": thread["event_count"],
-            "first_published_at": minute(thread["first_published_at"], tz),
-            "last_published_at": minute(thread["last_published_at"], tz)}
 
 
 def badges(card: dict, language: str) -> list[dict]:

@@ -1,7 +1,7 @@
 """The daily edition.
 
 The daily edition of a date D holds the events first reported on D (in settings.timezone)
-and, marked as updates, earlier events that new outlets reported on D (editions/days.py), most
+and, marked as updates, earlier events that new outlets reported on D (days.py), most
 important first, one card per event (editions/cards.py):
 headline, member items with links and times, the analysis and whether it passed the
 checker. It is stored once per language; the cards and tabs go in `meta` so the site and
@@ -19,10 +19,10 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
+from newsdesk.days import day_events, event_dates
 from newsdesk.editions.cards import MEMBERS_SHOWN, day_tabs, event_cards, event_path, top_stories
-from newsdesk.editions.days import day_events, event_dates
-from newsdesk.editions.labels import Labels
-from newsdesk.editions.store import material_key, store_edition, stored_material_key
+from newsdesk.labels import Labels
+from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once.

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
-from newsdesk.editions.labels import Labels
+from newsdesk.labels import Labels
 from newsdesk.render import markdown_source
 
 

@@ -30,12 +30,12 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.editions.cards import event_path, top_stories
-from newsdesk.editions.labels import LABELS, Labels
-from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
+from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary, edition_time
 from newsdesk.render import markdown_html, publishable, safe_url
+from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import editions
 
 SITE_FORMAT = 1

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from newsdesk.config import Settings
-from newsdesk.editions.labels import Labels
+from newsdesk.labels import Labels
 from newsdesk.store.schema import deliveries, editions
 
 LEAD_CHARS = 500  # of an analysis's first paragraph; the page has the rest

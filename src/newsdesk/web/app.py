@@ -2,7 +2,7 @@
 
 create_app(engine, settings) builds the whole application (HTML pages, the JSON API
 under /api, /openapi.json); the CLI and the tests share it. Pages read the store
-through web/queries.py; nothing here knows SQL.
+through read/queries.py; nothing here knows SQL.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk import render
 from newsdesk.config import Settings
-from newsdesk.editions.days import latest_day, neighbour_days
-from newsdesk.editions.labels import UI_LANGUAGES, Labels
+from newsdesk.days import latest_day, neighbour_days
 from newsdesk.ingest.poll import short
+from newsdesk.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.publish.markdown import digest_markdown
 from newsdesk.publish.site import paragraphs
@@ -52,8 +52,8 @@ from newsdesk.push.subscriptions import (
     remove_subscription,
     set_subscription_enabled,
 )
+from newsdesk.read import auth, queries
 from newsdesk.search import SearchIndex
-from newsdesk.web import auth, queries
 from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
 from newsdesk.web.cache import ClearOnWrite, ReadCache
 
@@ -137,7 +137,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     )
     app.state.engine, app.state.settings, app.state.index, app.state.tz, app.state.reads = engine, settings, index, tz, reads
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
-    # carries a login's secret; the login itself is in the store (web/auth.py), which logout ends.
+    # carries a login's secret; the login itself is in the store (read/auth.py), which logout ends.
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.web_secret or secrets.token_urlsafe(32),

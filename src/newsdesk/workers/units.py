@@ -124,7 +124,7 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 
 def cluster(ctx: Context) -> list[Unit]:
     from newsdesk.cluster import cluster_new_items
-    from newsdesk.editions.days import event_dates
+    from newsdesk.days import event_dates
     from newsdesk.rank import rank_events
 
     arbiter = None
@@ -169,7 +169,7 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
 
 def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     from newsdesk.cluster import event_brief
-    from newsdesk.editions.days import event_days
+    from newsdesk.days import event_days
     from newsdesk.write.writers import writers
 
     with ctx.engine.connect() as conn:

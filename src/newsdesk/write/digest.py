@@ -1,5 +1,5 @@
 """An episode digest as data and its text (摘要 + 精读, or Summary + Deep dive in English).
-Its stored edition is editions/episode.py.
+Its stored edition is write/episode_edition.py.
 
     text = digest.render()              title line, 摘要 / Summary bullets, 精读 / Deep dive sections
     digest = parse_digest(text, "zh")   read back; DigestFormatError names the first bad line

@@ -20,13 +20,6 @@ import re
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.editions.episode import (
-    EpisodeResult,
-    episode_slug,
-    reuse,
-    save_edition,
-    stored_edition,
-)
 from newsdesk.findings import Finding
 from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
@@ -37,6 +30,13 @@ from newsdesk.write.digest import (
     Section,
     clean_field,
     parse_digest,
+)
+from newsdesk.write.episode_edition import (
+    EpisodeResult,
+    episode_slug,
+    reuse,
+    save_edition,
+    stored_edition,
 )
 from newsdesk.write.episode_plan import EpisodeOptions, plan_episode
 from newsdesk.write.kit import (

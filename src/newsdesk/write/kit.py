@@ -29,10 +29,10 @@ from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import ConfigError
-from newsdesk.editions.store import material_key
 from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError
 from newsdesk.llm.prompts import messages, prompts_fingerprint, render
+from newsdesk.store.edition_rows import material_key
 from newsdesk.store.schema import checks
 from newsdesk.write.check import check_output
 

@@ -16,12 +16,6 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.editions.episode import (
-    EpisodeResult,
-    reuse,
-    save_edition,
-    stored_edition,
-)
 from newsdesk.findings import Finding
 from newsdesk.llm.client import in_parallel
 from newsdesk.model import Turn
@@ -31,6 +25,12 @@ from newsdesk.write.digest import (
     Section,
     clean_field,
     parse_digest,
+)
+from newsdesk.write.episode_edition import (
+    EpisodeResult,
+    reuse,
+    save_edition,
+    stored_edition,
 )
 from newsdesk.write.episode_plan import EpisodeOptions
 from newsdesk.write.kit import (

@@ -8,10 +8,10 @@ How a week becomes a report:
    closing synthesis; one call writes the summary and the overview; briefs are written
    in small batches. Code, not the model, assembles the text, so the form is fixed: a
    theme's events of one story are numbered together in date order, and the published
-   section shows them as one entry under its story line (editions/weekly.py).
+   section shows them as one entry under its story line (write/weekly_edition.py).
 4. Every written part is checked against its material; a failing part is written once
    more with the findings, then kept but flagged (the report is then flagged too).
-5. editions/weekly.py renders the parts in the report's form and stores the edition.
+5. write/weekly_edition.py renders the parts in the report's form and stores the edition.
 """
 
 from __future__ import annotations
@@ -25,20 +25,11 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions.days import local_day_bounds, local_time
-from newsdesk.editions.store import stored_material_key
-from newsdesk.editions.weekly import (
-    LANGUAGE,
-    in_entry_order,
-    store_weekly,
-    stories_fingerprint,
-    story_entries,
-    week_stories,
-    with_story_lines,
-)
+from newsdesk.days import local_day_bounds, local_time
 from newsdesk.errors import NewsdeskError
 from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
+from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
 from newsdesk.write.check import check_output, check_subject
@@ -51,6 +42,15 @@ from newsdesk.write.kit import (
     record_check,
     render,
     rule,
+)
+from newsdesk.write.weekly_edition import (
+    LANGUAGE,
+    in_entry_order,
+    store_weekly,
+    stories_fingerprint,
+    story_entries,
+    week_stories,
+    with_story_lines,
 )
 
 WEEKLY_FORMAT = 1
@@ -121,7 +121,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     start, _ = local_day_bounds(monday, settings.timezone)
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
-        # A week holds the events first reported in it, as a day does (editions/days.py).
+        # A week holds the events first reported in it, as a day does (days.py).
         select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)
     ).all()

@@ -34,6 +34,7 @@ from newsdesk.write.extractive.text import (
     terms,
 )
 
+EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
 LEVEL_RANK = {"full": 0, "summary": 1, "paywalled": 2, "title": 3, "failed": 4}
 # What a member offers to lead with, best first: the article itself, the source's own structured
 # summary, the feed summary.

@@ -19,27 +19,21 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from newsdesk.editions import store as editions_store
-from newsdesk.editions.cards import EXTRACTIVE as MODEL
-from newsdesk.editions.episode import (
+from newsdesk.findings import Finding
+from newsdesk.model import Turn
+from newsdesk.store import edition_rows as editions_store
+from newsdesk.store.edition_rows import material_key, stored_material_key
+from newsdesk.store.schema import analyses, events
+from newsdesk.write import weekly as model_weekly
+from newsdesk.write.check import check_output
+from newsdesk.write.episode_edition import (
     EpisodeResult,
     episode_slug,
     reuse,
     save_edition,
     stored_edition,
 )
-from newsdesk.editions.store import material_key, stored_material_key
-from newsdesk.editions.weekly import (
-    LANGUAGE,
-    store_weekly,
-    stories_fingerprint,
-    week_stories,
-)
-from newsdesk.findings import Finding
-from newsdesk.model import Turn
-from newsdesk.store.schema import analyses, events
-from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import check_output
+from newsdesk.write.extractive.card import EXTRACTIVE as MODEL
 from newsdesk.write.extractive.card import extractive_card, member_material, structured_summary
 from newsdesk.write.extractive.episode import (
     DigestOptions,
@@ -59,6 +53,12 @@ from newsdesk.write.extractive.weekly import (
 )
 from newsdesk.write.failed import Draft, stand_in
 from newsdesk.write.kit import checker_errors, event_size, record_check
+from newsdesk.write.weekly_edition import (
+    LANGUAGE,
+    store_weekly,
+    stories_fingerprint,
+    week_stories,
+)
 
 EXTRACTIVE_FORMAT = 3  # bump when what the extractive writers choose changes: stored editions are rebuilt
 

@@ -23,12 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from newsdesk.editions.weekly import (
-    Entry,
-    render_weekly,
-    story_entries,
-    with_story_lines,
-)
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
     ExtractiveCard,
@@ -51,6 +45,12 @@ from newsdesk.write.weekly import (
     PER_SECTION,
     WeekEvent,
     group_themes,
+)
+from newsdesk.write.weekly_edition import (
+    Entry,
+    render_weekly,
+    story_entries,
+    with_story_lines,
 )
 
 MAX_BRIEF_SENTENCES = 3

@@ -15,10 +15,10 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.editions.cards import story_facts
-from newsdesk.editions.days import local_time
-from newsdesk.editions.labels import Labels
-from newsdesk.editions.store import store_edition
+from newsdesk.cluster.timelines import story_facts
+from newsdesk.days import local_time
+from newsdesk.labels import Labels
+from newsdesk.store.edition_rows import store_edition
 
 LANGUAGE = "zh"  # the weekly report is written in Chinese
 

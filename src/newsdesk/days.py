@@ -12,8 +12,8 @@ order.
 from __future__ import annotations
 
 from bisect import bisect_left
-from itertools import groupby
 from datetime import UTC, date, datetime, time, timedelta
+from itertools import groupby
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 

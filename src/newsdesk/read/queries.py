@@ -15,14 +15,14 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
+from newsdesk.days import day_events, minute
 from newsdesk.editions.cards import TOP_STORIES, day_tabs, event_cards, readable_analyses, top_stories
-from newsdesk.editions.days import day_events, minute
-from newsdesk.editions.labels import Labels
-from newsdesk.editions.store import public_meta
 from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.health import source_health
+from newsdesk.labels import Labels
 from newsdesk.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.render import plain_text
+from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
     analyses,
     checks,

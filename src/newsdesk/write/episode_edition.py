@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.editions import store as editions_store
+from newsdesk.store import edition_rows as editions_store
 from newsdesk.write.digest import Digest, parse_digest
 from newsdesk.write.transcript import QuoteReport
 

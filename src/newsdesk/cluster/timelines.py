@@ -1,0 +1,55 @@
+"""A story's timeline as readers see it: each event's headline in a language (its analysis's, else its
+lead item's title) and local date, for the cards, the story page and the weekly's story lines."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from newsdesk.cluster.stories import story_threads, story_timelines
+from newsdesk.days import minute
+from newsdesk.render import plain_text
+from newsdesk.store.schema import analyses
+
+
+def _headlines(conn: Connection, thread_events: list[dict], language: str) -> dict[int, str]:
+    """Each event's headline in `language`: its analysis's, else its lead item's title."""
+    ids = sorted({e["event_id"] for e in thread_events})
+    written = dict(conn.execute(select(analyses.c.event_id, analyses.c.headline).where(
+        analyses.c.event_id.in_(ids), analyses.c.language == language, analyses.c.headline != "")).all()) if ids else {}
+    return {e["event_id"]: plain_text(written.get(e["event_id"]) or e["title"]) for e in thread_events}
+
+
+def _timeline(thread: dict, headlines: dict[int, str], tz) -> dict:
+    return {
+        "story_id": thread["story_id"],
+        "title": headlines[thread["events"][0]["event_id"]] if thread["events"] else plain_text(thread["title"]),
+        "events": [{"event_id": e["event_id"], "headline": headlines[e["event_id"]],
+                    "date": minute(e["first_published_at"], tz)[:10], "follows_event_id": e["follows_event_id"]}
+                   for e in thread["events"]],
+    }
+
+
+def story_facts(conn: Connection, event_ids: list[int], language: str, tz) -> dict[int, dict]:
+    """{event_id: {follows, story}} for the events in a story (see the card's fields)."""
+    threads = story_threads(conn, event_ids)
+    headlines = _headlines(conn, [e for t in threads.values() for e in t["events"]], language)
+    out = {}
+    for event_id, thread in threads.items():
+        follows = thread["follows_event_id"]
+        out[event_id] = {
+            "follows": None if follows is None else {"event_id": follows, "headline": headlines[follows]},
+            "story": _timeline(thread, headlines, tz),
+        }
+    return out
+
+
+def story_page(conn: Connection, story_id: int, language: str, tz) -> dict | None:
+    """One story: {story_id, title, first/last_published_at (local), event_count, events}; None if unknown."""
+    thread = story_timelines(conn, [story_id]).get(story_id)
+    if thread is None:
+        return None
+    headlines = _headlines(conn, thread["events"], language)
+    return {**_timeline(thread, headlines, tz), "event_count": thread["event_count"],
+            "first_published_at": minute(thread["first_published_at"], tz),
+            "last_published_at": minute(thread["last_published_at"], tz)}
