@@ -239,6 +239,14 @@ def _title_of(block: str) -> str:
     return re.search(r"标题：(.+)", block).group(1).strip()
 
 
+def _cut_whole(text: str, limit: int) -> str:
+    """The first `limit` characters, less a Latin word the cut would split (the checker flags 'Cod' for Codex)."""
+    cut = text[:limit]
+    if len(text) > limit and re.match(r"[A-Za-z]", text[limit]):
+        cut = re.sub(r"[A-Za-z-]+$", "", cut)
+    return cut.strip()
+
+
 class CopyingBackend:
     """Answers each weekly schema with text lifted from the material. `defects` plants errors
     in first drafts: 'number' (a figure not in the material), 'repeat' (overview copies the summary),
@@ -263,7 +271,7 @@ class CopyingBackend:
             first = _title_of(blocks[1])
             out = {
                 # Numbers left out: a cut at 14 characters could turn "13 亿美元" into "3 亿美元".
-                "heading": re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first)[:14].strip(),
+                "heading": _cut_whole(re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first), 14),
                 "thesis": "本节几条材料指向同一个方向，值得合起来看。",
                 "items": [{"n": n, "name": _title_of(b), "problem": _summary_of(b), "method": "方法细节材料未披露。",
                            "numbers": "材料未给出具体数字。", "assessment": "证据只有摘要，属于报道称。"}
