@@ -100,9 +100,10 @@ def latest_day(conn: Connection, tz: str | ZoneInfo) -> date | None:
     return dates[-1] if dates else None
 
 
-def neighbour_days(conn: Connection, day: date, tz: str | ZoneInfo) -> tuple[date | None, date | None]:
-    """The nearest earlier and later days that have events (empty days are skipped)."""
-    dates = event_dates(conn, tz)
+def neighbour_days(conn: Connection, day: date, tz: str | ZoneInfo,
+                   dates: list[date] | None = None) -> tuple[date | None, date | None]:
+    """The nearest earlier and later days that have events (empty days are skipped); `dates`: event_dates, if known."""
+    dates = event_dates(conn, tz) if dates is None else dates
     i = bisect_left(dates, day)
     after = i + 1 if i < len(dates) and dates[i] == day else i
     return (dates[i - 1] if i > 0 else None, dates[after] if after < len(dates) else None)

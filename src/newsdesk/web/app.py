@@ -38,7 +38,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk import render
 from newsdesk.config import Settings
-from newsdesk.days import latest_day, neighbour_days
+from newsdesk.days import event_dates, neighbour_days
 from newsdesk.ingest.poll import short
 from newsdesk.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
@@ -223,8 +223,10 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 
         def read():
             with engine.connect() as conn:
-                chosen = parse_day(day) or latest_day(conn, tz) or date.today()
-                return queries.feed(conn, chosen, tab, tz, page_no, lang), *neighbour_days(conn, chosen, tz)
+                # Every day with news is a scan of all events and their members: one per version of the store, not per day asked.
+                dates = reads.get(("event dates",), lambda: event_dates(conn, tz))
+                chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
+                return queries.feed(conn, chosen, tab, tz, page_no, lang), *neighbour_days(conn, chosen, tz, dates)
 
         data, prev_day, next_day = reads.get(("feed", day, tab, page_no, lang), read)
         return page(request, "feed.html", feed=data, prev_day=prev_day, next_day=next_day)
