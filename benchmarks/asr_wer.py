@@ -78,29 +78,35 @@ def english_part(folder: Path, models: list[str], threads: int) -> Path:
 
     samples = decode_audio(str(AUDIO / "multilingual.mp3"), sampling_rate=RATE)
     start, end = silent_run(samples)
-    print(f"multilingual.mp3: {len(samples) / RATE:.1f} s; digital silence {start:.2f}-{end:.2f} s; "
-          f"English part 0-{start:.2f} s")
+    print(
+        f"multilingual.mp3: {len(samples) / RATE:.1f} s; digital silence {start:.2f}-{end:.2f} s; "
+        f"English part 0-{start:.2f} s"
+    )
     if "base" in models:  # a check that the cut is where the language changes
         model = _embedded_model(threads, "base")
-        for name, part in (("before", samples[:int(start * RATE)]), ("after", samples[int(end * RATE):])):
+        for name, part in (("before", samples[: int(start * RATE)]), ("after", samples[int(end * RATE) :])):
             language, probability, _ = model.detect_language(part)
             print(f"  Whisper base detects {language} ({probability:.3f}) {name} the silence")
-    return write_wav(samples[:int(start * RATE)], folder / "multilingual-english.wav")
+    return write_wav(samples[: int(start * RATE)], folder / "multilingual-english.wav")
 
 
 def measure(audio: Path, reference: str, model: str, reps: int, threads: int) -> None:
     factors, text = [], ""
     for _ in range(reps):
         with tempfile.TemporaryDirectory() as folder:
-            result = transcribe(audio, Settings(data_dir=folder, asr=ASRSettings(threads=threads, embedded_model=model)))
+            result = transcribe(
+                audio, Settings(data_dir=folder, asr=ASRSettings(threads=threads, embedded_model=model))
+            )
         factors.append(result.real_time_factor)
         text = " ".join(t.text for t in result.turns)
     print(f"\n{audio.name} ({result.audio_seconds:.1f} s), Whisper {model}, {len(result.turns)} chunks")
     print(f"  transcript  {text}")
     print(f"  reference   {reference}")
     print(f"  WER         {word_error_rate(reference, text):.3f} ({len(reference.split())} reference words)")
-    print(f"  RTF         median {statistics.median(factors):.3f} over {reps} runs on {threads} threads "
-          f"(min {min(factors):.3f}, max {max(factors):.3f}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")
+    print(
+        f"  RTF         median {statistics.median(factors):.3f} over {reps} runs on {threads} threads "
+        f"(min {min(factors):.3f}, max {max(factors):.3f}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})"
+    )
 
 
 def main() -> None:
@@ -119,8 +125,10 @@ def main() -> None:
         except AudioError as exc:
             print(f"Whisper {model} skipped: {exc}")
     with tempfile.TemporaryDirectory() as folder:
-        recordings = [(AUDIO / "jfk.flac", (AUDIO / "jfk.txt").read_text(encoding="utf-8").strip()),
-                      (english_part(Path(folder), models, args.threads), licence_reference())]
+        recordings = [
+            (AUDIO / "jfk.flac", (AUDIO / "jfk.txt").read_text(encoding="utf-8").strip()),
+            (english_part(Path(folder), models, args.threads), licence_reference()),
+        ]
         for model in models:
             for audio, reference in recordings:
                 measure(audio, reference, model, args.reps, args.threads)

@@ -37,7 +37,10 @@ OFF = dict(term_weight=0.0, headline_jaccard=0.0, roundups=False, sweep_days=0.0
 RARE = {"term_weight": (0.0, 0.25, 0.5)}
 ROWS = {  # label: (settings switched off, extra grid)
     "centroids + anchors": (OFF, {}),
-    "+ same headline": (dict(OFF, headline_jaccard=ClusterConfig.headline_jaccard, sweep_days=ClusterConfig.sweep_days), {}),
+    "+ same headline": (
+        dict(OFF, headline_jaccard=ClusterConfig.headline_jaccard, sweep_days=ClusterConfig.sweep_days),
+        {},
+    ),
     "+ rare words (IDF)": ({"roundups": False, "subject_bonus": 0.0}, RARE),
     "+ roundups alone": ({"subject_bonus": 0.0}, RARE),
     "+ launch coverage, bonus tuned": ({}, dict(RARE, subject_bonus=(0.0, 0.15, 0.25))),
@@ -55,7 +58,9 @@ def baseline_cv(rows, vectors, k: int) -> list:
         test = [i for i in range(len(rows)) if fold[i] == f]
         gold = [rows[i].event for i in train]
         sub = [rows[i] for i in train]
-        th = max(np.arange(0.30, 0.81, 0.05), key=lambda t: _objective(baseline(sub, vectors[train], float(t), window), gold))
+        th = max(
+            np.arange(0.30, 0.81, 0.05), key=lambda t: _objective(baseline(sub, vectors[train], float(t), window), gold)
+        )
         for i, e in zip(test, baseline([rows[i] for i in test], vectors[test], float(th), window)):
             pred[i] = (f, e)
     return pred
@@ -64,8 +69,10 @@ def baseline_cv(rows, vectors, k: int) -> list:
 def line(label: str, s: dict, seconds: float, whole: dict | None = None) -> str:
     xl = s["cross_lingual_recall"]
     w = f"{whole['pairwise_precision']:.3f} / {whole['pairwise_recall']:.3f}" if whole else "n/a"
-    return (f"| {label} | {s['bcubed_f1']:.3f} | {s['pairwise_precision']:.3f} | {s['pairwise_recall']:.3f} | "
-            f"{s['pairwise_f1']:.3f} | {'n/a' if xl is None else f'{xl:.3f}'} | {s['events']} | {w} | {seconds:.0f}s |")
+    return (
+        f"| {label} | {s['bcubed_f1']:.3f} | {s['pairwise_precision']:.3f} | {s['pairwise_recall']:.3f} | "
+        f"{s['pairwise_f1']:.3f} | {'n/a' if xl is None else f'{xl:.3f}'} | {s['events']} | {w} | {seconds:.0f}s |"
+    )
 
 
 def main(k: int, paths: list[Path]) -> None:
@@ -73,11 +80,16 @@ def main(k: int, paths: list[Path]) -> None:
     for path in paths:
         rows = read_eval_file(path)
         vectors = embedder.embed([r.text for r in rows])
-        print(f"\n{path.name}: {len(rows)} items, {len(set(r.event for r in rows))} gold events, {k} held-apart folds split by event\n")
+        print(
+            f"\n{path.name}: {len(rows)} items, {len(set(r.event for r in rows))} gold events, {k} held-apart folds split by event\n"
+        )
         print("| | B³ F1 | pair P | pair R | pair F1 | zh–en pair R | events | whole-file pair P / R | time |")
         print("|---|---|---|---|---|---|---|---|---|")
         t = time.perf_counter()
-        print(line("USE centroid baseline", scores(baseline_cv(rows, vectors, k), rows), time.perf_counter() - t), flush=True)
+        print(
+            line("USE centroid baseline", scores(baseline_cv(rows, vectors, k), rows), time.perf_counter() - t),
+            flush=True,
+        )
         for label, (off, extra) in ROWS.items():
             base = replace(ClusterConfig(), **off)
             t = time.perf_counter()

@@ -95,9 +95,23 @@ class Judged:
         else:
             t.note(t.rulings, ruling[0], belongs)
         if self.log:
-            self.log.write(json.dumps({"item": doc.key, "event": event, "belongs": belongs, "score": round(score, 3),
-                                       "ruling": ruling, "error": error, "seconds": round(seconds, 1), "event_text": event_text,
-                                       "item_text": item_text}, ensure_ascii=False) + "\n")
+            self.log.write(
+                json.dumps(
+                    {
+                        "item": doc.key,
+                        "event": event,
+                        "belongs": belongs,
+                        "score": round(score, 3),
+                        "ruling": ruling,
+                        "error": error,
+                        "seconds": round(seconds, 1),
+                        "event_text": event_text,
+                        "item_text": item_text,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
         return ruling
 
 
@@ -119,9 +133,11 @@ def line(label: str, t: Tally, s: dict) -> str:
     xl = s["cross_lingual_recall"]
     secs = f"{sum(t.seconds):.0f} / {statistics.median(t.seconds):.1f}" if t.seconds else "–"
     ruled = f"{counts(t.rulings, 'keep')} | {counts(t.rulings, 'split')}" if t.rulings or t.no_ruling else "– | –"
-    return (f"| {label} | {t.calls} | {t.no_ruling} | {secs} | {ruled} | {counts(t.score, 'keep')} | {counts(t.score, 'split')} | "
-            f"{s['pairwise_precision']:.3f} | {s['pairwise_recall']:.3f} | {s['pairwise_f1']:.3f} | {s['bcubed_f1']:.3f} | "
-            f"{'n/a' if xl is None else f'{xl:.3f}'} | {s['events']} |")
+    return (
+        f"| {label} | {t.calls} | {t.no_ruling} | {secs} | {ruled} | {counts(t.score, 'keep')} | {counts(t.score, 'split')} | "
+        f"{s['pairwise_precision']:.3f} | {s['pairwise_recall']:.3f} | {s['pairwise_f1']:.3f} | {s['bcubed_f1']:.3f} | "
+        f"{'n/a' if xl is None else f'{xl:.3f}'} | {s['events']} |"
+    )
 
 
 def main() -> None:
@@ -157,24 +173,38 @@ def main() -> None:
             n = len(errors)
             ruling = rule(event_text, item_text)
             return ruling, errors[-1] if len(errors) > n else None
+
         for path in args.files:
             rows = read_eval_file(path)
             gold = {r.id: r.event for r in rows}
             vectors = embedder.embed([r.text for r in rows])
-            print(f"\n{path.name}: {len(rows)} items, {len(set(gold.values()))} gold events; default ClusterConfig, "
-                  f"at most {args.budget} rulings a run\n")
-            print("| run | asked | no ruling | model s total / median | arbiter keep right / wrong | arbiter split right / wrong "
-                  "| score keep right / wrong | score split right / wrong | pair P | pair R | pair F1 | B³ F1 | zh–en R | events |")
+            print(
+                f"\n{path.name}: {len(rows)} items, {len(set(gold.values()))} gold events; default ClusterConfig, "
+                f"at most {args.budget} rulings a run\n"
+            )
+            print(
+                "| run | asked | no ruling | model s total / median | arbiter keep right / wrong | arbiter split right / wrong "
+                "| score keep right / wrong | score split right / wrong | pair P | pair R | pair F1 | B³ F1 | zh–en R | events |"
+            )
             print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             memo: dict = {}
             for band in args.bands:
                 config = replace(ClusterConfig(), arbiter_band=band, arbiter_budget=args.budget)
                 silent = Judged(gold)  # it never rules: every borderline placement counted, none changed
                 unlimited = replace(config, arbiter_budget=len(rows))
-                print(line(f"score only (±{band:g} borderline)", silent.tally, scores(cluster(rows, vectors, unlimited, silent), rows)),
-                      flush=True)
+                print(
+                    line(
+                        f"score only (±{band:g} borderline)",
+                        silent.tally,
+                        scores(cluster(rows, vectors, unlimited, silent), rows),
+                    ),
+                    flush=True,
+                )
                 judged = Judged(gold, model, memo, deadline, log)
-                print(line(f"arbiter ±{band:g}", judged.tally, scores(cluster(rows, vectors, config, judged), rows)), flush=True)
+                print(
+                    line(f"arbiter ±{band:g}", judged.tally, scores(cluster(rows, vectors, config, judged), rows)),
+                    flush=True,
+                )
         print(f"\n{llm.calls} model calls (schema repairs included), {time.monotonic() - started:.0f}s in all")
 
 

@@ -55,10 +55,14 @@ def main(out: str | None) -> None:
     ]
 
     def show(b):
-        lines.append(f"\n### event {b['event_id']}: {b['item_count']} items, {b['outlets']} outlets, "
-                     f"{b['independent_outlets']} independent, {b['first_published_at']:%m-%d}..{b['last_published_at']:%m-%d}, anchors {b['anchors'][:5]}")
+        lines.append(
+            f"\n### event {b['event_id']}: {b['item_count']} items, {b['outlets']} outlets, "
+            f"{b['independent_outlets']} independent, {b['first_published_at']:%m-%d}..{b['last_published_at']:%m-%d}, anchors {b['anchors'][:5]}"
+        )
         for m in b["members"]:
-            lines.append(f"- [{m['role']}] {m['source_name']} {m['published_at']:%m-%d}: {m['title']}  — _{(m['reason'] or '')[:120]}_")
+            lines.append(
+                f"- [{m['role']}] {m['source_name']} {m['published_at']:%m-%d}: {m['title']}  — _{(m['reason'] or '')[:120]}_"
+            )
 
     for b in sorted(briefs, key=lambda b: (-b["item_count"], b["event_id"]))[:10]:
         show(b)

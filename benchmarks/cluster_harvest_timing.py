@@ -44,11 +44,15 @@ def snapshot(engine):
     with engine.connect() as conn:
         # Placements without their clock times (joined_at is when the run happened).
         m = event_members.c
-        return (conn.execute(select(m.item_id, m.event_id, m.role, m.origin_item_id, m.similarity, m.reason)
-                             .order_by(m.item_id)).all(),
-                conn.execute(select(events.c.id, events.c.title, events.c.item_count, events.c.lead_item_id)
-                             .order_by(events.c.id)).all(),
-                conn.execute(select(roundup_links).order_by(roundup_links.c.item_id, roundup_links.c.event_id)).all())
+        return (
+            conn.execute(
+                select(m.item_id, m.event_id, m.role, m.origin_item_id, m.similarity, m.reason).order_by(m.item_id)
+            ).all(),
+            conn.execute(
+                select(events.c.id, events.c.title, events.c.item_count, events.c.lead_item_id).order_by(events.c.id)
+            ).all(),
+            conn.execute(select(roundup_links).order_by(roundup_links.c.item_id, roundup_links.c.event_id)).all(),
+        )
 
 
 def main(base: str | None) -> None:
@@ -80,9 +84,13 @@ def main(base: str | None) -> None:
     stored = sum(o.new for o in outcomes)
     print(f"store: {engine.dialect.name}; model load {load:.1f}s (not counted)")
     print(f"ingest: {stored} items in {ingest:.1f}s")
-    print(f"cluster: {stats.items} items placed ({stats.opened} events opened, {stats.joined} joined) in {cluster:.1f}s")
-    print(f"ingest + cluster: {ingest + cluster:.1f}s wall, {cpu:.1f} CPU-seconds in this process "
-          f"(target < 60s on 2 cores; wall time counts whatever else the machine runs)")
+    print(
+        f"cluster: {stats.items} items placed ({stats.opened} events opened, {stats.joined} joined) in {cluster:.1f}s"
+    )
+    print(
+        f"ingest + cluster: {ingest + cluster:.1f}s wall, {cpu:.1f} CPU-seconds in this process "
+        f"(target < 60s on 2 cores; wall time counts whatever else the machine runs)"
+    )
     print(f"re-run: {again.items} items placed in {rerun:.1f}s; store unchanged: {unchanged}")
     print(f"second fresh store, same order: identical placements: {same}")
 

@@ -63,14 +63,20 @@ def main(path: Path) -> None:
     pp, pr = pairwise(pred, gold)
     print(f"{len(rows)} items, {len(set(gold))} gold events ({path.name})")
     print(f"{'':28} {'B3 P':>6} {'B3 R':>6} {'B3 F1':>6} {'pairP':>6} {'pairR':>6} {'zh-en R':>7} events")
-    print(f"{f'baseline (th={th:.3f}, tuned)':28} {p:6.3f} {r:6.3f} {f1:6.3f} {pp:6.3f} {pr:6.3f} "
-          f"{cross_lingual_recall(pred, gold, langs):7.3f} {len(set(pred))}")
+    print(
+        f"{f'baseline (th={th:.3f}, tuned)':28} {p:6.3f} {r:6.3f} {f1:6.3f} {pp:6.3f} {pr:6.3f} "
+        f"{cross_lingual_recall(pred, gold, langs):7.3f} {len(set(pred))}"
+    )
     start = time.perf_counter()
     res = evaluate(rows, UseEmbedder(threads=2))
-    print(f"{'newsdesk (defaults)':28} {res['bcubed_precision']:6.3f} {res['bcubed_recall']:6.3f} {res['bcubed_f1']:6.3f} "
-          f"{res['pairwise_precision']:6.3f} {res['pairwise_recall']:6.3f} {res['cross_lingual_recall']:7.3f} {res['events']}")
-    print(f"newsdesk: {res['items_per_s']:.0f} items/s with embedding, {res['cluster_items_per_s']:.0f} items/s clustering "
-          f"({time.perf_counter() - start:.1f}s in all, model load included)")
+    print(
+        f"{'newsdesk (defaults)':28} {res['bcubed_precision']:6.3f} {res['bcubed_recall']:6.3f} {res['bcubed_f1']:6.3f} "
+        f"{res['pairwise_precision']:6.3f} {res['pairwise_recall']:6.3f} {res['cross_lingual_recall']:7.3f} {res['events']}"
+    )
+    print(
+        f"newsdesk: {res['items_per_s']:.0f} items/s with embedding, {res['cluster_items_per_s']:.0f} items/s clustering "
+        f"({time.perf_counter() - start:.1f}s in all, model load included)"
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,10 @@ def main(n: int) -> None:
     t = time.perf_counter()
     ours.embed(sample)
     wrapped = len(sample) / (time.perf_counter() - t)
-    print(f"embedding: UseEmbedder {wrapped:.1f} texts/s vs bare USE.encode {bare:.1f} texts/s "
-          f"(ratio {wrapped / bare:.2f}) on the same {len(sample)} texts")
+    print(
+        f"embedding: UseEmbedder {wrapped:.1f} texts/s vs bare USE.encode {bare:.1f} texts/s "
+        f"(ratio {wrapped / bare:.2f}) on the same {len(sample)} texts"
+    )
     vectors = ours.embed(texts)
     span = rows[-1]["ts"] - rows[0]["ts"] + 10 * DAY
     clusterer = Clusterer()
@@ -73,8 +75,10 @@ def main(n: int) -> None:
     total = time.perf_counter() - t0
     tenth = n // 10
     first, last = costs[:tenth].mean(), costs[-tenth:].mean()
-    print(f"clustering {n} items ({n / len(rows):.1f} copies of the stream, {(n / len(rows)) * span / DAY / 365:.1f} years): "
-          f"{n / total:.0f} items/s, {len(events)} events")
+    print(
+        f"clustering {n} items ({n / len(rows):.1f} copies of the stream, {(n / len(rows)) * span / DAY / 365:.1f} years): "
+        f"{n / total:.0f} items/s, {len(events)} events"
+    )
     print(f"mean per-item cost: first 10% {first * 1e3:.3f} ms, last 10% {last * 1e3:.3f} ms, ratio {last / first:.2f}")
 
 

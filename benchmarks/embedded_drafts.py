@@ -72,9 +72,18 @@ class Recorder:
             started = time.perf_counter()
             reply = complete(messages, **kwargs)
             seconds = self._first_seconds(reply) if reply.cache_hit else round(time.perf_counter() - started, 1)
-            self.calls.append({"messages": messages, "reply": reply.text, "finish_reason": reply.finish_reason,
-                               "model": reply.model, "seconds": seconds, "stage": kwargs.get("stage"),
-                               "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
+            self.calls.append(
+                {
+                    "messages": messages,
+                    "reply": reply.text,
+                    "finish_reason": reply.finish_reason,
+                    "model": reply.model,
+                    "seconds": seconds,
+                    "stage": kwargs.get("stage"),
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                }
+            )
             return reply
 
         llm.backend.chat, llm._complete = timed, noted
@@ -82,9 +91,13 @@ class Recorder:
     def _first_seconds(self, reply) -> float | None:
         """A cached answer took its time when it was first asked: the ledger's row with the same token counts."""
         with self.engine.connect() as conn:
-            ms = conn.execute(select(llm_usage.c.latency_ms).where(
-                llm_usage.c.cache_hit.is_(False), llm_usage.c.prompt_tokens == reply.prompt_tokens,
-                llm_usage.c.completion_tokens == reply.completion_tokens)).scalar()
+            ms = conn.execute(
+                select(llm_usage.c.latency_ms).where(
+                    llm_usage.c.cache_hit.is_(False),
+                    llm_usage.c.prompt_tokens == reply.prompt_tokens,
+                    llm_usage.c.completion_tokens == reply.completion_tokens,
+                )
+            ).scalar()
         return round(ms / 1000, 1) if ms else None
 
     def chat(self, messages, **kwargs):
@@ -119,48 +132,78 @@ class Drafts:
         """The answers no checker saw (a reply that fit no schema, cut off at the token limit, then repaired or
         dropped): kept too, their prose against the prompt's last user message, since readers never see them
         only because the form failed."""
-        for n, call in enumerate(self.recorder.calls[self.seen:], self.seen):
+        for n, call in enumerate(self.recorder.calls[self.seen :], self.seen):
             if n not in self.used:
                 user = [m["content"] for m in call["messages"] if m["role"] == "user"]
-                self.saved.append({"kind": f"{self.writer} (unchecked reply)", "language": "en" if call["stage"] == "translate"
-                                   else "zh", "material": user[:1], "draft": _reply_text(call["reply"]),
-                                   "model": call["model"], "seconds": call["seconds"], "finish_reason": call["finish_reason"],
-                                   "prompt": call["messages"], "reply": call["reply"], "labels": None, "note": ""})
+                self.saved.append(
+                    {
+                        "kind": f"{self.writer} (unchecked reply)",
+                        "language": "en" if call["stage"] == "translate" else "zh",
+                        "material": user[:1],
+                        "draft": _reply_text(call["reply"]),
+                        "model": call["model"],
+                        "seconds": call["seconds"],
+                        "finish_reason": call["finish_reason"],
+                        "prompt": call["messages"],
+                        "reply": call["reply"],
+                        "labels": None,
+                        "note": "",
+                    }
+                )
         self.seen = len(self.recorder.calls)
 
     def _keep(self, draft: str, material: list[str], language: str, own: list[str] | None = None) -> None:
         call = self.recorder.calls[-1] if self.recorder.calls else {}
         caller = sys._getframe(2).f_code.co_name  # the writer's step: check, wrong_event, _section_from, _check …
         self.used.add(len(self.recorder.calls) - 1)
-        self.saved.append({"kind": f"{self.writer} ({caller})", "language": language, "material": list(material),
-                           **({"own": list(own)} if own is not None else {}), "draft": draft,
-                           "model": call.get("model"), "seconds": call.get("seconds"),
-                           "finish_reason": call.get("finish_reason"), "prompt": call.get("messages"),
-                           "reply": call.get("reply"), "labels": None, "note": ""})
+        self.saved.append(
+            {
+                "kind": f"{self.writer} ({caller})",
+                "language": language,
+                "material": list(material),
+                **({"own": list(own)} if own is not None else {}),
+                "draft": draft,
+                "model": call.get("model"),
+                "seconds": call.get("seconds"),
+                "finish_reason": call.get("finish_reason"),
+                "prompt": call.get("messages"),
+                "reply": call.get("reply"),
+                "labels": None,
+                "note": "",
+            }
+        )
 
     def watch(self) -> None:
         """Wrap the checker where each writer calls it: the wrapper notes the text, then checks as before."""
+
         def check_output(original):
             def noted(text, material_texts, **kw):
                 self._keep(text, material_texts, kw.get("language", "zh"))
                 return original(text, material_texts, **kw)
+
             return noted
 
         def checker_errors(original):
             def noted(text, material, language="zh"):
                 self._keep(text, material, language)
                 return original(text, material, language)
+
             return noted
 
         def check_subject(original):
             def noted(text, own, wider, **kw):
                 self._keep(text, wider, kw.get("language", "zh"), own)
                 return original(text, own, wider, **kw)
+
             return noted
 
-        for module, name, wrap in ((analysis, "check_output", check_output), (weekly, "check_output", check_output),
-                                   (weekly, "check_subject", check_subject), (episode, "checker_errors", checker_errors),
-                                   (translate, "checker_errors", checker_errors)):
+        for module, name, wrap in (
+            (analysis, "check_output", check_output),
+            (weekly, "check_output", check_output),
+            (weekly, "check_subject", check_subject),
+            (episode, "checker_errors", checker_errors),
+            (translate, "checker_errors", checker_errors),
+        ):
             setattr(module, name, wrap(getattr(module, name)))
 
 
@@ -196,8 +239,13 @@ def main() -> None:
     # One thread by default: on a shared, overloaded machine llama.cpp's threads wait for each other at every
     # step (a 2-thread run here got no answer in 14 minutes); one thread alone gets its share of a core.
     ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads (llm.embedded_threads)")
-    ap.add_argument("--writers", nargs="+", default=list(WRITERS), choices=WRITERS,
-                    help="which writers, in this order (a re-run with --store can go on with the ones not reached)")
+    ap.add_argument(
+        "--writers",
+        nargs="+",
+        default=list(WRITERS),
+        choices=WRITERS,
+        help="which writers, in this order (a re-run with --store can go on with the ones not reached)",
+    )
     args = ap.parse_args()
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
@@ -206,7 +254,10 @@ def main() -> None:
         s.llm.backend, s.llm.max_tokens, s.llm.embedded_threads = "embedded", MAX_TOKENS, args.threads
         engine = open_store(s.database)
         report = run_pipeline(engine, s, stages=["ingest", "cluster", "rank"], source=PACK)
-        print(f"demo pack stored and clustered in {report.total_seconds:.0f}s; problems: {report.problems or 'none'}", flush=True)
+        print(
+            f"demo pack stored and clustered in {report.total_seconds:.0f}s; problems: {report.problems or 'none'}",
+            flush=True,
+        )
         with engine.begin() as conn:  # written again each run: with --store, answers given before come from the cache
             conn.execute(analyses.delete())
             conn.execute(editions.delete())
@@ -220,9 +271,19 @@ def main() -> None:
         steps = [
             ("analysis", lambda: analysis.write_analyses(engine, s, recorder, limit=1)),
             ("weekly", lambda: weekly.build_weekly(engine, s, recorder, max_sections=3, per_section=2, max_briefs=3)),
-            ("episode", lambda: zh.append(episode.write_episode(engine, s, recorder, turns, title=title, options=EPISODE))),
-            ("translation", lambda: zh and translate.translate_episode(engine, s, recorder, zh[0], turns,
-                                                                       original_title=title, options=EPISODE)),
+            (
+                "episode",
+                lambda: zh.append(episode.write_episode(engine, s, recorder, turns, title=title, options=EPISODE)),
+            ),
+            (
+                "translation",
+                lambda: (
+                    zh
+                    and translate.translate_episode(
+                        engine, s, recorder, zh[0], turns, original_title=title, options=EPISODE
+                    )
+                ),
+            ),
         ]
         steps = [(writer, run) for writer, run in steps if writer in args.writers]
         steps.sort(key=lambda step: args.writers.index(step[0]))
@@ -232,16 +293,24 @@ def main() -> None:
             drafts.writer, t = writer, time.perf_counter()
             try:
                 run()
-            except (NewsdeskError, LLMError) as exc:  # one writer failing (no usable reply) leaves the others their turn
+            except (
+                NewsdeskError,
+                LLMError,
+            ) as exc:  # one writer failing (no usable reply) leaves the others their turn
                 print(f"{writer}: {type(exc).__name__}: {exc}", flush=True)
             drafts.unchecked()
             kept = save(drafts.saved, args.out)  # after each writer: a killed run keeps what it had
-            print(f"{writer}: {time.perf_counter() - t:.0f}s, {len(kept)} drafts so far, "
-                  f"{len(recorder.calls)} model calls", flush=True)
+            print(
+                f"{writer}: {time.perf_counter() - t:.0f}s, {len(kept)} drafts so far, "
+                f"{len(recorder.calls)} model calls",
+                flush=True,
+            )
     seconds = [c["seconds"] for c in recorder.calls]
-    print(f"{len(kept)} drafts saved in {args.out} from {len(seconds)} model calls "
-          f"({sum(seconds):.0f}s of model time, median {sorted(seconds)[len(seconds) // 2] if seconds else 0:.0f}s a call, "
-          f"{time.monotonic() - started:.0f}s in all)")
+    print(
+        f"{len(kept)} drafts saved in {args.out} from {len(seconds)} model calls "
+        f"({sum(seconds):.0f}s of model time, median {sorted(seconds)[len(seconds) // 2] if seconds else 0:.0f}s a call, "
+        f"{time.monotonic() - started:.0f}s in all)"
+    )
     flagged = Counter(kind for case in kept.values() for kind in {f.kind for f in check_draft(case)})
     print("drafts flagged, per check: " + ", ".join(f"{k} {flagged[k]}" for k in sorted(flagged)))
 

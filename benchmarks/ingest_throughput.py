@@ -65,9 +65,16 @@ def run_ingest(feeds, db_dir: Path, rep: int) -> tuple[int, float]:
         with engine.begin() as conn:
             outcomes = upsert_items(conn, parsed.items, now)
             record_fetch(
-                conn, source.id, started_at=now, duration_ms=int((time.perf_counter() - t0) * 1000), http_status=200,
-                items_seen=len(outcomes), items_new=outcomes.count("new"), items_updated=outcomes.count("updated"),
-                warnings=parsed.warnings, error=parsed.error,
+                conn,
+                source.id,
+                started_at=now,
+                duration_ms=int((time.perf_counter() - t0) * 1000),
+                http_status=200,
+                items_seen=len(outcomes),
+                items_new=outcomes.count("new"),
+                items_updated=outcomes.count("updated"),
+                warnings=parsed.warnings,
+                error=parsed.error,
             )
         stored += len(outcomes)
     elapsed = time.perf_counter() - started
@@ -96,7 +103,9 @@ def main() -> None:
             bare_times.append(time.perf_counter() - t0)
             stored, seconds = run_ingest(feeds, Path(tmp), rep)
             ingest_times.append(seconds)
-            print(f"  rep {rep + 1}: bare {bare_times[-1]:.2f}s  ingest {seconds:.2f}s  ratio {seconds / bare_times[-1]:.2f}")
+            print(
+                f"  rep {rep + 1}: bare {bare_times[-1]:.2f}s  ingest {seconds:.2f}s  ratio {seconds / bare_times[-1]:.2f}"
+            )
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
@@ -106,7 +115,9 @@ def main() -> None:
 
     bare, ingest = statistics.median(bare_times), statistics.median(ingest_times)
     print(f"bare feedparser.parse : {bare:6.2f}s  {entries / bare:8.0f} items/s")
-    print(f"newsdesk ingest path  : {ingest:6.2f}s  {entries / ingest:8.0f} items/s  ({stored} items upserted per pass)")
+    print(
+        f"newsdesk ingest path  : {ingest:6.2f}s  {entries / ingest:8.0f} items/s  ({stored} items upserted per pass)"
+    )
     print(f"ratio ingest / bare   : {ingest / bare:.2f}x  (target <= 2.00x; median of {args.reps})")
 
 

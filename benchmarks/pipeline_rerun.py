@@ -41,21 +41,33 @@ def main() -> None:
             report = run_pipeline(engine, s, limits=limits, source=pack)
             wall = time.perf_counter() - started
             rows.append((label, wall, report.model_calls, report))
-            print(f"{label:28s} {wall:8.1f} s  {report.model_calls:4d} model calls  "
-                  + "  ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
+            print(
+                f"{label:28s} {wall:8.1f} s  {report.model_calls:4d} model calls  "
+                + "  ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
+            )
             for p in report.problems:
                 print("   problem:", p)
             with engine.connect() as conn:
                 per_stage = conn.execute(
-                    select(llm_usage.c.stage, func.count(), func.sum(llm_usage.c.prompt_tokens),
-                           func.sum(llm_usage.c.cached_tokens), func.sum(llm_usage.c.completion_tokens))
+                    select(
+                        llm_usage.c.stage,
+                        func.count(),
+                        func.sum(llm_usage.c.prompt_tokens),
+                        func.sum(llm_usage.c.cached_tokens),
+                        func.sum(llm_usage.c.completion_tokens),
+                    )
                     .where(llm_usage.c.run_id == report.run_id, llm_usage.c.cache_hit.is_(False))
-                    .group_by(llm_usage.c.stage)).all()
+                    .group_by(llm_usage.c.stage)
+                ).all()
             for stage, calls, prompt, cached, completion in per_stage:
-                print(f"   {stage:10s} {calls:3d} calls  prompt {prompt or 0:6d} tokens ({cached or 0} cached)  "
-                      f"completion {completion or 0:6d} tokens")
+                print(
+                    f"   {stage:10s} {calls:3d} calls  prompt {prompt or 0:6d} tokens ({cached or 0} cached)  "
+                    f"completion {completion or 0:6d} tokens"
+                )
         first, second = rows[0][1], rows[1][1]
-        print(f"second / first wall time: {second / first:.3%} (target < 5%); second-run model calls: {rows[1][2]} (target 0)")
+        print(
+            f"second / first wall time: {second / first:.3%} (target < 5%); second-run model calls: {rows[1][2]} (target 0)"
+        )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,9 @@ def meeting_turns(meeting: int) -> list[tuple[str, str]]:
     """(speaker, text) turns of one qmsum-val meeting, its {vocalsound}-style marks dropped."""
     with MEETINGS.open(encoding="utf-8") as fh:
         record = json.loads(fh.readlines()[meeting])
-    turns = [(t["speaker"], " ".join(re.sub(r"\{[^}]*\}", " ", t["content"]).split()))
-             for t in record["meeting_transcripts"]]
+    turns = [
+        (t["speaker"], " ".join(re.sub(r"\{[^}]*\}", " ", t["content"]).split())) for t in record["meeting_transcripts"]
+    ]
     return [(speaker, text) for speaker, text in turns if len(text.split()) >= 2]
 
 
@@ -77,12 +78,18 @@ def speak(turns: list[tuple[str, str]], path: Path, minutes: float) -> tuple[flo
 def run_episode(audio: Path, folder: Path, threads: int) -> tuple[float, subprocess.CompletedProcess]:
     """`newsdesk episode AUDIO` as a user runs it, offline; returns (wall seconds, the process)."""
     config = folder / "newsdesk.toml"
-    config.write_text(f'data_dir = "{folder / "data"}"\n[write]\nby = "extractive"\n[asr]\nthreads = {threads}\n',
-                      encoding="utf-8")
+    config.write_text(
+        f'data_dir = "{folder / "data"}"\n[write]\nby = "extractive"\n[asr]\nthreads = {threads}\n', encoding="utf-8"
+    )
     env = {**os.environ, "NEWSDESK_CONFIG": str(config), "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT / "src"))}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "newsdesk", "episode", str(audio), "--title", "Podcast test"],
-                          env=env, capture_output=True, text=True, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, "-m", "newsdesk", "episode", str(audio), "--title", "Podcast test"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     return time.perf_counter() - started, done
 
 
@@ -106,18 +113,26 @@ def main() -> None:
         audio = folder / "podcast.wav"
         started = time.perf_counter()
         seconds, turns = speak(meeting_turns(args.meeting), audio, args.minutes)
-        print(f"audio      {audio.name}: {seconds / 60:.1f} min, {len(turns)} turns of qmsum-val meeting {args.meeting}, "
-              f"spoken by espeak-ng in {time.perf_counter() - started:.0f} s")
+        print(
+            f"audio      {audio.name}: {seconds / 60:.1f} min, {len(turns)} turns of qmsum-val meeting {args.meeting}, "
+            f"spoken by espeak-ng in {time.perf_counter() - started:.0f} s"
+        )
         wall, done = run_episode(audio, folder, args.threads)
         if done.returncode != 0:
             sys.exit(f"newsdesk episode exited {done.returncode}:\n{done.stderr[-3000:]}")
         reported = re.search(r"real-time factor ([\d.]+)", done.stderr)
         spoken = " ".join(text for _, text in turns)
-        print(f"episode    `newsdesk episode {audio.name}`: {wall:.0f} s wall ({wall / seconds:.3f} of the audio's length)")
-        print(f"transcribe real-time factor {reported.group(1) if reported else '?'} (Whisper tiny.en, int8, "
-              f"{args.threads} threads; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")
-        print(f"WER        {word_error_rate(spoken, transcript_text(folder)):.3f} against the spoken text "
-              f"({len(spoken.split())} words; synthetic speech)")
+        print(
+            f"episode    `newsdesk episode {audio.name}`: {wall:.0f} s wall ({wall / seconds:.3f} of the audio's length)"
+        )
+        print(
+            f"transcribe real-time factor {reported.group(1) if reported else '?'} (Whisper tiny.en, int8, "
+            f"{args.threads} threads; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})"
+        )
+        print(
+            f"WER        {word_error_rate(spoken, transcript_text(folder)):.3f} against the spoken text "
+            f"({len(spoken.split())} words; synthetic speech)"
+        )
         for line in done.stderr.splitlines():
             if line.startswith(("episode ", "podcast", "extractive")) or "chunks" in line:
                 print(f"  {line}")

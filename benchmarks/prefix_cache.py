@@ -40,12 +40,31 @@ def briefs(n: int) -> list[dict]:
             row = json.loads(line)
             when = datetime.fromisoformat(row["pub_date"]).replace(tzinfo=UTC)
             summary = (row.get("summary") or "") + ("\n" + row["core_point"] if row.get("core_point") else "")
-            out.append({
-                "event_id": i, "title": row["title"], "outlets": 1, "independent_outlets": 1, "languages": ["zh"],
-                "first_published_at": when, "last_published_at": when, "anchors": [],
-                "members": [{"source_name": row["source"], "title": row["title"], "url": row["link"], "published_at": when,
-                             "language": "zh", "material_level": "summary", "role": "lead", "summary": summary, "body": None}],
-            })
+            out.append(
+                {
+                    "event_id": i,
+                    "title": row["title"],
+                    "outlets": 1,
+                    "independent_outlets": 1,
+                    "languages": ["zh"],
+                    "first_published_at": when,
+                    "last_published_at": when,
+                    "anchors": [],
+                    "members": [
+                        {
+                            "source_name": row["source"],
+                            "title": row["title"],
+                            "url": row["link"],
+                            "published_at": when,
+                            "language": "zh",
+                            "material_level": "summary",
+                            "role": "lead",
+                            "summary": summary,
+                            "body": None,
+                        }
+                    ],
+                }
+            )
     return out
 
 
@@ -56,13 +75,22 @@ def run(llm, layouts: dict, events: list[dict], max_tokens: int) -> dict:
         prompt = cached = 0
         started = time.monotonic()
         for brief in events:
-            reply = llm.chat(build(system, user_prompt(material_view(brief))), stage=f"bench-{name}", max_tokens=max_tokens)
+            reply = llm.chat(
+                build(system, user_prompt(material_view(brief))), stage=f"bench-{name}", max_tokens=max_tokens
+            )
             prompt += reply.prompt_tokens
             cached += reply.cached_tokens
-            print(f"  {name:15s} event {brief['event_id']:2d}: {reply.prompt_tokens:5d} prompt tokens, "
-                  f"{reply.cached_tokens:5d} from cache, {reply.latency_ms / 1000:6.1f}s", flush=True)
-        results[name] = {"prompt_tokens": prompt, "cached_tokens": cached, "share": cached / prompt if prompt else 0.0,
-                         "seconds": time.monotonic() - started}
+            print(
+                f"  {name:15s} event {brief['event_id']:2d}: {reply.prompt_tokens:5d} prompt tokens, "
+                f"{reply.cached_tokens:5d} from cache, {reply.latency_ms / 1000:6.1f}s",
+                flush=True,
+            )
+        results[name] = {
+            "prompt_tokens": prompt,
+            "cached_tokens": cached,
+            "share": cached / prompt if prompt else 0.0,
+            "seconds": time.monotonic() - started,
+        }
     return results
 
 
@@ -78,17 +106,23 @@ def main() -> int:
         engine = open_store(f"sqlite:///{tmp}/bench.db")
         llm = open_llm(settings, engine, run_id="bench-prefix")
         layouts = {
-            "shared prefix": lambda system, material: [{"role": "system", "content": system},
-                                                       {"role": "user", "content": material}],
-            "material first": lambda system, material: [{"role": "system", "content": material + "\n\n" + system},
-                                                        {"role": "user", "content": "请写这个事件的分析。"}],
+            "shared prefix": lambda system, material: [
+                {"role": "system", "content": system},
+                {"role": "user", "content": material},
+            ],
+            "material first": lambda system, material: [
+                {"role": "system", "content": material + "\n\n" + system},
+                {"role": "user", "content": "请写这个事件的分析。"},
+            ],
         }
         res = run(llm, layouts, briefs(args.n), args.max_tokens)
     a, b = res["shared prefix"], res["material first"]
     print(f"\n{args.n} analyses each, max_tokens={args.max_tokens}, embedded {llm.model}")
     for name, r in res.items():
-        print(f"{name:15s} {r['cached_tokens']:6d} / {r['prompt_tokens']:6d} prompt tokens from the prefix cache "
-              f"= {r['share']:.1%}   wall {r['seconds']:.1f}s")
+        print(
+            f"{name:15s} {r['cached_tokens']:6d} / {r['prompt_tokens']:6d} prompt tokens from the prefix cache "
+            f"= {r['share']:.1%}   wall {r['seconds']:.1f}s"
+        )
     print(f"shared-prefix layout: {b['seconds'] / a['seconds']:.2f}x faster than material-first in this run")
     return 0
 

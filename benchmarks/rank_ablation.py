@@ -57,8 +57,9 @@ MEASURES = ("placement", "ndcg@10", "noise@10", "featured", "featured precision"
 
 def pages(engine, language: str) -> dict[date, list[dict]]:
     with engine.connect() as conn:
-        rows = conn.execute(select(editions.c.key, editions.c.meta)
-                            .where(editions.c.kind == "daily", editions.c.language == language)).all()
+        rows = conn.execute(
+            select(editions.c.key, editions.c.meta).where(editions.c.kind == "daily", editions.c.language == language)
+        ).all()
     return {date.fromisoformat(r.key): (r.meta or {}).get("cards") or [] for r in rows}
 
 
@@ -74,7 +75,9 @@ def week_rows(file: Path, clusters: list[Path]) -> dict[str, dict[str, WeekScore
     with tempfile.TemporaryDirectory(prefix="newsdesk-rank-ablation-") as tmp:
         settings = replay_settings(load_settings(), Path(tmp))
         source = Path(tmp) / "items.jsonl"
-        source.write_text("".join(json.dumps(found[i], ensure_ascii=False) + "\n" for i in sorted(found)), encoding="utf-8")
+        source.write_text(
+            "".join(json.dumps(found[i], ensure_ascii=False) + "\n" for i in sorted(found)), encoding="utf-8"
+        )
         engine = open_store(settings.database)
         try:
             run_pipeline(engine, settings, stages=DAILY_STAGES, source=source)
@@ -85,8 +88,9 @@ def week_rows(file: Path, clusters: list[Path]) -> dict[str, dict[str, WeekScore
                 day_pages = pages(engine, language)
                 for week in weeks:
                     days = sorted({lab.day for lab in labels.values() if _iso_week(lab.day) == week})
-                    out[label][week] = WeekScore(week, [score_day(d, day_pages.get(d, []), None, labels, item_event, reports)
-                                                        for d in days])
+                    out[label][week] = WeekScore(
+                        week, [score_day(d, day_pages.get(d, []), None, labels, item_event, reports) for d in days]
+                    )
         finally:
             engine.dispose()
     return out

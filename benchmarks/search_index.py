@@ -41,19 +41,38 @@ def build_store(path: Path, n: int) -> None:
     src = Source(id="s", name="S", url="https://example.com/feed")
     english = []
     for feed in sorted((SHARED / "fixtures/feeds/ai-blogs").glob("*/*.xml")):
-        english += [(i.title, i.summary) for i in parse_feed(feed.read_bytes(), src, fetched_at=datetime.now(UTC)).items]
-    chinese = [(r["title"], r.get("summary") or "") for r in map(json.loads, (SHARED / "fixtures/news/ai-daily-harvest.jsonl").open())]
+        english += [
+            (i.title, i.summary) for i in parse_feed(feed.read_bytes(), src, fetched_at=datetime.now(UTC)).items
+        ]
+    chinese = [
+        (r["title"], r.get("summary") or "")
+        for r in map(json.loads, (SHARED / "fixtures/news/ai-daily-harvest.jsonl").open())
+    ]
     engine = open_store(f"sqlite:///{path}")
     start = datetime(2026, 3, 1, tzinfo=UTC)
     with engine.begin() as conn:
-        conn.execute(insert(sources), [{"id": "s", "name": "S", "url": "https://example.com/feed", "kind": "rss", "language": "en"}])
+        conn.execute(
+            insert(sources),
+            [{"id": "s", "name": "S", "url": "https://example.com/feed", "kind": "rss", "language": "en"}],
+        )
         rows = []
         for i in range(n):
             title, summary = (english if i % 2 else chinese)[(i // 2) % len(english if i % 2 else chinese)]
             when = start + timedelta(minutes=i)
-            rows.append({"source_id": "s", "guid": f"g{i}", "url": f"https://example.com/{i}", "title": title,
-                         "summary": summary, "language": "en" if i % 2 else "zh", "published_at": when,
-                         "first_seen_at": when, "updated_at": when, "content_hash": f"h{i}"})
+            rows.append(
+                {
+                    "source_id": "s",
+                    "guid": f"g{i}",
+                    "url": f"https://example.com/{i}",
+                    "title": title,
+                    "summary": summary,
+                    "language": "en" if i % 2 else "zh",
+                    "published_at": when,
+                    "first_seen_at": when,
+                    "updated_at": when,
+                    "content_hash": f"h{i}",
+                }
+            )
         conn.execute(insert(items), rows)
     engine.dispose()
 
@@ -70,7 +89,9 @@ def previous_index(engine):
         def _index(self, conn, batch) -> None:
             stamps = {(k, i): s for k, i, s in batch}
             ids = [i for k, i, _ in batch if k == "item"]
-            for row in conn.execute(text(f"SELECT id, title, summary FROM items WHERE id IN ({','.join(map(str, ids))})")):
+            for row in conn.execute(
+                text(f"SELECT id, title, summary FROM items WHERE id IN ({','.join(map(str, ids))})")
+            ):
                 body = "\n".join(nh3.clean(v or "", tags=set()) for v in (row.title, row.summary))
                 words = " ".join(w for w in jieba.cut_for_search(body, HMM=False) if w.strip())
                 super()._put(conn, [("item", row.id, stamps[("item", row.id)], words)])  # one document per statement
@@ -122,13 +143,17 @@ def main() -> None:
             shutil.copy(base, copy)
             results[name] = run(copy, make)
             seconds, indexed, waits = results[name]
-            print(f"{name:9s} {indexed} documents in {seconds:6.1f} s = {indexed / seconds:7.0f} docs/s; "
-                  f"{len(waits)} searches meanwhile, median {statistics.median(waits) * 1000:7.1f} ms, "
-                  f"max {max(waits) * 1000:7.1f} ms")
+            print(
+                f"{name:9s} {indexed} documents in {seconds:6.1f} s = {indexed / seconds:7.0f} docs/s; "
+                f"{len(waits)} searches meanwhile, median {statistics.median(waits) * 1000:7.1f} ms, "
+                f"max {max(waits) * 1000:7.1f} ms"
+            )
         (p_s, p_n, p_w), (c_s, c_n, c_w) = results["previous"], results["current"]
         assert p_n == c_n == args.items, (p_n, c_n)
-        print(f"indexing {(c_n / c_s) / (p_n / p_s):.1f}x the previous documents/s; "
-              f"median search during catch-up {statistics.median(p_w) / statistics.median(c_w):.0f}x faster")
+        print(
+            f"indexing {(c_n / c_s) / (p_n / p_s):.1f}x the previous documents/s; "
+            f"median search during catch-up {statistics.median(p_w) / statistics.median(c_w):.0f}x faster"
+        )
 
 
 if __name__ == "__main__":

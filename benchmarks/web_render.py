@@ -60,41 +60,88 @@ def build_store(url: str, n_events: int) -> int:
     step = timedelta(minutes=days * 24 * 60 / n_items)
     engine = open_store(url)
     with engine.begin() as conn:
-        sync_sources(conn, [Source(id=f"src-{i}", name=f"Outlet {i}", url=f"https://outlet{i}.example.com/feed",
-                                   language="zh" if i % 2 else "en") for i in range(SOURCES)])
+        sync_sources(
+            conn,
+            [
+                Source(
+                    id=f"src-{i}",
+                    name=f"Outlet {i}",
+                    url=f"https://outlet{i}.example.com/feed",
+                    language="zh" if i % 2 else "en",
+                )
+                for i in range(SOURCES)
+            ],
+        )
         batch = []
         for i in range(n_items):
             n = news[i % len(news)]
             title = n["title"] + ("" if i < len(news) else f" ({i // len(news)})")
-            batch.append(Item(
-                source_id=f"src-{i % SOURCES}", guid=f"g{i}", url=f"https://example.com/{i}", title=title,
-                summary=n.get("summary") or "", published_at=START + i * step,
-                language="zh" if any("\u4e00" <= c <= "\u9fff" for c in title) else "en",
-                material_level=rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
-            ))
+            batch.append(
+                Item(
+                    source_id=f"src-{i % SOURCES}",
+                    guid=f"g{i}",
+                    url=f"https://example.com/{i}",
+                    title=title,
+                    summary=n.get("summary") or "",
+                    published_at=START + i * step,
+                    language="zh" if any("\u4e00" <= c <= "\u9fff" for c in title) else "en",
+                    material_level=rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
+                )
+            )
         upsert_items(conn, batch, now=START + n_items * step + timedelta(hours=1))
-        ids = {guid: (iid, when) for iid, guid, when in conn.execute(
-            items.select().with_only_columns(items.c.id, items.c.guid, items.c.published_at))}
+        ids = {
+            guid: (iid, when)
+            for iid, guid, when in conn.execute(
+                items.select().with_only_columns(items.c.id, items.c.guid, items.c.published_at)
+            )
+        }
         event_rows, member_rows, analysis_rows, feedback_rows = [], [], [], []
         for e in range(n_events):
             members = [ids[f"g{e * ITEMS_PER_EVENT + k}"] for k in range(ITEMS_PER_EVENT)]
             lead_id, when = members[0]
             title = batch[e * ITEMS_PER_EVENT].title
-            event_rows.append({
-                "id": e + 1, "title": title, "lead_item_id": lead_id, "first_published_at": when,
-                "last_published_at": members[-1][1], "updated_at": when, "item_count": ITEMS_PER_EVENT,
-                "outlets": ITEMS_PER_EVENT, "independent_outlets": rnd.randint(1, ITEMS_PER_EVENT), "languages": ["zh", "en"],
-                "category": rnd.choice(["model", "funding", "research", "product", "policy"]),
-                "score": rnd.uniform(0, 10), "importance": rnd.uniform(0, 10), "tab": rnd.choice(["featured", "p1", "all", "all"]),
-                "score_parts": {"coverage": rnd.random(), "authority": rnd.random(), "recency": rnd.random()},
-            })
+            event_rows.append(
+                {
+                    "id": e + 1,
+                    "title": title,
+                    "lead_item_id": lead_id,
+                    "first_published_at": when,
+                    "last_published_at": members[-1][1],
+                    "updated_at": when,
+                    "item_count": ITEMS_PER_EVENT,
+                    "outlets": ITEMS_PER_EVENT,
+                    "independent_outlets": rnd.randint(1, ITEMS_PER_EVENT),
+                    "languages": ["zh", "en"],
+                    "category": rnd.choice(["model", "funding", "research", "product", "policy"]),
+                    "score": rnd.uniform(0, 10),
+                    "importance": rnd.uniform(0, 10),
+                    "tab": rnd.choice(["featured", "p1", "all", "all"]),
+                    "score_parts": {"coverage": rnd.random(), "authority": rnd.random(), "recency": rnd.random()},
+                }
+            )
             for k, (item_id, _) in enumerate(members):
-                member_rows.append({"item_id": item_id, "event_id": e + 1, "role": "lead" if k == 0 else "member",
-                                    "joined_at": when, "reason": "cosine 0.71"})
+                member_rows.append(
+                    {
+                        "item_id": item_id,
+                        "event_id": e + 1,
+                        "role": "lead" if k == 0 else "member",
+                        "joined_at": when,
+                        "reason": "cosine 0.71",
+                    }
+                )
             body = "\n\n".join(rnd.sample(paragraphs, 4))  # a 4-paragraph analysis, as the feed shows
-            analysis_rows.append({"event_id": e + 1, "language": "zh", "headline": title, "body": body,
-                                  "status": rnd.choice(["clean", "clean", "flagged"]), "flags": [], "material_key": str(e),
-                                  "created_at": when})
+            analysis_rows.append(
+                {
+                    "event_id": e + 1,
+                    "language": "zh",
+                    "headline": title,
+                    "body": body,
+                    "status": rnd.choice(["clean", "clean", "flagged"]),
+                    "flags": [],
+                    "material_key": str(e),
+                    "created_at": when,
+                }
+            )
             if e % 10 == 0:
                 feedback_rows.append({"event_id": e + 1, "kind": "up", "note": "", "user": "bench", "at": when})
         conn.execute(insert(events), event_rows)
@@ -150,6 +197,7 @@ async def concurrent(base: str, kinds: dict, clients: int, per_kind: int, second
     queue = iter(order)
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+
         async def worker():
             for kind in queue:
                 if time.monotonic() > deadline:
@@ -193,8 +241,10 @@ def main() -> None:
         url = f"sqlite:///{tmp}/bench.db"
         t0 = time.perf_counter()
         days = build_store(url, args.events)
-        print(f"store: {args.events} events, {args.events * ITEMS_PER_EVENT} items, {SOURCES} sources over {days} days "
-              f"(daily editions included) built in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"store: {args.events} events, {args.events * ITEMS_PER_EVENT} items, {SOURCES} sources over {days} days "
+            f"(daily editions included) built in {time.perf_counter() - t0:.1f} s"
+        )
         # The search index is built once and then kept up incrementally; time that once, apart from page renders.
         from newsdesk.search import SearchIndex, segment
         from newsdesk.store import open_store
@@ -244,7 +294,8 @@ def main() -> None:
                     timed(client, path_of(0))
                 if args.concurrency:
                     results, sizes, errors, wall = asyncio.run(
-                        concurrent(base, kinds, args.concurrency, args.requests, args.seconds))
+                        concurrent(base, kinds, args.concurrency, args.requests, args.seconds)
+                    )
                 else:
                     results = {k: [] for k in kinds}
                     sizes = {k: [] for k in kinds}
@@ -263,10 +314,14 @@ def main() -> None:
 
     done = sum(len(v) for v in results.values())
     how = f"{args.concurrency} clients at once" if args.concurrency else "one client, interleaved"
-    print(f"\n{how}, keep-alive, loopback, {workers} server process(es): {done} requests answered in {wall:.1f} s "
-          f"({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors")
+    print(
+        f"\n{how}, keep-alive, loopback, {workers} server process(es): {done} requests answered in {wall:.1f} s "
+        f"({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors"
+    )
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'':20} {'n':>5} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'median bytes':>13} {'p50 / same-size static':>23}")
+    print(
+        f"{'':20} {'n':>5} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'median bytes':>13} {'p50 / same-size static':>23}"
+    )
     for kind in pages:
         for row in (kind, f"static ~{kind}"):
             if not results[row]:
@@ -275,8 +330,10 @@ def main() -> None:
             p50, p99 = statistics.median(results[row]), pct(results[row], 0.99)
             twin = results[f"static ~{kind}"]
             ratio = f"{p50 / statistics.median(twin):23.1f}" if twin else f"{'-':>23}"
-            print(f"{row:20} {len(results[row]):5} {len(errors[row]):6} {p50:9.1f} {p99:9.1f} "
-                  f"{int(statistics.median(sizes[row])):13,} {ratio}")
+            print(
+                f"{row:20} {len(results[row]):5} {len(errors[row]):6} {p50:9.1f} {p99:9.1f} "
+                f"{int(statistics.median(sizes[row])):13,} {ratio}"
+            )
         bad = sorted(set(errors[kind]))
         if bad:
             print(f"{'':20} errors: {', '.join(bad)}")

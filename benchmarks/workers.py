@@ -64,15 +64,34 @@ def events_from(rows: list[dict], engine) -> list[int]:
     now = datetime.now(UTC)
     out = []
     with engine.begin() as conn:
-        sync_sources(conn, [Source(f"bench-{n}", f"Outlet {n}", f"https://example.com/{n}.xml", language="zh")
-                            for n in range(len(rows))])
+        sync_sources(
+            conn,
+            [
+                Source(f"bench-{n}", f"Outlet {n}", f"https://example.com/{n}.xml", language="zh")
+                for n in range(len(rows))
+            ],
+        )
         for n, row in enumerate(rows):
             published = datetime.fromisoformat(row["pub_date"]).replace(hour=8, tzinfo=UTC)
-            upsert_item(conn, Item(f"bench-{n}", row["link"], row["link"], row["title"], summary=row.get("summary") or "",
-                                   language="zh", published_at=published), now=now)
+            upsert_item(
+                conn,
+                Item(
+                    f"bench-{n}",
+                    row["link"],
+                    row["link"],
+                    row["title"],
+                    summary=row.get("summary") or "",
+                    language="zh",
+                    published_at=published,
+                ),
+                now=now,
+            )
             item_id = conn.execute(select(items.c.id).where(items.c.guid == row["link"])).scalar_one()
-            event_id = conn.execute(insert(events).values(title=row["title"], first_published_at=published,
-                                                          last_published_at=published, updated_at=now)).inserted_primary_key[0]
+            event_id = conn.execute(
+                insert(events).values(
+                    title=row["title"], first_published_at=published, last_published_at=published, updated_at=now
+                )
+            ).inserted_primary_key[0]
             conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role="lead", joined_at=now))
             refresh_event(conn, event_id, now=now)
             out.append(event_id)
@@ -163,18 +182,18 @@ def main() -> None:
 
 def analyses_part(args, rows: list[dict]) -> None:
     print(f"{args.analyses} analyses, endpoint answering each call in {args.model_delay:.1f} s:")
-    a1 = analyses_run(args, rows[:args.analyses], 1)
+    a1 = analyses_run(args, rows[: args.analyses], 1)
     print(f"  1 worker : {a1:6.1f} s  ({args.analyses / a1:.2f} analyses/s)")
-    a4 = analyses_run(args, rows[:args.analyses], 4)
+    a4 = analyses_run(args, rows[: args.analyses], 4)
     print(f"  4 workers: {a4:6.1f} s  ({args.analyses / a4:.2f} analyses/s)")
     print(f"  speed-up : {a1 / a4:.2f}x")
 
 
 def sources_part(args, rows: list[dict]) -> None:
     print(f"{args.sources} loopback sources, each feed answering in {args.feed_delay:.2f} s:")
-    f1 = fetch_run(args, rows[:args.sources], 1)
+    f1 = fetch_run(args, rows[: args.sources], 1)
     print(f"  1 worker : {f1:6.1f} s  ({args.sources / f1:.1f} sources/s)")
-    f4 = fetch_run(args, rows[:args.sources], 4)
+    f4 = fetch_run(args, rows[: args.sources], 4)
     print(f"  4 workers: {f4:6.1f} s  ({args.sources / f4:.1f} sources/s)")
     print(f"  speed-up : {f1 / f4:.2f}x")
 

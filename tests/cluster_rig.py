@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = {
     "zh": "# 材料只有摘要\n\n标题给了这件事的主线，正文没披露价格、用户数和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文，再下结论。",
     "en": "# Only the summary so far\n\nThe headline gives the main line; the material is only the RSS summary, and it does not "
-          "disclose pricing, users or benchmark scores.\n\nMy verdict: wait for the full text before judging.",
+    "disclose pricing, users or benchmark scores.\n\nMy verdict: wait for the full text before judging.",
 }
 
 
@@ -87,11 +87,13 @@ class FeedServer:
     def feed(self, n: int) -> str:
         row = self.rows[n]
         when = datetime.fromisoformat(row["pub_date"]).replace(hour=8, tzinfo=UTC)
-        return (f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>source {n}</title>'
-                f"<link>{escape(self.url(n))}</link><description>loopback</description><item>"
-                f"<title>{escape(row['title'])}</title><link>{escape(row['link'])}</link><guid>{escape(row['link'])}</guid>"
-                f"<description>{escape(row.get('summary') or row['title'])}</description>"
-                f"<pubDate>{format_datetime(when)}</pubDate></item></channel></rss>")
+        return (
+            f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>source {n}</title>'
+            f"<link>{escape(self.url(n))}</link><description>loopback</description><item>"
+            f"<title>{escape(row['title'])}</title><link>{escape(row['link'])}</link><guid>{escape(row['link'])}</guid>"
+            f"<description>{escape(row.get('summary') or row['title'])}</description>"
+            f"<pubDate>{format_datetime(when)}</pubDate></item></channel></rss>"
+        )
 
     def close(self) -> None:
         self.server.shutdown()
@@ -121,11 +123,23 @@ class ModelServer:
                     status, payload = 400, {"error": {"message": "poisoned material", "type": "invalid_request_error"}}
                 else:
                     english = "Write in English" in request["messages"][0]["content"]
-                    status, payload = 200, {
-                        "id": "x", "object": "chat.completion", "created": int(time.time()), "model": "loopback",
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": ANSWERS["en" if english else "zh"]}}],
-                        "usage": {"prompt_tokens": 500, "completion_tokens": 80, "total_tokens": 580}}
+                    status, payload = (
+                        200,
+                        {
+                            "id": "x",
+                            "object": "chat.completion",
+                            "created": int(time.time()),
+                            "model": "loopback",
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": ANSWERS["en" if english else "zh"]},
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 500, "completion_tokens": 80, "total_tokens": 580},
+                        },
+                    )
                 body = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -152,25 +166,56 @@ class ModelServer:
 class Cluster:
     """Settings, store and worker processes of one test; its own queues on the broker."""
 
-    def __init__(self, tmp: Path, store_url: str, model_url: str, *, broker: str = "redis://127.0.0.1:6379/0",
-                 languages=("zh", "en"), llm_concurrency: int = 4, env: dict | None = None, **workers):
+    def __init__(
+        self,
+        tmp: Path,
+        store_url: str,
+        model_url: str,
+        *,
+        broker: str = "redis://127.0.0.1:6379/0",
+        languages=("zh", "en"),
+        llm_concurrency: int = 4,
+        env: dict | None = None,
+        **workers,
+    ):
         """`env`: NEWSDESK_* variables over the settings file, for the workers and settings() alike."""
         self.tmp = tmp
         self.extra_env = env or {}
         self.prefix = "t" + uuid.uuid4().hex[:10]
         knobs = {"visibility_timeout": 10.0, "retry_delay": 0.5, "settle": 1.0, "max_attempts": 3} | workers
         lines = [
-            f'data_dir = "{tmp / "data"}"', f'site_dir = "{tmp / "site"}"', f"database_url = {json.dumps(store_url)}",
-            f"languages = {json.dumps(list(languages))}", 'timezone = "UTC"',
-            "[fetch]", "allow_private = true", "per_host_delay = 0.0", "per_host_concurrency = 64", "retries = 0",
-            "[write]", 'by = "model"', "[llm]", 'backend = "openai"', f'base_url = "{model_url}"', 'model = "loopback"', "retries = 0",
-            f"concurrency = {llm_concurrency}", "timeout = 30.0",
-            "[workers]", f'broker_url = "{broker}"', f'queue_prefix = "{self.prefix}"',
+            f'data_dir = "{tmp / "data"}"',
+            f'site_dir = "{tmp / "site"}"',
+            f"database_url = {json.dumps(store_url)}",
+            f"languages = {json.dumps(list(languages))}",
+            'timezone = "UTC"',
+            "[fetch]",
+            "allow_private = true",
+            "per_host_delay = 0.0",
+            "per_host_concurrency = 64",
+            "retries = 0",
+            "[write]",
+            'by = "model"',
+            "[llm]",
+            'backend = "openai"',
+            f'base_url = "{model_url}"',
+            'model = "loopback"',
+            "retries = 0",
+            f"concurrency = {llm_concurrency}",
+            "timeout = 30.0",
+            "[workers]",
+            f'broker_url = "{broker}"',
+            f'queue_prefix = "{self.prefix}"',
         ] + [f"{k} = {json.dumps(v)}" for k, v in knobs.items()]
         self.config = tmp / "newsdesk.toml"
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        self.env = {**os.environ, "NEWSDESK_CONFIG": str(self.config), "OPENAI_API_KEY": "loopback",
-                    "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""), **self.extra_env}
+        self.env = {
+            **os.environ,
+            "NEWSDESK_CONFIG": str(self.config),
+            "OPENAI_API_KEY": "loopback",
+            "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+            **self.extra_env,
+        }
         self.procs: list[subprocess.Popen] = []
 
     def settings(self):

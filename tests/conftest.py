@@ -23,11 +23,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from loopback import free_port
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
 from newsdesk.store import open_store
-from loopback import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
@@ -95,15 +95,23 @@ class ThrowawayPostgres:
         self.port = free_port()
 
     def _run(self, *args: str) -> None:
-        done = subprocess.run([str(self.programs / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
-                              cwd=self.folder, **self.user)
+        done = subprocess.run(
+            [str(self.programs / args[0]), *args[1:]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.folder,
+            **self.user,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"{args[0]} failed: {(done.stderr or done.stdout).strip()[-500:]}")
 
     def start(self) -> str:
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "root", "-E", "UTF8", "--locale=C", "--no-sync")
         options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o", options, "-w", "-t", "60", "start")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o", options, "-w", "-t", "60", "start"
+        )
         url = f"postgresql+psycopg://root@127.0.0.1:{self.port}/postgres"
         admin = create_engine(url, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
@@ -142,7 +150,10 @@ def postgres() -> tuple[str | None, str | None]:
     programs = postgres_programs()
     if programs is None:
         why = problem or "NEWSDESK_TEST_PG=throwaway"
-        return None, f"{why}, and no initdb / pg_ctl to start a throwaway cluster; start PostgreSQL or set NEWSDESK_TEST_PG"
+        return (
+            None,
+            f"{why}, and no initdb / pg_ctl to start a throwaway cluster; start PostgreSQL or set NEWSDESK_TEST_PG",
+        )
     cluster = ThrowawayPostgres(programs)
     try:
         url = cluster.start()
@@ -150,8 +161,10 @@ def postgres() -> tuple[str | None, str | None]:
         cluster.stop()
         return None, f"{problem or 'asked for a throwaway cluster'}; starting one with {programs}/initdb failed ({exc})"
     _throwaway.append(cluster)
-    _notes.append(f"PostgreSQL: a throwaway cluster ({programs}) on 127.0.0.1:{cluster.port}, removed at the end"
-                  + (f", since nothing answered at {PG_DEFAULT}" if problem else ""))
+    _notes.append(
+        f"PostgreSQL: a throwaway cluster ({programs}) on 127.0.0.1:{cluster.port}, removed at the end"
+        + (f", since nothing answered at {PG_DEFAULT}" if problem else "")
+    )
     return url, None
 
 
@@ -167,7 +180,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("not tested on this machine")
         for service, why in sorted(_missing.items()):
             terminalreporter.write_line(f"{service}: {why}")
-        terminalreporter.write_line("those tests were skipped; NEWSDESK_REQUIRE_ALL=1 (as .ci/run sets) makes them fail")
+        terminalreporter.write_line(
+            "those tests were skipped; NEWSDESK_REQUIRE_ALL=1 (as .ci/run sets) makes them fail"
+        )
 
 
 @pytest.fixture(scope="session")
@@ -263,15 +278,25 @@ def demo_briefs(tmp_path_factory):
 
 @pytest.fixture
 def page():
-    require("Chromium", None if Path(CHROMIUM).exists() else
-            f"{CHROMIUM} missing; install Debian's chromium (apt-get install -y chromium), as .ci/run does")
+    require(
+        "Chromium",
+        None
+        if Path(CHROMIUM).exists()
+        else f"{CHROMIUM} missing; install Debian's chromium (apt-get install -y chromium), as .ci/run does",
+    )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="zh-CN")
         # Nothing may leave loopback: a request elsewhere fails the test instead of reaching the network.

@@ -31,14 +31,27 @@ from newsdesk.write.transcript import find_quotes
 # --- a loopback OpenAI-compatible endpoint ----------------------------------------------------
 
 
-def completion(text: str, *, finish_reason: str = "stop", prompt_tokens: int = 100, completion_tokens: int = 20,
-               cached_tokens: int = 0, model: str = "fake-model") -> dict:
+def completion(
+    text: str,
+    *,
+    finish_reason: str = "stop",
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached_tokens: int = 0,
+    model: str = "fake-model",
+) -> dict:
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens,
-                  "prompt_tokens_details": {"cached_tokens": cached_tokens}},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+        },
     }
 
 
@@ -170,14 +183,21 @@ class EpisodeFake:
         near = " ".join(words[:-1] + ["zzz"]) if len(words) >= 6 else " ".join(words)  # one word misheard
         bullets = [
             {"label": "观点", "text": f"{s0}的判断是“{exact}”，这是本段的核心。"},
-            {"label": "", "text": f"{rest[0][1]}补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。"},
+            {
+                "label": "",
+                "text": f"{rest[0][1]}补充说“{near}”。他还说“we will ship the quantum teleporter on Tuesday morning”。",
+            },
         ]
         if len(lines) > 2:
             bullets.append({"label": "", "text": f"{lines[2][1]}回应：“{first_sentence(lines[2][2], 10)}”。"})
         topic = re.search(r"working topic: ([^)]+)\)", user)
         first = re.search(r"Transcript lines (\d+)", user).group(1)
         fallback = "议题" + "".join(STEMS[int(d)] for d in first)
-        return {"topic": topic.group(1) if topic else fallback, "hook": f"{s0}从{' '.join(exact.split()[:4])}谈起", "bullets": bullets}
+        return {
+            "topic": topic.group(1) if topic else fallback,
+            "hook": f"{s0}从{' '.join(exact.split()[:4])}谈起",
+            "bullets": bullets,
+        }
 
     def _summary(self, user):
         blocks = re.findall(r"^\d+\. ([^：\n]+)：.*?\n• (.+)$", user, re.M)
@@ -273,9 +293,17 @@ class CopyingBackend:
                 # Numbers left out: a cut at 14 characters could turn "13 亿美元" into "3 亿美元".
                 "heading": _cut_whole(re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first), 14),
                 "thesis": "本节几条材料指向同一个方向，值得合起来看。",
-                "items": [{"n": n, "name": _title_of(b), "problem": _summary_of(b), "method": "方法细节材料未披露。",
-                           "numbers": "材料未给出具体数字。", "assessment": "证据只有摘要，属于报道称。"}
-                          for n, b in blocks.items()],
+                "items": [
+                    {
+                        "n": n,
+                        "name": _title_of(b),
+                        "problem": _summary_of(b),
+                        "method": "方法细节材料未披露。",
+                        "numbers": "材料未给出具体数字。",
+                        "assessment": "证据只有摘要，属于报道称。",
+                    }
+                    for n, b in blocks.items()
+                ],
                 "synthesis": "这几条放在一起看，材料都停留在摘要层面，结论还需要正文确认。",
             }
             if "number" in self.defects and not rewrite:
@@ -290,15 +318,29 @@ class CopyingBackend:
             out = {"summary": summary, "overview": overview}
             if "cut-summary" in self.defects:  # cut off at max_tokens, every time: no usable answer
                 text = json.dumps(out, ensure_ascii=False)[:40]
-                return RawReply(text=text, finish_reason="length", model=self.model, prompt_tokens=len(user) // 2,
-                                completion_tokens=100, cached_tokens=0, latency_ms=1)
+                return RawReply(
+                    text=text,
+                    finish_reason="length",
+                    model=self.model,
+                    prompt_tokens=len(user) // 2,
+                    completion_tokens=100,
+                    cached_tokens=0,
+                    latency_ms=1,
+                )
         else:
             blocks = _blocks(material)
             out = {"briefs": [{"n": n, "text": _summary_of(b)} for n, b in blocks.items()]}
             if "swap" in self.defects and not rewrite:  # each brief written from the next event's material
                 out["briefs"] = [{"n": n, "text": _summary_of(blocks[n % len(blocks) + 1])} for n in blocks]
-        return RawReply(text=json.dumps(out, ensure_ascii=False), finish_reason="stop", model=self.model,
-                        prompt_tokens=len(user) // 2, completion_tokens=100, cached_tokens=0, latency_ms=1)
+        return RawReply(
+            text=json.dumps(out, ensure_ascii=False),
+            finish_reason="stop",
+            model=self.model,
+            prompt_tokens=len(user) // 2,
+            completion_tokens=100,
+            cached_tokens=0,
+            latency_ms=1,
+        )
 
 
 class Untouchable:
@@ -348,8 +390,13 @@ ITEM = "<item><title>{t}</title><link>http://127.0.0.1:{port}/a/{n}</link><guid>
 
 def feed_xml(port: int, title: str, n: int, enc: str = "utf-8", zh: bool = False) -> bytes:
     body = "".join(
-        ITEM.format(t=f"第{i}条：大模型发布" if zh else f"Story {i}", port=port, n=f"{title}-{i}", g=f"{title}-{i}",
-                    d=("国产大模型在推理基准上领先" if zh else "A model was released"))
+        ITEM.format(
+            t=f"第{i}条：大模型发布" if zh else f"Story {i}",
+            port=port,
+            n=f"{title}-{i}",
+            g=f"{title}-{i}",
+            d=("国产大模型在推理基准上领先" if zh else "A model was released"),
+        )
         for i in range(n)
     )
     return RSS.format(enc=enc, title=title, items=body).encode(enc)
@@ -387,7 +434,9 @@ class FaultyFeeds:
                 if path == "/broken.xml":
                     return self.reply(200, b"<rss><channel><title>x</title><item><title>unclosed")
                 if path == "/gb2312.xml":
-                    return self.reply(200, feed_xml(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"})
+                    return self.reply(
+                        200, feed_xml(port, "gb", 2, enc="gb2312", zh=True), {"Content-Type": "application/rss+xml"}
+                    )
                 if path == "/huge.xml":
                     return self.reply(200, b"<rss>" + b" " * 300_000 + b"</rss>")
                 if path == "/loop.xml":

@@ -18,21 +18,27 @@ from newsdesk.write.analysis import material_view, system_prompt, user_prompt, w
 
 T0 = datetime(2026, 4, 23, 17, 0, tzinfo=UTC)
 
-GPT_BODY = ("Today we're releasing GPT-5.5 in ChatGPT and Codex for Plus, Pro, Business and Enterprise users. "
-            "GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4, and reaches 35.4% on "
-            "FrontierMath Tier 4, up from 27.1%. Nearly 200 trusted early-access partners tested it. "
-            "API access is coming very soon, with different safeguards.")
+GPT_BODY = (
+    "Today we're releasing GPT-5.5 in ChatGPT and Codex for Plus, Pro, Business and Enterprise users. "
+    "GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4, and reaches 35.4% on "
+    "FrontierMath Tier 4, up from 27.1%. Nearly 200 trusted early-access partners tested it. "
+    "API access is coming very soon, with different safeguards."
+)
 
-GOOD_GPT = ("# OpenAI 发布 GPT-5.5：Terminal-Bench 2.0 官方称 82.7%\n\n"
-            "OpenAI 官方称 GPT-5.5 在 Terminal-Bench 2.0 上是 82.7%，GPT-5.4 是 75.1%；FrontierMath Tier 4 从 27.1% 涨到 35.4%。"
-            "我的判断很直接：这是一次官方主导的发布，分数是厂商自报。\n\n"
-            "两个来源里，The Verge 这条现在材料只有 RSS 摘要级别，只是复述官方口径，不是独立验证。\n\n"
-            "正文未披露 API 价格、上下文窗口和限速。如果后续第三方评测复现这些分数，判断可以上调。")
+GOOD_GPT = (
+    "# OpenAI 发布 GPT-5.5：Terminal-Bench 2.0 官方称 82.7%\n\n"
+    "OpenAI 官方称 GPT-5.5 在 Terminal-Bench 2.0 上是 82.7%，GPT-5.4 是 75.1%；FrontierMath Tier 4 从 27.1% 涨到 35.4%。"
+    "我的判断很直接：这是一次官方主导的发布，分数是厂商自报。\n\n"
+    "两个来源里，The Verge 这条现在材料只有 RSS 摘要级别，只是复述官方口径，不是独立验证。\n\n"
+    "正文未披露 API 价格、上下文窗口和限速。如果后续第三方评测复现这些分数，判断可以上调。"
+)
 
-GOOD_INTEL = ("# Intel 指引带动股价涨 20%，材料只有标题\n\n"
-              "FT 标题给出的唯一硬数字是股价涨 20%。我的判断很直接：这是估值喘息，不是 AI 回归。"
-              "正文被 FT 订阅墙挡住，Bloomberg 这条也只有标题，收入区间和毛利率都没有。\n\n"
-              "如果后续财报正文给出数据中心收入增长和具体客户，判断可以上调。")
+GOOD_INTEL = (
+    "# Intel 指引带动股价涨 20%，材料只有标题\n\n"
+    "FT 标题给出的唯一硬数字是股价涨 20%。我的判断很直接：这是估值喘息，不是 AI 回归。"
+    "正文被 FT 订阅墙挡住，Bloomberg 这条也只有标题，收入区间和毛利率都没有。\n\n"
+    "如果后续财报正文给出数据中心收入增长和具体客户，判断可以上调。"
+)
 
 
 def _add_event(conn, members: list[tuple[str, Item]]) -> int:
@@ -40,8 +46,9 @@ def _add_event(conn, members: list[tuple[str, Item]]) -> int:
     for _, item in members:
         upsert_item(conn, item, now=T0)
         ids.append(conn.execute(select(items.c.id).where(items.c.guid == item.guid)).scalar_one())
-    event_id = conn.execute(insert(events).values(title=members[0][1].title, first_published_at=T0, last_published_at=T0,
-                                                  updated_at=T0)).inserted_primary_key[0]
+    event_id = conn.execute(
+        insert(events).values(title=members[0][1].title, first_published_at=T0, last_published_at=T0, updated_at=T0)
+    ).inserted_primary_key[0]
     for (role, _), item_id in zip(members, ids):
         conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role, joined_at=T0))
     refresh_event(conn, event_id, now=T0)
@@ -51,29 +58,76 @@ def _add_event(conn, members: list[tuple[str, Item]]) -> int:
 def build_two_events(engine) -> tuple[int, int]:
     """A multi-source release with full text, and a paywalled / title-only earnings story."""
     with engine.begin() as conn:
-        sync_sources(conn, [
-            Source("openai-blog", "OpenAI Blog", "https://openai.com/news/rss.xml", tier=1, category="lab"),
-            Source("the-verge", "The Verge", "https://www.theverge.com/rss/index.xml"),
-            Source("ft", "Financial Times", "https://www.ft.com/rss"),
-            Source("bloomberg", "Bloomberg", "https://www.bloomberg.com/feed"),
-        ])
-        gpt = _add_event(conn, [
-            ("lead", Item("openai-blog", "gpt55", "https://openai.com/index/introducing-gpt-5-5/", "Introducing GPT-5.5",
-                          summary="A new class of intelligence for real work.", body=GPT_BODY, language="en",
-                          published_at=T0, material_level="full")),
-            ("member", Item("the-verge", "verge-gpt55", "https://www.theverge.com/gpt-5-5",
-                            "OpenAI's GPT-5.5 is more efficient and better at coding",
-                            summary="OpenAI says GPT-5.5 matches GPT-5.4 per-token latency.", language="en",
-                            published_at=T0, material_level="summary")),
-        ])
-        intel = _add_event(conn, [
-            ("lead", Item("ft", "ft-intel", "https://www.ft.com/content/intel",
-                          "Intel shares jump 20% as chipmaker predicts revenue surge from AI data centres",
-                          language="en", published_at=T0, material_level="paywalled")),
-            ("member", Item("bloomberg", "bbg-intel", "https://www.bloomberg.com/intel",
-                            "Intel Gives Strong AI-Fueled Outlook, Sending Shares Higher", language="en",
-                            published_at=T0, material_level="title")),
-        ])
+        sync_sources(
+            conn,
+            [
+                Source("openai-blog", "OpenAI Blog", "https://openai.com/news/rss.xml", tier=1, category="lab"),
+                Source("the-verge", "The Verge", "https://www.theverge.com/rss/index.xml"),
+                Source("ft", "Financial Times", "https://www.ft.com/rss"),
+                Source("bloomberg", "Bloomberg", "https://www.bloomberg.com/feed"),
+            ],
+        )
+        gpt = _add_event(
+            conn,
+            [
+                (
+                    "lead",
+                    Item(
+                        "openai-blog",
+                        "gpt55",
+                        "https://openai.com/index/introducing-gpt-5-5/",
+                        "Introducing GPT-5.5",
+                        summary="A new class of intelligence for real work.",
+                        body=GPT_BODY,
+                        language="en",
+                        published_at=T0,
+                        material_level="full",
+                    ),
+                ),
+                (
+                    "member",
+                    Item(
+                        "the-verge",
+                        "verge-gpt55",
+                        "https://www.theverge.com/gpt-5-5",
+                        "OpenAI's GPT-5.5 is more efficient and better at coding",
+                        summary="OpenAI says GPT-5.5 matches GPT-5.4 per-token latency.",
+                        language="en",
+                        published_at=T0,
+                        material_level="summary",
+                    ),
+                ),
+            ],
+        )
+        intel = _add_event(
+            conn,
+            [
+                (
+                    "lead",
+                    Item(
+                        "ft",
+                        "ft-intel",
+                        "https://www.ft.com/content/intel",
+                        "Intel shares jump 20% as chipmaker predicts revenue surge from AI data centres",
+                        language="en",
+                        published_at=T0,
+                        material_level="paywalled",
+                    ),
+                ),
+                (
+                    "member",
+                    Item(
+                        "bloomberg",
+                        "bbg-intel",
+                        "https://www.bloomberg.com/intel",
+                        "Intel Gives Strong AI-Fueled Outlook, Sending Shares Higher",
+                        language="en",
+                        published_at=T0,
+                        material_level="title",
+                    ),
+                ),
+            ],
+        )
     return gpt, intel
 
 
@@ -138,7 +192,8 @@ def test_clean_analyses_stored_and_rerun_makes_no_call(engine, two_events, fake)
 
 
 def test_invented_number_is_regenerated_once_then_kept_for_the_operator_and_the_extractive_card_published(
-        engine, two_events, fake):
+    engine, two_events, fake
+):
     invented = GOOD_GPT.replace("82.7%", "87.2%")
     fake.default = lambda req: completion(invented if "GPT-5.5" in req["messages"][-1]["content"] else GOOD_INTEL)
     settings = make_settings(fake)
@@ -151,7 +206,11 @@ def test_invented_number_is_regenerated_once_then_kept_for_the_operator_and_the_
     assert (row["status"], row["model"], row["flags"]) == ("clean", "extractive", [])
     assert "87.2%" not in row["body"] and "82.7%" in row["body"]
     draft = rows(engine, failed_drafts)[0]
-    assert (draft["kind"], draft["subject_id"], draft["material_key"]) == ("analysis", f"{two_events[0]}:zh", row["material_key"])
+    assert (draft["kind"], draft["subject_id"], draft["material_key"]) == (
+        "analysis",
+        f"{two_events[0]}:zh",
+        row["material_key"],
+    )
     assert "87.2%" in draft["text"] and draft["model"] == "fake-model"
     assert any(f["kind"] == "number" and f["span"] == "87.2%" for f in draft["findings"])
     assert [(c["attempt"], c["passed"]) for c in rows(engine, checks)] == [(1, False), (2, False), (3, True)]
@@ -171,11 +230,14 @@ def test_invented_then_fixed_is_clean_on_the_second_attempt(engine, two_events, 
 def test_truncated_reply_and_silent_title_only_are_caught(engine, two_events, fake):
     cut = GOOD_GPT[:120]
     silent = GOOD_INTEL.replace("正文被 FT 订阅墙挡住，Bloomberg 这条也只有标题，", "")
-    fake.default = lambda req: completion(cut, finish_reason="length") if "GPT-5.5" in req["messages"][-1]["content"] \
-        else completion(silent)
+    fake.default = lambda req: (
+        completion(cut, finish_reason="length") if "GPT-5.5" in req["messages"][-1]["content"] else completion(silent)
+    )
     settings = make_settings(fake)
     write_analyses(engine, settings, open_llm(settings, engine))
-    flags = {int(r["subject_id"].split(":")[0]): {f["kind"] for f in r["findings"]} for r in rows(engine, failed_drafts)}
+    flags = {
+        int(r["subject_id"].split(":")[0]): {f["kind"] for f in r["findings"]} for r in rows(engine, failed_drafts)
+    }
     assert "truncated" in flags[two_events[0]] and "disclosure" in flags[two_events[1]]
     assert {(r["status"], r["model"]) for r in rows(engine, analyses)} == {("clean", "extractive")}
 
@@ -216,17 +278,24 @@ def test_cli_write_then_rerun(tmp_path, fake, monkeypatch):
 
     url = f"sqlite:///{tmp_path / 'nd.db'}"
     build_two_events(open_store(url))
-    for k, v in {"NEWSDESK_DATABASE_URL": url, "NEWSDESK_LANGUAGES": "zh", "NEWSDESK_WRITE_BY": "model",
-                 "NEWSDESK_LLM_BACKEND": "openai",
-                 "NEWSDESK_LLM_BASE_URL": fake.base_url, "NEWSDESK_LLM_MODEL": "fake-model",
-                 "NEWSDESK_CONFIG": str(tmp_path / "absent.toml")}.items():
+    for k, v in {
+        "NEWSDESK_DATABASE_URL": url,
+        "NEWSDESK_LANGUAGES": "zh",
+        "NEWSDESK_WRITE_BY": "model",
+        "NEWSDESK_LLM_BACKEND": "openai",
+        "NEWSDESK_LLM_BASE_URL": fake.base_url,
+        "NEWSDESK_LLM_MODEL": "fake-model",
+        "NEWSDESK_CONFIG": str(tmp_path / "absent.toml"),
+    }.items():
         monkeypatch.setenv(k, v)
     (tmp_path / "absent.toml").write_text("")
     monkeypatch.setattr(cli, "_state", {})
     first = CliRunner().invoke(cli.app, ["write"])
     assert first.exit_code == 0, first.output
-    assert ("2 analyses written (2 clean, 0 failed their checks: extractive card published, draft kept for the "
-            "operator), 0 unchanged, 0 failed; 2 model calls") in " ".join(first.output.split())
+    assert (
+        "2 analyses written (2 clean, 0 failed their checks: extractive card published, draft kept for the "
+        "operator), 0 unchanged, 0 failed; 2 model calls"
+    ) in " ".join(first.output.split())
     monkeypatch.setattr(cli, "_state", {})
     second = CliRunner().invoke(cli.app, ["write"])
     out = " ".join(second.output.split())

@@ -27,13 +27,23 @@ def fake():
 
 def _join(engine, event_id: int, n: int, role: str = "member", origin: int | None = None) -> int:
     with engine.begin() as conn:
-        item = Item("the-verge", f"extra-{n}", f"https://www.theverge.com/gpt-5-5-{n}",
-                    f"GPT-5.5 report number {n}", summary="OpenAI released GPT-5.5.", language="en",
-                    published_at=T0 + timedelta(hours=n), material_level="summary")
+        item = Item(
+            "the-verge",
+            f"extra-{n}",
+            f"https://www.theverge.com/gpt-5-5-{n}",
+            f"GPT-5.5 report number {n}",
+            summary="OpenAI released GPT-5.5.",
+            language="en",
+            published_at=T0 + timedelta(hours=n),
+            material_level="summary",
+        )
         upsert_item(conn, item, now=T0)
         item_id = conn.execute(select(items.c.id).where(items.c.guid == item.guid)).scalar_one()
-        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role,
-                                                  origin_item_id=origin, joined_at=T0))
+        conn.execute(
+            insert(event_members).values(
+                item_id=item_id, event_id=event_id, role=role, origin_item_id=origin, joined_at=T0
+            )
+        )
         refresh_event(conn, event_id, now=T0)
     return item_id
 

@@ -14,7 +14,9 @@ from newsdesk.llm import open_llm
 def test_the_arbiter_asks_for_a_short_reason_before_the_ruling(sqlite_engine):
     """The embedded model, asked for the verdict first and a free reason, ran past max_tokens and cut its JSON off
     (eval/clusters/arbiter.md): the schema now puts the reason first, with a length the token cap holds."""
-    fake = FakeEndpoint(lambda req: completion(json.dumps({"reason": "a funding round, then a launch", "same_event": False})))
+    fake = FakeEndpoint(
+        lambda req: completion(json.dumps({"reason": "a funding round, then a launch", "same_event": False}))
+    )
     s = Settings()
     s.llm.backend, s.llm.base_url, s.llm.model, s.llm.timeout = "openai", fake.base_url, "m", 5.0
     try:

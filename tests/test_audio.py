@@ -13,6 +13,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
 from newsdesk.config import ASRSettings, Settings
 from newsdesk.ingest.audio import AudioError, transcribe, word_error_rate
 
@@ -55,21 +56,33 @@ def endpoint(shared):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers["content-length"]))
-            form = email.message_from_bytes(f"content-type: {self.headers['content-type']}\r\n\r\n".encode() + body,
-                                            policy=email.policy.HTTP)
+            form = email.message_from_bytes(
+                f"content-type: {self.headers['content-type']}\r\n\r\n".encode() + body, policy=email.policy.HTTP
+            )
             fields = {part.get_param("name", header="content-disposition"): part for part in form.iter_parts()}
             audio = fields["file"].get_payload(decode=True)
             value = lambda name: fields[name].get_payload(decode=True).decode()  # noqa: E731
-            seen.append({"path": self.path, "model": value("model"), "format": value("response_format"),
-                         "language": value("language") if "language" in fields else None,
-                         "sha": hashlib.sha256(audio).hexdigest(), "auth": self.headers.get("authorization")})
+            seen.append(
+                {
+                    "path": self.path,
+                    "model": value("model"),
+                    "format": value("response_format"),
+                    "language": value("language") if "language" in fields else None,
+                    "sha": hashlib.sha256(audio).hexdigest(),
+                    "auth": self.headers.get("authorization"),
+                }
+            )
             if status["code"] != 200:
                 self.send_response(status["code"])
                 self.end_headers()
                 return
             segments, info = model.transcribe(io.BytesIO(audio), language="en")
-            reply = {"text": "", "duration": info.duration, "language": "english",
-                     "segments": [{"id": i, "start": s.start, "end": s.end, "text": s.text} for i, s in enumerate(segments)]}
+            reply = {
+                "text": "",
+                "duration": info.duration,
+                "language": "english",
+                "segments": [{"id": i, "start": s.start, "end": s.end, "text": s.text} for i, s in enumerate(segments)],
+            }
             reply["text"] = "".join(s["text"] for s in reply["segments"])
             data = json.dumps(reply).encode()
             self.send_response(200)
@@ -90,8 +103,10 @@ def endpoint(shared):
 def test_openai_compatible_endpoint(shared, tmp_path, endpoint, monkeypatch):
     url, seen, status = endpoint
     monkeypatch.setenv("ASR_KEY", "sk-test")
-    s = Settings(data_dir=str(tmp_path), asr=ASRSettings(backend="openai", base_url=url, model="whisper-large-v3",
-                                                         api_key_env="ASR_KEY", retries=0))
+    s = Settings(
+        data_dir=str(tmp_path),
+        asr=ASRSettings(backend="openai", base_url=url, model="whisper-large-v3", api_key_env="ASR_KEY", retries=0),
+    )
     result = transcribe(shared / JFK, s)
     assert seen[0]["path"] == "/v1/audio/transcriptions" and seen[0]["model"] == "whisper-large-v3"
     assert seen[0]["format"] == "verbose_json" and seen[0]["auth"] == "Bearer sk-test"
@@ -132,7 +147,7 @@ def test_embedded_settings_that_cannot_work_name_the_fix(shared, tmp_path):
     def run(**asr):
         return transcribe(shared / JFK, Settings(data_dir=str(tmp_path), asr=ASRSettings(**asr)))
 
-    with pytest.raises(AudioError, match="tiny.en hears English only.*embedded_model = \"base\""):
+    with pytest.raises(AudioError, match='tiny.en hears English only.*embedded_model = "base"'):
         run(language="zh")
     with pytest.raises(AudioError, match="asr.language 'klingon'.*\"zh\""):
         run(embedded_model="base", language="klingon")

@@ -33,11 +33,15 @@ def _cli(tmp_path, monkeypatch, *args: str):
 
 
 def test_one_bad_json_feed_item_costs_only_its_bad_fields():
-    doc = {"version": "https://jsonfeed.org/version/1.1", "title": "T", "items": [
-        {"id": "1", "url": "https://example.com/1", "title": 5, "summary": {"x": 1}, "content_text": "Body one"},
-        {"id": "2", "url": ["https://example.com/2"], "title": "Second", "tags": "not-a-list"},
-        {"id": "3", "url": "https://example.com/3", "title": "Third", "date_published": 20260301},
-    ]}
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "T",
+        "items": [
+            {"id": "1", "url": "https://example.com/1", "title": 5, "summary": {"x": 1}, "content_text": "Body one"},
+            {"id": "2", "url": ["https://example.com/2"], "title": "Second", "tags": "not-a-list"},
+            {"id": "3", "url": "https://example.com/3", "title": "Third", "date_published": 20260301},
+        ],
+    }
     parsed = parse_feed(json.dumps(doc).encode(), SRC, fetched_at=NOW)
     assert parsed.error is None
     assert [i.title for i in parsed.items] == ["Body one", "Second", "Third"]
@@ -46,22 +50,31 @@ def test_one_bad_json_feed_item_costs_only_its_bad_fields():
 
 
 def test_a_five_million_character_title_is_capped():
-    doc = {"version": "https://jsonfeed.org/version/1.1", "items": [
-        {"id": "1", "url": "https://example.com/1", "title": "word " * 1_000_000},
-    ]}
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "items": [
+            {"id": "1", "url": "https://example.com/1", "title": "word " * 1_000_000},
+        ],
+    }
     item = parse_feed(json.dumps(doc).encode(), SRC, fetched_at=NOW).items[0]
     assert len(item.title) <= TITLE_MAX + 2 and item.title.endswith("…")
-    rss = f"<rss version='2.0'><channel><title>x</title><item><title>{'x' * 5_000_000}</title>" \
-          "<link>https://example.com/a</link></item></channel></rss>"
+    rss = (
+        f"<rss version='2.0'><channel><title>x</title><item><title>{'x' * 5_000_000}</title>"
+        "<link>https://example.com/a</link></item></channel></rss>"
+    )
     assert len(parse_feed(rss.encode(), SRC, fetched_at=NOW).items[0].title) <= TITLE_MAX + 2
 
 
 def test_jsonl_lines_with_bad_dates_are_imported_and_not_counted_as_skipped(engine, tmp_path):
     good = {"title": "GPT-5.4 released", "link": "https://openai.com/index/gpt-5-4/", "source": "OpenAI"}
     path = tmp_path / "h.jsonl"
-    path.write_text(json.dumps({**good, "pub_date": "sometime"}) + "\n"
-                    + json.dumps({**good, "link": "https://openai.com/b", "pub_date": "2026-03-01"}) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({**good, "pub_date": "sometime"})
+        + "\n"
+        + json.dumps({**good, "link": "https://openai.com/b", "pub_date": "2026-03-01"})
+        + "\n",
+        encoding="utf-8",
+    )
     outcomes = ingest.import_jsonl(engine, path)
     assert not [o for o in outcomes if o.status == "error"]
     assert sum(o.new for o in outcomes) == 2
@@ -94,15 +107,21 @@ def test_utf16_without_bom_is_read_and_latin1_is_refused():
 # --- settings -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, says", [
-    ('timezone = "Mars/Olympus"', "not a time zone name"),
-    ("[fetch]\nmax_bytes = -5", "'max_bytes' = -5 is out of bounds; it must be from 1 to 1000000000"),
-    ("[fetch]\nretries = -1", "'retries' = -1 is out of bounds; it must be from 0 to 10"),
-    ("[llm]\nretries = -3", "'retries' = -3 is out of bounds; it must be from 0 to 10"),
-    ("[fetch]\nfulltext_concurrency = 4", "unknown setting 'fulltext_concurrency'"),
-    ('[llm]\nbackend = "embedded"\narbitrate_merges = true', "lower clustering quality .* set arbitrate_merges = false"),
-    ('[write]\nby = "llm"', "by = 'llm' is not known; use \"extractive\" .* or \"model\""),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ('timezone = "Mars/Olympus"', "not a time zone name"),
+        ("[fetch]\nmax_bytes = -5", "'max_bytes' = -5 is out of bounds; it must be from 1 to 1000000000"),
+        ("[fetch]\nretries = -1", "'retries' = -1 is out of bounds; it must be from 0 to 10"),
+        ("[llm]\nretries = -3", "'retries' = -3 is out of bounds; it must be from 0 to 10"),
+        ("[fetch]\nfulltext_concurrency = 4", "unknown setting 'fulltext_concurrency'"),
+        (
+            '[llm]\nbackend = "embedded"\narbitrate_merges = true',
+            "lower clustering quality .* set arbitrate_merges = false",
+        ),
+        ('[write]\nby = "llm"', 'by = \'llm\' is not known; use "extractive" .* or "model"'),
+    ],
+)
 def test_bad_settings_name_the_key_and_the_fix(tmp_path, text, says):
     path = tmp_path / "newsdesk.toml"
     path.write_text(text, encoding="utf-8")
@@ -117,14 +136,15 @@ def test_who_writes_apart_from_which_model_and_the_old_backend_as_one_line(tmp_p
     assert (old.write.by, old.llm.backend) == ("extractive", "openai")
     assert [r.getMessage() for r in caplog.records] == [
         'settings: llm.backend = "extractive" is read as [write] by = "extractive"; write that instead '
-        '(llm.backend now names only the model: "openai" or "embedded")']
+        '(llm.backend now names only the model: "openai" or "embedded")'
+    ]
     caplog.clear()
     path.write_text('[write]\nby = "model"\n[llm]\nbackend = "embedded"\n', encoding="utf-8")
     new = load_settings(path, env={})
     assert (new.write.by, new.llm.backend) == ("model", "embedded") and caplog.records == []
     path.write_text('[llm]\nbackend = "embedded"\n', encoding="utf-8")
     assert load_settings(path, env={}).write.by == "extractive"
-    assert "cards, weekly and digests stay extractive unless [write] by = \"model\"" in caplog.records[0].getMessage()
+    assert 'cards, weekly and digests stay extractive unless [write] by = "model"' in caplog.records[0].getMessage()
     assert load_settings(None, env={"NEWSDESK_WRITE_BY": "model"}).write.by == "model"
 
 

@@ -14,20 +14,43 @@ LEAD_EN = "Nvidia reported fourth-quarter revenue of $68.1 billion, up 73% from 
 
 def brief(levels: list[str], language: str, independent: int | None = None) -> dict:
     lead = LEAD_ZH if language == "zh" else LEAD_EN
-    members = [{
-        "item_id": n, "source_name": f"Outlet {n}", "title": f"Nvidia Q4 results {n}", "url": f"https://o{n}.example/a",
-        "summary": lead if level != "title" else "", "body": lead if level == "full" else "",
-        "material_level": level, "language": language, "role": "lead" if n == 1 else "member", "published_at": None,
-    } for n, level in enumerate(levels, 1)]
-    return {"event_id": 7, "title": "Nvidia Q4", "outlets": len(levels),
-            "independent_outlets": len(levels) if independent is None else independent, "anchors": [], "members": members}
+    members = [
+        {
+            "item_id": n,
+            "source_name": f"Outlet {n}",
+            "title": f"Nvidia Q4 results {n}",
+            "url": f"https://o{n}.example/a",
+            "summary": lead if level != "title" else "",
+            "body": lead if level == "full" else "",
+            "material_level": level,
+            "language": language,
+            "role": "lead" if n == 1 else "member",
+            "published_at": None,
+        }
+        for n, level in enumerate(levels, 1)
+    ]
+    return {
+        "event_id": 7,
+        "title": "Nvidia Q4",
+        "outlets": len(levels),
+        "independent_outlets": len(levels) if independent is None else independent,
+        "anchors": [],
+        "members": members,
+    }
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-@pytest.mark.parametrize("levels,independent", [
-    (["summary"], None), (["full", "summary"], 1), (["full", "full", "summary"], None),
-    (["paywalled", "summary"], None), (["title"], None), (["title", "title"], 2),
-])
+@pytest.mark.parametrize(
+    "levels,independent",
+    [
+        (["summary"], None),
+        (["full", "summary"], 1),
+        (["full", "full", "summary"], None),
+        (["paywalled", "summary"], None),
+        (["title"], None),
+        (["title", "title"], 2),
+    ],
+)
 def test_split_notes_takes_exactly_the_coverage_and_disclosure(levels, independent, language):
     card = extractive_card(brief(levels, language, independent), language)
     lead, notes = split_notes(card.body())

@@ -27,10 +27,27 @@ def test_packaged_catalog_loads_clean(tmp_path):
     assert len(sources) >= 60
     ids = _by_id(sources)
     assert len(ids) == len(sources)
-    for required in ("arxiv-cs-cl", "arxiv-cs-lg", "arxiv-cs-ai", "hf-papers-takara", "hn-frontpage",
-                     "reddit-localllama", "reddit-machinelearning", "openai-news", "anthropic-news",
-                     "google-deepmind", "meta-ai", "mistral", "huggingface-blog", "simon-willison",
-                     "jiqizhixin", "qbitai", "36kr", "the-verge-ai", "techcrunch-ai"):
+    for required in (
+        "arxiv-cs-cl",
+        "arxiv-cs-lg",
+        "arxiv-cs-ai",
+        "hf-papers-takara",
+        "hn-frontpage",
+        "reddit-localllama",
+        "reddit-machinelearning",
+        "openai-news",
+        "anthropic-news",
+        "google-deepmind",
+        "meta-ai",
+        "mistral",
+        "huggingface-blog",
+        "simon-willison",
+        "jiqizhixin",
+        "qbitai",
+        "36kr",
+        "the-verge-ai",
+        "techcrunch-ai",
+    ):
         assert required in ids, required
     for s in sources:
         assert s.kind in SOURCE_KINDS and s.language in LANGUAGES and s.category in CATEGORIES
@@ -49,8 +66,9 @@ def test_fixture_feed_ids_are_catalog_ids(tmp_path, shared):
     """Replaying shared/fixtures/feeds/ai-blogs lands on catalog sources (feed_x_y.xml -> x-y)."""
     sources, _ = load_catalog(_settings(tmp_path))
     ids = _by_id(sources)
-    stems = {p.stem.removeprefix("feed_").replace("_", "-")
-             for p in (shared / "fixtures/feeds/ai-blogs").glob("*/*.xml")}
+    stems = {
+        p.stem.removeprefix("feed_").replace("_", "-") for p in (shared / "fixtures/feeds/ai-blogs").glob("*/*.xml")
+    }
     assert stems, "no ai-blogs fixtures found"
     assert stems <= set(ids), sorted(stems - set(ids))
 
@@ -167,8 +185,11 @@ def test_each_field_is_validated(tmp_path, entry, field):
 
 def test_duplicate_ids_and_broken_toml(tmp_path):
     dup = tmp_path / "dup.toml"
-    dup.write_text('[[source]]\nid="a"\nname="A"\nurl="https://a.example/"\n'
-                   '[[source]]\nid="a"\nname="A2"\nurl="https://a2.example/"\n', encoding="utf-8")
+    dup.write_text(
+        '[[source]]\nid="a"\nname="A"\nurl="https://a.example/"\n'
+        '[[source]]\nid="a"\nname="A2"\nurl="https://a2.example/"\n',
+        encoding="utf-8",
+    )
     sources, errors = load_catalog(_settings(tmp_path), user_file=dup)
     assert _by_id(sources)["a"].name == "A"
     assert len(errors) == 1 and "entry 'a' field 'id': duplicate" in errors[0]
@@ -202,7 +223,8 @@ def test_data_dir_catalog_is_the_fallback_user_file(tmp_path):
     settings = _settings(tmp_path)
     Path(settings.data_dir).mkdir()
     (Path(settings.data_dir) / "sources.toml").write_text(
-        '[[source]]\nid = "x-lab"\nname = "X Lab"\nurl = "https://x.example/rss"\n', encoding="utf-8")
+        '[[source]]\nid = "x-lab"\nname = "X Lab"\nurl = "https://x.example/rss"\n', encoding="utf-8"
+    )
     sources, errors = load_catalog(settings)
     assert errors == [] and "x-lab" in _by_id(sources)
 
@@ -212,13 +234,21 @@ def test_opml_round_trip(tmp_path):
     path = tmp_path / "out.opml"
     write_opml(sources, path)
     back = read_opml(path)
-    assert [(s.name, s.url) for s in back] == [(s.name, s.url) for s in sorted(
-        sources, key=lambda s: list(dict.fromkeys(x.category for x in sources)).index(s.category))]
+    assert [(s.name, s.url) for s in back] == [
+        (s.name, s.url)
+        for s in sorted(sources, key=lambda s: list(dict.fromkeys(x.category for x in sources)).index(s.category))
+    ]
     orig = _by_id(sources)
     for s in back:
         o = orig[s.id]  # ids survive the trip too
         assert (s.kind, s.language, s.tier, s.weight, s.category, s.fulltext) == (
-            o.kind, o.language, o.tier, o.weight, o.category, o.fulltext)
+            o.kind,
+            o.language,
+            o.tier,
+            o.weight,
+            o.category,
+            o.fulltext,
+        )
         assert s.origin == "import"
 
 

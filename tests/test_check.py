@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
+
+import pytest
 
 from newsdesk.write.check import check_output, check_subject, cut_names, echoes, extract_numbers, hygiene, loops
 from newsdesk.write.check_eval import check_draft, draft_hits, evaluate, load_drafts
@@ -38,6 +38,7 @@ EN = (
     "The price of the API was not disclosed."
 )
 
+
 def _numbers(result):
     return [f.span for f in result.findings if f.kind == "number"]
 
@@ -53,13 +54,16 @@ def test_en_paragraph_with_its_numbers_intact_passes():
     assert result.passed, result.summary()
 
 
-@pytest.mark.parametrize("before, after, named", [
-    ("410.08 美元", "410.08 百万美元", "410.08 百万美元"),
-    ("82.7%", "87.2%", "87.2%"),
-    ("约8000人", "约9000人", "9000"),
-    ("1.05万亿至", "1.5万亿至", "1.5万亿"),
-    ("3800亿美元", "3800万美元", "3800万美元"),
-])
+@pytest.mark.parametrize(
+    "before, after, named",
+    [
+        ("410.08 美元", "410.08 百万美元", "410.08 百万美元"),
+        ("82.7%", "87.2%", "87.2%"),
+        ("约8000人", "约9000人", "9000"),
+        ("1.05万亿至", "1.5万亿至", "1.5万亿"),
+        ("3800亿美元", "3800万美元", "3800万美元"),
+    ],
+)
 def test_zh_altered_number_is_flagged_by_name(before, after, named):
     text = ZH.replace(before, after)
     assert text != ZH
@@ -69,12 +73,15 @@ def test_zh_altered_number_is_flagged_by_name(before, after, named):
     assert len(_numbers(result)) == 1  # only the altered one
 
 
-@pytest.mark.parametrize("before, after, named", [
-    ("16 deaths", "17 deaths", "17"),
-    ("82.7 percent", "87.2 percent", "87.2 percent"),
-    ("$380 billion", "$380 million", "$380 million"),
-    ("1.05 trillion", "1.05 billion", "1.05 billion"),
-])
+@pytest.mark.parametrize(
+    "before, after, named",
+    [
+        ("16 deaths", "17 deaths", "17"),
+        ("82.7 percent", "87.2 percent", "87.2 percent"),
+        ("$380 billion", "$380 million", "$380 million"),
+        ("1.05 trillion", "1.05 billion", "1.05 billion"),
+    ],
+)
 def test_en_altered_number_is_flagged_by_name(before, after, named):
     result = check_output(EN.replace(before, after), MATERIAL, levels=["full"] * 3, language="en")
     assert not result.passed
@@ -82,7 +89,9 @@ def test_en_altered_number_is_flagged_by_name(before, after, named):
 
 
 def test_normalization_equates_written_forms():
-    values = {n.text: n.value for n in extract_numbers("1万亿 和 1 trillion，8,000 与 8000，二十亿，3800亿，82.7 percent")}
+    values = {
+        n.text: n.value for n in extract_numbers("1万亿 和 1 trillion，8,000 与 8000，二十亿，3800亿，82.7 percent")
+    }
     assert values["1万亿"] == values["1 trillion"] == 1e12
     assert values["8,000"] == values["8000"] == 8000
     assert values["二十亿"] == 2e9 and values["3800亿"] == 3.8e11
@@ -103,8 +112,10 @@ def test_invented_name_and_quote_are_flagged():
 
 
 def test_verbatim_quote_passes_and_hedged_context_years_pass():
-    text = ("官方原话是“API access is coming very soon”。我记得 2024 到 2025 年 Cursor 也走过这条路，我没核实细节。"
-            "正文未披露 API 价格。")
+    text = (
+        "官方原话是“API access is coming very soon”。我记得 2024 到 2025 年 Cursor 也走过这条路，我没核实细节。"
+        "正文未披露 API 价格。"
+    )
     result = check_output(text, MATERIAL, levels=["full"], language="zh")
     assert result.passed, result.summary()
 
@@ -113,8 +124,12 @@ def test_disclosure_rule():
     title_only = ["Intel forecast tops estimates on AI data centres"]
     silent = "Intel 的指引超过预期，股价大涨，AI 数据中心是主要驱动。我的判断是这只是估值喘息。"
     said = "正文被FT订阅墙挡住，当前可见信息只有标题。Intel 的指引超过预期。我的判断是这只是估值喘息。"
-    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, levels=["title"], language="zh").findings)
-    assert any(f.kind == "disclosure" for f in check_output(silent, title_only, levels=["paywalled"], language="zh").findings)
+    assert any(
+        f.kind == "disclosure" for f in check_output(silent, title_only, levels=["title"], language="zh").findings
+    )
+    assert any(
+        f.kind == "disclosure" for f in check_output(silent, title_only, levels=["paywalled"], language="zh").findings
+    )
     assert check_output(said, title_only, levels=["paywalled"], language="zh").passed
     summary_only = "现在材料只有 RSS 摘要级别。Intel 的指引超过预期。"
     assert check_output(summary_only, title_only, levels=["summary"], language="zh").passed
@@ -166,8 +181,10 @@ def test_echo_fires_on_material_headers_and_on_the_prompts_own_sentences():
 
 
 def test_echo_lets_through_the_wording_the_prompts_ask_for_and_what_the_material_says():
-    asked = ("FT 的标题：Intel 股价涨 20%。只有标题，没有正文。材料未给出具体数字。正文未披露融资额。本周最清晰的信号是 DeepSeek 开源。"
-             "现在材料只有 RSS 摘要级别。如果后续有独立评测，判断可以上调。The article sits behind a paywall.")
+    asked = (
+        "FT 的标题：Intel 股价涨 20%。只有标题，没有正文。材料未给出具体数字。正文未披露融资额。本周最清晰的信号是 DeepSeek 开源。"
+        "现在材料只有 RSS 摘要级别。如果后续有独立评测，判断可以上调。The article sits behind a paywall."
+    )
     assert echoes(asked, "") == []
     quoted = "Use only what the transcript lines below say, every number, name and claim."
     assert echoes(f"他说“{quoted}”。", quoted) == []  # the material says it too: a quote, not an echo
@@ -194,29 +211,77 @@ def test_loop_lets_through_a_sentence_said_twice_and_short_recurring_ones():
 # An extractive weekly theme whose heading's names every item says too (issue: the heading counted as a
 # sentence each item repeats). Events written for this test, rendered by the extractive weekly's own code.
 _THEME_EVENTS = {
-    "zh": [("Marlowe Robotics 与 Quillfin 签署合作协议", "Marlowe Robotics 周二宣布与物流公司 Quillfin 签署为期三年的合作协议。"
-            "双方将在 12 个仓库部署分拣机器人。", "仓储日报"),
-           ("Quillfin 追加 Marlowe Robotics 订单", "Quillfin 表示试点仓库的分拣效率提高了 18%。"
-            "公司随后向 Marlowe Robotics 追加了 400 台机器人的订单。", "物流观察"),
-           ("Marlowe Robotics 为 Quillfin 开设培训中心", "培训中心位于 Quillfin 的总部园区，首期培训 60 名技术员。"
-            "Marlowe Robotics 将派驻 5 名工程师。", "机器人周刊")],
-    "en": [("Marlowe Robotics signs deal with Quillfin", "Marlowe Robotics said on Tuesday it signed a three-year deal with "
-            "the logistics firm Quillfin. The two will put sorting robots in 12 warehouses.", "Warehouse Daily"),
-           ("Quillfin expands Marlowe Robotics order", "Quillfin said sorting in its pilot warehouses was 18% faster. "
-            "It then ordered 400 more robots from Marlowe Robotics.", "Logistics Watch"),
-           ("Marlowe Robotics opens Quillfin training centre", "The centre sits on Quillfin's head office campus and will "
-            "train 60 technicians first. Marlowe Robotics will send 5 engineers.", "Robot Weekly")],
+    "zh": [
+        (
+            "Marlowe Robotics 与 Quillfin 签署合作协议",
+            "Marlowe Robotics 周二宣布与物流公司 Quillfin 签署为期三年的合作协议。双方将在 12 个仓库部署分拣机器人。",
+            "仓储日报",
+        ),
+        (
+            "Quillfin 追加 Marlowe Robotics 订单",
+            "Quillfin 表示试点仓库的分拣效率提高了 18%。公司随后向 Marlowe Robotics 追加了 400 台机器人的订单。",
+            "物流观察",
+        ),
+        (
+            "Marlowe Robotics 为 Quillfin 开设培训中心",
+            "培训中心位于 Quillfin 的总部园区，首期培训 60 名技术员。Marlowe Robotics 将派驻 5 名工程师。",
+            "机器人周刊",
+        ),
+    ],
+    "en": [
+        (
+            "Marlowe Robotics signs deal with Quillfin",
+            "Marlowe Robotics said on Tuesday it signed a three-year deal with "
+            "the logistics firm Quillfin. The two will put sorting robots in 12 warehouses.",
+            "Warehouse Daily",
+        ),
+        (
+            "Quillfin expands Marlowe Robotics order",
+            "Quillfin said sorting in its pilot warehouses was 18% faster. "
+            "It then ordered 400 more robots from Marlowe Robotics.",
+            "Logistics Watch",
+        ),
+        (
+            "Marlowe Robotics opens Quillfin training centre",
+            "The centre sits on Quillfin's head office campus and will "
+            "train 60 technicians first. Marlowe Robotics will send 5 engineers.",
+            "Robot Weekly",
+        ),
+    ],
 }
 
 
 def _extractive_theme(language: str, events: int) -> tuple[str, str, list[str]]:
     """(heading, the theme's text as the checker reads it, its material) for the first `events` test events."""
-    briefs = [{"event_id": n, "title": title, "outlets": 1, "independent_outlets": 1, "anchors": [], "members": [
-        {"item_id": n, "title": title, "summary": "", "body": body, "material_level": "full", "language": language,
-         "role": "lead", "source_name": source}]} for n, (title, body, source) in enumerate(_THEME_EVENTS[language][:events], 1)]
+    briefs = [
+        {
+            "event_id": n,
+            "title": title,
+            "outlets": 1,
+            "independent_outlets": 1,
+            "anchors": [],
+            "members": [
+                {
+                    "item_id": n,
+                    "title": title,
+                    "summary": "",
+                    "body": body,
+                    "material_level": "full",
+                    "language": language,
+                    "role": "lead",
+                    "source_name": source,
+                }
+            ],
+        }
+        for n, (title, body, source) in enumerate(_THEME_EVENTS[language][:events], 1)
+    ]
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     theme = extractive_theme(list(cards), cards, {b["event_id"]: b for b in briefs}, headline_idf(cards), language)
-    return theme.heading, theme.prose, [f"{t}\n{body}\n{source}" for t, body, source in _THEME_EVENTS[language][:events]]
+    return (
+        theme.heading,
+        theme.prose,
+        [f"{t}\n{body}\n{source}" for t, body, source in _THEME_EVENTS[language][:events]],
+    )
 
 
 @pytest.mark.parametrize("events", [2, 3])
@@ -241,21 +306,26 @@ def test_a_loop_inside_an_extractive_theme_is_still_caught():
     assert loops(text + f"\n\n{plan}\n\n{plan}") == []
     assert [f.kind for f in loops(text + f"\n\n{plan}\n\n{plan}\n\n{plan[:16]}")] == ["loop"]
     _, english, _ = _extractive_theme("en", 2)
-    assert [f.kind for f in loops(english + " It ordered more robots it ordered more robots it ordered more robots.")] == ["loop"]
+    assert [
+        f.kind for f in loops(english + " It ordered more robots it ordered more robots it ordered more robots.")
+    ] == ["loop"]
 
 
 def test_cut_name_fires_on_a_piece_of_a_material_name():
     material = "Anthropic introduces Claude Code and Claude 3.7 Sonnet."
     assert [f.detail for f in cut_names("Anthropic 推出 Cla Code。", material)] == [
-        "name cut mid-word: Cla (the material has Claude); write the name whole"]
+        "name cut mid-word: Cla (the material has Claude); write the name whole"
+    ]
     assert cut_names("Anthropic 推出 Claude Code，又称 Anthro。", material)[0].span.endswith("又称 Anthro")
     assert cut_names("The tool is called ude Code.", material, "en") == []  # lowercase English words are words
 
 
 def test_cut_name_lets_through_whole_words_parts_of_compound_names_and_inflections():
     material = "DeepSeek open-sources DeepGEMM and FlashMLA; OpenAI ships Transformers support in Theano's successor."
-    text = ("DeepSeek 开源 DeepGEMM。Deep learning 和 Open source 社区都用 Flash kernels；OpenAI 支持 Transformer。"
-            "The Theano team.")
+    text = (
+        "DeepSeek 开源 DeepGEMM。Deep learning 和 Open source 社区都用 Flash kernels；OpenAI 支持 Transformer。"
+        "The Theano team."
+    )
     assert cut_names(text, material) == []
     assert cut_names("The Deep and Open parts of DeepSeek and OpenAI.", material, "en") == []
 

@@ -62,7 +62,8 @@ def test_a_unit_that_failed_for_good_waits_for_the_next_run(engine):
         assert claims.listed(conn, "failed")[0]["key"] == UNIT[0]
         board = claims.board(conn)
     assert [b for b in board if b["stage"] == "write"] == [
-        {"stage": "write", "queued": 0, "running": 0, "failed": 1, "done": 0}]
+        {"stage": "write", "queued": 0, "running": 0, "failed": 1, "done": 0}
+    ]
     assert claims.mark_queued(engine, [UNIT], "run-2") == {UNIT[0]}  # the next run tries again, with fresh tries
     assert claims.claim(engine, *UNIT, owner_id()).attempts == 1
 
@@ -90,8 +91,14 @@ def test_the_status_page_lists_the_workers_units_per_stage(sqlite_engine):
 
     from newsdesk.web.app import create_app
 
-    claims.mark_queued(sqlite_engine, [("fetch:openai-blog", "ingest", {"source": "openai-blog"}),
-                                       ("daily:2026-04-23", "daily", {"date": "2026-04-23"})], "run-1")
+    claims.mark_queued(
+        sqlite_engine,
+        [
+            ("fetch:openai-blog", "ingest", {"source": "openai-blog"}),
+            ("daily:2026-04-23", "daily", {"date": "2026-04-23"}),
+        ],
+        "run-1",
+    )
     running = claims.claim(sqlite_engine, *UNIT, owner_id())
     failed = claims.claim(sqlite_engine, "analysis:8:en", "write", {"event": 8, "language": "en"}, owner_id())
     claims.finish(sqlite_engine, failed, "failed", "LLMError: HTTP 400 poisoned material")
@@ -99,8 +106,13 @@ def test_the_status_page_lists_the_workers_units_per_stage(sqlite_engine):
         html = client.get("/status?ui=en").text
         data = client.get("/api/status").json()
     assert [(u["stage"], u["queued"], u["running"], u["failed"]) for u in data["units"]["stages"]] == [
-        ("ingest", 1, 0, 0), ("write", 0, 1, 1), ("daily", 1, 0, 0)]  # pipeline order
-    assert [u["key"] for u in data["units"]["running"]] == [UNIT[0]] and running.owner == data["units"]["running"][0]["owner"]
+        ("ingest", 1, 0, 0),
+        ("write", 0, 1, 1),
+        ("daily", 1, 0, 0),
+    ]  # pipeline order
+    assert [u["key"] for u in data["units"]["running"]] == [UNIT[0]] and running.owner == data["units"]["running"][0][
+        "owner"
+    ]
     assert data["units"]["failed"][0]["error"] == "LLMError: HTTP 400 poisoned material"
     assert "Workers&#39; units of work" in html or "Workers' units of work" in html
     assert 'id="unit-analysis:8:en"' in html and "poisoned material" in html

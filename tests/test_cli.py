@@ -75,8 +75,9 @@ def newsdesk(tmp_path, monkeypatch):
 
 
 def catalog(tmp_path, monkeypatch, **urls: str) -> None:
-    entries = "".join(f'[[source]]\nid = "{sid}"\nname = "{sid}"\nurl = "{url}"\nkind = "rss"\n\n'
-                      for sid, url in urls.items())
+    entries = "".join(
+        f'[[source]]\nid = "{sid}"\nname = "{sid}"\nurl = "{url}"\nkind = "rss"\n\n' for sid, url in urls.items()
+    )
     (tmp_path / "mine.toml").write_text(entries)
     monkeypatch.setenv("NEWSDESK_SOURCES_FILE", str(tmp_path / "mine.toml"))
 
@@ -159,9 +160,24 @@ def test_every_user_causable_error_shares_one_base():
     from newsdesk.write.digest import DigestFormatError
     from newsdesk.write.weekly import WeeklyError
 
-    classes = [CatalogError, EmbeddingError, ConfigError, EvalFileError, FetchBlocked, _Failure, TranscriptError,
-               BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError, StoreError, InputError,
-               DigestFormatError, WeeklyError]
+    classes = [
+        CatalogError,
+        EmbeddingError,
+        ConfigError,
+        EvalFileError,
+        FetchBlocked,
+        _Failure,
+        TranscriptError,
+        BudgetExhausted,
+        FatalError,
+        LLMError,
+        LLMUnavailable,
+        TransientError,
+        StoreError,
+        InputError,
+        DigestFormatError,
+        WeeklyError,
+    ]
     assert all(issubclass(c, NewsdeskError) for c in classes)
     assert {c.exit_code for c in classes} == {PARTIAL, USAGE}
     assert str(NewsdeskError("feed.xml: not a feed", "check the URL")) == "feed.xml: not a feed; check the URL"
@@ -207,7 +223,12 @@ def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_p
 
     fake = FakeEndpoint(default=answer)
     try:
-        for key, value in {"WRITE_BY": "model", "LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake-model"}.items():
+        for key, value in {
+            "WRITE_BY": "model",
+            "LLM_BACKEND": "openai",
+            "LLM_BASE_URL": fake.base_url,
+            "LLM_MODEL": "fake-model",
+        }.items():
             monkeypatch.setenv(f"NEWSDESK_{key}", value)
         code, out = newsdesk("weekly", "--week", HARVEST_WEEK)
         assert code == OK, out
@@ -223,7 +244,7 @@ def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_p
 def _smash(path, offset: int, size: int) -> bytes:
     """Overwrite `size` bytes of the file at `offset` with bytes no SQLite page holds; returns the file."""
     data = bytearray(path.read_bytes())
-    data[offset:offset + size] = bytes((i * 151 + 7) % 256 for i in range(size))
+    data[offset : offset + size] = bytes((i * 151 + 7) % 256 for i in range(size))
     path.write_bytes(bytes(data))
     return bytes(data)
 
@@ -255,7 +276,9 @@ def test_a_damaged_sqlite_store_is_one_line_and_exit_2_and_is_left_as_it_was(new
         assert db.read_bytes() == before  # nothing written to it: what it holds can still be recovered
 
 
-def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_is_stored(newsdesk, tmp_path, monkeypatch):
+def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_is_stored(
+    newsdesk, tmp_path, monkeypatch
+):
     """An endpoint that answers every call with HTTP 200 and a body that is not JSON: `write` says so
     in one line naming the endpoint and what it answered, exits 2 (an endpoint that cannot be used),
     and keeps every stored analysis; `run` goes on past the stages that needed the model."""
@@ -275,15 +298,21 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
     fake = FakeEndpoint()
     fake.steps.extend([("garbage", b'{"choices": [ <html>502 Bad Gateway</html>')] * 200)
     try:
-        for key, value in {"WRITE_BY": "model", "LLM_BACKEND": "openai", "LLM_BASE_URL": fake.base_url,
-                           "LLM_MODEL": "m"}.items():
+        for key, value in {
+            "WRITE_BY": "model",
+            "LLM_BACKEND": "openai",
+            "LLM_BASE_URL": fake.base_url,
+            "LLM_MODEL": "m",
+        }.items():
             monkeypatch.setenv(f"NEWSDESK_{key}", value)
         code, out = newsdesk("write")
         errors = [line for line in out.splitlines() if line.startswith("error:")]
         assert code == USAGE and "JSONDecodeError" not in out, out
-        assert errors == [f"error: model endpoint {fake.base_url}: answered HTTP 200 with a body that is not JSON "
-                          "('{\"choices\": [ <html>502 Bad Gateway</html>'); set llm.base_url to the root of an "
-                          "OpenAI-compatible API (most end in /v1)"], out
+        assert errors == [
+            f"error: model endpoint {fake.base_url}: answered HTTP 200 with a body that is not JSON "
+            "('{\"choices\": [ <html>502 Bad Gateway</html>'); set llm.base_url to the root of an "
+            "OpenAI-compatible API (most end in /v1)"
+        ], out
         code, out = newsdesk("run", "--from", pack)
         assert code == PARTIAL and "JSONDecodeError" not in out, out
         assert "problem: write: " in out and "a body that is not JSON" in out
@@ -309,11 +338,16 @@ def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, mo
     from newsdesk.store.schema import llm_usage
 
     # Every placement borderline, one ruling a run: the arbiter is asked once by each command.
-    monkeypatch.setattr("newsdesk.cluster.stage.ClusterConfig",
-                        functools.partial(ClusterConfig, arbiter_band=1.0, arbiter_budget=1))
+    monkeypatch.setattr(
+        "newsdesk.cluster.stage.ClusterConfig", functools.partial(ClusterConfig, arbiter_band=1.0, arbiter_budget=1)
+    )
     fake = FakeEndpoint(lambda req: completion(json.dumps({"same_event": True, "reason": "the same launch"})))
-    for key, value in {"LLM_BASE_URL": fake.base_url, "LLM_MODEL": "m", "LLM_ARBITRATE_MERGES": "true",
-                       "LLM_BUDGET_TOKENS": "50"}.items():  # one ruling (120 tokens) spends it
+    for key, value in {
+        "LLM_BASE_URL": fake.base_url,
+        "LLM_MODEL": "m",
+        "LLM_ARBITRATE_MERGES": "true",
+        "LLM_BUDGET_TOKENS": "50",
+    }.items():  # one ruling (120 tokens) spends it
         monkeypatch.setenv(f"NEWSDESK_{key}", value)
     engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
     try:

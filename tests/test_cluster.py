@@ -26,33 +26,70 @@ SOURCES = [
     Source("hf-papers-takara", "HF papers (Takara)", "https://hf.example/papers.xml", tier=3, category="paper"),
 ]
 
-PAPER = ("HalluScope: measuring how far hallucinations spread in vision-language models",
-         "We introduce HalluScope, a benchmark of 12,000 image-question pairs that measures the scope of "
-         "hallucinations in vision-language models, and show that grounding loss reduces them by 31%.")
+PAPER = (
+    "HalluScope: measuring how far hallucinations spread in vision-language models",
+    "We introduce HalluScope, a benchmark of 12,000 image-question pairs that measures the scope of "
+    "hallucinations in vision-language models, and show that grounding loss reduces them by 31%.",
+)
 
 ITEMS = [
     # (source, guid, hours after T0, title, summary, language, url)
-    ("openai-blog", "https://openai.com/index/gpt-5-5", 0, "Introducing GPT-5.5",
-     "GPT-5.5 is our new flagship model: better at coding and agentic tasks, with a 1M-token context window, "
-     "available today in ChatGPT and the API at half the price of GPT-5.", "en", "https://openai.com/index/gpt-5-5"),
-    ("jiqizhixin", "jqzx-1", 5, "OpenAI 发布 GPT-5.5：编程与智能体能力大幅提升，价格减半",
-     "OpenAI 今天发布新旗舰模型 GPT-5.5，编程和智能体任务更强，上下文窗口达到 100 万 token，"
-     "已在 ChatGPT 和 API 上线，价格是 GPT-5 的一半。", "zh", "https://www.jiqizhixin.com/articles/gpt-5-5"),
-    ("the-verge", "verge-1", 7, "OpenAI's GPT-5.5 is here, and it is cheaper",
-     "OpenAI released GPT-5.5, a new flagship model with stronger coding and agent skills and a one million "
-     "token context window, priced at half of GPT-5.", "en", "https://www.theverge.com/ai/gpt-5-5"),
+    (
+        "openai-blog",
+        "https://openai.com/index/gpt-5-5",
+        0,
+        "Introducing GPT-5.5",
+        "GPT-5.5 is our new flagship model: better at coding and agentic tasks, with a 1M-token context window, "
+        "available today in ChatGPT and the API at half the price of GPT-5.",
+        "en",
+        "https://openai.com/index/gpt-5-5",
+    ),
+    (
+        "jiqizhixin",
+        "jqzx-1",
+        5,
+        "OpenAI 发布 GPT-5.5：编程与智能体能力大幅提升，价格减半",
+        "OpenAI 今天发布新旗舰模型 GPT-5.5，编程和智能体任务更强，上下文窗口达到 100 万 token，"
+        "已在 ChatGPT 和 API 上线，价格是 GPT-5 的一半。",
+        "zh",
+        "https://www.jiqizhixin.com/articles/gpt-5-5",
+    ),
+    (
+        "the-verge",
+        "verge-1",
+        7,
+        "OpenAI's GPT-5.5 is here, and it is cheaper",
+        "OpenAI released GPT-5.5, a new flagship model with stronger coding and agent skills and a one million "
+        "token context window, priced at half of GPT-5.",
+        "en",
+        "https://www.theverge.com/ai/gpt-5-5",
+    ),
     # A different OpenAI announcement the same week: a small model, not the flagship.
-    ("openai-blog", "https://openai.com/index/gpt-4o-mini-update", 30, "Introducing GPT-4o mini updates",
-     "GPT-4o mini gets faster and cheaper: our small model is now better at coding and agentic tasks, "
-     "available today in ChatGPT and the API.", "en", "https://openai.com/index/gpt-4o-mini-update"),
+    (
+        "openai-blog",
+        "https://openai.com/index/gpt-4o-mini-update",
+        30,
+        "Introducing GPT-4o mini updates",
+        "GPT-4o mini gets faster and cheaper: our small model is now better at coding and agentic tasks, "
+        "available today in ChatGPT and the API.",
+        "en",
+        "https://openai.com/index/gpt-4o-mini-update",
+    ),
     # One arXiv paper in three category feeds and a Hugging Face papers mirror.
     ("arxiv-cs-cl", "oai:arXiv.org:2604.12345", 10, *PAPER, "en", "https://arxiv.org/abs/2604.12345"),
     ("arxiv-cs-lg", "oai:arXiv.org:2604.12345", 10, *PAPER, "en", "https://arxiv.org/abs/2604.12345"),
     ("arxiv-cs-ai", "oai:arXiv.org:2604.12345v1", 10, *PAPER, "en", "https://arxiv.org/abs/2604.12345v1"),
     ("hf-papers-takara", "hf-2604.12345", 20, PAPER[0], PAPER[1], "en", "https://huggingface.co/papers/2604.12345"),
     # Unrelated.
-    ("qbitai", "qbit-1", 12, "宇树科技完成新一轮融资，估值超过 100 亿元",
-     "人形机器人公司宇树科技完成新一轮融资，投后估值超过 100 亿元人民币。", "zh", "https://www.qbitai.com/1"),
+    (
+        "qbitai",
+        "qbit-1",
+        12,
+        "宇树科技完成新一轮融资，估值超过 100 亿元",
+        "人形机器人公司宇树科技完成新一轮融资，投后估值超过 100 亿元人民币。",
+        "zh",
+        "https://www.qbitai.com/1",
+    ),
 ]
 
 
@@ -65,15 +102,26 @@ def _store(engine, rows=ITEMS):
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
         for src, guid, hours, title, summary, lang, url in rows:
-            upsert_item(conn, Item(src, guid, url, title, summary, language=lang,
-                                   published_at=T0 + timedelta(hours=hours)), now=T0 + timedelta(days=1))
+            upsert_item(
+                conn,
+                Item(src, guid, url, title, summary, language=lang, published_at=T0 + timedelta(hours=hours)),
+                now=T0 + timedelta(days=1),
+            )
 
 
 def _by_title(engine):
     with engine.connect() as conn:
-        rows = conn.execute(select(event_members.c.event_id, event_members.c.role, event_members.c.origin_item_id,
-                                   event_members.c.reason, event_members.c.item_id)).all()
+        rows = conn.execute(
+            select(
+                event_members.c.event_id,
+                event_members.c.role,
+                event_members.c.origin_item_id,
+                event_members.c.reason,
+                event_members.c.item_id,
+            )
+        ).all()
         from newsdesk.store.schema import items
+
         titles = dict(conn.execute(select(items.c.id, items.c.source_id)).all())
     return rows, titles
 
@@ -92,6 +140,7 @@ def test_store_path_joins_languages_keeps_versions_apart_and_collapses_one_paper
     assert stats.items == len(ITEMS)
     with engine.connect() as conn:
         from newsdesk.store.schema import items
+
         ids = {r.guid: r.id for r in conn.execute(select(items.c.guid, items.c.id))}
         event_of = dict(conn.execute(select(event_members.c.item_id, event_members.c.event_id)).all())
         flagship = event_of[ids["https://openai.com/index/gpt-5-5"]]
@@ -105,7 +154,10 @@ def test_store_path_joins_languages_keeps_versions_apart_and_collapses_one_paper
         assert (brief["outlets"], brief["independent_outlets"]) == (3, 3)
         assert brief["languages"] == ["en", "zh"]
         assert "model:gpt-5.5" in brief["anchors"]
-        assert {m["title"] for m in brief["members"]} >= {"Introducing GPT-5.5", "OpenAI's GPT-5.5 is here, and it is cheaper"}
+        assert {m["title"] for m in brief["members"]} >= {
+            "Introducing GPT-5.5",
+            "OpenAI's GPT-5.5 is here, and it is cheaper",
+        }
         zh = next(m for m in brief["members"] if m["language"] == "zh")
         assert "gpt-5.5" in zh["reason"] or "cosine" in zh["reason"]
         # The paper: four feeds, one origin. The two that carry its very link are duplicates, shown
@@ -114,7 +166,11 @@ def test_store_path_joins_languages_keeps_versions_apart_and_collapses_one_paper
         paper_brief = event_brief(conn, paper)
         assert paper_brief["item_count"] == 4
         shown = [m for m in paper_brief["members"] if m["role"] != "duplicate"]
-        assert (paper_brief["outlets"], paper_brief["independent_outlets"]) == (len({m["source_id"] for m in shown}), 1) == (2, 1)
+        assert (
+            (paper_brief["outlets"], paper_brief["independent_outlets"])
+            == (len({m["source_id"] for m in shown}), 1)
+            == (2, 1)
+        )
         roles = sorted(m["role"] for m in paper_brief["members"])
         assert roles.count("lead") == 1 and set(roles) <= {"lead", "duplicate", "syndicated"}
         copies = [m for m in paper_brief["members"] if m["role"] != "lead"]
@@ -131,14 +187,23 @@ def test_rerun_changes_nothing_and_a_later_item_resumes_into_its_event(engine, e
     assert again.items == 0
     assert _snapshot(engine) == before
     # A new report two days later, in a fresh run: the open event is read back from the store.
-    late = [("qbitai", "qbit-2", 50, "GPT-5.5 实测：编程能力提升明显，上下文达到 100 万 token",
-             "我们实测了 OpenAI 新发布的 GPT-5.5 旗舰模型，编程和智能体任务更强，价格是 GPT-5 的一半。", "zh",
-             "https://www.qbitai.com/2")]
+    late = [
+        (
+            "qbitai",
+            "qbit-2",
+            50,
+            "GPT-5.5 实测：编程能力提升明显，上下文达到 100 万 token",
+            "我们实测了 OpenAI 新发布的 GPT-5.5 旗舰模型，编程和智能体任务更强，价格是 GPT-5 的一半。",
+            "zh",
+            "https://www.qbitai.com/2",
+        )
+    ]
     _store(engine, late)
     stats = cluster_new_items(engine, Settings(), embedder=embedder)
     assert (stats.items, stats.opened) == (1, 0)
     with engine.connect() as conn:
         from newsdesk.store.schema import items
+
         ids = {r.guid: r.id for r in conn.execute(select(items.c.guid, items.c.id))}
         event_of = dict(conn.execute(select(event_members.c.item_id, event_members.c.event_id)).all())
         assert event_of[ids["qbit-2"]] == event_of[ids["https://openai.com/index/gpt-5-5"]]
@@ -189,6 +254,7 @@ def test_the_model_rules_on_borderline_merges_through_the_llm_layer(sqlite_engin
     import json
 
     from fakes import FakeEndpoint, completion
+
     from newsdesk.cluster.arbiter import llm_arbiter
     from newsdesk.llm import open_llm
     from newsdesk.store.schema import llm_usage
@@ -196,11 +262,18 @@ def test_the_model_rules_on_borderline_merges_through_the_llm_layer(sqlite_engin
     _store(sqlite_engine, ITEMS[:3])
     fake = FakeEndpoint(lambda req: completion(json.dumps({"same_event": False, "reason": "a different announcement"})))
     s = Settings()
-    s.llm.backend, s.llm.base_url, s.llm.model, s.llm.timeout, s.llm.backoff_base = "openai", fake.base_url, "m", 1.0, 0.05
+    s.llm.backend, s.llm.base_url, s.llm.model, s.llm.timeout, s.llm.backoff_base = (
+        "openai",
+        fake.base_url,
+        "m",
+        1.0,
+        0.05,
+    )
     try:
         config = ClusterConfig(arbiter_band=1.0, arbiter_budget=1)
-        stats = cluster_new_items(sqlite_engine, s, embedder=embedder, arbiter=llm_arbiter(open_llm(s, sqlite_engine)),
-                                  config=config)
+        stats = cluster_new_items(
+            sqlite_engine, s, embedder=embedder, arbiter=llm_arbiter(open_llm(s, sqlite_engine)), config=config
+        )
     finally:
         fake.close()
     assert stats.arbitrated == 1 and len(fake.requests) == 1

@@ -9,7 +9,12 @@ from newsdesk.cluster.anchors import extract_anchors, subjects, version_conflict
 from newsdesk.cluster.dedup import Deduper, canonical_url
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import (
-    EvalFileError, bcubed, cross_lingual_recall, evaluate, pairwise, read_eval_file,
+    EvalFileError,
+    bcubed,
+    cross_lingual_recall,
+    evaluate,
+    pairwise,
+    read_eval_file,
 )
 from newsdesk.cluster.events import DAY, ClusterConfig, Clusterer, Doc, text_language
 
@@ -20,7 +25,9 @@ def test_anchors_cross_languages():
     assert extract_anchors("Qwen3-Coder 开源") == {"model:qwen-3-coder"}
     assert {"model:claude-3.7-sonnet", "model:deepseek-r1"} <= extract_anchors("Claude 3.7 Sonnet vs DeepSeek-R1")
     # 250 亿美元 = $25B = 25 billion dollars
-    assert extract_anchors("Cognition 正在洽谈 250 亿美元估值") & extract_anchors("Cognition in talks at a $25B valuation")
+    assert extract_anchors("Cognition 正在洽谈 250 亿美元估值") & extract_anchors(
+        "Cognition in talks at a $25B valuation"
+    )
     assert "money:2.50e+10" in extract_anchors("valued at 25 billion dollars")
     assert "arxiv:2501.01234" in extract_anchors("see arXiv:2501.01234v2")
     # prose is not a product: "at least 38 people", "ICLR 2026"
@@ -43,8 +50,10 @@ def test_canonical_url():
 
 def test_deduper_finds_duplicates_and_syndicated_copies_in_chinese_and_forgets_old_ones():
     d = Deduper()
-    text = ("字节跳动发布豆包 Seed 2.0 大模型，专家模式今天上线，推理与编程能力显著提升，"
-            "API 价格下调一半，企业用户可以通过火山引擎申请试用。")
+    text = (
+        "字节跳动发布豆包 Seed 2.0 大模型，专家模式今天上线，推理与编程能力显著提升，"
+        "API 价格下调一半，企业用户可以通过火山引擎申请试用。"
+    )
     d.add(1, "https://a.example/p?utm_source=rss", None, text, ts=0)
     assert d.find("https://a.example/p", None, "whatever") == ("duplicate", 1, 1.0)
     kind, origin, sim = d.find("https://b.example/x", None, "【转载】" + text.replace("显著", "明显"))
@@ -99,7 +108,12 @@ def test_metrics_on_hand_made_clusterings():
 
 def test_eval_file_errors_name_the_line(tmp_path):
     f = tmp_path / "e.jsonl"
-    f.write_text(json.dumps({"id": 1, "title": "t", "summary": "s", "lang": "en", "published": "2026-01-02T03:04:05Z", "event": "x"}) + "\n")
+    f.write_text(
+        json.dumps(
+            {"id": 1, "title": "t", "summary": "s", "lang": "en", "published": "2026-01-02T03:04:05Z", "event": "x"}
+        )
+        + "\n"
+    )
     (row,) = read_eval_file(f)
     assert row.text == "t\ns" and row.ts == 1767323045.0
     f.write_text('{"id": 1, "text": "t", "lang": "en", "published": "yesterday", "event": "x"}\n')
@@ -118,11 +132,17 @@ def test_itn_dev_meets_the_acceptance_bar(shared):
 
 
 def test_a_pieces_subjects_are_the_releases_its_headline_and_summary_both_name():
-    assert subjects("Vantor Labs introduces Halcyon 5.2\nVantor Labs 发布 Halcyon 5.2，电脑操作更强。") == {"model:halcyon-5.2"}
+    assert subjects("Vantor Labs introduces Halcyon 5.2\nVantor Labs 发布 Halcyon 5.2，电脑操作更强。") == {
+        "model:halcyon-5.2"
+    }
     # the product in the headline, the version in the summary (and the other way round)
-    assert subjects("实测 Halcyon 新品：前端设计追平对手\n详细实测了 Halcyon 5.2 的视觉编程能力。") == {"model:halcyon-5.2"}
+    assert subjects("实测 Halcyon 新品：前端设计追平对手\n详细实测了 Halcyon 5.2 的视觉编程能力。") == {
+        "model:halcyon-5.2"
+    }
     # named in passing: the summary is about something else
     assert subjects("Halcyon5.2 回一句问候要花 60 美元？读读这篇论文\n解读一篇关于思维链长度的新论文。") == set()
     # a rival in the headline whose summary names another of its versions is not the subject
-    assert subjects("Orion 3.1 发布，全线碾压 Halcyon 5.2\nOrion 3.1 与 Halcyon 5.3 的跑分对比。") == {"model:orion-3.1"}
+    assert subjects("Orion 3.1 发布，全线碾压 Halcyon 5.2\nOrion 3.1 与 Halcyon 5.3 的跑分对比。") == {
+        "model:orion-3.1"
+    }
     assert subjects("Halcyon 5.2 is out") == {"model:halcyon-5.2"}  # a headline alone stands for itself

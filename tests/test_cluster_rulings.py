@@ -17,23 +17,39 @@ from newsdesk.store.schema import cluster_rulings, event_members, items, roundup
 from newsdesk.web.app import create_app
 
 T0 = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
-SOURCES = [Source("lab-blog", "Lab Blog", "https://lab.example/rss", tier=1),
-           Source("tech-daily", "Tech Daily", "https://td.example/rss"),
-           Source("ai-weekly", "AI Weekly", "https://aw.example/rss")]
+SOURCES = [
+    Source("lab-blog", "Lab Blog", "https://lab.example/rss", tier=1),
+    Source("tech-daily", "Tech Daily", "https://td.example/rss"),
+    Source("ai-weekly", "AI Weekly", "https://aw.example/rss"),
+]
 
-LAUNCH = ("Lumen Robotics opens its warehouse arm to outside developers",
-          "Lumen Robotics released an SDK for its warehouse picking arm and will take outside apps from June.")
-REPORT = ("Lumen Robotics lets developers program its warehouse arm",
-          "The robotics start-up Lumen published an SDK for its picking arm; outside apps are accepted from June.")
-BUSES = ("City of Harlow pilots self-driving buses on two routes",
-         "Two bus routes in Harlow get driverless shuttles for a six-month trial, the council said.")
-QUILL = ("Quillmark releases Quill-2, a handwriting recognition model for archives",
-         "Quillmark's Quill-2 reads nineteenth-century handwriting in parish archives with half the errors of Quill-1.")
-VOLCANO = ("Volcanologists use drones to sample gas plumes on Mount Tarrak",
-           "A survey team flew sampling drones through the gas plume of Mount Tarrak to forecast eruptions.")
-DIGEST = ("AI Weekly digest: Lumen warehouse arm SDK; Harlow driverless buses; Quill-2 handwriting model",
-          ("This week: Lumen Robotics opens its warehouse arm to developers, Harlow pilots driverless buses, "
-           "and Quillmark's Quill-2 reads archive handwriting."))
+LAUNCH = (
+    "Lumen Robotics opens its warehouse arm to outside developers",
+    "Lumen Robotics released an SDK for its warehouse picking arm and will take outside apps from June.",
+)
+REPORT = (
+    "Lumen Robotics lets developers program its warehouse arm",
+    "The robotics start-up Lumen published an SDK for its picking arm; outside apps are accepted from June.",
+)
+BUSES = (
+    "City of Harlow pilots self-driving buses on two routes",
+    "Two bus routes in Harlow get driverless shuttles for a six-month trial, the council said.",
+)
+QUILL = (
+    "Quillmark releases Quill-2, a handwriting recognition model for archives",
+    "Quillmark's Quill-2 reads nineteenth-century handwriting in parish archives with half the errors of Quill-1.",
+)
+VOLCANO = (
+    "Volcanologists use drones to sample gas plumes on Mount Tarrak",
+    "A survey team flew sampling drones through the gas plume of Mount Tarrak to forecast eruptions.",
+)
+DIGEST = (
+    "AI Weekly digest: Lumen warehouse arm SDK; Harlow driverless buses; Quill-2 handwriting model",
+    (
+        "This week: Lumen Robotics opens its warehouse arm to developers, Harlow pilots driverless buses, "
+        "and Quillmark's Quill-2 reads archive handwriting."
+    ),
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,14 +61,30 @@ def _put(engine, rows):
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
         for n, (source, hours, (title, summary)) in enumerate(rows):
-            upsert_item(conn, Item(source, f"{source}-{n}", f"https://{source}.example/{n}", title, summary,
-                                   language="en", published_at=T0 + timedelta(hours=hours)))
+            upsert_item(
+                conn,
+                Item(
+                    source,
+                    f"{source}-{n}",
+                    f"https://{source}.example/{n}",
+                    title,
+                    summary,
+                    language="en",
+                    published_at=T0 + timedelta(hours=hours),
+                ),
+            )
 
 
 def _event_of(engine) -> dict[str, int]:
     with engine.connect() as conn:
-        return {r.title: r.event_id for r in conn.execute(
-            select(items.c.title, event_members.c.event_id).join(event_members, event_members.c.item_id == items.c.id))}
+        return {
+            r.title: r.event_id
+            for r in conn.execute(
+                select(items.c.title, event_members.c.event_id).join(
+                    event_members, event_members.c.item_id == items.c.id
+                )
+            )
+        }
 
 
 def test_a_ruled_split_is_never_undone(engine, embedder):
@@ -99,8 +131,17 @@ def test_a_ruled_split_is_never_undone(engine, embedder):
 
 
 def test_a_roundup_points_at_the_events_it_lists_and_joins_none(engine, embedder):
-    _put(engine, [("lab-blog", 0, LAUNCH), ("tech-daily", 2, REPORT), ("tech-daily", 5, BUSES),
-                  ("lab-blog", 20, QUILL), ("tech-daily", 26, VOLCANO), ("ai-weekly", 48, DIGEST)])
+    _put(
+        engine,
+        [
+            ("lab-blog", 0, LAUNCH),
+            ("tech-daily", 2, REPORT),
+            ("tech-daily", 5, BUSES),
+            ("lab-blog", 20, QUILL),
+            ("tech-daily", 26, VOLCANO),
+            ("ai-weekly", 48, DIGEST),
+        ],
+    )
     cluster_new_items(engine, Settings(), embedder=embedder)
     placed = _event_of(engine)
     assert placed[LAUNCH[0]] == placed[REPORT[0]]

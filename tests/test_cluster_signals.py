@@ -3,7 +3,7 @@
 Every item here was written for this test. The embedded USE model embeds them, as in the store.
 """
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -21,7 +21,7 @@ def _place(embedder, items, config=None):
     texts = [item_text(t, s) for *_, t, s in items]
     vectors = embedder.embed(texts)
     docs = [
-        Doc(key, text, lang, datetime(2030, 3, day, hour, tzinfo=timezone.utc).timestamp(), vec, said=words_said(summary, None))
+        Doc(key, text, lang, datetime(2030, 3, day, hour, tzinfo=UTC).timestamp(), vec, said=words_said(summary, None))
         for (key, day, hour, lang, _, summary), text, vec in zip(items, texts, vectors)
     ]
     c = Clusterer(config)
@@ -31,82 +31,206 @@ def _place(embedder, items, config=None):
 NOISE = [
     ("n1", 3, 8, "zh", "蔚来发布第二代换电站，三分钟完成换电", "新站点将在长三角率先铺开。"),
     ("n2", 3, 9, "zh", "深圳出台具身智能机器人产业扶持政策", "最高补贴两千万元，覆盖整机与核心零部件。"),
-    ("n3", 4, 10, "en", "Stripe launches stablecoin accounts for businesses in 40 countries", "Companies can hold and send USDC."),
+    (
+        "n3",
+        4,
+        10,
+        "en",
+        "Stripe launches stablecoin accounts for businesses in 40 countries",
+        "Companies can hold and send USDC.",
+    ),
     ("n4", 4, 11, "zh", "英伟达股价收跌 3%，市场担忧数据中心资本开支放缓", "分析师下调明年出货量预期。"),
 ]
 
 
 def test_one_ceo_essay_summarised_by_three_outlets_is_one_event(embedder):
-    got = _place(embedder, NOISE + [
-        ("e1", 4, 9, "zh", "Zorvath CEO 卡伦·米勒万字长文：智能体将在两年内接管白领工作流",
-         "米勒在个人博客发表长文《工作的黄昏》，认为企业软件将被智能体重写。"),
-        ("e2", 4, 13, "zh", "《工作的黄昏》：Zorvath 掌门人米勒谈智能体与白领的未来",
-         "Zorvath 首席执行官米勒撰文称，两年内大部分白领流程将由智能体完成。"),
-        ("e3", 4, 20, "zh", "米勒长文刷屏：白领工作流的终局是智能体",
-         "Zorvath CEO 卡伦·米勒的文章《工作的黄昏》引发热议，他预言企业软件将被重写。"),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "e1",
+                4,
+                9,
+                "zh",
+                "Zorvath CEO 卡伦·米勒万字长文：智能体将在两年内接管白领工作流",
+                "米勒在个人博客发表长文《工作的黄昏》，认为企业软件将被智能体重写。",
+            ),
+            (
+                "e2",
+                4,
+                13,
+                "zh",
+                "《工作的黄昏》：Zorvath 掌门人米勒谈智能体与白领的未来",
+                "Zorvath 首席执行官米勒撰文称，两年内大部分白领流程将由智能体完成。",
+            ),
+            (
+                "e3",
+                4,
+                20,
+                "zh",
+                "米勒长文刷屏：白领工作流的终局是智能体",
+                "Zorvath CEO 卡伦·米勒的文章《工作的黄昏》引发热议，他预言企业软件将被重写。",
+            ),
+        ],
+    )
     assert got["e1"] == got["e2"] == got["e3"]
     assert got["e1"] not in {got[k] for k, *_ in NOISE}
 
 
 def test_one_article_reposted_under_its_headline_two_days_later_is_one_event(embedder):
     title = "为什么说长上下文不是检索的终点：一次大规模实验的复盘"
-    got = _place(embedder, NOISE + [
-        ("r1", 3, 10, "zh", title, "作者在百万 token 场景下对比了长上下文与检索增强的成本与准确率。"),
-        ("r2", 5, 16, "zh", title, "一篇关于工程取舍的长文，结论是两者将长期共存。"),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            ("r1", 3, 10, "zh", title, "作者在百万 token 场景下对比了长上下文与检索增强的成本与准确率。"),
+            ("r2", 5, 16, "zh", title, "一篇关于工程取舍的长文，结论是两者将长期共存。"),
+        ],
+    )
     assert got["r1"] == got["r2"]
 
 
 def test_an_english_and_a_chinese_report_of_one_product_plan_are_one_event(embedder):
-    got = _place(embedder, NOISE + [
-        ("p1", 4, 8, "en", "Kestrel Labs plans a $20 monthly tier for its Lumen assistant, The Information reports",
-         "The Lumen Plus plan would add longer memory and team sharing, people familiar said."),
-        ("p2", 4, 15, "zh", "消息称 Kestrel Labs 计划为 Lumen 助手推出每月 20 美元的订阅档",
-         "据 The Information 报道，Lumen Plus 将提供更长记忆与团队共享功能。"),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "p1",
+                4,
+                8,
+                "en",
+                "Kestrel Labs plans a $20 monthly tier for its Lumen assistant, The Information reports",
+                "The Lumen Plus plan would add longer memory and team sharing, people familiar said.",
+            ),
+            (
+                "p2",
+                4,
+                15,
+                "zh",
+                "消息称 Kestrel Labs 计划为 Lumen 助手推出每月 20 美元的订阅档",
+                "据 The Information 报道，Lumen Plus 将提供更长记忆与团队共享功能。",
+            ),
+        ],
+    )
     assert got["p1"] == got["p2"]
 
 
 def test_an_acquisition_reported_twice_is_one_event(embedder):
-    got = _place(embedder, NOISE + [
-        ("a1", 3, 11, "zh", "Veltrix 以 32 亿美元收购数据标注公司 Quorra", "交易预计于三季度完成，Quorra 团队将并入 Veltrix 云部门。"),
-        ("a2", 4, 7, "zh", "32 亿美元！Veltrix 拿下 Quorra，补齐数据标注短板", "这是 Veltrix 今年最大的一笔收购。"),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "a1",
+                3,
+                11,
+                "zh",
+                "Veltrix 以 32 亿美元收购数据标注公司 Quorra",
+                "交易预计于三季度完成，Quorra 团队将并入 Veltrix 云部门。",
+            ),
+            ("a2", 4, 7, "zh", "32 亿美元！Veltrix 拿下 Quorra，补齐数据标注短板", "这是 Veltrix 今年最大的一笔收购。"),
+        ],
+    )
     assert got["a1"] == got["a2"]
 
 
 def test_a_launch_and_how_to_guides_a_week_later_stay_apart(embedder):
-    got = _place(embedder, NOISE + [
-        ("l1", 3, 12, "zh", "字节发布视频生成模型 Palette 2.0，支持多镜头叙事", "Palette 2.0 可一次生成一分钟的多镜头视频。"),
-        ("g1", 10, 9, "zh", "Palette 2.0 保姆级教程：十分钟做出你的第一支短片", "从提示词写法到镜头拆分，一步步教你上手。"),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "l1",
+                3,
+                12,
+                "zh",
+                "字节发布视频生成模型 Palette 2.0，支持多镜头叙事",
+                "Palette 2.0 可一次生成一分钟的多镜头视频。",
+            ),
+            (
+                "g1",
+                10,
+                9,
+                "zh",
+                "Palette 2.0 保姆级教程：十分钟做出你的第一支短片",
+                "从提示词写法到镜头拆分，一步步教你上手。",
+            ),
+        ],
+    )
     assert got["l1"] != got["g1"]
 
 
 def test_different_versions_stay_apart_and_a_digest_joins_nothing(embedder):
-    got = _place(embedder, NOISE + [
-        ("v1", 3, 12, "en", "Orion-3 is out: faster reasoning and a cheaper API", "Meridian AI released Orion-3 today."),
-        ("v2", 5, 12, "en", "Orion-4 is out: faster reasoning and a cheaper API", "Meridian AI released Orion-4 today."),
-        ("d1", 5, 18, "en", "AI daily: Orion-4 ships; Stripe stablecoins; Shenzhen robot subsidies",
-         "Meridian's Orion-4, Stripe's USDC accounts and Shenzhen's new policy."),
-    ])
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "v1",
+                3,
+                12,
+                "en",
+                "Orion-3 is out: faster reasoning and a cheaper API",
+                "Meridian AI released Orion-3 today.",
+            ),
+            (
+                "v2",
+                5,
+                12,
+                "en",
+                "Orion-4 is out: faster reasoning and a cheaper API",
+                "Meridian AI released Orion-4 today.",
+            ),
+            (
+                "d1",
+                5,
+                18,
+                "en",
+                "AI daily: Orion-4 ships; Stripe stablecoins; Shenzhen robot subsidies",
+                "Meridian's Orion-4, Stripe's USDC accounts and Shenzhen's new policy.",
+            ),
+        ],
+    )
     assert got["v1"] != got["v2"]
     assert got["d1"] not in {got[k] for k in ("v2", "n2", "n3")}
 
 
-
 LAUNCH = [  # one release, covered the night it shipped and the next day from different angles
-    ("h1", 4, 18, "en", "Vantor Labs introduces Halcyon 5.2 with stronger computer use",
-     "Vantor Labs 发布 Halcyon 5.2，计算机操作任务的成功率大幅提升。"),
-    ("h2", 4, 19, "en", "Interrupting and steering Halcyon 5.2 Thinking mid-answer",
-     "Halcyon 5.2 的 Thinking 模式现在支持在推理过程中随时打断并补充要求。"),
-    ("h3", 5, 8, "zh", "一文读懂Halcyon 5.2：七成任务超过人类专家，一句问候就花掉 60 美元",
-     "Halcyon 5.2 发布详解：原生电脑操控能力与定价。"),
-    ("h4", 5, 9, "zh", "Halcyon 5.2深夜发布，最适合写代码的模型来了",
-     "从开发者视角看 Halcyon 5.2 如何平衡成本与推理能力。"),
-    ("h5", 5, 11, "zh", "Halcyon 5.2 信息全整理",
-     "汇总 Vantor Labs 最新发布的 Halcyon 5.2 的能力、评测成绩与价格。"),
+    (
+        "h1",
+        4,
+        18,
+        "en",
+        "Vantor Labs introduces Halcyon 5.2 with stronger computer use",
+        "Vantor Labs 发布 Halcyon 5.2，计算机操作任务的成功率大幅提升。",
+    ),
+    (
+        "h2",
+        4,
+        19,
+        "en",
+        "Interrupting and steering Halcyon 5.2 Thinking mid-answer",
+        "Halcyon 5.2 的 Thinking 模式现在支持在推理过程中随时打断并补充要求。",
+    ),
+    (
+        "h3",
+        5,
+        8,
+        "zh",
+        "一文读懂Halcyon 5.2：七成任务超过人类专家，一句问候就花掉 60 美元",
+        "Halcyon 5.2 发布详解：原生电脑操控能力与定价。",
+    ),
+    (
+        "h4",
+        5,
+        9,
+        "zh",
+        "Halcyon 5.2深夜发布，最适合写代码的模型来了",
+        "从开发者视角看 Halcyon 5.2 如何平衡成本与推理能力。",
+    ),
+    ("h5", 5, 11, "zh", "Halcyon 5.2 信息全整理", "汇总 Vantor Labs 最新发布的 Halcyon 5.2 的能力、评测成绩与价格。"),
 ]
 
 
@@ -120,10 +244,22 @@ def test_a_releases_launch_coverage_from_different_angles_is_one_event(embedder)
 
 
 def test_a_release_named_in_passing_or_a_guide_days_later_is_not_launch_coverage(embedder):
-    passing = ("c1", 5, 12, "zh", "Halcyon 5.2 回一句问候要花 60 美元？该读读这篇关于思维链长度的新论文",
-               "解读一篇论文：思维链并非越长越好，推理深度比长度更重要。")
-    guide = ("g2", 7, 10, "zh", "Halcyon 5.2 上手指南：五个入口、十个玩法、提示词全在这",
-             "手把手教你用 Halcyon 5.2 写提示词、做短片、搭工作流。")
+    passing = (
+        "c1",
+        5,
+        12,
+        "zh",
+        "Halcyon 5.2 回一句问候要花 60 美元？该读读这篇关于思维链长度的新论文",
+        "解读一篇论文：思维链并非越长越好，推理深度比长度更重要。",
+    )
+    guide = (
+        "g2",
+        7,
+        10,
+        "zh",
+        "Halcyon 5.2 上手指南：五个入口、十个玩法、提示词全在这",
+        "手把手教你用 Halcyon 5.2 写提示词、做短片、搭工作流。",
+    )
     got = _place(embedder, NOISE + LAUNCH + [passing, guide])
     assert got["c1"] != got["h1"]
     assert got["g2"] != got["h1"]
@@ -140,8 +276,14 @@ def test_a_title_only_post_joins_only_on_an_anchor_not_on_a_shared_product_word(
         ("t1", 4, 9, "en", "Quillfin Cowork plugins for finance teams", ""),
         ("t2", 5, 10, "en", "Quillfin Cowork plugins for legal teams", ""),
         ("t3", 5, 8, "en", "Introducing Orrery-4.2", ""),
-        ("t4", 5, 12, "zh", "Orrery-4.2 发布：上下文翻倍，价格不变",
-         "Tessel AI 发布 Orrery-4.2，上下文窗口扩大到 40 万 token，API 价格与上一代相同。"),
+        (
+            "t4",
+            5,
+            12,
+            "zh",
+            "Orrery-4.2 发布：上下文翻倍，价格不变",
+            "Tessel AI 发布 Orrery-4.2，上下文窗口扩大到 40 万 token，API 价格与上一代相同。",
+        ),
     ]
     got = _place(embedder, items)
     assert got["t1"] != got["t2"]
@@ -156,10 +298,22 @@ def test_across_languages_a_shared_product_word_is_not_one_happening(embedder):
     across languages on cosine alone needs more than a topic in common: the Chinese report names
     Quillfin in Latin letters, and a true pair would share a rarer name too."""
     items = NOISE + [
-        ("x1", 4, 8, "en", "How the Quillfin Code app is built",
-         "An interview with the engineers behind Quillfin Code on its architecture and team."),
-        ("x2", 6, 10, "zh", "Quillfin 发布 Quillfin Code 应用服务器架构，统一智能体界面",
-         "Quillfin 公开应用服务器的协议设计，把核心逻辑与各个客户端解耦。"),
+        (
+            "x1",
+            4,
+            8,
+            "en",
+            "How the Quillfin Code app is built",
+            "An interview with the engineers behind Quillfin Code on its architecture and team.",
+        ),
+        (
+            "x2",
+            6,
+            10,
+            "zh",
+            "Quillfin 发布 Quillfin Code 应用服务器架构，统一智能体界面",
+            "Quillfin 公开应用服务器的协议设计，把核心逻辑与各个客户端解耦。",
+        ),
     ]
     got = _place(embedder, items)
     assert got["x1"] != got["x2"]

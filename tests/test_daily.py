@@ -15,40 +15,109 @@ from newsdesk.store.schema import analyses, editions, event_members, events, ite
 def add_event(conn, *, title, when, score, tab="all", category="research", members=(), now=None):
     """An event with its member items; `members` = [(source_id, title, url, published_at, role)]."""
     now = now or datetime.now(UTC)
-    event_id = conn.execute(insert(events).values(
-        title=title, first_published_at=min(m[3] for m in members), last_published_at=when, item_count=len(members),
-        outlets=len({m[0] for m in members}), independent_outlets=1, languages=["zh"], category=category,
-        score=score, tab=tab, updated_at=now,
-    )).inserted_primary_key[0]
+    event_id = conn.execute(
+        insert(events).values(
+            title=title,
+            first_published_at=min(m[3] for m in members),
+            last_published_at=when,
+            item_count=len(members),
+            outlets=len({m[0] for m in members}),
+            independent_outlets=1,
+            languages=["zh"],
+            category=category,
+            score=score,
+            tab=tab,
+            updated_at=now,
+        )
+    ).inserted_primary_key[0]
     for source_id, item_title, url, published, role in members:
-        item_id = conn.execute(insert(items).values(
-            source_id=source_id, guid=url, url=url, title=item_title, summary=item_title, language="zh",
-            published_at=published, first_seen_at=now, updated_at=now, material_level="summary", content_hash=url,
-        )).inserted_primary_key[0]
+        item_id = conn.execute(
+            insert(items).values(
+                source_id=source_id,
+                guid=url,
+                url=url,
+                title=item_title,
+                summary=item_title,
+                language="zh",
+                published_at=published,
+                first_seen_at=now,
+                updated_at=now,
+                material_level="summary",
+                content_hash=url,
+            )
+        ).inserted_primary_key[0]
         conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role=role, joined_at=now))
     return event_id
 
 
 def seed(conn):
     for sid, name in (("jqzx", "机器之心"), ("qbit", "量子位"), ("simonw", "Simon Willison")):
-        conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example/feed", kind="rss",
-                                            language="zh", tier=1, weight=1.0, category="media"))
+        conn.execute(
+            insert(sources).values(
+                id=sid,
+                name=name,
+                url=f"https://{sid}.example/feed",
+                kind="rss",
+                language="zh",
+                tier=1,
+                weight=1.0,
+                category="media",
+            )
+        )
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
     # 2026-03-11 20:00 UTC is 03-12 04:00 in Shanghai: belongs to the 12th.
-    big = add_event(conn, title="DeepSeek V4 发布", when=t(11, 20), score=0.9, tab="featured", category="model",
-                    members=[("jqzx", "DeepSeek V4 发布，1M 上下文", "https://jqzx.example/a", t(11, 18), "lead"),
-                             ("qbit", "DeepSeek V4 来了", "https://qbit.example/a", t(11, 20), "member")])
-    small = add_event(conn, title="一篇 RAG 论文", when=t(12, 3), score=0.4, members=[
-        ("simonw", "A RAG paper", "https://simonw.example/b", t(12, 3), "lead")])
+    big = add_event(
+        conn,
+        title="DeepSeek V4 发布",
+        when=t(11, 20),
+        score=0.9,
+        tab="featured",
+        category="model",
+        members=[
+            ("jqzx", "DeepSeek V4 发布，1M 上下文", "https://jqzx.example/a", t(11, 18), "lead"),
+            ("qbit", "DeepSeek V4 来了", "https://qbit.example/a", t(11, 20), "member"),
+        ],
+    )
+    small = add_event(
+        conn,
+        title="一篇 RAG 论文",
+        when=t(12, 3),
+        score=0.4,
+        members=[("simonw", "A RAG paper", "https://simonw.example/b", t(12, 3), "lead")],
+    )
     # Late on the 12th in UTC = the 13th in Shanghai: not on the 12th's page.
-    other = add_event(conn, title="第二天的事", when=t(12, 17), score=0.99, tab="p1", members=[
-        ("qbit", "第二天的事", "https://qbit.example/c", t(12, 17), "lead")])
-    conn.execute(insert(analyses).values(
-        event_id=big, language="zh", headline="DeepSeek V4：1M 上下文", body="第一段。\n\n第二段。", status="clean",
-        flags=[], material_key="k", created_at=t(12, 1)))
-    conn.execute(insert(analyses).values(
-        event_id=small, language="zh", headline="RAG 论文", body="只有标题。", status="flagged",
-        flags=["number 42% not in the material"], material_key="k", created_at=t(12, 4)))
+    other = add_event(
+        conn,
+        title="第二天的事",
+        when=t(12, 17),
+        score=0.99,
+        tab="p1",
+        members=[("qbit", "第二天的事", "https://qbit.example/c", t(12, 17), "lead")],
+    )
+    conn.execute(
+        insert(analyses).values(
+            event_id=big,
+            language="zh",
+            headline="DeepSeek V4：1M 上下文",
+            body="第一段。\n\n第二段。",
+            status="clean",
+            flags=[],
+            material_key="k",
+            created_at=t(12, 1),
+        )
+    )
+    conn.execute(
+        insert(analyses).values(
+            event_id=small,
+            language="zh",
+            headline="RAG 论文",
+            body="只有标题。",
+            status="flagged",
+            flags=["number 42% not in the material"],
+            material_key="k",
+            created_at=t(12, 4),
+        )
+    )
     return big, small, other
 
 
@@ -64,8 +133,11 @@ def test_daily_edition_cards_order_tabs_and_check_status(engine):
     stats = build_daily(engine, settings, "2026-03-12")
     assert stats.events == 2 and stats.built == ["zh", "en"]
     with engine.connect() as conn:
-        zh = conn.execute(select(editions).where(editions.c.kind == "daily", editions.c.key == "2026-03-12",
-                                                 editions.c.language == "zh")).one()
+        zh = conn.execute(
+            select(editions).where(
+                editions.c.kind == "daily", editions.c.key == "2026-03-12", editions.c.language == "zh"
+            )
+        ).one()
         en = conn.execute(select(editions).where(editions.c.key == "2026-03-12", editions.c.language == "en")).one()
     assert zh.title == "全部 · 2026-03-12" and en.title == "All · 2026-03-12"
     assert zh.body.startswith("# 全部 · 2026-03-12\n")
@@ -118,9 +190,11 @@ def test_build_dailies_covers_every_day_with_events(sqlite_engine):
 def test_checker_findings_show_as_lines_without_warnings():
     from newsdesk.editions.cards import flag_lines
 
-    findings = [{"kind": "number", "detail": "number not in the material: 42%", "span": "42%", "severity": "error"},
-                {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},
-                "hand-written note"]
+    findings = [
+        {"kind": "number", "detail": "number not in the material: 42%", "span": "42%", "severity": "error"},
+        {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"},
+        "hand-written note",
+    ]
     assert flag_lines(findings) == ["number not in the material: 42%", "hand-written note"]
 
 
@@ -135,13 +209,15 @@ def test_web_feed_shows_the_daily_editions_cards_tabs_and_order(sqlite_engine):
         seed(conn)
     build_daily(sqlite_engine, settings, "2026-03-12")
     with sqlite_engine.connect() as conn:
-        stored = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-03-12",
-                                                            editions.c.language == "zh")).scalar_one()
+        stored = conn.execute(
+            select(editions.c.meta).where(editions.c.key == "2026-03-12", editions.c.language == "zh")
+        ).scalar_one()
         for tab in stored["tabs"]:
             web = queries.feed(conn, date(2026, 3, 12), tab["id"], ZoneInfo(settings.timezone), lang="zh")
             assert web["tabs"] == stored["tabs"] and web["label"] == tab["label"]
             assert [{k: v for k, v in c.items() if k != "feedback"} for c in web["events"]] == [
-                c for c in stored["cards"] if c["event_id"] in tab["events"]]
+                c for c in stored["cards"] if c["event_id"] in tab["events"]
+            ]
 
 
 def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
@@ -149,7 +225,9 @@ def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
         seed(conn)
     build_daily(engine, Settings(), "2026-03-12")
     with engine.connect() as conn:
-        body = dict(conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all())
+        body = dict(
+            conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all()
+        )
     assert "2 个来源 / 1 独立" in body["zh"] and "\n报道:\n" in body["zh"]
     assert "2 outlets / 1 independent" in body["en"] and "\nCoverage:\n" in body["en"]
 
@@ -167,10 +245,18 @@ def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_g
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
     with sqlite_engine.begin() as conn:
         seed(conn)
-        launch = add_event(conn, title="GPT-5.4 发布", when=t(7, 2), score=2.0, tab="featured", members=[
-            ("jqzx", "OpenAI 发布 GPT-5.4", "https://jqzx.example/g", t(5, 2), "lead"),
-            ("qbit", "GPT-5.4 实测", "https://qbit.example/g", t(6, 3), "member"),
-            ("jqzx", "GPT-5.4 再解读", "https://jqzx.example/g2", t(7, 2), "member")])
+        launch = add_event(
+            conn,
+            title="GPT-5.4 发布",
+            when=t(7, 2),
+            score=2.0,
+            tab="featured",
+            members=[
+                ("jqzx", "OpenAI 发布 GPT-5.4", "https://jqzx.example/g", t(5, 2), "lead"),
+                ("qbit", "GPT-5.4 实测", "https://qbit.example/g", t(6, 3), "member"),
+                ("jqzx", "GPT-5.4 再解读", "https://jqzx.example/g2", t(7, 2), "member"),
+            ],
+        )
         conn.execute(update(events).where(events.c.id == launch).values(importance=5.0))
         assert [e.id for e in day_events(conn, date(2026, 3, 5), settings.timezone)] == [launch]
         assert not day_events(conn, date(2026, 3, 5), settings.timezone)[0].update
@@ -179,13 +265,23 @@ def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_g
         assert day_events(conn, date(2026, 3, 7), settings.timezone) == []
         assert event_days(conn, launch, settings.timezone) == [date(2026, 3, 5), date(2026, 3, 6)]
         assert [d.isoformat() for d in event_dates(conn, settings.timezone)] == [
-            "2026-03-05", "2026-03-06", "2026-03-12", "2026-03-13"]
+            "2026-03-05",
+            "2026-03-06",
+            "2026-03-12",
+            "2026-03-13",
+        ]
     build_daily(sqlite_engine, settings, "2026-03-06")
     with sqlite_engine.connect() as conn:
-        stored = dict(conn.execute(select(editions.c.language, editions.c.meta).where(editions.c.key == "2026-03-06")).all())
-        body = conn.execute(select(editions.c.body).where(editions.c.key == "2026-03-06", editions.c.language == "zh")).scalar()
+        stored = dict(
+            conn.execute(select(editions.c.language, editions.c.meta).where(editions.c.key == "2026-03-06")).all()
+        )
+        body = conn.execute(
+            select(editions.c.body).where(editions.c.key == "2026-03-06", editions.c.language == "zh")
+        ).scalar()
         card = stored["zh"]["cards"][0]
-        assert card["update"] and [m["title"] for m in card["members"]][0] == "GPT-5.4 实测"  # the day's new report first
+        assert (
+            card["update"] and [m["title"] for m in card["members"]][0] == "GPT-5.4 实测"
+        )  # the day's new report first
         assert "更新 · 要闻" in body
         web = queries.feed(conn, date(2026, 3, 6), "all", ZoneInfo(settings.timezone), lang="zh")
         assert [{k: v for k, v in c.items() if k != "feedback"} for c in web["events"]] == stored["zh"]["cards"]
@@ -196,18 +292,32 @@ def test_a_date_without_a_time_of_day_shows_as_the_date_alone(sqlite_engine, tmp
     from newsdesk.store.items import sync_sources, upsert_item
 
     harvest = tmp_path / "harvest.jsonl"
-    harvest.write_text('{"title": "英伟达 Q4 营收 681 亿美元", "link": "https://x.example/nv", "source": "机器之心", '
-                       '"pub_date": "2026-02-26", "summary": "同比增长 73%"}\n', encoding="utf-8")
+    harvest.write_text(
+        '{"title": "英伟达 Q4 营收 681 亿美元", "link": "https://x.example/nv", "source": "机器之心", '
+        '"pub_date": "2026-02-26", "summary": "同比增长 73%"}\n',
+        encoding="utf-8",
+    )
     [(source, item)] = list(read_harvest(harvest))
     with sqlite_engine.begin() as conn:
         sync_sources(conn, [source])
         upsert_item(conn, item, now=datetime(2026, 3, 1, tzinfo=UTC))
         item_id = conn.execute(select(items.c.id)).scalar_one()
-        event_id = conn.execute(insert(events).values(
-            title="英伟达", first_published_at=datetime(2026, 2, 26, tzinfo=UTC), last_published_at=datetime(2026, 2, 26, tzinfo=UTC),
-            item_count=1, outlets=1, independent_outlets=1, updated_at=datetime(2026, 3, 1, tzinfo=UTC))).inserted_primary_key[0]
-        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role="lead",
-                                                  joined_at=datetime(2026, 3, 1, tzinfo=UTC)))
+        event_id = conn.execute(
+            insert(events).values(
+                title="英伟达",
+                first_published_at=datetime(2026, 2, 26, tzinfo=UTC),
+                last_published_at=datetime(2026, 2, 26, tzinfo=UTC),
+                item_count=1,
+                outlets=1,
+                independent_outlets=1,
+                updated_at=datetime(2026, 3, 1, tzinfo=UTC),
+            )
+        ).inserted_primary_key[0]
+        conn.execute(
+            insert(event_members).values(
+                item_id=item_id, event_id=event_id, role="lead", joined_at=datetime(2026, 3, 1, tzinfo=UTC)
+            )
+        )
     build_daily(sqlite_engine, Settings(languages=["zh"]), "2026-02-26")
     with sqlite_engine.connect() as conn:
         meta = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-02-26")).scalar()
@@ -220,8 +330,13 @@ def test_off_topic_events_close_the_day_under_other(sqlite_engine):
     with sqlite_engine.begin() as conn:
         seed(conn)
         t = datetime(2026, 3, 12, 1, tzinfo=UTC)
-        off = add_event(conn, title="艾滋病为何难以痊愈", when=t, score=0.99, members=[
-            ("qbit", "艾滋病为何难以痊愈", "https://qbit.example/hiv", t, "lead")])
+        off = add_event(
+            conn,
+            title="艾滋病为何难以痊愈",
+            when=t,
+            score=0.99,
+            members=[("qbit", "艾滋病为何难以痊愈", "https://qbit.example/hiv", t, "lead")],
+        )
         conn.execute(update(events).where(events.c.id == off).values(importance=-1.5, score_parts={"off_topic": -3.0}))
     build_daily(sqlite_engine, settings, "2026-03-12")
     with sqlite_engine.connect() as conn:

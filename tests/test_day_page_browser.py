@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler
 
 import pytest
+from loopback import serve_http
 from sqlalchemy import insert
+from test_daily import add_event, seed
 
 from newsdesk.cluster import event_brief
 from newsdesk.config import Settings
@@ -17,8 +19,6 @@ from newsdesk.editions.daily import build_daily
 from newsdesk.publish.site import publish_site
 from newsdesk.store.schema import analyses, sources
 from newsdesk.write.extractive.card import extractive_card
-from loopback import serve_http
-from test_daily import add_event, seed
 
 pytestmark = pytest.mark.browser
 
@@ -35,16 +35,50 @@ def site(sqlite_engine, tmp_path):
     with sqlite_engine.begin() as conn:
         seed(conn)
         for sid, name in (("a36kr", "36氪"), ("huxiu", "虎嗅"), ("geek", "极客公园")):
-            conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example/feed", kind="rss",
-                                                language="zh", tier=1, weight=1.0, category="zh-media"))
-        wide = add_event(conn, title="英伟达第四财季营收681亿美元", when=t(8), score=0.8, tab="p1", category="zh-media",
-                         members=[(sid, f"英伟达财报：营收681亿美元，同比增长73%（{sid}）", f"https://{sid}.example/nv",
-                                   t(n), "lead" if n == 1 else "member")
-                                  for n, sid in enumerate(("jqzx", "qbit", "a36kr", "huxiu", "geek"), 1)])
+            conn.execute(
+                insert(sources).values(
+                    id=sid,
+                    name=name,
+                    url=f"https://{sid}.example/feed",
+                    kind="rss",
+                    language="zh",
+                    tier=1,
+                    weight=1.0,
+                    category="zh-media",
+                )
+            )
+        wide = add_event(
+            conn,
+            title="英伟达第四财季营收681亿美元",
+            when=t(8),
+            score=0.8,
+            tab="p1",
+            category="zh-media",
+            members=[
+                (
+                    sid,
+                    f"英伟达财报：营收681亿美元，同比增长73%（{sid}）",
+                    f"https://{sid}.example/nv",
+                    t(n),
+                    "lead" if n == 1 else "member",
+                )
+                for n, sid in enumerate(("jqzx", "qbit", "a36kr", "huxiu", "geek"), 1)
+            ],
+        )
         card = extractive_card(event_brief(conn, wide), "zh")  # as the offline writer stores it
-        conn.execute(insert(analyses).values(event_id=wide, language="zh", headline=card.headline, body=card.body(),
-                                             status="clean", flags=[], model="extractive", material_key="x",
-                                             created_at=t(9)))
+        conn.execute(
+            insert(analyses).values(
+                event_id=wide,
+                language="zh",
+                headline=card.headline,
+                body=card.body(),
+                status="clean",
+                flags=[],
+                model="extractive",
+                material_key="x",
+                created_at=t(9),
+            )
+        )
     build_daily(sqlite_engine, settings, "2026-03-12")
     publish_site(sqlite_engine, settings)
     httpd = serve_http(functools.partial(Quiet, directory=settings.site_dir))

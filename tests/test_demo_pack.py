@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from newsdesk.catalog import load_catalog
 from newsdesk.config import Settings
 
 DEMO = Path(str(resources.files("newsdesk") / "data" / "demo"))
-WEEK = (datetime(2025, 2, 24, tzinfo=timezone.utc), datetime(2025, 3, 3, tzinfo=timezone.utc))
+WEEK = (datetime(2025, 2, 24, tzinfo=UTC), datetime(2025, 3, 3, tzinfo=UTC))
 CROSS_LISTED = "oai:arXiv.org:2502.18600v1"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -42,7 +42,7 @@ def test_every_feed_parses_cleanly_with_dated_items(feeds):
         for e in parsed.entries:
             assert e.get("title") and e.get("link"), stem
             assert e.get("id"), f"{stem}: item without guid: {e.title}"
-            when = datetime(*e.published_parsed[:6], tzinfo=timezone.utc)
+            when = datetime(*e.published_parsed[:6], tzinfo=UTC)
             assert WEEK[0] <= when < WEEK[1], f"{stem}: {e.title} dated {when}"
             assert when.time() != datetime.min.time() or stem.startswith("arxiv"), f"{stem}: no time of day"
 
@@ -72,12 +72,7 @@ def test_size_sources_and_languages(feeds):
 
 def test_events_are_covered_by_several_outlets_in_both_languages(feeds):
     def outlets(*needles: str) -> set[str]:
-        return {
-            stem
-            for stem, parsed in feeds.items()
-            for e in parsed.entries
-            if any(n in e.title for n in needles)
-        }
+        return {stem for stem, parsed in feeds.items() for e in parsed.entries if any(n in e.title for n in needles)}
 
     claude = outlets("Claude 3.7")
     gpt45 = outlets("GPT-4.5")
@@ -116,8 +111,12 @@ def test_arxiv_paper_is_cross_listed(feeds):
 
 
 def test_material_levels_have_examples(feeds, pages):
-    full = [stem for stem, parsed in feeds.items() for e in parsed.entries
-            if e.get("content") and len(e.content[0].value) > 300]
+    full = [
+        stem
+        for stem, parsed in feeds.items()
+        for e in parsed.entries
+        if e.get("content") and len(e.content[0].value) > 300
+    ]
     assert {"anthropic-news", "openai-news", "simon-willison", "jiqizhixin"} <= set(full)
     title_only = [e for e in feeds["ft-technology"].entries if not e.get("summary")]
     assert len(title_only) == 2
@@ -159,9 +158,7 @@ def test_podcast_transcript(feeds, pages):
     assert tr["type"] == "text/vtt" and tr["url"] in pages
     vtt = (DEMO / pages[tr["url"]]).read_text(encoding="utf-8")
     assert vtt.startswith("WEBVTT")
-    cues = re.findall(
-        r"^(\d\d:\d\d:\d\d\.\d{3}) --> (\d\d:\d\d:\d\d\.\d{3})\n<v ([^>]+)>(.+)$", vtt, flags=re.M
-    )
+    cues = re.findall(r"^(\d\d:\d\d:\d\d\.\d{3}) --> (\d\d:\d\d:\d\d\.\d{3})\n<v ([^>]+)>(.+)$", vtt, flags=re.M)
     assert 60 <= len(cues) <= 120
     speakers = Counter(c[2] for c in cues)
     assert 2 <= len(speakers) <= 3 and min(speakers.values()) >= 10

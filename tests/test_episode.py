@@ -12,6 +12,7 @@ import re
 import time
 
 import pytest
+from fakes import EpisodeFake
 from sqlalchemy import select
 
 from newsdesk.ingest.transcripts import parse_transcript
@@ -39,16 +40,12 @@ from newsdesk.write.transcript import (
     transcript_lines,
     verify_quotes,
 )
-from fakes import EpisodeFake
-
 
 
 def normalized(text: str) -> str:
     """The test's own, independent notion of 'the same words': letters and digits only."""
     text = re.sub(r"\{[a-z_]+\}", " ", text)
     return "".join(c for c in text.casefold() if c.isalnum())
-
-
 
 
 def qmsum_turns(shared, n: int) -> list[Turn]:
@@ -145,13 +142,21 @@ def test_render_and_parse_back():
         "Kickoff meeting",
         "12",
         ["论点一。 证据“x y z”。", "论点二。 证据。"],
-        [Section("开场", "目标设定", [Bullet("正文一", "要点"), Bullet("正文二")]), Section("预算", "", [Bullet("正文三")])],
+        [
+            Section("开场", "目标设定", [Bullet("正文一", "要点"), Bullet("正文二")]),
+            Section("预算", "", [Bullet("正文三")]),
+        ],
     )
     text = d.render()
     assert text.splitlines()[:4] == ["12. Kickoff meeting", "", "摘要", ""]
     assert "1. 开场：目标设定" in text and "• 要点：正文一" in text and "2. 预算" in text
     back = parse_digest(text)
-    assert (back.number, back.title, len(back.summary), [len(s.bullets) for s in back.sections]) == ("12", "Kickoff meeting", 2, [2, 1])
+    assert (back.number, back.title, len(back.summary), [len(s.bullets) for s in back.sections]) == (
+        "12",
+        "Kickoff meeting",
+        2,
+        [2, 1],
+    )
     with pytest.raises(DigestFormatError, match="line"):
         parse_digest(text.replace("2. 预算", "3. 预算"))
     with pytest.raises(DigestFormatError):
@@ -164,7 +169,9 @@ def test_render_and_parse_back():
 def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
     turns = qmsum_turns(shared, 3)
     llm = EpisodeFake(section_count=3)  # the model proposes too few sections: code must split
-    result = write_episode(sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3")
+    result = write_episode(
+        sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3"
+    )
     digest = parse_digest(result.text, "zh")
     assert result.text.startswith("7. Remote control design: functional meeting\n")
     assert 5 <= len(digest.summary) <= 9
@@ -224,7 +231,9 @@ def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged
     result = write_episode(sqlite_engine, None, Mute(), qmsum_turns(shared, 3), title="Design", key="mute")
     digest = parse_digest(result.text, "zh")
     assert result.status == "flagged" and digest.summary
-    assert [b.split("：")[0] for b in digest.summary] == [s.topic for s in result.digest.sections][: len(digest.summary)]
+    assert [b.split("：")[0] for b in digest.summary] == [s.topic for s in result.digest.sections][
+        : len(digest.summary)
+    ]
     assert any("sections' openings stand in" in f for f in result.findings)
 
 
@@ -238,18 +247,31 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
     settings = load_settings(env={"NEWSDESK_LLM_BACKEND": "embedded", "NEWSDESK_LLM_TIMEOUT": "600"})
     llm = open_llm(settings, sqlite_engine)
     turns = [t for t in qmsum_turns(shared, 33)[:40] if len(t.text.split()) > 3][:12]
-    options = EpisodeOptions(passage_tokens=700, min_sections=2, max_sections=2, summary_min=2, summary_max=3,
-                             summary_target=2, max_bullets=2, max_tokens=240)
+    options = EpisodeOptions(
+        passage_tokens=700,
+        min_sections=2,
+        max_sections=2,
+        summary_min=2,
+        summary_max=3,
+        summary_target=2,
+        max_bullets=2,
+        max_tokens=240,
+    )
     started = time.monotonic()
     zh = write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options)
     en = translate_episode(sqlite_engine, settings, llm, zh, turns, original_title="Kick-off meeting", options=options)
     elapsed = time.monotonic() - started
     d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
     assert len(d_zh.sections) >= 2 and len(d_zh.summary) >= 1
-    assert (len(d_en.summary), [len(s.bullets) for s in d_en.sections]) == (len(d_zh.summary), [len(s.bullets) for s in d_zh.sections])
+    assert (len(d_en.summary), [len(s.bullets) for s in d_en.sections]) == (
+        len(d_zh.summary),
+        [len(s.bullets) for s in d_zh.sections],
+    )
     assert parsed_quotes_in_transcript(zh.text, turns) == [] and parsed_quotes_in_transcript(en.text, turns) == []
     calls = llm.calls
-    assert write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options).reused
+    assert write_episode(
+        sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options
+    ).reused
     assert llm.calls == calls
     print(f"\nembedded model: {calls} calls, {elapsed:.0f}s, zh {zh.status}, en {en.status}\n{zh.text}\n{en.text}")
 
@@ -286,14 +308,20 @@ def test_episode_command_bad_input_is_one_clear_line(shared, tmp_path, monkeypat
 def test_misattributed_quote_is_named():
     from newsdesk.write.speakers import attribution_problems
 
-    turns = [Turn("Ann Lee", "We deployed twenty thousand sandboxes on the cloud."), Turn("Bob Stone", "We used Kubernetes for ours.")]
+    turns = [
+        Turn("Ann Lee", "We deployed twenty thousand sandboxes on the cloud."),
+        Turn("Bob Stone", "We used Kubernetes for ours."),
+    ]
     index = TranscriptIndex(transcript_lines(turns, 500))
     people = speakers(turns)
     assert attribution_problems("Bob说“We deployed twenty thousand sandboxes on the cloud.”", index, people)
     assert attribution_problems("Ann Lee说“We deployed twenty thousand sandboxes on the cloud.”", index, people) == []
     assert attribution_problems("有人说“We used Kubernetes for ours.”", index, people) == []
     # One person under two labels (a parliament transcript adds the riding) is still one person.
-    turns = [Turn("Hon. Ann Lee", "Thank you."), Turn("Hon. Ann Lee (Carleton, CPC)", "We deployed twenty thousand sandboxes.")]
+    turns = [
+        Turn("Hon. Ann Lee", "Thank you."),
+        Turn("Hon. Ann Lee (Carleton, CPC)", "We deployed twenty thousand sandboxes."),
+    ]
     index, people = TranscriptIndex(transcript_lines(turns, 500)), speakers(turns)
     assert attribution_problems("Hon. Ann Lee说“We deployed twenty thousand sandboxes.”", index, people) == []
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 
 import anyio
+from conftest import DEMO_TOKEN as TOKEN
 from fastapi.testclient import TestClient
 from mcp import Client
 from sqlalchemy import select
-from conftest import DEMO_TOKEN as TOKEN
 from test_published_clean import reader_view
 
 from newsdesk.mcp_server import build_server
@@ -75,5 +75,7 @@ def test_the_operator_token_gets_the_notes(demo):
         url = f"/api/editions/episode/{zh.key}?lang=zh"
         operator = client.get(url, headers={"Authorization": f"Bearer {TOKEN}"}).json()
         wrong = client.get(url, headers={"Authorization": "Bearer not-the-token"}).json()
-    assert operator["meta"]["quote_notes"] == zh.meta["quote_notes"] and NOTE in json.dumps(operator, ensure_ascii=False)
+    assert operator["meta"]["quote_notes"] == zh.meta["quote_notes"] and NOTE in json.dumps(
+        operator, ensure_ascii=False
+    )
     assert "quote_notes" not in wrong["meta"]

@@ -29,12 +29,27 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "eval" / "clusters" / "ai-news-dev.jsonl"
 ROWS = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-NVIDIA, VERCEPT, RSP, HOARD, HIV = ("nvidia-q4-fy2026-results", "single-db6984775c", "single-d0032fbfe6",
-                                    "single-c5a05bdb82", "single-6f70c9a27e")
+NVIDIA, VERCEPT, RSP, HOARD, HIV = (
+    "nvidia-q4-fy2026-results",
+    "single-db6984775c",
+    "single-d0032fbfe6",
+    "single-c5a05bdb82",
+    "single-6f70c9a27e",
+)
 NANO, PASSKEYS = "nano-banana-2-release", "single-b5b1d2fbcc"
 D1, D2 = date(2026, 2, 26), date(2026, 2, 27)
-LABELS = {e: Label(e, day, tier, None, e) for e, day, tier in [
-    (NVIDIA, D1, 3), (VERCEPT, D1, 3), (RSP, D1, 2), (HOARD, D1, 1), (HIV, D1, 0), (NANO, D2, 3), (PASSKEYS, D2, 0)]}
+LABELS = {
+    e: Label(e, day, tier, None, e)
+    for e, day, tier in [
+        (NVIDIA, D1, 3),
+        (VERCEPT, D1, 3),
+        (RSP, D1, 2),
+        (HOARD, D1, 1),
+        (HIV, D1, 0),
+        (NANO, D2, 3),
+        (PASSKEYS, D2, 0),
+    ]
+}
 ITEM_EVENT = {r["id"]: r["event"] for r in ROWS if r["event"] in LABELS}
 REPORTS = {NVIDIA: 3, NANO: 4}  # items each has in the labels; the rest one each
 
@@ -50,18 +65,26 @@ def card(*members: str, tab: str = "all", summary: str = "") -> dict:
 
 # Day 1, as published: 1. Nvidia with Vercept glued in (featured), 2. the HIV study (featured),
 # 3. Nvidia again, 4. Simon Willison's how-to. Vercept and RSP 3.0 get no card of their own.
-PAGE1 = [card(links(NVIDIA)[0], links(VERCEPT)[0], tab="featured"), card(links(HIV)[0], tab="featured"),
-         card(links(NVIDIA)[1]), card(links(HOARD)[0])]
+PAGE1 = [
+    card(links(NVIDIA)[0], links(VERCEPT)[0], tab="featured"),
+    card(links(HIV)[0], tab="featured"),
+    card(links(NVIDIA)[1]),
+    card(links(HOARD)[0]),
+]
 # Day 2: RSP 3.0 (a day-1 event, shown a day late), then Nano Banana 2; nothing featured.
 PAGE2 = [card(links(RSP)[0]), card(*links(NANO), tab="p1")]
-ZH1 = [card(summary="介绍了 LM Studio 推出的远程调用功能 LM Link。"),
-       card(summary="英伟达财报再创新高，数据中心业务驱动总营收增长。")]
+ZH1 = [
+    card(summary="介绍了 LM Studio 推出的远程调用功能 LM Link。"),
+    card(summary="英伟达财报再创新高，数据中心业务驱动总营收增长。"),
+]
 
 
 @pytest.fixture(scope="module")
 def days():
-    return (score_day(D1, PAGE1, ZH1, LABELS, ITEM_EVENT, REPORTS),
-            score_day(D2, PAGE2, [], LABELS, ITEM_EVENT, REPORTS))
+    return (
+        score_day(D1, PAGE1, ZH1, LABELS, ITEM_EVENT, REPORTS),
+        score_day(D2, PAGE2, [], LABELS, ITEM_EVENT, REPORTS),
+    )
 
 
 def test_the_fixture_is_real_items():
@@ -74,27 +97,30 @@ RANDOM_MEAN = (7 + 7 + 3 + 1 + 0) / 5
 POSITIONS5 = 1 + 1 / log2(3) + 1 / 2 + 1 / log2(5) + 1 / log2(6)
 
 
-@pytest.mark.parametrize("measure, expect", [
-    # placement: of the day's tier >= 2 events (Nvidia, Vercept, RSP) only Nvidia has a card of its own
-    (lambda d: (d[0].placed, d[0].placeable), (1, 3)),
-    (lambda d: (d[1].placed, d[1].placeable), (1, 1)),
-    # NDCG@10: gains 7 (Nvidia), 0 (HIV, tier 0), 0 (Nvidia again), 1 (the how-to)
-    (lambda d: d[0].ndcg, (7 + 1 / log2(5)) / IDEAL1),
-    # day 2: RSP belongs to day 1 and gains nothing here; Nano Banana 2 at position 2; ideal 7 at 1
-    (lambda d: d[1].ndcg, (7 / log2(3)) / 7),
-    # glue@10, split@10, noise@10: one card each on day 1, none on day 2
-    (lambda d: (d[0].top, d[0].glue, d[0].split, d[0].noise), (4, 1, 1, 1)),
-    (lambda d: (d[1].top, d[1].glue, d[1].split, d[1].noise), (2, 0, 0, 0)),
-    # featured: two cards on day 1, one of them a tier-3 event of the day; day 2 has news and none
-    (lambda d: (d[0].featured, d[0].featured_right, d[0].needs_featured), (2, 1, True)),
-    (lambda d: (d[1].featured, d[1].needs_featured), (0, True)),
-    # zh cards opening about the article: "介绍了…" is, the earnings sentence is not
-    (lambda d: (d[0].zh_about, d[0].zh_cards), (1, 2)),
-    # random order: every position's expected gain is the mean gain
-    (lambda d: d[0].random_ndcg, RANDOM_MEAN * POSITIONS5 / IDEAL1),
-    # most reports first: Nvidia (3 items) first, then the one-item events in random order
-    (lambda d: d[0].reports_ndcg, (7 + (7 + 3 + 1 + 0) / 4 * (POSITIONS5 - 1)) / IDEAL1),
-])
+@pytest.mark.parametrize(
+    "measure, expect",
+    [
+        # placement: of the day's tier >= 2 events (Nvidia, Vercept, RSP) only Nvidia has a card of its own
+        (lambda d: (d[0].placed, d[0].placeable), (1, 3)),
+        (lambda d: (d[1].placed, d[1].placeable), (1, 1)),
+        # NDCG@10: gains 7 (Nvidia), 0 (HIV, tier 0), 0 (Nvidia again), 1 (the how-to)
+        (lambda d: d[0].ndcg, (7 + 1 / log2(5)) / IDEAL1),
+        # day 2: RSP belongs to day 1 and gains nothing here; Nano Banana 2 at position 2; ideal 7 at 1
+        (lambda d: d[1].ndcg, (7 / log2(3)) / 7),
+        # glue@10, split@10, noise@10: one card each on day 1, none on day 2
+        (lambda d: (d[0].top, d[0].glue, d[0].split, d[0].noise), (4, 1, 1, 1)),
+        (lambda d: (d[1].top, d[1].glue, d[1].split, d[1].noise), (2, 0, 0, 0)),
+        # featured: two cards on day 1, one of them a tier-3 event of the day; day 2 has news and none
+        (lambda d: (d[0].featured, d[0].featured_right, d[0].needs_featured), (2, 1, True)),
+        (lambda d: (d[1].featured, d[1].needs_featured), (0, True)),
+        # zh cards opening about the article: "介绍了…" is, the earnings sentence is not
+        (lambda d: (d[0].zh_about, d[0].zh_cards), (1, 2)),
+        # random order: every position's expected gain is the mean gain
+        (lambda d: d[0].random_ndcg, RANDOM_MEAN * POSITIONS5 / IDEAL1),
+        # most reports first: Nvidia (3 items) first, then the one-item events in random order
+        (lambda d: d[0].reports_ndcg, (7 + (7 + 3 + 1 + 0) / 4 * (POSITIONS5 - 1)) / IDEAL1),
+    ],
+)
 def test_day_measure(days, measure, expect):
     assert measure(days) == pytest.approx(expect)
 
@@ -117,16 +143,19 @@ def test_week_measures(days):
     assert week.summary()["weekly clean"] == 0.0  # measured, but never published to readers
 
 
-@pytest.mark.parametrize("opening, about", [
-    ("英伟达2026财年第四财季财报深度解读，重点关注数据中心业务。", True),
-    ("报道了OpenAI因GitHub频繁宕机拟开发自有代码托管平台。", True),
-    ("本文盘点了春节档发布的国产模型。", True),
-    ("解析 Google 新发布的 Nano Banana 2 模型，强调其性价比。", True),
-    ("This post explores how agents change code review.", True),
-    ("Q4营收681亿美元（同比+73%），净利润430亿美元。", False),
-    ("Anthropic 收购 AI 电脑操控初创公司 Vercept。", False),
-    ("OpenAI releases GPT-5.4 with native computer use.", False),
-])
+@pytest.mark.parametrize(
+    "opening, about",
+    [
+        ("英伟达2026财年第四财季财报深度解读，重点关注数据中心业务。", True),
+        ("报道了OpenAI因GitHub频繁宕机拟开发自有代码托管平台。", True),
+        ("本文盘点了春节档发布的国产模型。", True),
+        ("解析 Google 新发布的 Nano Banana 2 模型，强调其性价比。", True),
+        ("This post explores how agents change code review.", True),
+        ("Q4营收681亿美元（同比+73%），净利润430亿美元。", False),
+        ("Anthropic 收购 AI 电脑操控初创公司 Vercept。", False),
+        ("OpenAI releases GPT-5.4 with native computer use.", False),
+    ],
+)
 def test_the_about_the_article_detector(opening, about):
     assert describes_article(opening) is about
 
@@ -145,21 +174,39 @@ def small_set(tmp_path: Path, shared: Path, drop: str | None = None) -> tuple[Pa
     """Real harvest lines of five labelled events over two days, their cluster labels and tiers."""
     wanted = {r["id"] for r in ROWS if r["event"] in REPLAYED}
     harvest = tmp_path / "harvest.jsonl"
-    with (shared / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh, harvest.open("w", encoding="utf-8") as out:
+    with (
+        (shared / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh,
+        harvest.open("w", encoding="utf-8") as out,
+    ):
         for line in fh:
             row = json.loads(line)
             if harvest_id(row["link"]) in wanted and harvest_id(row["link"]) != drop:
                 out.write(line)
     (tmp_path / "clusters").mkdir()
     clusters = tmp_path / "clusters" / "set.jsonl"
-    clusters.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS if r["event"] in REPLAYED),
-                        encoding="utf-8")
+    clusters.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS if r["event"] in REPLAYED), encoding="utf-8"
+    )
     (tmp_path / "editorial").mkdir()
     tiers = tmp_path / "editorial" / "week.jsonl"
     ranked = {NVIDIA: 1, VERCEPT: 2, NANO: 1}
-    tiers.write_text("".join(json.dumps({"event": e, "day": LABELS[e].day.isoformat(), "tier": LABELS[e].tier,
-                                         "rank": ranked.get(e), "title": e, "reason": "fixture"}) + "\n"
-                             for e in REPLAYED), encoding="utf-8")
+    tiers.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "event": e,
+                    "day": LABELS[e].day.isoformat(),
+                    "tier": LABELS[e].tier,
+                    "rank": ranked.get(e),
+                    "title": e,
+                    "reason": "fixture",
+                }
+            )
+            + "\n"
+            for e in REPLAYED
+        ),
+        encoding="utf-8",
+    )
     return harvest, clusters, tiers
 
 
@@ -189,7 +236,10 @@ def test_an_item_missing_from_the_harvest_is_one_clear_error(tmp_path, shared):
 def test_a_label_of_an_unknown_event_is_one_clear_error(tmp_path, shared):
     harvest, clusters, tiers = small_set(tmp_path, shared)
     with tiers.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"event": "nope", "day": "2026-02-26", "tier": 1, "rank": None, "title": "t", "reason": "r"}) + "\n")
+        fh.write(
+            json.dumps({"event": "nope", "day": "2026-02-26", "tier": 1, "rank": None, "title": "t", "reason": "r"})
+            + "\n"
+        )
     with pytest.raises(EvalFileError, match="line 6: event nope is in no cluster label file; fix the labels"):
         evaluate(tiers, Settings(data_dir=str(tmp_path)), harvest=harvest, clusters=[clusters])
     assert read_eval_file(clusters)  # the cluster labels themselves are sound

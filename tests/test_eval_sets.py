@@ -55,18 +55,31 @@ def test_eval_set_is_sound(path):
 
 
 def _line(link: str, published: str = "2026-02-01", **over) -> str:
-    row = {"id": harvest_id(link), "title": "t", "summary": "s", "lang": "zh", "published": published,
-           "event": "e", "story": "", "source": "x", "link": link, "note": ""}
+    row = {
+        "id": harvest_id(link),
+        "title": "t",
+        "summary": "s",
+        "lang": "zh",
+        "published": published,
+        "event": "e",
+        "story": "",
+        "source": "x",
+        "link": link,
+        "note": "",
+    }
     return json.dumps(row | over)
 
 
-@pytest.mark.parametrize("bad, expect", [
-    (_line("https://b.example/2"), "repeated"),
-    (_line("https://b.example/3", id="adh-0000000000"), "not adh- + SHA-1"),
-    (_line("https://b.example/4", published="2026-03-12"), "held-out week"),
-    (_line("https://b.example/5", event=""), "missing 'event'"),
-    ('{"id": "adh-1", "title": ', "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "bad, expect",
+    [
+        (_line("https://b.example/2"), "repeated"),
+        (_line("https://b.example/3", id="adh-0000000000"), "not adh- + SHA-1"),
+        (_line("https://b.example/4", published="2026-03-12"), "held-out week"),
+        (_line("https://b.example/5", event=""), "missing 'event'"),
+        ('{"id": "adh-1", "title": ', "not valid JSON"),
+    ],
+)
 def test_a_bad_line_is_found(tmp_path, bad, expect):
     # The checks above can fail: each of these lines, added to a sound file, is reported.
     path = tmp_path / "set.jsonl"
@@ -108,15 +121,18 @@ def _tier(event: str = "e1", day: str = "2026-02-02", tier: int = 3, rank: int |
     return json.dumps({"event": event, "day": day, "tier": tier, "rank": rank, "title": "t", "reason": "r"} | over)
 
 
-@pytest.mark.parametrize("bad, expect", [
-    (_tier("e1", tier=2, rank=2), "labelled twice"),
-    (_tier("nope", rank=2), "in no cluster label file"),
-    (_tier("e2", day="2026-02-03", rank=2), "earliest item is 2026-02-02"),
-    (_tier("e2", tier=1, rank=2), "rank 2 for tier 1"),
-    (_tier("e2", tier=2, rank=None), "rank None for tier 2"),
-    (_tier("e2", tier=2, rank=3), "are not 1..2"),
-    (_tier("e2", tier=4, rank=None), "not 0-3"),
-])
+@pytest.mark.parametrize(
+    "bad, expect",
+    [
+        (_tier("e1", tier=2, rank=2), "labelled twice"),
+        (_tier("nope", rank=2), "in no cluster label file"),
+        (_tier("e2", day="2026-02-03", rank=2), "earliest item is 2026-02-02"),
+        (_tier("e2", tier=1, rank=2), "rank 2 for tier 1"),
+        (_tier("e2", tier=2, rank=None), "rank None for tier 2"),
+        (_tier("e2", tier=2, rank=3), "are not 1..2"),
+        (_tier("e2", tier=4, rank=None), "not 0-3"),
+    ],
+)
 def test_a_bad_editorial_line_is_found(tmp_path, bad, expect):
     events = {"e1": date(2026, 2, 2), "e2": date(2026, 2, 2)}
     path = tmp_path / "week.jsonl"

@@ -38,10 +38,16 @@ def test_every_card_leads_with_whole_sentences_of_its_own_items(demo_briefs, lan
         for figure in card.numbers:
             assert figure in card.headline or any(figure in s.text for s in card.lead), figure
         assert (card.outlets, card.independent_outlets) == (brief["outlets"], brief["independent_outlets"])
-        assert {x["item_id"] for x in card.members} == {m["item_id"] for m in members.values() if m["role"] != "duplicate"}
+        assert {x["item_id"] for x in card.members} == {
+            m["item_id"] for m in members.values() if m["role"] != "duplicate"
+        }
         analysis = card.analysis()
-        result = check_output(analysis["headline"] + "\n\n" + analysis["body"], card.material(brief["members"]),
-                              levels=levels(brief), language=language)
+        result = check_output(
+            analysis["headline"] + "\n\n" + analysis["body"],
+            card.material(brief["members"]),
+            levels=levels(brief),
+            language=language,
+        )
         assert result.passed, (brief["title"], [f.detail for f in result.errors])
 
 
@@ -50,7 +56,10 @@ def test_cards_prefer_full_text_figures_and_say_what_they_did_not_see(demo_brief
     by_title = {b["title"]: b for b in briefs}
     gpt = extractive_card(by_title["Introducing GPT-4.5"], "en")
     assert any("$75" in s.text for s in gpt.lead) and "$75" in gpt.numbers
-    assert {s.source for s in gpt.lead} <= {"OpenAI News", "Simon Willison's Weblog"}  # the full bodies, not the summaries
+    assert {s.source for s in gpt.lead} <= {
+        "OpenAI News",
+        "Simon Willison's Weblog",
+    }  # the full bodies, not the summaries
     assert gpt.disclosure == ""  # full text was read
     ft = next(b for b in briefs if set(levels(b)) == {"title"})
     assert "只有标题" in extractive_card(ft, "zh").disclosure and "Title only" in extractive_card(ft, "en").disclosure
@@ -60,15 +69,36 @@ def test_cards_prefer_full_text_figures_and_say_what_they_did_not_see(demo_brief
 
 def test_a_cut_off_summary_is_never_quoted_and_a_paywall_is_said():
     brief = {
-        "event_id": 1, "title": "Acme raises $2 billion", "outlets": 2, "independent_outlets": 1, "anchors": [],
+        "event_id": 1,
+        "title": "Acme raises $2 billion",
+        "outlets": 2,
+        "independent_outlets": 1,
+        "anchors": [],
         "members": [
-            {"item_id": 10, "role": "lead", "source_name": "Financial Times", "title": "Acme raises $2 billion",
-             "language": "en", "material_level": "paywalled", "summary": "Acme has raised $2 billion from investors led by …",
-             "body": None, "url": "", "published_at": None},
-            {"item_id": 11, "role": "syndicated", "source_name": "Wire", "title": "Acme funding round",
-             "language": "en", "material_level": "summary", "url": "", "published_at": None,
-             "summary": "The round values Acme at $20 billion, the company said. Read more at example dot com",
-             "body": None},
+            {
+                "item_id": 10,
+                "role": "lead",
+                "source_name": "Financial Times",
+                "title": "Acme raises $2 billion",
+                "language": "en",
+                "material_level": "paywalled",
+                "summary": "Acme has raised $2 billion from investors led by …",
+                "body": None,
+                "url": "",
+                "published_at": None,
+            },
+            {
+                "item_id": 11,
+                "role": "syndicated",
+                "source_name": "Wire",
+                "title": "Acme funding round",
+                "language": "en",
+                "material_level": "summary",
+                "url": "",
+                "published_at": None,
+                "summary": "The round values Acme at $20 billion, the company said. Read more at example dot com",
+                "body": None,
+            },
         ],
     }
     card = extractive_card(brief, "en")

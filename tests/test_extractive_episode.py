@@ -73,7 +73,9 @@ def test_every_quote_is_a_speakers_own_words_and_the_speaker_named_said_them(qms
             assert any(quote in ln.text for ln in transcript.lines), quote  # verbatim, character for character
         speaker = re.search(r"(?:— )?([^—:]+?)(?: \([\d:]+\))?: “", text).group(1).strip()
         assert speaker in index.speakers_of(quotes[-1][2]), text
-    assert checker_errors(digest.prose(), ["\n".join(f"{ln.speaker}: {ln.text}" for ln in transcript.lines)], "en") == []
+    assert (
+        checker_errors(digest.prose(), ["\n".join(f"{ln.speaker}: {ln.text}" for ln in transcript.lines)], "en") == []
+    )
 
 
 def test_sections_stay_inside_their_own_lines(qmsum_digest):
@@ -93,7 +95,9 @@ def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(sha
     text = digest.render()
     assert text.startswith("1. The week in review\n\n摘要\n")
     assert re.search(r"（\d\d:\d\d）：“", text)  # who and when, then the words
-    assert checker_errors(digest.prose(), transcript_material(transcript), "zh") == []  # time codes are the transcript's
+    assert (
+        checker_errors(digest.prose(), transcript_material(transcript), "zh") == []
+    )  # time codes are the transcript's
     index = TranscriptIndex(transcript.lines)
     for _, _, quote in find_quotes(text):
         assert index.contains(quote), quote
@@ -109,8 +113,11 @@ def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(sha
 
 
 def test_reference_topics_cover_every_turn_and_boundaries_compare():
-    topics = [{"relevant_text_span": [["0", "3"]]}, {"relevant_text_span": [["4", "5"], ["8", "9"]]},
-              {"relevant_text_span": [["3", "6"]]}]  # overlapping, non-contiguous, turn 7 in none
+    topics = [
+        {"relevant_text_span": [["0", "3"]]},
+        {"relevant_text_span": [["4", "5"], ["8", "9"]]},
+        {"relevant_text_span": [["3", "6"]]},
+    ]  # overlapping, non-contiguous, turn 7 in none
     # The span that starts last wins an overlap; an uncovered turn stays in the topic before it.
     assert topic_labels(topics, 10) == [0, 0, 0, 2, 1, 1, 2, 2, 1, 1]
     assert boundaries([0, 0, 1, 1, 2]) == "00101"

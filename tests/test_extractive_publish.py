@@ -66,7 +66,11 @@ def test_an_extractive_run_publishes_every_form_with_no_model_and_a_rerun_does_n
         assert kinds["daily"] >= 2 and kinds["weekly"] == 1 and kinds["episode"] == 2  # zh + en
         rows = conn.execute(select(analyses.c.model, analyses.c.status, analyses.c.language)).all()
         events = conn.execute(select(func.count(func.distinct(analyses.c.event_id)))).scalar()
-        daily = conn.execute(select(editions.c.meta).where(editions.c.kind == "daily", editions.c.language == "zh")).scalars().all()
+        daily = (
+            conn.execute(select(editions.c.meta).where(editions.c.kind == "daily", editions.c.language == "zh"))
+            .scalars()
+            .all()
+        )
     assert events >= 10 and {r.model for r in rows} == {"extractive"} and {r.status for r in rows} == {"clean"}
     # The daily edition's cards carry the extractive cards as their analyses: no second template.
     assert all(card["analysis"] and card["check"] == "clean" for meta in daily for card in meta["cards"])

@@ -44,7 +44,7 @@ def test_the_weekly_groups_with_the_weeklys_own_grouping_and_names_themes_from_h
             card = extractive_card(by_id[event_id], "zh")
             assert paragraph.startswith(card.headline)  # the item belongs to its theme's event
             material = "\n".join(own_text(m) for m in by_id[event_id]["members"])
-            for s in sentences(paragraph[len(card.headline):].split("）", 1)[1]):
+            for s in sentences(paragraph[len(card.headline) :].split("）", 1)[1]):
                 assert s in material or s in card.disclosure, s
     themed = {i for t in report.themes for i in t.events}
     assert report.briefs and not themed & {b.event_id for b in report.briefs}
@@ -53,8 +53,11 @@ def test_the_weekly_groups_with_the_weeklys_own_grouping_and_names_themes_from_h
 def assert_passes_part_by_part(report, briefs, language):
     material = [own_text(m) + "\n" + (m["source_name"] or "") for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the model-written weekly is: summary with overview, each theme, the briefs.
-    parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *[t.text for t in report.themes],
-             "\n\n".join(b.line() for b in report.briefs)]
+    parts = [
+        report.summary + "\n\n" + "\n\n".join(report.overview),
+        *[t.text for t in report.themes],
+        "\n\n".join(b.line() for b in report.briefs),
+    ]
     for part in parts:
         result = check_output(part, material, language=language)
         assert result.passed, [f.detail for f in result.errors]

@@ -11,7 +11,7 @@ import ssl
 import subprocess
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -255,7 +255,7 @@ async def test_retry_after_is_capped(server):
 
 
 def test_retry_after_parsing():
-    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
     assert retry_after_seconds("7", now) == 7
     assert retry_after_seconds(format_datetime(now + timedelta(seconds=30), usegmt=True), now) == 30
     assert retry_after_seconds(format_datetime(now - timedelta(seconds=30), usegmt=True), now) == 0
@@ -537,10 +537,26 @@ def tls_server(tmp_path):
         pytest.skip("openssl is needed to make a test certificate")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=feeds.example.invalid",
-         "-addext", "subjectAltName=DNS:feeds.example.invalid"],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=feeds.example.invalid",
+            "-addext",
+            "subjectAltName=DNS:feeds.example.invalid",
+        ],
+        check=True,
+        capture_output=True,
     )
     srv = FeedServer()
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

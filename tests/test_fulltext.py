@@ -27,7 +27,7 @@ ARTICLE = f"""<!DOCTYPE html>
 <main><article>
 <h1>Anthropic releases new Claude models</h1>
 <p class="byline">By Jane Reporter · August 21, 2026</p>
-{''.join(f'<p>{p}</p>' for p in PARAGRAPHS)}
+{"".join(f"<p>{p}</p>" for p in PARAGRAPHS)}
 </article>
 <aside class="related"><h3>Related</h3><ul><li><a href="/a">Another story</a></li><li><a href="/b">More news</a></li></ul></aside>
 </main>
@@ -39,7 +39,7 @@ PAYWALL_JSONLD = f"""<!DOCTYPE html><html><head><title>Inside the chip race</tit
 "headline": "Inside the chip race", "isAccessibleForFree": "False",
 "hasPart": {{"@type": "WebPageElement", "isAccessibleForFree": "False", "cssSelector": ".paywalled"}}}}</script>
 </head><body><article><h1>Inside the chip race</h1>
-{''.join(f'<p>{p}</p>' for p in PARAGRAPHS[:2])}
+{"".join(f"<p>{p}</p>" for p in PARAGRAPHS[:2])}
 <div class="paywalled"><p>{PARAGRAPHS[2]}</p></div></article></body></html>"""
 
 PAYWALL_PROMPT = f"""<!DOCTYPE html><html><head><title>The quiet collapse of AI startup valuations</title></head>
@@ -60,15 +60,19 @@ PAYWALL_ZH = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>大模�
 <div class="pay-box"><p>本文为付费内容，剩余 85% 未读</p><p>开通会员后阅读全文，或登录后查看</p></div>
 </article></body></html>"""
 
-ZH_ARTICLE = "<html><head><meta charset='utf-8'><title>机器之心</title></head><body><article><h1>智谱发布新模型</h1>" + "".join(
-    f"<p>{p}</p>"
-    for p in [
-        "8月21日，智谱正式发布新一代开源大模型，参数规模达到千亿级别，并在多项中文评测中取得领先成绩。",
-        "据介绍，新模型采用混合专家架构，推理成本较上一代下降约六成，同时支持长达十二万八千字的上下文窗口。",
-        "智谱表示，模型权重将以宽松许可证开放下载，开发者可以免费用于商业场景，这一做法引发业内广泛关注。",
-        "多位研究者在社交媒体上分享了早期测试结果，认为新模型在代码生成与数学推理方面进步明显。",
-    ]
-) + "</article></body></html>"
+ZH_ARTICLE = (
+    "<html><head><meta charset='utf-8'><title>机器之心</title></head><body><article><h1>智谱发布新模型</h1>"
+    + "".join(
+        f"<p>{p}</p>"
+        for p in [
+            "8月21日，智谱正式发布新一代开源大模型，参数规模达到千亿级别，并在多项中文评测中取得领先成绩。",
+            "据介绍，新模型采用混合专家架构，推理成本较上一代下降约六成，同时支持长达十二万八千字的上下文窗口。",
+            "智谱表示，模型权重将以宽松许可证开放下载，开发者可以免费用于商业场景，这一做法引发业内广泛关注。",
+            "多位研究者在社交媒体上分享了早期测试结果，认为新模型在代码生成与数学推理方面进步明显。",
+        ]
+    )
+    + "</article></body></html>"
+)
 
 
 def test_article_page_gives_full_text():

@@ -4,8 +4,16 @@ from newsdesk.cluster.independence import arxiv_id, coverage, origin_groups
 
 
 def _m(item_id, source_id, title, url=None, role="member", origin=None, extra=None, guid=None):
-    return {"item_id": item_id, "source_id": source_id, "title": title, "url": url, "role": role,
-            "origin_item_id": origin, "extra": extra or {}, "guid": guid}
+    return {
+        "item_id": item_id,
+        "source_id": source_id,
+        "title": title,
+        "url": url,
+        "role": role,
+        "origin_item_id": origin,
+        "extra": extra or {},
+        "guid": guid,
+    }
 
 
 def test_one_arxiv_paper_from_three_category_feeds_and_hf_papers_is_one_independent_outlet():
@@ -24,9 +32,24 @@ def test_one_arxiv_paper_from_three_category_feeds_and_hf_papers_is_one_independ
 
 def test_official_post_and_two_media_write_ups_with_different_headlines_are_three():
     members = [
-        _m(10, "anthropic-blog", "An update on recent Claude Code quality reports", "https://www.anthropic.com/engineering/april-23-postmortem"),
-        _m(11, "the-verge", "Anthropic says three separate changes made Claude Code worse", "https://www.theverge.com/ai/claude-code"),
-        _m(12, "jiqizhixin", "Claude Code 变笨真相：Anthropic 复盘三处独立改动", "https://mp.weixin.qq.com/s?__biz=abc&mid=1"),
+        _m(
+            10,
+            "anthropic-blog",
+            "An update on recent Claude Code quality reports",
+            "https://www.anthropic.com/engineering/april-23-postmortem",
+        ),
+        _m(
+            11,
+            "the-verge",
+            "Anthropic says three separate changes made Claude Code worse",
+            "https://www.theverge.com/ai/claude-code",
+        ),
+        _m(
+            12,
+            "jiqizhixin",
+            "Claude Code 变笨真相：Anthropic 复盘三处独立改动",
+            "https://mp.weixin.qq.com/s?__biz=abc&mid=1",
+        ),
     ]
     cov = coverage(members)
     assert (cov["outlets"], cov["independent_outlets"]) == (3, 3)
@@ -35,12 +58,26 @@ def test_official_post_and_two_media_write_ups_with_different_headlines_are_thre
 def test_syndicated_copy_same_headline_and_same_outlet_collapse():
     members = [
         _m(1, "openai-blog", "Introducing GPT-5.5", "https://openai.com/index/gpt-5-5"),
-        _m(2, "aggregator", "Introducing GPT-5.5 — faster and cheaper", "https://agg.example/p/1", role="syndicated", origin=1),
+        _m(
+            2,
+            "aggregator",
+            "Introducing GPT-5.5 — faster and cheaper",
+            "https://agg.example/p/1",
+            role="syndicated",
+            origin=1,
+        ),
         _m(3, "hn-frontpage", "Introducing GPT-5.5", "https://news.ycombinator.com/item?id=1"),  # same headline
         _m(4, "36kr", "OpenAI 发布 GPT-5.5，价格下调一半", "https://36kr.com/p/1"),
         _m(5, "36kr", "GPT-5.5 上手：我们测了 20 个任务", "https://36kr.com/p/2"),  # same outlet again
-        _m(6, "reuters", "OpenAI launches GPT-5.5 as rivalry with Google heats up", "https://www.reuters.com/x?utm_source=rss"),
-        _m(7, "reuters-tech", "OpenAI launches GPT-5.5 as rivalry with Google heats up", "https://reuters.com/x"),  # same URL
+        _m(
+            6,
+            "reuters",
+            "OpenAI launches GPT-5.5 as rivalry with Google heats up",
+            "https://www.reuters.com/x?utm_source=rss",
+        ),
+        _m(
+            7, "reuters-tech", "OpenAI launches GPT-5.5 as rivalry with Google heats up", "https://reuters.com/x"
+        ),  # same URL
     ]
     groups = origin_groups(members)
     assert groups == [[1, 2, 3], [4, 5], [6, 7]]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from fakes import FaultyFeeds, feed_xml, quick_fetch_settings
 from loopback import Replies, serve_http
 from sqlalchemy import func, select
 
@@ -26,7 +27,6 @@ from newsdesk.ingest.normalize import canonical_url
 from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, items
-from fakes import FaultyFeeds, feed_xml, quick_fetch_settings
 
 SNAPSHOTS = ["2026-07-04", "2026-07-18", "2026-08-01", "2026-08-15", "2026-08-22"]
 
@@ -148,23 +148,42 @@ def test_sigkill_midway_then_rerun_loses_and_duplicates_nothing(tmp_path):
 
     httpd = serve_http(Handler)
     catalog = tmp_path / "sources.toml"
-    catalog.write_text("".join(f'[[source]]\nid = "{n}"\nname = "{n}"\nurl = "http://127.0.0.1:{httpd.server_address[1]}/{n}.xml"\n'
-                               f'fulltext = false\n' for n in quick + held), encoding="utf-8")
-    env = {**os.environ, "NEWSDESK_CONFIG": "", "NEWSDESK_DATA_DIR": str(tmp_path / "killed"),
-           "NEWSDESK_SOURCES_FILE": str(catalog), "NEWSDESK_FETCH_ALLOW_PRIVATE": "1", "NEWSDESK_FETCH_PER_HOST_DELAY": "0",
-           "NEWSDESK_FETCH_PER_HOST_CONCURRENCY": "12", "NEWSDESK_FETCH_READ_TIMEOUT": "120",
-           "NEWSDESK_FETCH_TOTAL_TIMEOUT": "120"}
+    catalog.write_text(
+        "".join(
+            f'[[source]]\nid = "{n}"\nname = "{n}"\nurl = "http://127.0.0.1:{httpd.server_address[1]}/{n}.xml"\n'
+            f"fulltext = false\n"
+            for n in quick + held
+        ),
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        "NEWSDESK_CONFIG": "",
+        "NEWSDESK_DATA_DIR": str(tmp_path / "killed"),
+        "NEWSDESK_SOURCES_FILE": str(catalog),
+        "NEWSDESK_FETCH_ALLOW_PRIVATE": "1",
+        "NEWSDESK_FETCH_PER_HOST_DELAY": "0",
+        "NEWSDESK_FETCH_PER_HOST_CONCURRENCY": "12",
+        "NEWSDESK_FETCH_READ_TIMEOUT": "120",
+        "NEWSDESK_FETCH_TOTAL_TIMEOUT": "120",
+    }
     cmd = [sys.executable, "-m", "newsdesk", "ingest"] + [arg for n in quick + held for arg in ("--source", n)]
     try:
-        proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         db = tmp_path / "killed" / "newsdesk.db"
         deadline = time.monotonic() + 120  # a few seconds on an idle machine
         while not (db.exists() and set(held) <= asked):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "too slow"
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.stderr.read() if proc.poll() else "too slow"
+            )
             time.sleep(0.05)
         watcher = open_store(f"sqlite:///{db}", migrate_schema=False)
         while _count(watcher, fetches) < len(quick):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "too slow"
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.stderr.read() if proc.poll() else "too slow"
+            )
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         assert proc.wait() == -signal.SIGKILL

@@ -11,6 +11,7 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from fakes import FaultyFeeds, quick_fetch_settings
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
@@ -19,7 +20,6 @@ from newsdesk.ingest import run as ingest
 from newsdesk.model import Source
 from newsdesk.store.schema import items, sources
 from newsdesk.web.app import create_app
-from fakes import FaultyFeeds, quick_fetch_settings
 
 TOKEN = "t0ken"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -73,8 +73,13 @@ def test_a_dead_workers_lease_is_taken_over_and_a_live_ones_is_reported(engine, 
     now = datetime.now(UTC)
     # kill -9 left a lease behind that runs for minutes: its owner is gone, so it is taken at once.
     with engine.begin() as conn:
-        conn.execute(update(sources).values(etag=None, lease_owner=f"{socket.gethostname()}:{_dead_pid()}:dead00",
-                                            lease_until=now + timedelta(minutes=5)))
+        conn.execute(
+            update(sources).values(
+                etag=None,
+                lease_owner=f"{socket.gethostname()}:{_dead_pid()}:dead00",
+                lease_until=now + timedelta(minutes=5),
+            )
+        )
     assert _run(engine, catalog)["good"].status == "ok"
     # A worker on another machine is alive as far as we can tell: its source is skipped, and said so.
     assert ingest.claim(engine, "good", "elsewhere:4242:live00", now)
@@ -159,7 +164,8 @@ def test_cli_reports_skipped_sources(tmp_path, monkeypatch, server):
     monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "sources.toml").write_text(
-        f'[[source]]\nid = "mine"\nname = "Mine"\nurl = "{server.url("/good.xml")}"\n', encoding="utf-8")
+        f'[[source]]\nid = "mine"\nname = "Mine"\nurl = "{server.url("/good.xml")}"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("NEWSDESK_FETCH_ALLOW_PRIVATE", "1")
     eng = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
     with eng.begin() as conn:

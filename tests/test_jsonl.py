@@ -42,7 +42,10 @@ def test_real_harvest(shared):
     # Categories as the catalog has them: a Chinese outlet (every WeChat account) is zh-media, like
     # the catalog's 机器之心; an overseas one is media.
     channel = {s.id: i.extra["source_channel"] for s, i in rows}
-    assert {(channel[sid], s.category) for sid, s in sources.items()} == {("wechat-ai", "zh-media"), ("overseas", "media")}
+    assert {(channel[sid], s.category) for sid, s in sources.items()} == {
+        ("wechat-ai", "zh-media"),
+        ("overseas", "media"),
+    }
 
 
 def test_source_slugs_are_stable():
@@ -54,8 +57,13 @@ def test_source_slugs_are_stable():
 
 
 def test_bad_lines_are_reported_and_skipped(tmp_path):
-    good = {"title": "OpenAI ships GPT-5.4", "link": "https://openai.com/index/gpt-5-4/?utm_source=x",
-            "source": "OpenAI Blog", "pub_date": "2026-03-05", "summary": "A new model."}
+    good = {
+        "title": "OpenAI ships GPT-5.4",
+        "link": "https://openai.com/index/gpt-5-4/?utm_source=x",
+        "source": "OpenAI Blog",
+        "pub_date": "2026-03-05",
+        "summary": "A new model.",
+    }
     lines = [
         json.dumps(good),
         '{"title": "broken", "link": ',
@@ -73,11 +81,16 @@ def test_bad_lines_are_reported_and_skipped(tmp_path):
     assert [i.url for _, i in rows] == ["https://openai.com/index/gpt-5-4/", "https://openai.com/index/other/"]
     assert rows[1][1].published_at is None
     assert [e.split(":")[0] for e in errors] == [
-        "harvest.jsonl line 2", "harvest.jsonl line 3", "harvest.jsonl line 4", "harvest.jsonl line 6"
+        "harvest.jsonl line 2",
+        "harvest.jsonl line 3",
+        "harvest.jsonl line 4",
+        "harvest.jsonl line 6",
     ]
     assert "not valid JSON" in errors[0] and "'title'" in errors[1] and "not an absolute URL" in errors[3]
     # A bad date is not a skipped line: the item is kept with its first-seen time, and said so.
-    assert len(warnings) == 1 and warnings[0].startswith("harvest.jsonl line 7") and "first-seen time used" in warnings[0]
+    assert (
+        len(warnings) == 1 and warnings[0].startswith("harvest.jsonl line 7") and "first-seen time used" in warnings[0]
+    )
 
 
 def test_harvest_into_store_is_idempotent(shared, sqlite_engine):

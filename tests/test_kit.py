@@ -70,8 +70,10 @@ def test_a_failed_rewrite_keeps_the_first_draft_only_when_salvaged():
 
 def test_findings_of_every_stored_shape_decode_to_one(sqlite_engine):
     now = Finding("number", "number not in the material: 87.2%", "87.2%", part="section 2")
-    old_weekly = {"part": "summary", "finding": {"kind": "quote", "detail": "quote not in the material: “x”",
-                                                 "span": "x", "severity": "error"}}
+    old_weekly = {
+        "part": "summary",
+        "finding": {"kind": "quote", "detail": "quote not in the material: “x”", "span": "x", "severity": "error"},
+    }
     old_weekly_line = {"part": "briefs 1", "finding": "event [2] has no brief"}
     old_episode = "section 3: the topic is empty"
     warn = {"kind": "name", "detail": "name not in the material: ASP", "span": "ASP", "severity": "warn"}
@@ -80,7 +82,10 @@ def test_findings_of_every_stored_shape_decode_to_one(sqlite_engine):
     assert (loaded[1].kind, loaded[1].part, loaded[1].span) == ("quote", "summary", "x")
     assert (loaded[2].kind, loaded[2].part, loaded[2].detail) == ("", "briefs 1", "event [2] has no brief")
     assert loaded[3] == Finding("", old_episode)
-    assert flag_lines([now.as_dict(), old_episode, warn]) == ["section 2: number not in the material: 87.2%", old_episode]
+    assert flag_lines([now.as_dict(), old_episode, warn]) == [
+        "section 2: number not in the material: 87.2%",
+        old_episode,
+    ]
     assert finding(now.as_dict()) == "number: section 2: number not in the material: 87.2% «87.2%»"
     assert finding(old_episode) == old_episode and finding(warn).endswith("«ASP» (warn)")
     assert finding(old_weekly_line) == "briefs 1: event [2] has no brief"
@@ -157,10 +162,20 @@ def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
 
         def chat(self, messages, *, max_tokens, temperature, schema):
             self.asked.append(messages)
-            post = "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 87.2%。" if len(self.asked) == 1 else \
-                "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 82.7%。"
-            return RawReply(text=json.dumps({"post": post}, ensure_ascii=False), finish_reason="stop", model=self.model,
-                            prompt_tokens=10, completion_tokens=10, cached_tokens=0, latency_ms=1)
+            post = (
+                "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 87.2%。"
+                if len(self.asked) == 1
+                else "OpenAI 称 GPT-5.5 在 Terminal-Bench 2.0 上得分 82.7%。"
+            )
+            return RawReply(
+                text=json.dumps({"post": post}, ensure_ascii=False),
+                finish_reason="stop",
+                model=self.model,
+                prompt_tokens=10,
+                completion_tokens=10,
+                cached_tokens=0,
+                latency_ms=1,
+            )
 
     env = prompts._environment()
     packaged = env.loader

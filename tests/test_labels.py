@@ -11,7 +11,9 @@ import newsdesk
 from newsdesk.labels import LABELS, UI_LANGUAGES, Labels
 
 PACKAGE = Path(newsdesk.__file__).parent
-NAMED = re.compile(r"""\bt\.(?!get\b)([a-z_0-9]+)|\bt\[['"]([a-z_0-9]+)['"]\]|Labels\((?:[^()]|\([^()]*\))*\)\.(?!get\b)([a-z_0-9]+)""")
+NAMED = re.compile(
+    r"""\bt\.(?!get\b)([a-z_0-9]+)|\bt\[['"]([a-z_0-9]+)['"]\]|Labels\((?:[^()]|\([^()]*\))*\)\.(?!get\b)([a-z_0-9]+)"""
+)
 
 
 def named_labels() -> set[str]:

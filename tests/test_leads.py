@@ -19,9 +19,15 @@ from newsdesk.write.extractive.card import extractive_card, structured_summary
 from newsdesk.write.extractive.text import describes_article
 
 # Harvest titles (2026-02-25 … 27): two reports of one earnings release, three of one feature.
-NVIDIA = ("吸金681亿美元，英伟达业绩没有暴雷，Blackwell全年出货600万颗", "暴增73%，英伟达上个财季再创记录，营收681亿美元远超行业预测")
-REMOTE = ("Claude Code 新功能：手机远程控制", "Claude Code官方推出远程控制功能：随时随地写代码",
-          "Claude Code更新，你终于可以随时随地在手机上Vibe Coding了。")
+NVIDIA = (
+    "吸金681亿美元，英伟达业绩没有暴雷，Blackwell全年出货600万颗",
+    "暴增73%，英伟达上个财季再创记录，营收681亿美元远超行业预测",
+)
+REMOTE = (
+    "Claude Code 新功能：手机远程控制",
+    "Claude Code官方推出远程控制功能：随时随地写代码",
+    "Claude Code更新，你终于可以随时随地在手机上Vibe Coding了。",
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +52,12 @@ def test_the_first_sentence_states_the_news_not_the_article(cards):
         assert not describes_article(first), first
         assert all(not describes_article(s.text) for s in card.lead)
         analysis = card.analysis()
-        result = check_output(analysis["headline"] + "\n\n" + analysis["body"], card.material(brief["members"]),
-                              levels=[m["material_level"] for m in brief["members"]], language="zh")
+        result = check_output(
+            analysis["headline"] + "\n\n" + analysis["body"],
+            card.material(brief["members"]),
+            levels=[m["material_level"] for m in brief["members"]],
+            language="zh",
+        )
         assert result.passed, [f.detail for f in result.errors]
     nvidia = [c for b, c in cards if any(m["title"] in NVIDIA for m in b["members"])]
     # The results' hardest facts lead, from core_point, where the summary said "财报深度解读".
@@ -55,33 +65,44 @@ def test_the_first_sentence_states_the_news_not_the_article(cards):
 
 
 def test_structured_summary_keeps_claim_evidence_and_highlights_not_the_implication():
-    extra = {"core_point": "① Claim 主张：英伟达Q4业绩远超预期。② Evidence 论据：Q4营收681亿美元（同比+73%）；"
-                           "数据中心收入623亿美元。③ Implication 启示：英伟达将巩固领导地位。",
-             "highlights": ["亮点1：营收、利润均大幅超预期", "Blackwell芯片产能顺利爬坡。"]}
+    extra = {
+        "core_point": "① Claim 主张：英伟达Q4业绩远超预期。② Evidence 论据：Q4营收681亿美元（同比+73%）；"
+        "数据中心收入623亿美元。③ Implication 启示：英伟达将巩固领导地位。",
+        "highlights": ["亮点1：营收、利润均大幅超预期", "Blackwell芯片产能顺利爬坡。"],
+    }
     assert structured_summary(extra).split("\n") == [
-        "英伟达Q4业绩远超预期。", "Q4营收681亿美元（同比+73%）；数据中心收入623亿美元。", "营收、利润均大幅超预期。",
-        "Blackwell芯片产能顺利爬坡。"]
-    assert structured_summary({"core_point": "【主张】文章认为X。【论据】Y上涨5%。"}).split("\n") == ["文章认为X。", "Y上涨5%。"]
+        "英伟达Q4业绩远超预期。",
+        "Q4营收681亿美元（同比+73%）；数据中心收入623亿美元。",
+        "营收、利润均大幅超预期。",
+        "Blackwell芯片产能顺利爬坡。",
+    ]
+    assert structured_summary({"core_point": "【主张】文章认为X。【论据】Y上涨5%。"}).split("\n") == [
+        "文章认为X。",
+        "Y上涨5%。",
+    ]
     assert structured_summary({}) == ""
 
 
-@pytest.mark.parametrize("sentence, about", [
-    ("英伟达2026财年第四财季财报深度解读，重点关注数据中心业务与Blackwell芯片出货量。", True),
-    ("报道了OpenAI因GitHub频繁宕机拟开发替代品。", True),
-    ("介绍 Claude Code 官方新增的远程控制功能，支持开发者在移动端监控和决策代码任务。", True),
-    ("Claude Code远程控制功能评测，展示了如何通过手机实现Vibe Coding及其背后的架构竞争。", True),
-    ("Nano Banana 2 发布详情，涵盖定价策略分析与技术规格对比。", True),
-    ("文章总结了2026年初AI从工具向‘自主劳动力’的质变。", True),
-    ("通过腾讯混元团队的 CL-bench 测试指出，当前大模型在‘情境学习’能力上普遍极弱。", True),
-    ("This post explores how coding agents pick their tools.", True),
-    ("In this episode, Boris Cherny talks about Claude Code.", True),
-    ("Q4营收681亿美元（同比+73%），净利润430亿美元（同比+94%）。", False),
-    ("Anthropic 收购 AI 电脑操控初创公司 Vercept，旨在强化 Claude 的 Computer Use 能力。", False),
-    ("Gemini 3.1 Pro 在多项评测中领先，价格不变。", False),
-    ("英伟达发布财报，分析师普遍看好。", False),
-    ("华为发布了新的开发者指南。", False),
-    ("We developed a scalable approach to measuring how AI models can assist in fraud.", False),
-    ("Claude Sonnet 4.6 is now available in Windsurf.", False),
-])
+@pytest.mark.parametrize(
+    "sentence, about",
+    [
+        ("英伟达2026财年第四财季财报深度解读，重点关注数据中心业务与Blackwell芯片出货量。", True),
+        ("报道了OpenAI因GitHub频繁宕机拟开发替代品。", True),
+        ("介绍 Claude Code 官方新增的远程控制功能，支持开发者在移动端监控和决策代码任务。", True),
+        ("Claude Code远程控制功能评测，展示了如何通过手机实现Vibe Coding及其背后的架构竞争。", True),
+        ("Nano Banana 2 发布详情，涵盖定价策略分析与技术规格对比。", True),
+        ("文章总结了2026年初AI从工具向‘自主劳动力’的质变。", True),
+        ("通过腾讯混元团队的 CL-bench 测试指出，当前大模型在‘情境学习’能力上普遍极弱。", True),
+        ("This post explores how coding agents pick their tools.", True),
+        ("In this episode, Boris Cherny talks about Claude Code.", True),
+        ("Q4营收681亿美元（同比+73%），净利润430亿美元（同比+94%）。", False),
+        ("Anthropic 收购 AI 电脑操控初创公司 Vercept，旨在强化 Claude 的 Computer Use 能力。", False),
+        ("Gemini 3.1 Pro 在多项评测中领先，价格不变。", False),
+        ("英伟达发布财报，分析师普遍看好。", False),
+        ("华为发布了新的开发者指南。", False),
+        ("We developed a scalable approach to measuring how AI models can assist in fraud.", False),
+        ("Claude Sonnet 4.6 is now available in Windsurf.", False),
+    ],
+)
 def test_describes_article(sentence, about):
     assert describes_article(sentence) is about

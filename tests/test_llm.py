@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from fakes import FakeEndpoint, completion
 from sqlalchemy import func, select
 
-from fakes import FakeEndpoint, completion
 from newsdesk.config import Settings
 from newsdesk.llm import BudgetExhausted, LLMError, LLMUnavailable, open_llm
 from newsdesk.llm.client import in_parallel
@@ -15,8 +15,11 @@ from newsdesk.llm.usage import PriceTable
 from newsdesk.store.schema import llm_cache, llm_usage
 
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hi."}]
-SCHEMA = {"type": "object", "required": ["verdict", "score"],
-          "properties": {"verdict": {"type": "string", "minLength": 1}, "score": {"type": "number"}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["verdict", "score"],
+    "properties": {"verdict": {"type": "string", "minLength": 1}, "score": {"type": "number"}},
+}
 
 
 @pytest.fixture
@@ -53,7 +56,9 @@ def test_reply_ledger_and_cache_hit_makes_no_request(fake, engine):
     assert len(fake.requests) == 1  # the re-run paid nothing
     rows = usage_rows(engine)
     assert [(x["run_id"], x["cache_hit"], x["prompt_tokens"], x["cached_tokens"]) for x in rows] == [
-        ("r1", False, 120, 100), ("r2", True, 0, 0)]
+        ("r1", False, 120, 100),
+        ("r2", True, 0, 0),
+    ]
     # Different parameters are a different request.
     llm.chat(MESSAGES, stage="test", max_tokens=7)
     assert len(fake.requests) == 2 and fake.requests[-1]["max_tokens"] == 7
@@ -88,12 +93,17 @@ def test_500s_retried_then_give_up_with_one_line(fake, engine):
 
 
 def test_invalid_json_is_repaired_once(fake, engine):
-    fake.steps.extend([("reply", completion("verdict: fine")), ("reply", completion('{"verdict": "fine", "score": 0.8}'))])
+    fake.steps.extend(
+        [("reply", completion("verdict: fine")), ("reply", completion('{"verdict": "fine", "score": 0.8}'))]
+    )
     llm = open_llm(make_settings(fake), engine)
     r = llm.chat(MESSAGES, stage="test", schema=SCHEMA)
     assert r.data == {"verdict": "fine", "score": 0.8}
     repair = fake.requests[1]["messages"]
-    assert repair[-2] == {"role": "assistant", "content": "verdict: fine"} and "not parseable JSON" in repair[-1]["content"]
+    assert (
+        repair[-2] == {"role": "assistant", "content": "verdict: fine"}
+        and "not parseable JSON" in repair[-1]["content"]
+    )
     assert fake.requests[0]["response_format"]["type"] == "json_schema"
     # Still wrong after the repair: one clear error, no third call.
     fake.steps.extend([("reply", completion('{"verdict": ""}')), ("reply", completion('{"score": "high"}'))])
@@ -172,8 +182,12 @@ def test_concurrency_limit_holds(fake, engine):
 
     peak = slow_answers(fake)
     llm = open_llm(make_settings(fake, concurrency=2), engine)
-    threads = [threading.Thread(target=llm.chat, args=(MESSAGES + [{"role": "user", "content": str(i)}],),
-                                kwargs={"stage": "test"}) for i in range(6)]
+    threads = [
+        threading.Thread(
+            target=llm.chat, args=(MESSAGES + [{"role": "user", "content": str(i)}],), kwargs={"stage": "test"}
+        )
+        for i in range(6)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -186,7 +200,9 @@ def test_concurrency_limit_holds(fake, engine):
 def test_in_parallel_overlaps_calls_and_keeps_order(fake, engine):
     peak = slow_answers(fake)
     llm = open_llm(make_settings(fake, concurrency=3), engine)
-    texts = in_parallel(llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], stage="test").text, range(7))
+    texts = in_parallel(
+        llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], stage="test").text, range(7)
+    )
     assert texts == [f"answer {i}" for i in range(7)] and peak[0] == 3
 
 
@@ -218,8 +234,10 @@ def test_a_200_whose_body_is_not_json_is_one_line_naming_the_endpoint_and_what_i
     with pytest.raises(LLMUnavailable) as exc:
         open_llm(make_settings(fake), engine, run_id="r1").chat(MESSAGES, stage="test")
     line = str(exc.value)
-    assert "\n" not in line and line.startswith(f"model endpoint {fake.base_url}: answered HTTP 200 with a body "
-                                                "that is not JSON ('<html><head><title>Welcome to nginx!")
+    assert "\n" not in line and line.startswith(
+        f"model endpoint {fake.base_url}: answered HTTP 200 with a body "
+        "that is not JSON ('<html><head><title>Welcome to nginx!"
+    )
     assert "…'); set llm.base_url to the root of an OpenAI-compatible API" in line and len(line) < 300
     assert len(fake.requests) == 1  # every try would get the same page: not retried
     assert usage_rows(engine)[-1]["error"] == line  # the ledger says what happened too

@@ -6,8 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from newsdesk.config import Settings
-from newsdesk.llm import LLMError, open_llm
-from newsdesk.llm import embedded
+from newsdesk.llm import LLMError, embedded, open_llm
 from newsdesk.store.schema import llm_usage
 
 pytestmark = pytest.mark.slow
@@ -29,19 +28,35 @@ def test_embedded_model_over_http_reuses_the_prefix_and_the_cache(sqlite_engine)
     s.llm.backend = "embedded"
     llm = open_llm(s, sqlite_engine, run_id="slow")
     assert llm.backend.base_url.startswith("http://127.0.0.1:")  # the OpenAI-compatible path, on loopback
-    first = llm.chat([{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
-                     stage="test", max_tokens=8, temperature=0)
-    second = llm.chat([{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a fruit."}],
-                      stage="test", max_tokens=8, temperature=0)
+    first = llm.chat(
+        [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
+        stage="test",
+        max_tokens=8,
+        temperature=0,
+    )
+    second = llm.chat(
+        [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a fruit."}],
+        stage="test",
+        max_tokens=8,
+        temperature=0,
+    )
     assert first.text.strip() and second.text.strip()
     assert second.cached_tokens >= 0.8 * first.prompt_tokens  # the shared system prefix was not processed again
-    data = llm.chat([{"role": "user", "content": 'Reply with a JSON object {"colour": <a colour name>}.'}],
-                    stage="test", max_tokens=20, temperature=0,
-                    schema={"type": "object", "required": ["colour"], "properties": {"colour": {"type": "string"}}})
+    data = llm.chat(
+        [{"role": "user", "content": 'Reply with a JSON object {"colour": <a colour name>}.'}],
+        stage="test",
+        max_tokens=20,
+        temperature=0,
+        schema={"type": "object", "required": ["colour"], "properties": {"colour": {"type": "string"}}},
+    )
     assert isinstance(data.data, dict) and data.data["colour"]
     calls = llm.calls
-    again = llm.chat([{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
-                     stage="test", max_tokens=8, temperature=0)
+    again = llm.chat(
+        [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
+        stage="test",
+        max_tokens=8,
+        temperature=0,
+    )
     assert again.cache_hit and again.text == first.text and llm.calls == calls
     with sqlite_engine.connect() as conn:
         ledger = [dict(r) for r in conn.execute(select(llm_usage)).mappings()]

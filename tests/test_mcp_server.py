@@ -10,6 +10,8 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+from conftest import DEMO_TOKEN
+from loopback import serve_app
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -18,13 +20,19 @@ from sqlalchemy import select
 from newsdesk.config import Settings
 from newsdesk.store.schema import analyses, feedback
 from newsdesk.web.app import create_app
-from loopback import serve_app
-from conftest import DEMO_TOKEN
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = DEMO_TOKEN
-TOOLS = {"search_events", "get_event", "daily_edition", "weekly_report", "episode_digest", "list_editions",
-         "list_sources", "leave_feedback"}
+TOOLS = {
+    "search_events",
+    "get_event",
+    "daily_edition",
+    "weekly_report",
+    "episode_digest",
+    "list_editions",
+    "list_sources",
+    "leave_feedback",
+}
 
 
 def _data(result) -> dict | list:

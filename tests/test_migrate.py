@@ -12,7 +12,7 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import MetaData, create_engine, func, inspect, insert, select
+from sqlalchemy import MetaData, create_engine, func, insert, inspect, select
 
 from newsdesk.model import Item
 from newsdesk.rank import rank_events
@@ -25,8 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 LEGACY = Path(__file__).with_name("store_before_alembic")
 T = datetime(2026, 11, 30, 9, 15, 2, 123456, tzinfo=UTC)
 # Columns a later revision renamed: (table, old name) -> new name. Their values must be kept.
-RENAMED = {("events", "tier"): "tab", ("events", "first_seen_at"): "first_published_at",
-           ("events", "last_seen_at"): "last_published_at", ("items", "material"): "material_level"}
+RENAMED = {
+    ("events", "tier"): "tab",
+    ("events", "first_seen_at"): "first_published_at",
+    ("events", "last_seen_at"): "last_published_at",
+    ("items", "material"): "material_level",
+}
 
 
 def _legacy_store(url: str, *, without: str = "") -> None:
@@ -47,52 +51,216 @@ def _legacy_store(url: str, *, without: str = "") -> None:
             values = {k: v for k, v in values.items() if k in table.c}  # a store made before a column existed
             return conn.execute(insert(table).values(**values).returning(*table.primary_key)).scalar()
 
-        src = dict(name="OpenAI News", kind="rss", language="en", tier=1, weight=1.0, category="lab",
-                   fulltext=True, enabled=True, origin="catalog")
+        src = dict(
+            name="OpenAI News",
+            kind="rss",
+            language="en",
+            tier=1,
+            weight=1.0,
+            category="lab",
+            fulltext=True,
+            enabled=True,
+            origin="catalog",
+        )
         add("sources", id="openai-blog", url="https://openai.com/news/rss.xml", etag='"e1"', **src)
-        add("sources", id="jiqizhixin", url="https://rsshub.app/jiqizhixin", lease_owner="host:1:ab",
-            lease_until=T, **{**src, "name": "机器之心", "language": "zh", "tier": 2, "enabled": False, "origin": "user"})
-        add("fetches", source_id="openai-blog", started_at=T, duration_ms=812, url="https://openai.com/news/rss.xml",
-            http_status=200, etag='"e1"', not_modified=False, items_seen=2, items_new=2, items_updated=0,
-            warnings=["one entry had no date"], error=None)
-        item = dict(language="en", published_at=T, first_seen_at=T, updated_at=T, material="full",
-                    authors=["A. Writer"], categories=["release"], engagement={"points": 312}, extra={"arxiv": "2501.00001"})
-        a = add("items", source_id="openai-blog", guid="g-a", url="https://openai.com/index/a", title="GPT-5.5 is out",
-                summary="s", body="long body", content_hash="a" * 64, **item)
-        b = add("items", source_id="jiqizhixin", guid="g-b", url="https://jiqizhixin.com/b", title="GPT-5.5 发布",
-                summary="摘要", body=None, content_hash="b" * 64, **{**item, "language": "zh", "material": "summary"})
-        add("transcripts", item_id=a, format="vtt", source_url="https://x/a.vtt",
-            turns=[{"speaker": "Host", "start": 0.0, "end": 2.5, "text": "你好"}], stored_at=T)
+        add(
+            "sources",
+            id="jiqizhixin",
+            url="https://rsshub.app/jiqizhixin",
+            lease_owner="host:1:ab",
+            lease_until=T,
+            **{**src, "name": "机器之心", "language": "zh", "tier": 2, "enabled": False, "origin": "user"},
+        )
+        add(
+            "fetches",
+            source_id="openai-blog",
+            started_at=T,
+            duration_ms=812,
+            url="https://openai.com/news/rss.xml",
+            http_status=200,
+            etag='"e1"',
+            not_modified=False,
+            items_seen=2,
+            items_new=2,
+            items_updated=0,
+            warnings=["one entry had no date"],
+            error=None,
+        )
+        item = dict(
+            language="en",
+            published_at=T,
+            first_seen_at=T,
+            updated_at=T,
+            material="full",
+            authors=["A. Writer"],
+            categories=["release"],
+            engagement={"points": 312},
+            extra={"arxiv": "2501.00001"},
+        )
+        a = add(
+            "items",
+            source_id="openai-blog",
+            guid="g-a",
+            url="https://openai.com/index/a",
+            title="GPT-5.5 is out",
+            summary="s",
+            body="long body",
+            content_hash="a" * 64,
+            **item,
+        )
+        b = add(
+            "items",
+            source_id="jiqizhixin",
+            guid="g-b",
+            url="https://jiqizhixin.com/b",
+            title="GPT-5.5 发布",
+            summary="摘要",
+            body=None,
+            content_hash="b" * 64,
+            **{**item, "language": "zh", "material": "summary"},
+        )
+        add(
+            "transcripts",
+            item_id=a,
+            format="vtt",
+            source_url="https://x/a.vtt",
+            turns=[{"speaker": "Host", "start": 0.0, "end": 2.5, "text": "你好"}],
+            stored_at=T,
+        )
         add("item_vectors", item_id=a, model="use-m3", dim=2, vector=b"\x00\x00\x80?\x00\x00\x00@")
-        ev = add("events", title="GPT-5.5 is out", lead_item_id=a, first_seen_at=T, last_seen_at=T, item_count=2,
-                 outlets=2, independent_outlets=2, languages=["en", "zh"], category="lab", anchors=["GPT-5.5"],
-                 importance=4.5, score=1.25, score_parts={"importance": 4.5, "recency": 0.28}, tier="featured",
-                 updated_at=T)
-        add("event_members", item_id=a, event_id=ev, role="lead", origin_item_id=None, similarity=None,
-            reason="opened", joined_at=T)
-        add("event_members", item_id=b, event_id=ev, role="member", origin_item_id=None, similarity=0.71,
-            reason="anchor GPT-5.5", joined_at=T)
-        add("llm_cache", key="c" * 64, model="qwen", request={"messages": [{"role": "user", "content": "q"}]},
-            response={"text": "答"}, created_at=T)
-        add("llm_usage", at=T, run_id="r1", stage="analysis", backend="embedded", model="qwen", prompt_tokens=900,
-            completion_tokens=120, cached_tokens=800, latency_ms=4000, cost_usd=0.0, cache_hit=False, error=None)
-        add("llm_usage", at=T, run_id="r1", stage="translate", backend="embedded", model="qwen", prompt_tokens=500,
-            completion_tokens=400, cached_tokens=0, latency_ms=3000, cost_usd=0.0, cache_hit=False, error=None)
-        an = add("analyses", event_id=ev, language="zh", headline="标题", body="正文", status="flagged",
-                 flags=[{"part": "body", "finding": "number 7 not in material"}], attempts=2, model="qwen",
-                 material_key="m" * 64, created_at=T)
-        add("checks", subject="analysis", subject_id=str(an), attempt=2, passed=False,
-            findings=[{"part": "body", "finding": "number 7 not in material"}], at=T)
-        add("editions", kind="daily", key="2026-11-30", language="zh", title="全部 · 2026-11-30", body="# 今日",
-            meta={"events": [ev]}, status="clean", material_key="k" * 64, updated_at=T)
-        add("editions", kind="daily", key="2026-11-29", language="zh", title="全部 · 2026-11-29", body="# 昨日",
-            meta={"date": "2026-11-29", "cards": [LEGACY_CARD]}, status="clean", material_key="l" * 64, updated_at=T)
+        ev = add(
+            "events",
+            title="GPT-5.5 is out",
+            lead_item_id=a,
+            first_seen_at=T,
+            last_seen_at=T,
+            item_count=2,
+            outlets=2,
+            independent_outlets=2,
+            languages=["en", "zh"],
+            category="lab",
+            anchors=["GPT-5.5"],
+            importance=4.5,
+            score=1.25,
+            score_parts={"importance": 4.5, "recency": 0.28},
+            tier="featured",
+            updated_at=T,
+        )
+        add(
+            "event_members",
+            item_id=a,
+            event_id=ev,
+            role="lead",
+            origin_item_id=None,
+            similarity=None,
+            reason="opened",
+            joined_at=T,
+        )
+        add(
+            "event_members",
+            item_id=b,
+            event_id=ev,
+            role="member",
+            origin_item_id=None,
+            similarity=0.71,
+            reason="anchor GPT-5.5",
+            joined_at=T,
+        )
+        add(
+            "llm_cache",
+            key="c" * 64,
+            model="qwen",
+            request={"messages": [{"role": "user", "content": "q"}]},
+            response={"text": "答"},
+            created_at=T,
+        )
+        add(
+            "llm_usage",
+            at=T,
+            run_id="r1",
+            stage="analysis",
+            backend="embedded",
+            model="qwen",
+            prompt_tokens=900,
+            completion_tokens=120,
+            cached_tokens=800,
+            latency_ms=4000,
+            cost_usd=0.0,
+            cache_hit=False,
+            error=None,
+        )
+        add(
+            "llm_usage",
+            at=T,
+            run_id="r1",
+            stage="translate",
+            backend="embedded",
+            model="qwen",
+            prompt_tokens=500,
+            completion_tokens=400,
+            cached_tokens=0,
+            latency_ms=3000,
+            cost_usd=0.0,
+            cache_hit=False,
+            error=None,
+        )
+        an = add(
+            "analyses",
+            event_id=ev,
+            language="zh",
+            headline="标题",
+            body="正文",
+            status="flagged",
+            flags=[{"part": "body", "finding": "number 7 not in material"}],
+            attempts=2,
+            model="qwen",
+            material_key="m" * 64,
+            created_at=T,
+        )
+        add(
+            "checks",
+            subject="analysis",
+            subject_id=str(an),
+            attempt=2,
+            passed=False,
+            findings=[{"part": "body", "finding": "number 7 not in material"}],
+            at=T,
+        )
+        add(
+            "editions",
+            kind="daily",
+            key="2026-11-30",
+            language="zh",
+            title="全部 · 2026-11-30",
+            body="# 今日",
+            meta={"events": [ev]},
+            status="clean",
+            material_key="k" * 64,
+            updated_at=T,
+        )
+        add(
+            "editions",
+            kind="daily",
+            key="2026-11-29",
+            language="zh",
+            title="全部 · 2026-11-29",
+            body="# 昨日",
+            meta={"date": "2026-11-29", "cards": [LEGACY_CARD]},
+            status="clean",
+            material_key="l" * 64,
+            updated_at=T,
+        )
         add("feedback", event_id=ev, kind="star", note="", user="operator", at=T)
     eng.dispose()
 
 
-LEGACY_CARD = {"event_id": 1, "tier": "featured", "first_seen_at": "2026-11-29 08:00",
-               "last_seen_at": "2026-11-29 09:00", "members": [{"item_id": 1, "material": "full", "role": "lead"}]}
+LEGACY_CARD = {
+    "event_id": 1,
+    "tier": "featured",
+    "first_seen_at": "2026-11-29 08:00",
+    "last_seen_at": "2026-11-29 09:00",
+    "members": [{"item_id": 1, "material": "full", "role": "lead"}],
+}
 
 
 def _rows(url: str, columns: dict[str, list[str]] | None = None) -> dict[str, list[tuple]]:
@@ -103,8 +271,14 @@ def _rows(url: str, columns: dict[str, list[str]] | None = None) -> dict[str, li
         t = MetaData()
         t.reflect(conn)
         out = {
-            name: [tuple(r) for r in conn.execute(
-                select(*([table.c[c] for c in columns[name]] if columns and name in columns else table.c)).order_by(*table.primary_key))]
+            name: [
+                tuple(r)
+                for r in conn.execute(
+                    select(*([table.c[c] for c in columns[name]] if columns and name in columns else table.c)).order_by(
+                        *table.primary_key
+                    )
+                )
+            ]
             for name, table in t.tables.items()
             if name not in ("schema_migrations", "alembic_version")
         }
@@ -145,9 +319,18 @@ def test_a_store_made_before_alembic_upgrades_with_every_row_kept(store_url):
         assert {name: rows for name, rows in after.items() if name in before} == before
         with eng.connect() as conn:
             meta = conn.execute(select(editions.c.meta).where(editions.c.key == "2026-11-29")).scalar()
-        assert meta == {"date": "2026-11-29", "cards": [{
-            "event_id": 1, "tab": "featured", "first_published_at": "2026-11-29 08:00",
-            "last_published_at": "2026-11-29 09:00", "members": [{"item_id": 1, "material_level": "full", "role": "lead"}]}]}
+        assert meta == {
+            "date": "2026-11-29",
+            "cards": [
+                {
+                    "event_id": 1,
+                    "tab": "featured",
+                    "first_published_at": "2026-11-29 08:00",
+                    "last_published_at": "2026-11-29 09:00",
+                    "members": [{"item_id": 1, "material_level": "full", "role": "lead"}],
+                }
+            ],
+        }
         assert not any(rows for name, rows in after.items() if name not in before)
         with eng.connect() as conn:
             tables = inspect(conn).get_table_names()
@@ -156,8 +339,13 @@ def test_a_store_made_before_alembic_upgrades_with_every_row_kept(store_url):
         assert _schema_differences(eng) == []
         # The upgraded store takes the stages' writes: sequences continue past the old rows.
         with eng.begin() as conn:
-            assert upsert_item(conn, Item(source_id="openai-blog", guid="g-new", url="https://openai.com/c",
-                                          title="new", summary="s")) == "new"
+            assert (
+                upsert_item(
+                    conn,
+                    Item(source_id="openai-blog", guid="g-new", url="https://openai.com/c", title="new", summary="s"),
+                )
+                == "new"
+            )
             record_fetch(conn, "openai-blog", http_status=304, not_modified=True)
         assert rank_events(eng) == 1
         with eng.connect() as conn:
@@ -203,8 +391,13 @@ def test_processes_started_at_once_on_a_new_store_take_turns(store_url):
     start = time.time() + 3  # every process imported and waiting by then
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     procs = [
-        subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(start), store_url], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _OPEN_AT, str(start), store_url],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         for _ in range(4)
     ]
     outputs = [p.communicate(timeout=120)[0] for p in procs]
@@ -221,7 +414,13 @@ def test_processes_started_at_once_on_a_new_store_take_turns(store_url):
 def test_migrate_command_upgrades_a_store_made_before_alembic(tmp_path):
     _legacy_store(f"sqlite:///{tmp_path / 'newsdesk.db'}")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NEWSDESK_CONFIG": "", "NEWSDESK_DATA_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-m", "newsdesk", "migrate"], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "newsdesk", "migrate"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert f"revision {head()}" in out.stdout

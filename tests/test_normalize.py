@@ -19,7 +19,10 @@ from newsdesk.ingest.normalize import canonical_url, clean_title, detect_languag
             "https://www.example.com/post?utm_source=tw&b=2&utm_medium=social&a=1&fbclid=XyZ#comments",
             "https://www.example.com/post?a=1&b=2",
         ),
-        ("https://example.com/a?gclid=1&mc_cid=2&mc_eid=3&ref=hn&ref_src=twsrc&igshid=4&spm=a.b", "https://example.com/a"),
+        (
+            "https://example.com/a?gclid=1&mc_cid=2&mc_eid=3&ref=hn&ref_src=twsrc&igshid=4&spm=a.b",
+            "https://example.com/a",
+        ),
         ("https://36kr.com/p/123?from=timeline&isappinstalled=0", "https://36kr.com/p/123"),
         ("https://example.com/a?UTM_Campaign=x&id=7", "https://example.com/a?id=7"),
         # scheme and host lower-cased, path case kept, default ports dropped, other ports kept
@@ -60,7 +63,10 @@ def test_html_to_text_keeps_paragraphs_and_drops_scripts():
         "<script>var x = 1;</script><style>p{color:red}</style>"
         "<p>It costs &amp; scales.<br>Second line.</p><ul><li>fast</li><li>cheap</li></ul></div>"
     )
-    assert html_to_text(html) == "Launch\n\nOpenAI released GPT-5 today.\n\nIt costs & scales.\nSecond line.\n\nfast\ncheap"
+    assert (
+        html_to_text(html)
+        == "Launch\n\nOpenAI released GPT-5 today.\n\nIt costs & scales.\nSecond line.\n\nfast\ncheap"
+    )
     assert html_to_text("plain &amp; simple\n\nsecond   para") == "plain & simple\n\nsecond para"
     assert html_to_text("") == ""
     assert html_to_text('<?xml version="1.0" encoding="utf-8"?><p>ok</p>') == "ok"

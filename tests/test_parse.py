@@ -27,7 +27,9 @@ def _http_headers(head: str) -> dict[str, str]:
 
 
 def _has_text(entry) -> bool:
-    texts = [entry.get("title"), entry.get("link"), entry.get("summary")] + [c.get("value") for c in entry.get("content") or []]
+    texts = [entry.get("title"), entry.get("link"), entry.get("summary")] + [
+        c.get("value") for c in entry.get("content") or []
+    ]
     # SVG, scripts and styles are markup, not words a reader sees.
     drop = re.compile(r"<(svg|script|style)\b.*?</\1>|<[^>]*>", re.S | re.I)
     return any(t and drop.sub("", t).strip() for t in texts)
@@ -43,7 +45,9 @@ def test_every_feedparser_corpus_document(shared):
         body = path.read_bytes()
         head = _header(body)
         headers = _http_headers(head)
-        parsed = parse_feed(body, SRC, fetched_at=NOW, url="http://example.org/feed.xml", headers=headers)  # must not raise
+        parsed = parse_feed(
+            body, SRC, fetched_at=NOW, url="http://example.org/feed.xml", headers=headers
+        )  # must not raise
         assert all(i.material_level in MATERIAL_LEVELS and i.title and i.guid for i in parsed.items), path
         assert len({i.guid for i in parsed.items}) == len(parsed.items), f"{path}: duplicate guids kept"
         if re.search(r"Expect:\s*bozo", head):
@@ -240,7 +244,9 @@ def test_content_encoded_becomes_full_body():
 
 
 def test_short_content_is_not_full():
-    short = CONTENT_ENCODED.replace("".join(f"<p>{p}</p>" for p in ARTICLE_PARAS).encode(), b"<p>Read more on our site.</p>")
+    short = CONTENT_ENCODED.replace(
+        "".join(f"<p>{p}</p>" for p in ARTICLE_PARAS).encode(), b"<p>Read more on our site.</p>"
+    )
     (item,) = parse_feed(short, SRC, fetched_at=NOW).items
     assert item.material_level == "summary" and item.body is None
 

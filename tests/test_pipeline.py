@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import PACK
+from fakes import StageFake
 from sqlalchemy import func, select
 
 from newsdesk.config import Settings
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+from newsdesk.search import SearchIndex
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
-from newsdesk.search import SearchIndex
-from fakes import StageFake
-from conftest import PACK
-
 
 
 def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
@@ -34,9 +33,10 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
         assert all(len(sec["events"]) <= DEMO_LIMITS.weekly_items for sec in weekly["sections"])
         assert 1 <= len(weekly["briefs"]) <= DEMO_LIMITS.weekly_briefs
         assert conn.execute(select(func.count()).select_from(checks)).scalar() >= 3
-        assert conn.execute(select(func.count()).select_from(events)).scalar() < conn.execute(
-            select(func.count()).select_from(items)
-        ).scalar()  # coverage of one happening was merged
+        assert (
+            conn.execute(select(func.count()).select_from(events)).scalar()
+            < conn.execute(select(func.count()).select_from(items)).scalar()
+        )  # coverage of one happening was merged
         stamps = conn.execute(select(editions.c.id, editions.c.updated_at)).all()
     assert {"analysis", "weekly", "episode", "translation"} <= set(fake.calls)
     index = Path(first.facts["site_dir"]) / "index.html"

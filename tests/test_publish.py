@@ -29,12 +29,24 @@ def weekly_meta(week: str) -> dict:
     summary = "本周最清晰的信号是：DeepSeek V4 发布。第二条主线是 RAG。第三条是评测。"
     return {
         "week": week,
-        "properties": {"type": "Post", "status": "Published", "date": "Mar 16, 2026 09:00",
-                       "slug": f"ai-weekly-{week}", "summary": summary},
+        "properties": {
+            "type": "Post",
+            "status": "Published",
+            "date": "Mar 16, 2026 09:00",
+            "slug": f"ai-weekly-{week}",
+            "summary": summary,
+        },
         "summary": summary,
         "overview": ["模型发布：看 DeepSeek V4 的上下文长度。"],
-        "sections": [{"heading": "模型发布", "status": "clean", "findings": [], "events": [1],
-                      "text": "模型发布\n\n开篇。\n\nDeepSeek V4（机器之心）发布了 1M 上下文。\n\n收束。"}],
+        "sections": [
+            {
+                "heading": "模型发布",
+                "status": "clean",
+                "findings": [],
+                "events": [1],
+                "text": "模型发布\n\n开篇。\n\nDeepSeek V4（机器之心）发布了 1M 上下文。\n\n收束。",
+            }
+        ],
         "briefs": [{"event_id": 2, "title": "一篇 RAG 论文", "source": "Simon Willison", "text": "只有标题。"}],
         "flags": [],
         "events": 2,
@@ -47,21 +59,59 @@ def published(sqlite_engine, tmp_path):
     with sqlite_engine.begin() as conn:
         big, small, _ = seed(conn)
         # Feed-supplied text is hostile until escaped.
-        conn.execute(insert(analyses).values(
-            event_id=big, language="en", headline=f"DeepSeek V4 {HOSTILE}", body=f"First.\n\nSecond {HOSTILE}.",
-            status="clean", flags=[], material_key="k", created_at=datetime(2026, 3, 12, tzinfo=UTC)))
+        conn.execute(
+            insert(analyses).values(
+                event_id=big,
+                language="en",
+                headline=f"DeepSeek V4 {HOSTILE}",
+                body=f"First.\n\nSecond {HOSTILE}.",
+                status="clean",
+                flags=[],
+                material_key="k",
+                created_at=datetime(2026, 3, 12, tzinfo=UTC),
+            )
+        )
     build_daily(sqlite_engine, settings, "2026-03-12")
     build_daily(sqlite_engine, settings, "2026-03-13")
     with sqlite_engine.begin() as conn:
         when = datetime(2026, 3, 16, 1, 0, tzinfo=UTC)
-        store_edition(conn, kind="weekly", key="2026-W11", language="zh", title="AI周报 2026-W11 | 测试台",
-                      body="(seed form)", meta=weekly_meta("2026-W11"), status="clean", material_key="w", now=when)
-        store_edition(conn, kind="episode", key="ep 42/x", language="en", title=f"42. Talk {HOSTILE}",
-                      body=f"Summary\n\n• one [bad](javascript:alert(1)) {HOSTILE}\n• two", meta={"extractive": True},
-                      status="clean", material_key="e", now=when)
+        store_edition(
+            conn,
+            kind="weekly",
+            key="2026-W11",
+            language="zh",
+            title="AI周报 2026-W11 | 测试台",
+            body="(seed form)",
+            meta=weekly_meta("2026-W11"),
+            status="clean",
+            material_key="w",
+            now=when,
+        )
+        store_edition(
+            conn,
+            kind="episode",
+            key="ep 42/x",
+            language="en",
+            title=f"42. Talk {HOSTILE}",
+            body=f"Summary\n\n• one [bad](javascript:alert(1)) {HOSTILE}\n• two",
+            meta={"extractive": True},
+            status="clean",
+            material_key="e",
+            now=when,
+        )
         # A part that failed its checks is never published: it stays in the store, off the site.
-        store_edition(conn, kind="episode", key="ep-43", language="en", title="43. Failed", body="Summary\n\n• loop loop",
-                      meta={}, status="flagged", material_key="f", now=when)
+        store_edition(
+            conn,
+            kind="episode",
+            key="ep-43",
+            language="en",
+            title="43. Failed",
+            body="Summary\n\n• loop loop",
+            meta={},
+            status="flagged",
+            material_key="f",
+            now=when,
+        )
     stats = publish_site(sqlite_engine, settings)
     return settings, Path(settings.site_dir), stats, sqlite_engine
 
@@ -80,11 +130,25 @@ class Links(HTMLParser):
 def test_site_has_every_page_and_every_link_resolves(published):
     _, site, stats, _ = published
     expected = [
-        "index.html", "style.css", "zh/index.html", "en/index.html",
-        "zh/daily/2026-03-12.html", "zh/daily/2026-03-12-featured.html", "zh/daily/2026-03-12-category-research.html",
-        "zh/daily/2026-03-12.md", "en/daily/2026-03-13.html",
-        "zh/weekly/2026-W11.html", "zh/weekly/2026-W11.md", "en/episodes/ep-42-x.html", "en/episodes/ep-42-x.md",
-        "zh/daily.xml", "zh/daily.json", "zh/weekly.xml", "zh/weekly.json", "en/daily.xml", "en/daily.json",
+        "index.html",
+        "style.css",
+        "zh/index.html",
+        "en/index.html",
+        "zh/daily/2026-03-12.html",
+        "zh/daily/2026-03-12-featured.html",
+        "zh/daily/2026-03-12-category-research.html",
+        "zh/daily/2026-03-12.md",
+        "en/daily/2026-03-13.html",
+        "zh/weekly/2026-W11.html",
+        "zh/weekly/2026-W11.md",
+        "en/episodes/ep-42-x.html",
+        "en/episodes/ep-42-x.md",
+        "zh/daily.xml",
+        "zh/daily.json",
+        "zh/weekly.xml",
+        "zh/weekly.json",
+        "en/daily.xml",
+        "en/daily.json",
     ]
     for path in expected:
         assert (site / path).is_file(), path
@@ -145,8 +209,11 @@ def test_rss_and_json_feed_parse_back(published):
         # Each item carries its edition's own date: the day or week it covers, not the build time
         # (the dailies were built just now, the weekly the morning after its week ended).
         dates = {i["url"].rsplit("/", 1)[1]: i["date_published"] for i in doc["items"]}
-        assert dates == ({"2026-03-12.html": "2026-03-12T23:59:59+08:00", "2026-03-13.html": "2026-03-13T23:59:59+08:00"}
-                         if kind == "daily" else {"2026-W11.html": "2026-03-15T23:59:59+08:00"})
+        assert dates == (
+            {"2026-03-12.html": "2026-03-12T23:59:59+08:00", "2026-03-13.html": "2026-03-13T23:59:59+08:00"}
+            if kind == "daily"
+            else {"2026-W11.html": "2026-03-15T23:59:59+08:00"}
+        )
     weekly = feedparser.parse((site / "zh/weekly.xml").read_bytes()).entries[0]
     assert weekly.title == "AI周报 2026-W11 | 测试台" and "📌 本周简讯" in weekly.content[0].value
 
@@ -162,7 +229,9 @@ def test_markdown_front_matter_imports(published):
     fields, body = split_front_matter((site / "zh/daily/2026-03-12.md").read_text("utf-8"))
     assert fields["title"] == "全部 · 2026-03-12" and str(fields["date"]) == "2026-03-12"
     # The headline list first, each line linking to the event's page under site_url, then the cards.
-    assert body.lstrip().startswith("## 今日要闻\n\n- 1. [DeepSeek V4：1M 上下文](https://news.example/ai/zh/events/1.html) · 2 个来源")
+    assert body.lstrip().startswith(
+        "## 今日要闻\n\n- 1. [DeepSeek V4：1M 上下文](https://news.example/ai/zh/events/1.html) · 2 个来源"
+    )
     assert "\n## 1. [DeepSeek V4：1M 上下文](https://news.example/ai/zh/events/1.html)\n" in body
     fields, _ = split_front_matter((site / "en/episodes/ep-42-x.md").read_text("utf-8"))
     assert fields["extractive"] is True and fields["status"] == "Published"
@@ -176,16 +245,32 @@ def test_publishing_twice_rewrites_nothing_and_a_change_rewrites_only_its_pages(
     assert {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()} == mtimes
     # One more English analysis changes the 13th's English page, its event page, the feeds and index.
     with engine.begin() as conn:
-        conn.execute(insert(analyses).values(
-            event_id=3, language="en", headline="The next day", body="Body.", status="clean", flags=[],
-            material_key="k", created_at=datetime(2026, 3, 13, tzinfo=UTC)))
+        conn.execute(
+            insert(analyses).values(
+                event_id=3,
+                language="en",
+                headline="The next day",
+                body="Body.",
+                status="clean",
+                flags=[],
+                material_key="k",
+                created_at=datetime(2026, 3, 13, tzinfo=UTC),
+            )
+        )
     build_daily(engine, settings, "2026-03-13")
     os.utime(site / "zh/daily/2026-03-12.html", ns=(1, 1))  # a sentinel: must stay untouched
     before = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
     third = publish_site(engine, settings)
     changed = sorted(str(p.relative_to(site)) for p in before if p.stat().st_mtime_ns != before[p])
     assert not third.skipped and third.written == len(changed) - 1  # the manifest is not a page
-    assert changed == [".publish-manifest.json", "en/daily.json", "en/daily.xml",
-                       "en/daily/2026-03-13-category-research.html", "en/daily/2026-03-13-p1.html",
-                       "en/daily/2026-03-13.html", "en/daily/2026-03-13.md", "en/events/3.html"]
+    assert changed == [
+        ".publish-manifest.json",
+        "en/daily.json",
+        "en/daily.xml",
+        "en/daily/2026-03-13-category-research.html",
+        "en/daily/2026-03-13-p1.html",
+        "en/daily/2026-03-13.html",
+        "en/daily/2026-03-13.md",
+        "en/events/3.html",
+    ]
     assert "The next day" in (site / "en/daily/2026-03-13.html").read_text("utf-8")

@@ -16,8 +16,10 @@ from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site
 from newsdesk.store.edition_rows import store_edition
 
-BODY = ("Summary\x00 with a NUL\n\n<script>alert(1)</script> and [click](javascript:alert(1)) and "
-        "[ok](https://example.com/a) and `a<b>` kept\n\n```\nif a < b: print('<p>')\n```\n\n[ref]: JavaScript:alert(2)\n")
+BODY = (
+    "Summary\x00 with a NUL\n\n<script>alert(1)</script> and [click](javascript:alert(1)) and "
+    "[ok](https://example.com/a) and `a<b>` kept\n\n```\nif a < b: print('<p>')\n```\n\n[ref]: JavaScript:alert(2)\n"
+)
 
 
 def test_published_files_carry_no_control_characters_or_live_markup(engine, tmp_path):
@@ -29,10 +31,30 @@ def test_published_files_carry_no_control_characters_or_live_markup(engine, tmp_
     meta = weekly_meta("2026-W11")
     meta["summary"] = f"weekly{nul} summary\x07"
     with engine.begin() as conn:
-        store_edition(conn, kind="episode", key="ep1", language="en", title=f"Talk{nul} one\x1b", body=body, meta={},
-                      status="clean", material_key="e", now=when)
-        store_edition(conn, kind="weekly", key="2026-W11", language="zh", title=f"AI周报{nul} 2026-W11", body="x",
-                      meta=meta, status="clean", material_key="w", now=when)
+        store_edition(
+            conn,
+            kind="episode",
+            key="ep1",
+            language="en",
+            title=f"Talk{nul} one\x1b",
+            body=body,
+            meta={},
+            status="clean",
+            material_key="e",
+            now=when,
+        )
+        store_edition(
+            conn,
+            kind="weekly",
+            key="2026-W11",
+            language="zh",
+            title=f"AI周报{nul} 2026-W11",
+            body="x",
+            meta=meta,
+            status="clean",
+            material_key="w",
+            now=when,
+        )
     publish_site(engine, settings)
     site = Path(settings.site_dir)
     files = [p for p in site.rglob("*") if p.is_file()]

@@ -22,9 +22,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PACK
+from fakes import CopyingBackend, EpisodeFake, FakeReply
 from fastapi.testclient import TestClient
 from sqlalchemy import select
-from fakes import CopyingBackend, EpisodeFake, FakeReply
 
 from newsdesk.cluster import event_brief
 from newsdesk.config import Settings
@@ -45,7 +46,6 @@ from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
 from newsdesk.write.extractive.text import length, sentences
 from newsdesk.write.transcript import find_quotes
-from conftest import PACK
 
 TOKEN = "operator-token"
 ECHO = "上一稿没有通过核对，问题如下。重写整篇，请写这个事件的分析。"
@@ -75,7 +75,9 @@ class JunkModel:
             for bullet in (reply.data or {}).get("bullets", []) if stage == "episode" else []:
                 if "thesis" in bullet:  # the summary: one sentence in a loop, and a quote nobody said
                     bullet["thesis"] = LOOP
-                    bullet["evidence"] = " ".join([LOOP] * 6) + " 他说“we will ship the quantum teleporter on Tuesday”。"
+                    bullet["evidence"] = (
+                        " ".join([LOOP] * 6) + " 他说“we will ship the quantum teleporter on Tuesday”。"
+                    )
             return FakeReply(json.dumps(reply.data, ensure_ascii=False), reply.data)
         assert stage == "analysis", stage
         text = "# " + messages[-1]["content"][:400] + "\n\n" + ECHO + "\n\n" + " ".join([LOOP] * 12)
@@ -102,13 +104,17 @@ def junk(tmp_path_factory):
 
 # --- what a reader can reach ----------------------------------------------------------------------
 
-FLAG_MARKS = re.compile(r"⚠|未通过核查|failed the checks|failed the automatic checks|^flagged: true|status: Flagged",
-                        re.MULTILINE)
+FLAG_MARKS = re.compile(
+    r"⚠|未通过核查|failed the checks|failed the automatic checks|^flagged: true|status: Flagged", re.MULTILINE
+)
 
 
 def published_files(site: Path) -> dict[str, str]:
-    files = {p.relative_to(site).as_posix(): p.read_text("utf-8") for p in site.rglob("*")
-             if p.is_file() and p.suffix in (".html", ".xml", ".json", ".md")}
+    files = {
+        p.relative_to(site).as_posix(): p.read_text("utf-8")
+        for p in site.rglob("*")
+        if p.is_file() and p.suffix in (".html", ".xml", ".json", ".md")
+    }
     assert {Path(p).suffix for p in files} == {".html", ".xml", ".json", ".md"}
     return files
 
@@ -139,17 +145,32 @@ def public_routes(client: TestClient, engine) -> dict[str, object]:
     urls += [f"/api/stories/{i}?lang={lang}" for i in story_ids for lang in ("zh", "en")]
     urls += [f"/api/editions/{kind}" for kind in ("daily", "weekly", "episode")]
     urls += [f"/api/editions/{kind}/{key}?lang={lang}" for kind, key in keys for lang in ("zh", "en")]
-    urls += ["/api/sources", "/api/status", "/api/usage", "/api/search?q=Claude", "/api/search?q=DeepSeek",
-             "/api/search?q=模型"]
+    urls += [
+        "/api/sources",
+        "/api/status",
+        "/api/usage",
+        "/api/search?q=Claude",
+        "/api/search?q=DeepSeek",
+        "/api/search?q=模型",
+    ]
     covered = {re.sub(r"\?.*", "", u) for u in urls}
     paths = client.get("/openapi.json").json()["paths"]
     # A new public route must be walked here too; a route that answers 401 without the
     # operator's token (push subscriptions hold channel credentials) is not public.
     gets = {p for p, ops in paths.items() if "get" in ops and ("{" in p or client.get(p).status_code != 401)}
     assert story_ids, "the demo pack threads at least one story"
-    assert {re.sub(r"\{\w+\}", "X", p) for p in gets} == {re.sub(r"/api/(events|stories)/\d+", r"/api/\1/X", re.sub(
-        r"/api/editions/\w+/[^/]+$", "/api/editions/X/X", re.sub(r"/api/editions/(daily|weekly|episode)$",
-                                                                  "/api/editions/X", u))) for u in covered}
+    assert {re.sub(r"\{\w+\}", "X", p) for p in gets} == {
+        re.sub(
+            r"/api/(events|stories)/\d+",
+            r"/api/\1/X",
+            re.sub(
+                r"/api/editions/\w+/[^/]+$",
+                "/api/editions/X/X",
+                re.sub(r"/api/editions/(daily|weekly|episode)$", "/api/editions/X", u),
+            ),
+        )
+        for u in covered
+    }
     answers = {}
     for url in urls:
         r = client.get(url)
@@ -201,8 +222,9 @@ def test_offline_nothing_flagged_is_published_anywhere(offline):
 def test_offline_every_daily_card_leads_with_a_sentence_of_its_own_material(offline):
     _, engine, _ = offline
     with engine.connect() as conn:
-        dailies = conn.execute(select(editions.c.key, editions.c.language, editions.c.meta)
-                               .where(editions.c.kind == "daily")).all()
+        dailies = conn.execute(
+            select(editions.c.key, editions.c.language, editions.c.meta).where(editions.c.kind == "daily")
+        ).all()
         briefs = {}
         cards = 0
         for d in dailies:
@@ -241,7 +263,9 @@ def test_offline_weekly_themes_hold_only_their_own_events(offline):
                 for said in sentences(told):
                     assert said in material or said in card.disclosure, (event_id, said)
             # Named from its events' own headlines.
-            headlines = " ".join(extractive_card(event_brief(conn, i), "zh").headline.lower() for i in section["events"])
+            headlines = " ".join(
+                extractive_card(event_brief(conn, i), "zh").headline.lower() for i in section["events"]
+            )
             assert all(term.lower() in headlines for term in re.split("[、,] ?", heading)), heading
 
 
@@ -300,13 +324,23 @@ def test_demo_command_is_offline_says_what_was_extractive_and_its_wall_time(tmp_
     """`newsdesk demo --model` in a fresh directory, through the real CLI (what `make demo` runs)."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root / "src"), "NEWSDESK_CONFIG": "", "COLUMNS": "200"}
-    out = subprocess.run([sys.executable, "-m", "newsdesk", "demo", "--out", str(tmp_path / "demo"), "--model"],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "newsdesk", "demo", "--out", str(tmp_path / "demo"), "--model"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     said = " ".join(out.stdout.split())
     assert "0 model calls" in said and "written by a model: nothing" in said
-    assert re.search(r"extractive \(chosen from the material by code, no model\): \d+ event cards \(en\); \d+ event "
-                     r"cards \(zh\); episode .+ \(en\); episode .+ \(zh\); weekly 2025-W09 \(zh\)", said)
+    assert re.search(
+        r"extractive \(chosen from the material by code, no model\): \d+ event cards \(en\); \d+ event "
+        r"cards \(zh\); episode .+ \(en\); episode .+ \(zh\); weekly 2025-W09 \(zh\)",
+        said,
+    )
     assert "--model: no narrow task of the embedded model has been measured to serve yet" in said
     assert 'backend = "openai"' in said and "base_url" in said
     seconds = float(re.search(r"demo wall time: ([\d.]+)s", said).group(1))

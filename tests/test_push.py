@@ -25,10 +25,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from aiosmtpd.controller import Controller
+from conftest import PACK
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from loopback import free_port
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -41,10 +43,15 @@ from newsdesk.push.subscriptions import SubscriptionError, add_subscription, lis
 from newsdesk.rank import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import deliveries, subscriptions
-from loopback import free_port
-from conftest import PACK
 
-HOSTS = ("api.telegram.org", "hooks.slack.com", "discord.com", "open.feishu.cn", "oapi.dingtalk.com", "qyapi.weixin.qq.com")
+HOSTS = (
+    "api.telegram.org",
+    "hooks.slack.com",
+    "discord.com",
+    "open.feishu.cn",
+    "oapi.dingtalk.com",
+    "qyapi.weixin.qq.com",
+)
 FAILING_DISCORD = "/api/webhooks/500500/broken"
 DEMO_NOW = dt.datetime(2025, 2, 26, 12, 0, tzinfo=dt.UTC)  # the day after the demo's Claude 3.7 Sonnet release
 
@@ -53,12 +60,20 @@ def _certificate(folder):
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "loopback")])
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(hours=1))
-            .not_valid_after(now + dt.timedelta(hours=1)).sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .sign(key, hashes.SHA256())
+    )
     (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                       serialization.NoEncryption()))
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return folder / "cert.pem", folder / "key.pem"
 
 
@@ -138,7 +153,9 @@ def published(tmp_path_factory):
 @pytest.fixture
 def store(published, tmp_path):
     shutil.copy(published, tmp_path / "newsdesk.db")
-    s = Settings(data_dir=str(tmp_path), site_url="https://news.example.com/", push=PushSettings(retries=2, backoff_base=0.01))
+    s = Settings(
+        data_dir=str(tmp_path), site_url="https://news.example.com/", push=PushSettings(retries=2, backoff_base=0.01)
+    )
     engine = open_store(s.database)
     yield s, engine
     engine.dispose()
@@ -181,7 +198,9 @@ def test_featured_event_reaches_every_channel_once_and_a_failing_one_is_retried_
     assert telegram[0] == "/bot123456:ABCdefGHI/sendMessage" and telegram[1]["chat_id"] == 987654
     assert "Claude 3.7 Sonnet" in telegram[1]["text"]
     slack = webhooks["hooks.slack.com"][0][1]
-    assert "Claude 3.7 Sonnet" in slack["attachments"][0]["title"] and "|Read in full>" in slack["attachments"][0]["text"]
+    assert (
+        "Claude 3.7 Sonnet" in slack["attachments"][0]["title"] and "|Read in full>" in slack["attachments"][0]["text"]
+    )
     discord = next(body for path, body in webhooks["discord.com"] if path != FAILING_DISCORD)
     assert "Claude 3.7 Sonnet" in json.dumps(discord)
     feishu = webhooks["open.feishu.cn"][0]
@@ -191,7 +210,9 @@ def test_featured_event_reaches_every_channel_once_and_a_failing_one_is_retried_
     assert parse_qs(urlsplit(dingtalk[0]).query)["access_token"] == ["dingtoken"]
     assert dingtalk[1]["msgtype"] == "markdown" and "Claude 3.7 Sonnet" in dingtalk[1]["markdown"]["title"]
     wecom = webhooks["qyapi.weixin.qq.com"][0]
-    assert parse_qs(urlsplit(wecom[0]).query)["key"] == ["wecomkey"] and "Claude 3.7 Sonnet" in wecom[1]["text"]["content"]
+    assert (
+        parse_qs(urlsplit(wecom[0]).query)["key"] == ["wecomkey"] and "Claude 3.7 Sonnet" in wecom[1]["text"]["content"]
+    )
     # Retried, then recorded: 1 try + 2 retries, on the delivery and on the subscription; the others are clean.
     assert sum(path == FAILING_DISCORD for path, _ in webhooks["discord.com"]) == 3
     with engine.connect() as conn:
@@ -212,7 +233,10 @@ def test_featured_event_reaches_every_channel_once_and_a_failing_one_is_retried_
     assert delivered() == before
     assert sum(path == FAILING_DISCORD for path, _ in webhooks["discord.com"]) == 6
     with engine.connect() as conn:
-        assert conn.execute(select(subscriptions.c.consecutive_failures).where(subscriptions.c.name == "broken")).scalar() == 2
+        assert (
+            conn.execute(select(subscriptions.c.consecutive_failures).where(subscriptions.c.name == "broken")).scalar()
+            == 2
+        )
         shown = {r["name"]: r for r in list_subscriptions(conn)}
     assert "abcdefghijklmnop" not in shown["discord"]["target"]  # secrets stay masked when shown
 
@@ -221,10 +245,22 @@ def test_daily_digest_at_its_local_time_split_to_each_channels_limit(store, webh
     s, engine = store
     limits = {"discord.com": 2000, "qyapi.weixin.qq.com": 2048, "api.telegram.org": 4096}  # characters a message holds
     with engine.begin() as conn:
-        for name, target in (("discord", "discord://42/digest?verify=no"), ("wecom", "wecombot://digest?verify=no"),
-                             ("telegram", "tgram://1:digest/42?verify=no")):
-            add_subscription(conn, {"name": name, "target": target, "schedule": "daily", "send_at": "09:00",
-                                    "since": "2025-02-01", "language": "zh"})
+        for name, target in (
+            ("discord", "discord://42/digest?verify=no"),
+            ("wecom", "wecombot://digest?verify=no"),
+            ("telegram", "tgram://1:digest/42?verify=no"),
+        ):
+            add_subscription(
+                conn,
+                {
+                    "name": name,
+                    "target": target,
+                    "schedule": "daily",
+                    "send_at": "09:00",
+                    "since": "2025-02-01",
+                    "language": "zh",
+                },
+            )
     zone = dt.timezone(dt.timedelta(hours=8))  # settings.timezone is Asia/Shanghai
     early = dt.datetime(2026, 12, 1, 8, 59, tzinfo=zone)
     assert push_due(engine, s, now=early).sent == 0 and not webhooks
@@ -245,8 +281,10 @@ def test_a_message_longer_than_the_channel_allows_is_split_not_cut(webhooks):
     from newsdesk.push.messages import Message
     from newsdesk.push.send import send_once
 
-    lines = [f"{n}. [第 {n} 条事件的标题，足够长以便测试拆分](https://news.example.com/events/{n}) — 3 个来源（2 个独立）"
-             for n in range(1, 61)]
+    lines = [
+        f"{n}. [第 {n} 条事件的标题，足够长以便测试拆分](https://news.example.com/events/{n}) — 3 个来源（2 个独立）"
+        for n in range(1, 61)
+    ]
     message = Message("daily", "2025-03-02", "全部 · 2025-03-02", "\n".join(lines), "https://news.example.com/")
     for target, host, limit, text in (
         ("discord://42/long?verify=no", "discord.com", 2000, lambda b: b["content"]),
@@ -282,8 +320,23 @@ def test_push_commands(store, smtp, monkeypatch, tmp_path):
     monkeypatch.setattr(cli, "_state", {"settings": s, "engine": engine})
     runner = CliRunner()
     target = f"mailto://127.0.0.1:{port}?from=newsdesk@example.com&to=ops@example.com&mode=insecure"
-    added = runner.invoke(cli.app, ["push", "add", "ops", target, "--schedule", "daily", "--at", "00:00",
-                                    "--since", "2025-02-01", "--language", "en"])
+    added = runner.invoke(
+        cli.app,
+        [
+            "push",
+            "add",
+            "ops",
+            target,
+            "--schedule",
+            "daily",
+            "--at",
+            "00:00",
+            "--since",
+            "2025-02-01",
+            "--language",
+            "en",
+        ],
+    )
     assert added.exit_code == 0, added.output
     listed = runner.invoke(cli.app, ["push", "list"])
     assert "ops" in listed.output and "email" in listed.output
@@ -308,7 +361,9 @@ def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(sto
     with engine.begin() as conn:
         add_subscription(conn, {"name": "broken", "target": "discord://500500/broken?verify=no", "since": "2025-02-01"})
     push_due(engine, s, now=DEMO_NOW)
-    with TestClient(create_app(engine, s), base_url="https://testserver") as client:  # site_url is https: secure cookies
+    with TestClient(
+        create_app(engine, s), base_url="https://testserver"
+    ) as client:  # site_url is https: secure cookies
         assert client.get("/subscriptions", follow_redirects=False).status_code == 303  # to the login page
         csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)
         client.post("/login", data={"token": "push-token", "csrf": csrf, "next": "/subscriptions"})
@@ -319,8 +374,18 @@ def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(sto
         bad = client.post("/subscriptions", data={"csrf": csrf, "name": "ops", "target": "email-me-please"})
         assert bad.status_code == 400 and "mailtos://" in bad.text
         target = f"mailto://127.0.0.1:{port}?from=newsdesk@example.com&to=ops@example.com&mode=insecure"
-        added = client.post("/subscriptions", data={"csrf": csrf, "name": "ops", "target": target, "schedule": "daily",
-                                                    "send_at": "07:30", "keywords": "Claude, GPT", "language": "en"})
+        added = client.post(
+            "/subscriptions",
+            data={
+                "csrf": csrf,
+                "name": "ops",
+                "target": target,
+                "schedule": "daily",
+                "send_at": "07:30",
+                "keywords": "Claude, GPT",
+                "language": "en",
+            },
+        )
         assert added.status_code == 200 and 'id="subscription-ops"' in added.text and "Claude, GPT" in added.text
         with engine.connect() as conn:
             ops = conn.execute(select(subscriptions).where(subscriptions.c.name == "ops")).one()
@@ -349,13 +414,28 @@ def test_json_api_lists_adds_and_removes_subscriptions_behind_the_token(store, w
         assert client.delete("/api/subscriptions/broken").status_code == 401
         listed = client.get("/api/subscriptions", headers=auth).json()
         assert [r["name"] for r in listed] == ["broken"] and "500500/broken" not in json.dumps(listed)
-        assert listed[0]["channel"] == "discord" and listed[0]["consecutive_failures"] >= 1 and "500" in listed[0]["last_error"]
+        assert (
+            listed[0]["channel"] == "discord"
+            and listed[0]["consecutive_failures"] >= 1
+            and "500" in listed[0]["last_error"]
+        )
 
         bad = client.post("/api/subscriptions", headers=auth, json={"name": "ops", "target": "email-me-please"})
         assert bad.status_code == 400 and "mailtos://" in bad.json()["detail"]
-        added = client.post("/api/subscriptions", headers=auth, json={
-            "name": "ops", "target": "tgram://123456789:abcdefg_hijklmnop/987654", "schedule": "daily", "send_at": "07:30",
-            "keywords": ["Claude", "GPT"], "languages": ["en"], "language": "en", "since": "2025-02-20"})
+        added = client.post(
+            "/api/subscriptions",
+            headers=auth,
+            json={
+                "name": "ops",
+                "target": "tgram://123456789:abcdefg_hijklmnop/987654",
+                "schedule": "daily",
+                "send_at": "07:30",
+                "keywords": ["Claude", "GPT"],
+                "languages": ["en"],
+                "language": "en",
+                "since": "2025-02-20",
+            },
+        )
         assert added.status_code == 201, added.text
         again = client.post("/api/subscriptions", headers=auth, json={"name": "ops", "target": "tgram://1:a/2"})
         assert again.status_code == 400 and "already exists" in again.json()["detail"]

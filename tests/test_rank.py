@@ -13,8 +13,14 @@ NOW = datetime(2026, 4, 23, 12, tzinfo=UTC)
 
 
 def _facts(**kw):
-    base = {"independent_outlets": 1, "outlets": 1, "best_authority": 0.5, "engagement": 0.0, "feedback": 0.0,
-            "last_published_at": NOW}
+    base = {
+        "independent_outlets": 1,
+        "outlets": 1,
+        "best_authority": 0.5,
+        "engagement": 0.0,
+        "feedback": 0.0,
+        "last_published_at": NOW,
+    }
     return base | kw
 
 
@@ -27,7 +33,9 @@ def test_independent_outlets_outweigh_repackaged_ones():
 
 def test_recency_orders_but_does_not_change_the_tab():
     fresh = score_event(_facts(independent_outlets=5, outlets=6, best_authority=1.0), NOW)
-    old = score_event(_facts(independent_outlets=5, outlets=6, best_authority=1.0, last_published_at=NOW - timedelta(days=3)), NOW)
+    old = score_event(
+        _facts(independent_outlets=5, outlets=6, best_authority=1.0, last_published_at=NOW - timedelta(days=3)), NOW
+    )
     assert fresh[0] > old[0] * 3
     assert fresh[2] == old[2] == "featured"
     assert fresh[1]["recency"] == 1.0 and old[1]["importance"] == fresh[1]["importance"]
@@ -35,32 +43,68 @@ def test_recency_orders_but_does_not_change_the_tab():
 
 def test_rank_events_in_the_store_uses_authority_engagement_and_feedback(engine):
     with engine.begin() as conn:
-        sync_sources(conn, [Source("lab", "Lab", "https://lab.example/rss", tier=1, weight=1.5),
-                            Source("hn", "Hacker News", "https://hn.example/rss", kind="hn", tier=3)])
-        for guid, src, eng in (("a", "lab", {}), ("b", "hn", {"points": 900, "comments": 300}), ("c", "hn", {}), ("d", "hn", {})):
-            upsert_item(conn, Item(src, guid, f"https://x.example/{guid}", f"AI agents story {guid}", engagement=eng,
-                                   published_at=NOW), now=NOW)
+        sync_sources(
+            conn,
+            [
+                Source("lab", "Lab", "https://lab.example/rss", tier=1, weight=1.5),
+                Source("hn", "Hacker News", "https://hn.example/rss", kind="hn", tier=3),
+            ],
+        )
+        for guid, src, eng in (
+            ("a", "lab", {}),
+            ("b", "hn", {"points": 900, "comments": 300}),
+            ("c", "hn", {}),
+            ("d", "hn", {}),
+        ):
+            upsert_item(
+                conn,
+                Item(
+                    src, guid, f"https://x.example/{guid}", f"AI agents story {guid}", engagement=eng, published_at=NOW
+                ),
+                now=NOW,
+            )
         ids = dict(conn.execute(select(items.c.guid, items.c.id)).all())
         ev = {}
         for name in "abcd":
-            ev[name] = conn.execute(insert(events).values(title=name, first_published_at=NOW, last_published_at=NOW, item_count=1,
-                                                          outlets=1, independent_outlets=1, updated_at=NOW)).inserted_primary_key[0]
+            ev[name] = conn.execute(
+                insert(events).values(
+                    title=name,
+                    first_published_at=NOW,
+                    last_published_at=NOW,
+                    item_count=1,
+                    outlets=1,
+                    independent_outlets=1,
+                    updated_at=NOW,
+                )
+            ).inserted_primary_key[0]
             conn.execute(insert(event_members).values(item_id=ids[name], event_id=ev[name], role="lead", joined_at=NOW))
         conn.execute(insert(feedback).values(event_id=ev["c"], kind="star", at=NOW))
         conn.execute(insert(feedback).values(event_id=ev["d"], kind="down", at=NOW))
     assert rank_events(engine, now=NOW) == 4
     with engine.connect() as conn:
-        rows = {r.title: r for r in conn.execute(select(events.c.title, events.c.score, events.c.score_parts, events.c.tab))}
+        rows = {
+            r.title: r for r in conn.execute(select(events.c.title, events.c.score, events.c.score_parts, events.c.tab))
+        }
     assert rows["a"].score_parts["authority"] > rows["c"].score_parts["authority"]  # tier-1 lab vs HN
     assert rows["b"].score_parts["engagement"] > 1.0 and rows["b"].score > rows["d"].score
     assert rows["c"].tab == "featured" and rows["c"].score > rows["d"].score  # starred by the operator
     assert rows["d"].score_parts["feedback"] < 0 and rows["d"].tab == "all"
-    assert set(rows["a"].score_parts) == {"coverage", "echo", "authority", "engagement", "feedback", "importance", "recency"}
+    assert set(rows["a"].score_parts) == {
+        "coverage",
+        "echo",
+        "authority",
+        "engagement",
+        "feedback",
+        "importance",
+        "recency",
+    }
     # Ranking again with nothing changed writes nothing new.
     before = rows
     rank_events(engine, now=NOW)
     with engine.connect() as conn:
-        after = {r.title: r for r in conn.execute(select(events.c.title, events.c.score, events.c.score_parts, events.c.tab))}
+        after = {
+            r.title: r for r in conn.execute(select(events.c.title, events.c.score, events.c.score_parts, events.c.tab))
+        }
     assert after == before
 
 
@@ -98,9 +142,11 @@ def test_featured_is_the_few_events_a_day_must_show():
     day_tabs(big)
     assert [e["tab"] for e in big].count("featured") == FEATURED_PER_DAY
     assert all(e["tab"] == "featured" for e in sorted(big, key=lambda e: -e["importance"])[:FEATURED_PER_DAY])
-    quiet = [{"importance": FEATURED_FLOOR + 0.5, "tab": "all", "eligible": False, "starred": False},
-             {"importance": FEATURED_FLOOR + 0.1, "tab": "p1", "eligible": True, "starred": False},
-             {"importance": FEATURED_FLOOR - 1, "tab": "all", "eligible": True, "starred": False}]
+    quiet = [
+        {"importance": FEATURED_FLOOR + 0.5, "tab": "all", "eligible": False, "starred": False},
+        {"importance": FEATURED_FLOOR + 0.1, "tab": "p1", "eligible": True, "starred": False},
+        {"importance": FEATURED_FLOOR - 1, "tab": "all", "eligible": True, "starred": False},
+    ]
     day_tabs(quiet)
     assert [e["tab"] for e in quiet] == ["all", "featured", "all"]
     slow = [{"importance": FEATURED_FLOOR - 0.1, "tab": "all", "eligible": True, "starred": False}]

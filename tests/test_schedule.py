@@ -42,9 +42,11 @@ def rss(port: int, name: str, *, gaps_h: list[float] = (), head: str = "") -> by
         f"<guid>{name}-{i}</guid><pubDate>{format_datetime(when)}</pubDate></item>"
         for i, when in enumerate(times)
     )
-    return (f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0" '
-            f'xmlns:sy="http://purl.org/rss/1.0/modules/syndication/"><channel><title>{name}</title>{head}'
-            f"{entries}</channel></rss>").encode()
+    return (
+        f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0" '
+        f'xmlns:sy="http://purl.org/rss/1.0/modules/syndication/"><channel><title>{name}</title>{head}'
+        f"{entries}</channel></rss>"
+    ).encode()
 
 
 class Feeds:
@@ -59,8 +61,11 @@ class Feeds:
                 port, path = outer.port, self.path
                 feeds = {
                     "/ttl.xml": lambda: rss(port, "ttl", gaps_h=[1, 1], head="<ttl>45</ttl>"),
-                    "/sy.xml": lambda: rss(port, "sy", head="<sy:updatePeriod>hourly</sy:updatePeriod>"
-                                                           "<sy:updateFrequency>2</sy:updateFrequency>"),
+                    "/sy.xml": lambda: rss(
+                        port,
+                        "sy",
+                        head="<sy:updatePeriod>hourly</sy:updatePeriod><sy:updateFrequency>2</sy:updateFrequency>",
+                    ),
                     "/rhythm.xml": lambda: rss(port, "rhythm", gaps_h=[3, 3, 3, 2, 4]),
                     "/chatty.xml": lambda: rss(port, "chatty", head="<ttl>1</ttl>"),
                     "/daily.xml": lambda: rss(port, "daily", head="<sy:updatePeriod>daily</sy:updatePeriod>"),
@@ -97,9 +102,18 @@ def _settings() -> Settings:
 
 def _polls(engine) -> dict[str, tuple]:
     with engine.connect() as conn:
-        return {r.id: (r.poll_every, r.poll_basis, r.poll_failures, r.next_poll_at)
-                for r in conn.execute(select(sources.c.id, sources.c.poll_every, sources.c.poll_basis,
-                                             sources.c.poll_failures, sources.c.next_poll_at))}
+        return {
+            r.id: (r.poll_every, r.poll_basis, r.poll_failures, r.next_poll_at)
+            for r in conn.execute(
+                select(
+                    sources.c.id,
+                    sources.c.poll_every,
+                    sources.c.poll_basis,
+                    sources.c.poll_failures,
+                    sources.c.next_poll_at,
+                )
+            )
+        }
 
 
 def test_each_source_is_polled_at_the_interval_its_feed_states_or_its_rhythm_within_bounds(engine, feeds):
@@ -110,12 +124,20 @@ def test_each_source_is_polled_at_the_interval_its_feed_states_or_its_rhythm_wit
     assert {o.status for o in out.values()} == {"ok"}
     polls = _polls(engine)
     every = {n: polls[n][0] for n in names}
-    assert every == {"ttl": 45 * 60, "sy": 30 * 60, "rhythm": 3 * 3600, "chatty": 10 * 60, "daily": 6 * 3600,
-                     "quiet": 30 * 60}
+    assert every == {
+        "ttl": 45 * 60,
+        "sy": 30 * 60,
+        "rhythm": 3 * 3600,
+        "chatty": 10 * 60,
+        "daily": 6 * 3600,
+        "quiet": 30 * 60,
+    }
     assert "ttl 45 min" in polls["ttl"][1]
     assert "sy:updatePeriod hourly / sy:updateFrequency 2" in polls["sy"][1]
     assert "median gap of its last 6 items" in polls["rhythm"][1]
-    assert polls["chatty"][1].endswith("raised to poll_min 10m") and polls["daily"][1].endswith("lowered to poll_max 6h")
+    assert polls["chatty"][1].endswith("raised to poll_min 10m") and polls["daily"][1].endswith(
+        "lowered to poll_max 6h"
+    )
     assert "no stated interval or rhythm yet" in polls["quiet"][1]
     for n in names:
         assert before + timedelta(seconds=every[n]) <= polls[n][3] <= datetime.now(UTC) + timedelta(seconds=every[n])
@@ -164,26 +186,36 @@ def test_interval_settings_are_durations_with_min_not_above_max(tmp_path):
 
 def _finished(engine, stage: str) -> list:
     with engine.connect() as conn:
-        return conn.execute(select(stage_runs).where(stage_runs.c.stage == stage,
-                                                     stage_runs.c.finished_at.is_not(None))).all()
+        return conn.execute(
+            select(stage_runs).where(stage_runs.c.stage == stage, stage_runs.c.finished_at.is_not(None))
+        ).all()
 
 
 def _newsroom(tmp_path: Path, feeds: Feeds) -> tuple[dict, Path]:
     """A settings file whose only sources are the loopback ones (every packaged source switched off
     in the user catalog) and whose publish stage fails every pass (site_dir is a file)."""
-    packaged = [line.split('"')[1] for line in packaged_catalog_path().read_text("utf-8").splitlines()
-                if line.strip().startswith("id =")]
+    packaged = [
+        line.split('"')[1]
+        for line in packaged_catalog_path().read_text("utf-8").splitlines()
+        if line.strip().startswith("id =")
+    ]
     catalog = tmp_path / "sources.toml"
-    catalog.write_text("".join(f'[[source]]\nid = "{sid}"\nenabled = false\n\n' for sid in packaged)
-                       + "".join(f'[[source]]\nid = "loop-{n}"\nname = "{n}"\nurl = "{feeds.url(f"/{n}.xml")}"\n\n'
-                                 for n in ("rhythm", "down")))
+    catalog.write_text(
+        "".join(f'[[source]]\nid = "{sid}"\nenabled = false\n\n' for sid in packaged)
+        + "".join(
+            f'[[source]]\nid = "loop-{n}"\nname = "{n}"\nurl = "{feeds.url(f"/{n}.xml")}"\n\n'
+            for n in ("rhythm", "down")
+        )
+    )
     blocker = tmp_path / "site"
     blocker.write_text("a file where the site folder should be: the publish stage fails every pass")
     config = tmp_path / "newsdesk.toml"
-    config.write_text(f'data_dir = "{tmp_path / "data"}"\nsite_dir = "{blocker}"\nsources_file = "{catalog}"\n'
-                      '[fetch]\nallow_private = true\nretries = 0\nper_host_delay = 0.0\n'
-                      '[write]\nby = "extractive"\n'
-                      '[schedule]\npoll_min = "1s"\npoll_max = "4s"\n')
+    config.write_text(
+        f'data_dir = "{tmp_path / "data"}"\nsite_dir = "{blocker}"\nsources_file = "{catalog}"\n'
+        "[fetch]\nallow_private = true\nretries = 0\nper_host_delay = 0.0\n"
+        '[write]\nby = "extractive"\n'
+        '[schedule]\npoll_min = "1s"\npoll_max = "4s"\n'
+    )
     return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NEWSDESK_CONFIG": str(config)}, blocker
 
 
@@ -203,8 +235,14 @@ def _until_passes(proc: subprocess.Popen, tmp_path: Path, passes: int):
 
 def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigterm(tmp_path, feeds):
     env, blocker = _newsroom(tmp_path, feeds)
-    proc = subprocess.Popen([sys.executable, "-m", "newsdesk", "run", "--every", "2s"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "run", "--every", "2s"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         engine = _until_passes(proc, tmp_path, 2)
         proc.send_signal(signal.SIGTERM)
@@ -235,8 +273,14 @@ def test_run_every_keeps_passing_past_a_failing_stage_and_stops_cleanly_on_sigte
 def test_serve_every_runs_the_loop_beside_the_web_app_and_stops_cleanly(tmp_path, feeds):
     env, _ = _newsroom(tmp_path, feeds)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--every", "2s"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--every", "2s"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         engine = _until_passes(proc, tmp_path, 1)
         # The loop schedules the next pass just after the last stage's run is recorded: poll for it.
@@ -297,8 +341,9 @@ def test_the_stages_that_know_their_totals_report_them(tmp_path, sqlite_engine):
             seen.setdefault(name, []).append((done, total))
 
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
-    run_pipeline(sqlite_engine, Settings(data_dir=str(tmp_path)), stages=["ingest", "cluster"], source=pack,
-                 watcher=Totals())
+    run_pipeline(
+        sqlite_engine, Settings(data_dir=str(tmp_path)), stages=["ingest", "cluster"], source=pack, watcher=Totals()
+    )
     for name in ("ingest", "cluster"):
         done, total = seen[name][-1]
         assert total and done == total and all(t == total for _, t in seen[name]), name

@@ -89,7 +89,10 @@ def test_total_timeout_covers_every_retry_of_a_source_answering_500():
         httpd.shutdown()
     assert time.monotonic() - started < 5
     assert result.error and "\n" not in result.error
-    assert "HTTP 500" in result.error and "tries); no time left to try again within 2s (fetch.total_timeout)" in result.error
+    assert (
+        "HTTP 500" in result.error
+        and "tries); no time left to try again within 2s (fetch.total_timeout)" in result.error
+    )
 
 
 def test_time_queued_behind_other_sources_is_not_spent():

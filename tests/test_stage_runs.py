@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
+from conftest import PACK
 from sqlalchemy import select, update
 
 from newsdesk.config import Settings
@@ -14,7 +15,6 @@ from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import stage_runs, stages
-from conftest import PACK
 from newsdesk.store.stage_runs import (
     claim_stage,
     mark_interrupted,
@@ -26,7 +26,6 @@ from newsdesk.store.stage_runs import (
     set_next_due,
     stage_status,
 )
-
 
 
 def test_each_stage_run_is_recorded_with_what_it_did_or_why_it_failed(tmp_path, store_url):
@@ -66,8 +65,12 @@ def test_a_stage_another_live_process_runs_is_skipped_and_said(tmp_path, store_u
 
 def test_a_dead_processs_lease_and_running_row_are_taken_over(tmp_path, store_url):
     engine = open_store(store_url)
-    dead = subprocess.run([sys.executable, "-c", "from newsdesk.store.leases import owner_id; print(owner_id())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "from newsdesk.store.leases import owner_id; print(owner_id())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert claim_stage(engine, "cluster", dead)
     row = run_started(engine, "cluster", run_id="r1", owner=dead)
     assert claim_stage(engine, "cluster", owner_id())  # its process is gone: no waiting out the lease
@@ -99,8 +102,11 @@ def test_finished_runs_older_than_the_keep_window_are_pruned(store_url):
         run_finished(engine, row)
     running = run_started(engine, "rank", run_id="now", owner=owner_id())
     with engine.begin() as conn:
-        conn.execute(update(stage_runs).where(stage_runs.c.id.in_([old, running]))
-                     .values(finished_at=datetime.now(UTC) - timedelta(days=31)))
+        conn.execute(
+            update(stage_runs)
+            .where(stage_runs.c.id.in_([old, running]))
+            .values(finished_at=datetime.now(UTC) - timedelta(days=31))
+        )
     assert prune_runs(engine) == 1  # the running row stays whatever its times say
     with engine.connect() as conn:
         assert set(conn.execute(select(stage_runs.c.run_id)).scalars()) == {"new", "now"}
@@ -129,14 +135,25 @@ def test_a_stage_killed_by_sigkill_is_marked_interrupted_by_the_next_plain_run(t
             time.sleep(30)  # past the kill: the stage is mid-fetch when it dies
 
     httpd = serve_http(Stalls)
-    (tmp_path / "mine.toml").write_text(f'[[source]]\nid = "slow"\nname = "slow"\n'
-                                        f'url = "http://127.0.0.1:{httpd.server_address[1]}/feed.xml"\nkind = "rss"\n')
-    env = os.environ | {"NEWSDESK_CONFIG": str(tmp_path / "none.toml"), "NEWSDESK_DATABASE_URL": store_url,
-                        "NEWSDESK_DATA_DIR": str(tmp_path), "NEWSDESK_SOURCES_FILE": str(tmp_path / "mine.toml"),
-                        "NEWSDESK_FETCH_ALLOW_PRIVATE": "1", "NEWSDESK_FETCH_RETRIES": "1"}
+    (tmp_path / "mine.toml").write_text(
+        f'[[source]]\nid = "slow"\nname = "slow"\n'
+        f'url = "http://127.0.0.1:{httpd.server_address[1]}/feed.xml"\nkind = "rss"\n'
+    )
+    env = os.environ | {
+        "NEWSDESK_CONFIG": str(tmp_path / "none.toml"),
+        "NEWSDESK_DATABASE_URL": store_url,
+        "NEWSDESK_DATA_DIR": str(tmp_path),
+        "NEWSDESK_SOURCES_FILE": str(tmp_path / "mine.toml"),
+        "NEWSDESK_FETCH_ALLOW_PRIVATE": "1",
+        "NEWSDESK_FETCH_RETRIES": "1",
+    }
     (tmp_path / "none.toml").write_text("")
-    run = subprocess.Popen([sys.executable, "-m", "newsdesk", "run", "--stage", "ingest"], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "run", "--stage", "ingest"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert asked.wait(60), "the run never asked for the feed"
     finally:
@@ -186,9 +203,11 @@ def test_a_dropped_postgresql_connection_is_one_line_of_the_drivers_words(tmp_pa
         report = run_pipeline(engine, s, stages=["ingest", "rank"], source=PACK)
     assert dropped and report.status["rank"] == "ok"  # the next stage gets a fresh connection
     with engine.connect() as conn:
-        said = [*report.problems,
-                *conn.execute(select(stage_runs.c.error).where(stage_runs.c.error.is_not(None))).scalars(),
-                *conn.execute(select(fetches.c.error).where(fetches.c.error.is_not(None))).scalars()]
+        said = [
+            *report.problems,
+            *conn.execute(select(stage_runs.c.error).where(stage_runs.c.error.is_not(None))).scalars(),
+            *conn.execute(select(fetches.c.error).where(fetches.c.error.is_not(None))).scalars(),
+        ]
     dropped_lines = [line for line in said if "terminating connection due to administrator command" in line]
     assert dropped_lines, said
     for line in dropped_lines:

@@ -7,7 +7,9 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from conftest import ARTIFACTS, PACK
 from fastapi.testclient import TestClient
+from loopback import serve_app
 from sqlalchemy import select
 
 from newsdesk.config import Settings
@@ -16,8 +18,6 @@ from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store.schema import sources
 from newsdesk.store.stage_runs import set_next_due
 from newsdesk.web.app import create_app
-from loopback import serve_app
-from conftest import ARTIFACTS, PACK
 
 DUE = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 

@@ -39,9 +39,15 @@ def test_upsert_is_idempotent_and_keyed_by_source_guid(engine):
 def test_upsert_items_answers_for_each_item_in_order_across_batches(engine):
     with engine.begin() as conn:
         sync_sources(conn, [SRC])
-        assert upsert_items(conn, [_item(guid=f"g{i}", title=f"T{i}") for i in range(BATCH + 5)]) == ["new"] * (BATCH + 5)
-        again = [_item(guid="g0", title="T0"), _item(guid="g1", title="edited"), _item(guid="g1", title="edited twice"),
-                 _item(guid="fresh")]
+        assert upsert_items(conn, [_item(guid=f"g{i}", title=f"T{i}") for i in range(BATCH + 5)]) == ["new"] * (
+            BATCH + 5
+        )
+        again = [
+            _item(guid="g0", title="T0"),
+            _item(guid="g1", title="edited"),
+            _item(guid="g1", title="edited twice"),
+            _item(guid="fresh"),
+        ]
         # An entry listed twice in one feed is stored once, as its last copy.
         assert upsert_items(conn, again) == ["unchanged", "unchanged", "updated", "new"]
         assert conn.execute(select(items.c.title).where(items.c.guid == "g1")).scalar() == "edited twice"
@@ -99,8 +105,9 @@ def test_catalog_sync_keeps_an_operator_disable_but_honours_a_catalog_disable(en
 
 def test_text_a_database_refuses_is_cleaned_before_it_is_stored(engine):
     """NUL (PostgreSQL refuses it) and lone surrogates (neither database encodes them)."""
-    dirty = _item(title="GPT\x00-5.5", summary="a\x00b\ud800c", body="body\x00", authors=["A\x00"],
-                  extra={"k\x00": ["v\udfff"]})
+    dirty = _item(
+        title="GPT\x00-5.5", summary="a\x00b\ud800c", body="body\x00", authors=["A\x00"], extra={"k\x00": ["v\udfff"]}
+    )
     with engine.begin() as conn:
         sync_sources(conn, [Source(**{**SRC.__dict__, "name": "OpenAI\x00 Blog"})])
         assert upsert_item(conn, dirty) == "new"
@@ -137,20 +144,31 @@ def test_a_huge_error_is_stored_as_one_bounded_line(engine):
 def _replay_json_feed(engine, tmp_path, entries: list[dict]):
     feeds = tmp_path / "feeds"
     feeds.mkdir()
-    doc = {"version": "https://jsonfeed.org/version/1.1", "title": "Big", "home_page_url": "https://big.example/",
-           "items": entries}
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Big",
+        "home_page_url": "https://big.example/",
+        "items": entries,
+    }
     (feeds / "big.json").write_text(json.dumps(doc), "utf-8")
     found, urls, _problems = ingest.replay_sources(feeds, {})
     return asyncio.run(ingest.ingest_all(engine, Settings(), found, getter=ingest.DirectoryGetter(feeds, urls)))
 
 
 def _entry(i: int, title: str = "") -> dict:
-    return {"id": f"e{i}", "url": f"https://big.example/{i}", "title": title or f"Entry {i}",
-            "content_text": f"Summary {i}", "date_published": "2026-11-30T08:00:00Z"}
+    return {
+        "id": f"e{i}",
+        "url": f"https://big.example/{i}",
+        "title": title or f"Entry {i}",
+        "content_text": f"Summary {i}",
+        "date_published": "2026-11-30T08:00:00Z",
+    }
 
 
 def test_one_nul_in_a_feed_loses_nothing_of_the_source(engine, tmp_path):
-    out = _replay_json_feed(engine, tmp_path, [_entry(1, "Bad\x00 title"), _entry(2), {**_entry(3), "content_text": "s\x00"}])
+    out = _replay_json_feed(
+        engine, tmp_path, [_entry(1, "Bad\x00 title"), _entry(2), {**_entry(3), "content_text": "s\x00"}]
+    )
     assert (out[0].status, out[0].new) == ("ok", 3), out[0].error
     with engine.connect() as conn:
         assert conn.execute(select(items.c.title).where(items.c.guid == "e1")).scalar() == "Bad title"
@@ -189,7 +207,9 @@ def test_readers_and_short_writers_wait_for_a_long_writer_instead_of_failing(sql
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    writer = subprocess.Popen([sys.executable, "-c", _WRITER, sqlite_url, "8"], env=env, stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, sqlite_url, "8"], env=env, stdout=subprocess.PIPE, text=True
+    )
     errors, done = [], []
 
     def read(write: bool) -> None:

@@ -29,36 +29,96 @@ SOURCES = [
 ]
 
 LAUNCH = [
-    ("halcyon-blog", "launch-1", 0, "Introducing Tessellate, an open-source coding agent from Halcyon",
-     ("Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
-      "under the Apache license."), "en"),
-    ("techwire", "launch-2", 4, "Halcyon open-sources Tessellate, a coding agent that writes its own pull requests",
-     "The startup's Tessellate agent edits many files at once and runs tests before it proposes a change.", "en"),
-    ("zhiku", "launch-3", 6, "Halcyon 开源编程智能体 Tessellate，可自主提交代码合并请求",
-     "Tessellate 能跨多个文件修改代码、运行测试并自动发起 pull request，采用 Apache 许可证免费使用。", "zh"),
+    (
+        "halcyon-blog",
+        "launch-1",
+        0,
+        "Introducing Tessellate, an open-source coding agent from Halcyon",
+        (
+            "Tessellate plans multi-file changes, runs the test suite and opens pull requests on its own. It is free "
+            "under the Apache license."
+        ),
+        "en",
+    ),
+    (
+        "techwire",
+        "launch-2",
+        4,
+        "Halcyon open-sources Tessellate, a coding agent that writes its own pull requests",
+        "The startup's Tessellate agent edits many files at once and runs tests before it proposes a change.",
+        "en",
+    ),
+    (
+        "zhiku",
+        "launch-3",
+        6,
+        "Halcyon 开源编程智能体 Tessellate，可自主提交代码合并请求",
+        "Tessellate 能跨多个文件修改代码、运行测试并自动发起 pull request，采用 Apache 许可证免费使用。",
+        "zh",
+    ),
 ]
 BENCHMARKS = [
-    ("techwire", "bench-1", 24 * 7 + 2, "Tessellate beats proprietary coding agents on independent benchmark runs",
-     ("Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
-      "two paid rivals, though it was slower."), "en"),
-    ("zhiku", "bench-2", 24 * 7 + 9, "第三方评测：开源编程智能体 Tessellate 修复 61% 真实代码缺陷，超过两款付费产品",
-     "研究人员用 500 个真实仓库缺陷测试 Halcyon 的 Tessellate，修复率 61%，但速度较慢。", "zh"),
+    (
+        "techwire",
+        "bench-1",
+        24 * 7 + 2,
+        "Tessellate beats proprietary coding agents on independent benchmark runs",
+        (
+            "Researchers ran Halcyon's open-source Tessellate agent on 500 real repository bugs: it fixed 61%, ahead of "
+            "two paid rivals, though it was slower."
+        ),
+        "en",
+    ),
+    (
+        "zhiku",
+        "bench-2",
+        24 * 7 + 9,
+        "第三方评测：开源编程智能体 Tessellate 修复 61% 真实代码缺陷，超过两款付费产品",
+        "研究人员用 500 个真实仓库缺陷测试 Halcyon 的 Tessellate，修复率 61%，但速度较慢。",
+        "zh",
+    ),
 ]
 FIX = [
-    ("halcyon-blog", "fix-1", 24 * 15, "Halcyon ships Tessellate 1.1: the open-source coding agent no longer deletes untracked files",
-     ("After users reported that the Tessellate agent removed files outside git, the update asks before any "
-      "deletion and keeps a backup."), "en"),
+    (
+        "halcyon-blog",
+        "fix-1",
+        24 * 15,
+        "Halcyon ships Tessellate 1.1: the open-source coding agent no longer deletes untracked files",
+        (
+            "After users reported that the Tessellate agent removed files outside git, the update asks before any "
+            "deletion and keeps a backup."
+        ),
+        "en",
+    ),
 ]
 SAME_COMPANY = [
-    ("techwire", "cfo-1", 24 * 9, "Halcyon hires a former airline executive as its chief financial officer",
-     "The startup is preparing for a larger funding round and expanding its finance team in London.", "en"),
+    (
+        "techwire",
+        "cfo-1",
+        24 * 9,
+        "Halcyon hires a former airline executive as its chief financial officer",
+        "The startup is preparing for a larger funding round and expanding its finance team in London.",
+        "en",
+    ),
 ]
 NOISE = [
-    ("techwire", "noise-1", 24 * 2, "City council approves a new tram line to the airport",
-     "Construction starts next spring and the line should open in 2033.", "en"),
+    (
+        "techwire",
+        "noise-1",
+        24 * 2,
+        "City council approves a new tram line to the airport",
+        "Construction starts next spring and the line should open in 2033.",
+        "en",
+    ),
     ("zhiku", "noise-2", 24 * 8, "新能源车企三月销量同比增长四成", "多家车企公布月度交付数据，出口增长明显。", "zh"),
-    ("techwire", "noise-3", 24 * 12, "A chip maker's quarterly revenue falls short of forecasts",
-     "Shares fell 6% after hours as data-center orders slowed.", "en"),
+    (
+        "techwire",
+        "noise-3",
+        24 * 12,
+        "A chip maker's quarterly revenue falls short of forecasts",
+        "Shares fell 6% after hours as data-center orders slowed.",
+        "en",
+    ),
 ]
 
 
@@ -71,8 +131,19 @@ def store_items(engine, rows):
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
         for src, guid, hours, title, summary, lang in rows:
-            upsert_item(conn, Item(src, guid, f"https://{src}.example/{guid}", title, summary, language=lang,
-                                   published_at=T0 + timedelta(hours=hours)), now=T0 + timedelta(days=20))
+            upsert_item(
+                conn,
+                Item(
+                    src,
+                    guid,
+                    f"https://{src}.example/{guid}",
+                    title,
+                    summary,
+                    language=lang,
+                    published_at=T0 + timedelta(hours=hours),
+                ),
+                now=T0 + timedelta(days=20),
+            )
 
 
 def _store_items_as_at(engine, rows, tmp_path):
@@ -96,15 +167,20 @@ def _store_items_as_at(engine, rows, tmp_path):
 
 
 def event_of(conn) -> dict[str, int]:
-    return dict(conn.execute(select(items.c.guid, event_members.c.event_id)
-                             .join(event_members, event_members.c.item_id == items.c.id)).all())
+    return dict(
+        conn.execute(
+            select(items.c.guid, event_members.c.event_id).join(event_members, event_members.c.item_id == items.c.id)
+        ).all()
+    )
 
 
 def _snapshot(engine):
     with engine.connect() as conn:
-        return (conn.execute(select(stories).order_by(stories.c.id)).all(),
-                conn.execute(select(story_events).order_by(story_events.c.event_id)).all(),
-                conn.execute(select(events.c.id, events.c.story_checked_at).order_by(events.c.id)).all())
+        return (
+            conn.execute(select(stories).order_by(stories.c.id)).all(),
+            conn.execute(select(story_events).order_by(story_events.c.event_id)).all(),
+            conn.execute(select(events.c.id, events.c.story_checked_at).order_by(events.c.id)).all(),
+        )
 
 
 def _run(engine, embedder):
@@ -260,10 +336,12 @@ def test_a_store_from_before_stories_upgrades_with_its_rows_and_links_them(tmp_p
         assert current(conn) == "0006"
     # Cluster as the old code did: its events table has no story_checked_at yet.
     with engine.begin() as conn:
-        conn.exec_driver_sql("INSERT INTO events (id, title, first_published_at, last_published_at, item_count, outlets, "
-                             "independent_outlets, languages, anchors, importance, score, score_parts, tab, updated_at) "
-                             "VALUES (1, 'old event', '2030-05-01 08:00:00', '2030-05-01 08:00:00', 0, 0, 0, '[]', '[]', "
-                             "0, 0, '{}', 'all', '2030-05-01 08:00:00')")
+        conn.exec_driver_sql(
+            "INSERT INTO events (id, title, first_published_at, last_published_at, item_count, outlets, "
+            "independent_outlets, languages, anchors, importance, score, score_parts, tab, updated_at) "
+            "VALUES (1, 'old event', '2030-05-01 08:00:00', '2030-05-01 08:00:00', 0, 0, 0, '[]', '[]', "
+            "0, 0, '{}', 'all', '2030-05-01 08:00:00')"
+        )
     before = {table: _rows(engine, table) for table in ("sources", "items", "events")}
     engine.dispose()
     engine = open_store(url)
@@ -296,9 +374,21 @@ def test_eval_clusters_reports_story_level_precision_and_recall(tmp_path, monkey
     with path.open("w", encoding="utf-8") as fh:
         for _src, guid, hours, title, summary, lang in LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE:
             event = guid.rsplit("-", 1)[0] if guid.split("-")[0] != "noise" else guid
-            fh.write(json.dumps({"id": guid, "title": title, "summary": summary, "lang": lang, "event": event,
-                                 "story": gold.get(event, ""),
-                                 "published": (T0 + timedelta(hours=hours)).isoformat()}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "id": guid,
+                        "title": title,
+                        "summary": summary,
+                        "lang": lang,
+                        "event": event,
+                        "story": gold.get(event, ""),
+                        "published": (T0 + timedelta(hours=hours)).isoformat(),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setattr(cli, "_state", {})
@@ -316,12 +406,24 @@ def test_a_follow_up_names_what_the_earlier_events_headline_is_about(embedder):
 
     day = 86400.0
     spec = [  # (key, day, headline, summary)
-        ("wan", 0, "Alibaba open-sources Wan 2.1, a video generation model",
-         "The 14 billion parameter model is released on Hugging Face under an open licence."),
-        ("phi", 2, "Microsoft releases Phi-4-multimodal, a small model for speech and vision",
-         "The 5.6 billion parameter model is released on Hugging Face for developers to download."),
-        ("wan-top", 9, "Wan 2.1 tops the open video generation leaderboard",
-         "Alibaba's open-sourced Wan model beat closed rivals on motion quality, a week after its release."),
+        (
+            "wan",
+            0,
+            "Alibaba open-sources Wan 2.1, a video generation model",
+            "The 14 billion parameter model is released on Hugging Face under an open licence.",
+        ),
+        (
+            "phi",
+            2,
+            "Microsoft releases Phi-4-multimodal, a small model for speech and vision",
+            "The 5.6 billion parameter model is released on Hugging Face for developers to download.",
+        ),
+        (
+            "wan-top",
+            9,
+            "Wan 2.1 tops the open video generation leaderboard",
+            "Alibaba's open-sourced Wan model beat closed rivals on motion quality, a week after its release.",
+        ),
     ]
     texts = [f"{h}\n{s}" for _, _, h, s in spec]
     vectors = embedder.embed(texts)

@@ -100,8 +100,12 @@ def layer_of(module: str) -> int:
 
 
 def test_no_import_runs_up_the_layers():
-    upward = sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
-                    for m, targets in import_graph().items() for t in targets if layer_of(t) > layer_of(m))
+    upward = sorted(
+        f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
+        for m, targets in import_graph().items()
+        for t in targets
+        if layer_of(t) > layer_of(m)
+    )
     assert upward == [], "\n".join(upward)
 
 
@@ -110,7 +114,9 @@ def test_the_web_app_does_not_load_the_clusterer():
     import subprocess
     import sys
 
-    code = ("import sys; import newsdesk.web.app, newsdesk.mcp_server; "
-            "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'datasketch', 'newsdesk.cluster.events'))))")
+    code = (
+        "import sys; import newsdesk.web.app, newsdesk.mcp_server; "
+        "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'datasketch', 'newsdesk.cluster.events'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

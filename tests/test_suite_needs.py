@@ -15,11 +15,30 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pytest(**env: str) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NEWSDESK_REQUIRE_ALL": "",
-               "NEWSDESK_TEST_PG": "postgresql+psycopg://root@127.0.0.1:9/test", **env}
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "NEWSDESK_REQUIRE_ALL": "",
+        "NEWSDESK_TEST_PG": "postgresql+psycopg://root@127.0.0.1:9/test",
+        **env,
+    }
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_store.py", "-k", "migrations_run_once"],
-        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_store.py",
+            "-k",
+            "migrations_run_once",
+        ],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

@@ -64,8 +64,18 @@ JSON_P20 = json.dumps(
         "segments": [
             {"speaker": "Swyx", "startTime": 0.0, "endTime": 1.2, "body": "Welcome"},
             {"speaker": "Swyx", "startTime": 1.2, "endTime": 3.0, "body": "back to the pod."},
-            {"speaker": "Swyx", "startTime": 3.0, "endTime": 6.5, "body": "Today we have the team behind the agent lab."},
-            {"speaker": "Alessio", "startTime": 6.5, "endTime": 10.0, "body": "Thanks for having us. We ship agents for a living."},
+            {
+                "speaker": "Swyx",
+                "startTime": 3.0,
+                "endTime": 6.5,
+                "body": "Today we have the team behind the agent lab.",
+            },
+            {
+                "speaker": "Alessio",
+                "startTime": 6.5,
+                "endTime": 10.0,
+                "body": "Thanks for having us. We ship agents for a living.",
+            },
             {"speaker": "Swyx", "startTime": 10.0, "endTime": 12.0, "body": "So what broke first?"},
         ],
     }
@@ -151,9 +161,21 @@ def test_qmsum_meeting_shape(shared):
 @pytest.mark.parametrize(
     ("data", "fmt", "message"),
     [
-        ("WEBVTT\n\n00:00:01.000 --> soon\n<v A>hi</v>\n", "text/vtt", "ep9.vtt: cue 2 has a malformed timing line '00:00:01.000 --> soon'"),
-        ("1\n00:00:01,000 --> 00:00:02,000\nhi\n\n2\nno timing here\n", "srt", "ep9.vtt: cue 2 ('2') has no 'start --> end' timing line"),
-        ('{"version": "1.0.0", "segments": [{"speaker": "A", "startTime": 0}', "json", "ep9.vtt: not valid JSON at line 1"),
+        (
+            "WEBVTT\n\n00:00:01.000 --> soon\n<v A>hi</v>\n",
+            "text/vtt",
+            "ep9.vtt: cue 2 has a malformed timing line '00:00:01.000 --> soon'",
+        ),
+        (
+            "1\n00:00:01,000 --> 00:00:02,000\nhi\n\n2\nno timing here\n",
+            "srt",
+            "ep9.vtt: cue 2 ('2') has no 'start --> end' timing line",
+        ),
+        (
+            '{"version": "1.0.0", "segments": [{"speaker": "A", "startTime": 0}',
+            "json",
+            "ep9.vtt: not valid JSON at line 1",
+        ),
         ('{"episode": 9}', "json", "ep9.vtt: JSON without 'segments'"),
         ("Transcript for ep9\n", "text/vtt", "ep9.vtt: not WebVTT"),
         ("   \n", None, "ep9.vtt: empty transcript"),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 from fakes import EpisodeFake
+from sqlalchemy import select
 from test_episode import parsed_quotes_in_transcript, qmsum_turns
 
 from newsdesk.store.schema import checks, editions
@@ -38,7 +38,9 @@ def test_numbers_survive_translation(zh, en):
 
 
 def test_dropped_or_invented_numbers_are_named():
-    problems = number_problems("部署了2万个并行沙盒，约100-150次调用", "deployed parallel sandboxes, about 100 calls, 3,000 tools")
+    problems = number_problems(
+        "部署了2万个并行沙盒，约100-150次调用", "deployed parallel sandboxes, about 100 calls, 3,000 tools"
+    )
     assert "number 20,000 is missing from the English" in problems
     assert "number 150 is missing from the English" in problems
     assert "number 3,000 is not in the Chinese" in problems

@@ -35,9 +35,18 @@ XSS_SUMMARY = '<a href="javascript:window.__pwned = 3">click</a> <img src=x oner
 def _item(conn, id, source_id, title, summary, when, language, url=None, material_level="summary"):
     conn.execute(
         insert(items).values(
-            id=id, source_id=source_id, guid=f"g{id}", url=url or f"https://example.com/{id}", title=title,
-            summary=summary, language=language, published_at=when, first_seen_at=when, updated_at=when,
-            content_hash=f"h{id}", material_level=material_level,
+            id=id,
+            source_id=source_id,
+            guid=f"g{id}",
+            url=url or f"https://example.com/{id}",
+            title=title,
+            summary=summary,
+            language=language,
+            published_at=when,
+            first_seen_at=when,
+            updated_at=when,
+            content_hash=f"h{id}",
+            material_level=material_level,
         )
     )
 
@@ -45,16 +54,31 @@ def _item(conn, id, source_id, title, summary, when, language, url=None, materia
 def _event(conn, id, title, when, score, tab, category, members, **extra):
     conn.execute(
         insert(events).values(
-            id=id, title=title, first_published_at=when, last_published_at=when, updated_at=when, score=score, tab=tab,
-            category=category, item_count=len(members), lead_item_id=members[0][0],
-            outlets=extra.pop("outlets", len(members)), independent_outlets=extra.pop("independent", 1),
-            languages=extra.pop("languages", ["zh"]), score_parts=extra.pop("score_parts", {"coverage": score}), **extra,
+            id=id,
+            title=title,
+            first_published_at=when,
+            last_published_at=when,
+            updated_at=when,
+            score=score,
+            tab=tab,
+            category=category,
+            item_count=len(members),
+            lead_item_id=members[0][0],
+            outlets=extra.pop("outlets", len(members)),
+            independent_outlets=extra.pop("independent", 1),
+            languages=extra.pop("languages", ["zh"]),
+            score_parts=extra.pop("score_parts", {"coverage": score}),
+            **extra,
         )
     )
     for item_id, role, origin in members:
         conn.execute(
             insert(event_members).values(
-                item_id=item_id, event_id=id, role=role, origin_item_id=origin, joined_at=when,
+                item_id=item_id,
+                event_id=id,
+                role=role,
+                origin_item_id=origin,
+                joined_at=when,
                 reason="anchor GPT-5.5" if role == "member" else None,
             )
         )
@@ -64,61 +88,230 @@ def seed_store(engine) -> None:
     """A small newsroom: two days of events, analyses, checks, editions, usage, fetches and one hostile item."""
     now = datetime.now(UTC)
     with engine.begin() as conn:
-        for sid, name, lang in (("jiqizhixin", "机器之心", "zh"), ("openai-blog", "OpenAI Blog", "en"),
-                                ("bloomberg-tech", "Bloomberg Technology", "en"), ("hostile-feed", "Hostile Feed", "en")):
-            conn.execute(insert(sources).values(id=sid, name=name, url=f"https://{sid}.example.com/feed", kind="rss", language=lang))
-        _item(conn, 1, "jiqizhixin", "OpenAI 发布 GPT-5.5 大模型，推理成本下降 40%", "<p>机器之心报道：新模型在<b>编程</b>任务上更强。</p>", DAY2, "zh", material_level="full")
-        _item(conn, 2, "openai-blog", "Introducing GPT-5.5", "Our most capable model for coding and agents.", DAY2 + timedelta(hours=1), "en")
-        _item(conn, 3, "bloomberg-tech", "Cognition in talks for funding at $25 billion valuation", "Early talks, people familiar said.", DAY2, "en", material_level="paywalled")
+        for sid, name, lang in (
+            ("jiqizhixin", "机器之心", "zh"),
+            ("openai-blog", "OpenAI Blog", "en"),
+            ("bloomberg-tech", "Bloomberg Technology", "en"),
+            ("hostile-feed", "Hostile Feed", "en"),
+        ):
+            conn.execute(
+                insert(sources).values(
+                    id=sid, name=name, url=f"https://{sid}.example.com/feed", kind="rss", language=lang
+                )
+            )
+        _item(
+            conn,
+            1,
+            "jiqizhixin",
+            "OpenAI 发布 GPT-5.5 大模型，推理成本下降 40%",
+            "<p>机器之心报道：新模型在<b>编程</b>任务上更强。</p>",
+            DAY2,
+            "zh",
+            material_level="full",
+        )
+        _item(
+            conn,
+            2,
+            "openai-blog",
+            "Introducing GPT-5.5",
+            "Our most capable model for coding and agents.",
+            DAY2 + timedelta(hours=1),
+            "en",
+        )
+        _item(
+            conn,
+            3,
+            "bloomberg-tech",
+            "Cognition in talks for funding at $25 billion valuation",
+            "Early talks, people familiar said.",
+            DAY2,
+            "en",
+            material_level="paywalled",
+        )
         _item(conn, 4, "jiqizhixin", "Cognition 洽谈新一轮融资，估值 250 亿美元", "据彭博社报道。", DAY2, "zh")
         _item(conn, 5, "hostile-feed", XSS_TITLE, XSS_SUMMARY, DAY2, "en", url="javascript:window.__pwned=4")
         _item(conn, 6, "jiqizhixin", "昨天的开源语音模型发布", "一个语音模型。", DAY1, "zh")
-        _event(conn, 1, "OpenAI 发布 GPT-5.5", DAY2, 9.5, "featured", "model", [(1, "lead", None), (2, "member", None)],
-               languages=["zh", "en"], independent=2, score_parts={"coverage": 2.0, "authority": 5.5, "recency": 1.2, "feedback": 0.8},
-               anchors=["GPT-5.5"])
-        _event(conn, 2, "Cognition 估值 250 亿美元", DAY2, 6.0, "p1", "funding", [(3, "lead", None), (4, "syndicated", 3)], independent=1)
+        _event(
+            conn,
+            1,
+            "OpenAI 发布 GPT-5.5",
+            DAY2,
+            9.5,
+            "featured",
+            "model",
+            [(1, "lead", None), (2, "member", None)],
+            languages=["zh", "en"],
+            independent=2,
+            score_parts={"coverage": 2.0, "authority": 5.5, "recency": 1.2, "feedback": 0.8},
+            anchors=["GPT-5.5"],
+        )
+        _event(
+            conn,
+            2,
+            "Cognition 估值 250 亿美元",
+            DAY2,
+            6.0,
+            "p1",
+            "funding",
+            [(3, "lead", None), (4, "syndicated", 3)],
+            independent=1,
+        )
         _event(conn, 3, XSS_TITLE, DAY2, 2.0, "all", "model", [(5, "lead", None)])
         _event(conn, 4, "开源语音模型", DAY1, 3.0, "all", "open-source", [(6, "lead", None)])
-        conn.execute(insert(analyses).values(
-            id=1, event_id=1, language="zh", headline="GPT-5.5：推理成本下降四成", status="clean", flags=[],
-            body="我的判断很直接：**成本**是主线。\n\n正文没披露训练算力。", material_key="k1", created_at=DAY2, model="test-model"))
-        conn.execute(insert(analyses).values(
-            id=2, event_id=1, language="en", headline="GPT-5.5 cuts inference cost by 40%", status="clean", flags=[],
-            body="My verdict: **cost** is the story.", material_key="k1", created_at=DAY2))
-        conn.execute(insert(analyses).values(
-            id=3, event_id=2, language="zh", headline="Cognition 估值翻倍，缺经营数据", status="clean", flags=[],
-            body="估值 250 亿美元，正文没披露 ARR。\n\n[点我](javascript:alert(1)) <script>alert(1)</script>",
-            material_key="k2", created_at=DAY2))
-        conn.execute(insert(checks).values(subject="analysis", subject_id="2:zh", attempt=1, passed=False,
-                                           findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}], at=DAY2))
+        conn.execute(
+            insert(analyses).values(
+                id=1,
+                event_id=1,
+                language="zh",
+                headline="GPT-5.5：推理成本下降四成",
+                status="clean",
+                flags=[],
+                body="我的判断很直接：**成本**是主线。\n\n正文没披露训练算力。",
+                material_key="k1",
+                created_at=DAY2,
+                model="test-model",
+            )
+        )
+        conn.execute(
+            insert(analyses).values(
+                id=2,
+                event_id=1,
+                language="en",
+                headline="GPT-5.5 cuts inference cost by 40%",
+                status="clean",
+                flags=[],
+                body="My verdict: **cost** is the story.",
+                material_key="k1",
+                created_at=DAY2,
+            )
+        )
+        conn.execute(
+            insert(analyses).values(
+                id=3,
+                event_id=2,
+                language="zh",
+                headline="Cognition 估值翻倍，缺经营数据",
+                status="clean",
+                flags=[],
+                body="估值 250 亿美元，正文没披露 ARR。\n\n[点我](javascript:alert(1)) <script>alert(1)</script>",
+                material_key="k2",
+                created_at=DAY2,
+            )
+        )
+        conn.execute(
+            insert(checks).values(
+                subject="analysis",
+                subject_id="2:zh",
+                attempt=1,
+                passed=False,
+                findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}],
+                at=DAY2,
+            )
+        )
         for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
             # Shaped as write/weekly_edition.py stores it: the body repeats the properties as text, meta holds the parts.
-            props = {"type": "Post", "status": "Published", "date": "Apr 19, 2026", "slug": f"ai-weekly-{key}",
-                     "summary": f"{key} 摘要"}
-            meta = {"properties": props, "summary": props["summary"], "overview": [f"{key} 中文正文"],
-                    "sections": [{"text": "模型发布\n\nGPT-5.5 发布。", "events": [1]}],
-                    "briefs": [{"title": "Cognition 融资", "source": "机器之心", "text": "估值翻倍。"}]}
-            body = "\n\n".join([f"AI周报 {key}", *(x for kv in props.items() for x in kv), "📊 本周概览", f"{key} 中文正文",
-                                 "模型发布", "GPT-5.5 发布。"])
-            conn.execute(insert(editions).values(kind="weekly", key=key, language="zh", title=f"AI周报 {key}",
-                                                 body=body, meta=meta, material_key=key, updated_at=when))
-            conn.execute(insert(editions).values(kind="weekly", key=key, language="en", title=f"AI Weekly {key}",
-                                                 body=f"## Overview\n\n{key} English body", meta={}, material_key=key, updated_at=when))
-        conn.execute(insert(editions).values(kind="episode", key="ep-42", language="zh", title="42. 智能体的未来", body="摘要\n\n• 观点",
-                                             meta={"extractive": True}, material_key="e", updated_at=DAY2, status="clean"))
+            props = {
+                "type": "Post",
+                "status": "Published",
+                "date": "Apr 19, 2026",
+                "slug": f"ai-weekly-{key}",
+                "summary": f"{key} 摘要",
+            }
+            meta = {
+                "properties": props,
+                "summary": props["summary"],
+                "overview": [f"{key} 中文正文"],
+                "sections": [{"text": "模型发布\n\nGPT-5.5 发布。", "events": [1]}],
+                "briefs": [{"title": "Cognition 融资", "source": "机器之心", "text": "估值翻倍。"}],
+            }
+            body = "\n\n".join(
+                [
+                    f"AI周报 {key}",
+                    *(x for kv in props.items() for x in kv),
+                    "📊 本周概览",
+                    f"{key} 中文正文",
+                    "模型发布",
+                    "GPT-5.5 发布。",
+                ]
+            )
+            conn.execute(
+                insert(editions).values(
+                    kind="weekly",
+                    key=key,
+                    language="zh",
+                    title=f"AI周报 {key}",
+                    body=body,
+                    meta=meta,
+                    material_key=key,
+                    updated_at=when,
+                )
+            )
+            conn.execute(
+                insert(editions).values(
+                    kind="weekly",
+                    key=key,
+                    language="en",
+                    title=f"AI Weekly {key}",
+                    body=f"## Overview\n\n{key} English body",
+                    meta={},
+                    material_key=key,
+                    updated_at=when,
+                )
+            )
+        conn.execute(
+            insert(editions).values(
+                kind="episode",
+                key="ep-42",
+                language="zh",
+                title="42. 智能体的未来",
+                body="摘要\n\n• 观点",
+                meta={"extractive": True},
+                material_key="e",
+                updated_at=DAY2,
+                status="clean",
+            )
+        )
         # What failed its checks is never shown to readers: a flagged analysis and edition stay in the store,
         # and the failed draft is listed for the operator only.
-        conn.execute(insert(analyses).values(
-            id=4, event_id=4, language="zh", headline="语音模型未核实稿", status="flagged", body="循环循环循环 999 万",
-            flags=[{"kind": "loop", "detail": "a sentence in a loop", "span": "", "severity": "error"}],
-            material_key="k4", created_at=DAY1))
-        conn.execute(insert(editions).values(kind="episode", key="ep-43", language="zh", title="43. 未通过的一期",
-                                             body="摘要\n\n• 循环", meta={}, material_key="f", updated_at=DAY2,
-                                             status="flagged"))
-        conn.execute(insert(failed_drafts).values(
-            kind="analysis", subject_id="2:zh", language="zh", title="Cognition 估值 250 亿美元", model="test-model",
-            text="Cognition ARR 增长 30%，30%，30%。", material_key="k2", created_at=DAY2,
-            findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}]))
+        conn.execute(
+            insert(analyses).values(
+                id=4,
+                event_id=4,
+                language="zh",
+                headline="语音模型未核实稿",
+                status="flagged",
+                body="循环循环循环 999 万",
+                flags=[{"kind": "loop", "detail": "a sentence in a loop", "span": "", "severity": "error"}],
+                material_key="k4",
+                created_at=DAY1,
+            )
+        )
+        conn.execute(
+            insert(editions).values(
+                kind="episode",
+                key="ep-43",
+                language="zh",
+                title="43. 未通过的一期",
+                body="摘要\n\n• 循环",
+                meta={},
+                material_key="f",
+                updated_at=DAY2,
+                status="flagged",
+            )
+        )
+        conn.execute(
+            insert(failed_drafts).values(
+                kind="analysis",
+                subject_id="2:zh",
+                language="zh",
+                title="Cognition 估值 250 亿美元",
+                model="test-model",
+                text="Cognition ARR 增长 30%，30%，30%。",
+                material_key="k2",
+                created_at=DAY2,
+                findings=[{"kind": "number", "detail": "数字 ARR 30% 不在材料里", "span": "30%", "severity": "error"}],
+            )
+        )
         for at, stage, p, c, cached, cost, hit in (
             (now - timedelta(days=1), "analysis", 1000, 300, 400, 0.010, False),
             (now - timedelta(days=1), "analysis", 1000, 300, 1000, 0.0, True),
@@ -126,12 +319,34 @@ def seed_store(engine) -> None:
             (now - timedelta(days=2), "analysis", 2000, 600, 500, 0.020, False),
             (now - timedelta(days=90), "analysis", 9999, 9999, 0, 9.0, False),  # outside the window
         ):
-            conn.execute(insert(llm_usage).values(at=at, stage=stage, backend="openai", model="m", prompt_tokens=p,
-                                                  completion_tokens=c, cached_tokens=cached, cost_usd=cost, cache_hit=hit))
-        conn.execute(insert(fetches).values(source_id="jiqizhixin", started_at=now - timedelta(hours=3), http_status=200, warnings=[]))
+            conn.execute(
+                insert(llm_usage).values(
+                    at=at,
+                    stage=stage,
+                    backend="openai",
+                    model="m",
+                    prompt_tokens=p,
+                    completion_tokens=c,
+                    cached_tokens=cached,
+                    cost_usd=cost,
+                    cache_hit=hit,
+                )
+            )
+        conn.execute(
+            insert(fetches).values(
+                source_id="jiqizhixin", started_at=now - timedelta(hours=3), http_status=200, warnings=[]
+            )
+        )
         for h in (2, 1):
-            conn.execute(insert(fetches).values(source_id="bloomberg-tech", started_at=now - timedelta(hours=h), http_status=503,
-                                                warnings=[], error="HTTP 503 from bloomberg"))
+            conn.execute(
+                insert(fetches).values(
+                    source_id="bloomberg-tech",
+                    started_at=now - timedelta(hours=h),
+                    http_status=503,
+                    warnings=[],
+                    error="HTTP 503 from bloomberg",
+                )
+            )
 
 
 @pytest.fixture
@@ -147,7 +362,9 @@ def csrf_of(html: str) -> str:
 
 def login(client) -> None:
     token = csrf_of(client.get("/login").text)
-    r = client.post("/login", data={"token": TOKEN, "name": "alice", "csrf": token, "next": "/events/1"}, follow_redirects=False)
+    r = client.post(
+        "/login", data={"token": TOKEN, "name": "alice", "csrf": token, "next": "/events/1"}, follow_redirects=False
+    )
     assert r.status_code == 303 and r.headers["location"] == "/events/1"
 
 
@@ -157,7 +374,13 @@ def login(client) -> None:
 def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
     html = client.get("/").text
     assert "全部 · 2026-04-23" in html
-    assert [m for m in re.findall(r'data-tab="([^"]+)"', html)] == ["all", "featured", "p1", "category-model", "category-funding"]
+    assert [m for m in re.findall(r'data-tab="([^"]+)"', html)] == [
+        "all",
+        "featured",
+        "p1",
+        "category-model",
+        "category-funding",
+    ]
     assert re.findall(r'data-event-id="(\d+)"', html) == ["1", "2", "3"]
     assert "GPT-5.5：推理成本下降四成" in html  # the zh analysis headline
     assert 'href="https://example.com/2"' in html and "OpenAI Blog" in html  # sources with links
@@ -243,7 +466,10 @@ def test_search_finds_chinese_and_english_terms(client):
     ev = client.get("/api/search", params={"q": "推理成本"}).json()
     assert [e["id"] for e in ev["events"]] == [1]  # through its analysis headline
     assert client.get("/api/search", params={"q": "nothing-like-this-anywhere"}).json() == {
-        "query": "nothing-like-this-anywhere", "events": [], "items": []}
+        "query": "nothing-like-this-anywhere",
+        "events": [],
+        "items": [],
+    }
 
 
 @pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
@@ -259,7 +485,9 @@ def test_search_index_on_both_backends_keeps_up_with_the_store(engine):
     # Another stage adds an item and rewrites one: the next search sees both.
     with engine.begin() as conn:
         _item(conn, 7, "openai-blog", "Sora 视频生成 update", "视频", DAY2, "en")
-        conn.execute(update(items).where(items.c.id == 6).values(title="语音合成 TTS", updated_at=DAY2 + timedelta(days=1)))
+        conn.execute(
+            update(items).where(items.c.id == 6).values(title="语音合成 TTS", updated_at=DAY2 + timedelta(days=1))
+        )
     assert kinds("视频生成") == [("item", 7)]
     assert kinds("语音合成") == [("item", 6)]
     assert index.refresh() == 0  # nothing changed since: nothing re-indexed
@@ -287,8 +515,12 @@ def test_login_and_feedback_through_forms_with_csrf(client, sqlite_engine):
     page = client.get("/events/1").text
     assert 'action="/events/1/feedback"' not in page  # not logged in: a link to log in instead
     session_csrf = csrf_of(client.get("/login").text)
-    r = client.post("/events/1/feedback", data={"kind": "up", "csrf": session_csrf}, follow_redirects=False,
-                    headers={"referer": "http://testserver/events/1"})
+    r = client.post(
+        "/events/1/feedback",
+        data={"kind": "up", "csrf": session_csrf},
+        follow_redirects=False,
+        headers={"referer": "http://testserver/events/1"},
+    )
     assert r.status_code == 303 and r.headers["location"] == "/login?next=/events/1"  # back here after login
     bad = client.post("/login", data={"token": "wrong", "csrf": csrf_of(client.get("/login").text)})
     assert bad.status_code == 401 and "令牌不对" in bad.text
@@ -297,7 +529,9 @@ def test_login_and_feedback_through_forms_with_csrf(client, sqlite_engine):
     assert "alice" in page
     forged = client.post("/events/1/feedback", data={"kind": "star", "csrf": "forged"})
     assert forged.status_code == 403
-    r = client.post("/events/1/feedback", data={"kind": "star", "note": "值得跟踪", "csrf": csrf_of(page)}, follow_redirects=False)
+    r = client.post(
+        "/events/1/feedback", data={"kind": "star", "note": "值得跟踪", "csrf": csrf_of(page)}, follow_redirects=False
+    )
     assert r.status_code == 303
     after = client.get(r.headers["location"]).text
     assert "反馈已保存" in after and "值得跟踪" in after
@@ -309,8 +543,15 @@ def test_login_and_feedback_through_forms_with_csrf(client, sqlite_engine):
 
 def test_api_reads_and_token_guarded_writes(client, sqlite_engine):
     spec = client.get("/openapi.json").json()
-    for path in ("/api/events", "/api/events/{event_id}", "/api/events/{event_id}/feedback", "/api/search",
-                 "/api/usage", "/api/sources", "/api/editions/{kind}/{key}"):
+    for path in (
+        "/api/events",
+        "/api/events/{event_id}",
+        "/api/events/{event_id}/feedback",
+        "/api/search",
+        "/api/usage",
+        "/api/sources",
+        "/api/editions/{kind}/{key}",
+    ):
         assert path in spec["paths"], path
     feed = client.get("/api/events", params={"day": "2026-04-23", "tab": "category-model"}).json()
     assert [e["event_id"] for e in feed["events"]] == [1, 3] and feed["previous_day"] == "2026-04-22"
@@ -335,10 +576,23 @@ def test_sources_health_add_and_disable(client, sqlite_engine):
     assert "<td>2</td>" in row  # two failures in a row
     login(client)
     page = client.get("/sources").text
-    bad = client.post("/sources", data={"csrf": csrf_of(page), "id": "new-feed", "name": "New", "url": "ftp://x", "kind": "rss"})
-    assert bad.status_code == 400 and "source url" in bad.text and 'value="new-feed"' in bad.text  # the form keeps its input
-    good = {"csrf": csrf_of(page), "id": "new-feed", "name": "New Feed", "url": "https://new.example.com/rss",
-            "kind": "atom", "language": "zh", "tier": "1", "category": "lab", "fulltext": "1"}
+    bad = client.post(
+        "/sources", data={"csrf": csrf_of(page), "id": "new-feed", "name": "New", "url": "ftp://x", "kind": "rss"}
+    )
+    assert (
+        bad.status_code == 400 and "source url" in bad.text and 'value="new-feed"' in bad.text
+    )  # the form keeps its input
+    good = {
+        "csrf": csrf_of(page),
+        "id": "new-feed",
+        "name": "New Feed",
+        "url": "https://new.example.com/rss",
+        "kind": "atom",
+        "language": "zh",
+        "tier": "1",
+        "category": "lab",
+        "fulltext": "1",
+    }
     assert client.post("/sources", data=good, follow_redirects=False).status_code == 303
     dup = client.post("/sources", data=good)
     assert dup.status_code == 400 and "already exists" in dup.text
@@ -347,9 +601,21 @@ def test_sources_health_add_and_disable(client, sqlite_engine):
     with sqlite_engine.connect() as conn:
         new = conn.execute(select(sources).where(sources.c.id == "new-feed")).one()
         assert (new.kind, new.language, new.tier, new.category, new.fulltext, new.origin, new.enabled) == (
-            "atom", "zh", 1, "lab", True, "user", True)
+            "atom",
+            "zh",
+            1,
+            "lab",
+            True,
+            "user",
+            True,
+        )
         assert conn.execute(select(sources.c.enabled).where(sources.c.id == "jiqizhixin")).scalar() is False
-    assert client.patch("/api/sources/jiqizhixin", json={"enabled": True}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert (
+        client.patch(
+            "/api/sources/jiqizhixin", json={"enabled": True}, headers={"Authorization": f"Bearer {TOKEN}"}
+        ).status_code
+        == 200
+    )
     assert next(s for s in client.get("/api/sources").json() if s["id"] == "jiqizhixin")["enabled"] is True
 
 
@@ -393,7 +659,9 @@ def test_interface_language_switch_and_no_open_redirect(client):
     assert r.status_code == 303 and r.headers["location"] == "/sources"
     html = client.get("/").text
     assert "All · 2026-04-23" in html and "Previous day" in html
-    assert client.get("/ui/zh", params={"next": "//evil.example.com"}, follow_redirects=False).headers["location"] == "/"
+    assert (
+        client.get("/ui/zh", params={"next": "//evil.example.com"}, follow_redirects=False).headers["location"] == "/"
+    )
     assert "全部 · 2026-04-23" in client.get("/").text
 
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-
 import pytest
+from conftest import ARTIFACTS
+from loopback import serve_app
 from sqlalchemy import select
+from test_web_app import TOKEN, seed_store
 
 from newsdesk.config import Settings
 from newsdesk.store.schema import feedback
 from newsdesk.web.app import create_app
-from conftest import ARTIFACTS
-from loopback import serve_app
-from test_web_app import TOKEN, seed_store
 
 pytestmark = pytest.mark.browser
-
 
 
 @pytest.fixture
@@ -111,10 +109,11 @@ def test_hostile_feed_item_renders_inert_in_the_browser(server, page):
 @pytest.fixture
 def story_server(sqlite_engine):
     """The app over a store holding one story (tests/test_stories.py: a launch, its benchmarks, a fix)."""
+    from test_stories import BENCHMARKS, FIX, LAUNCH, NOISE, SAME_COMPANY, store_items
+
     from newsdesk.cluster import cluster_new_items
     from newsdesk.cluster.embed import UseEmbedder
     from newsdesk.cluster.stories import link_stories
-    from test_stories import BENCHMARKS, FIX, LAUNCH, NOISE, SAME_COMPANY, store_items
 
     store_items(sqlite_engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
     embedder = UseEmbedder(threads=2)
@@ -142,7 +141,8 @@ def test_a_story_timeline_on_the_event_page(story_server, page, sqlite_engine):
     assert [int(timeline.nth(i).get_attribute("data-event-id")) for i in range(3)] == [launch, bench, fix]
     assert timeline.nth(1).get_attribute("aria-current") == "true"
     assert page.locator("section.story h2").inner_text() == (
-        "Story: Introducing Tessellate, an open-source coding agent from Halcyon")
+        "Story: Introducing Tessellate, an open-source coding agent from Halcyon"
+    )
     assert "Follow-up of" in page.locator("p.follows").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "story.png"), full_page=True)

@@ -30,18 +30,61 @@ def add_event(engine, event_id: int, title: str, headline: str) -> None:
     """An event of one item with a clean analysis, as ingest, the clusterer and the writer store them;
     then the day's edition, rebuilt by the real daily stage."""
     with engine.begin() as conn:
-        upsert_items(conn, [Item(source_id="outlet", guid=f"g{event_id}", url=f"https://example.com/{event_id}",
-                                 title=title, language="en", published_at=WHEN + timedelta(minutes=event_id))],
-                     now=WHEN + timedelta(hours=1))
-        item_id = conn.execute(items.select().with_only_columns(items.c.id).where(items.c.guid == f"g{event_id}")).scalar()
+        upsert_items(
+            conn,
+            [
+                Item(
+                    source_id="outlet",
+                    guid=f"g{event_id}",
+                    url=f"https://example.com/{event_id}",
+                    title=title,
+                    language="en",
+                    published_at=WHEN + timedelta(minutes=event_id),
+                )
+            ],
+            now=WHEN + timedelta(hours=1),
+        )
+        item_id = conn.execute(
+            items.select().with_only_columns(items.c.id).where(items.c.guid == f"g{event_id}")
+        ).scalar()
         at = datetime.now(UTC)
-        conn.execute(insert(events).values(id=event_id, title=title, first_published_at=WHEN, last_published_at=WHEN,
-                                           updated_at=at, score=float(event_id), importance=float(event_id), tab="p1",
-                                           category="model", item_count=1, lead_item_id=item_id, languages=["en"]))
-        conn.execute(insert(event_members).values(item_id=item_id, event_id=event_id, role="lead", joined_at=at,
-                                                  reason=f"cosine 0.{event_id}7 to the en centroid"))
-        conn.execute(insert(analyses).values(event_id=event_id, language="en", headline=headline, body=f"{headline}. Body.",
-                                             status="clean", flags=[], material_key=str(event_id), created_at=at))
+        conn.execute(
+            insert(events).values(
+                id=event_id,
+                title=title,
+                first_published_at=WHEN,
+                last_published_at=WHEN,
+                updated_at=at,
+                score=float(event_id),
+                importance=float(event_id),
+                tab="p1",
+                category="model",
+                item_count=1,
+                lead_item_id=item_id,
+                languages=["en"],
+            )
+        )
+        conn.execute(
+            insert(event_members).values(
+                item_id=item_id,
+                event_id=event_id,
+                role="lead",
+                joined_at=at,
+                reason=f"cosine 0.{event_id}7 to the en centroid",
+            )
+        )
+        conn.execute(
+            insert(analyses).values(
+                event_id=event_id,
+                language="en",
+                headline=headline,
+                body=f"{headline}. Body.",
+                status="clean",
+                flags=[],
+                material_key=str(event_id),
+                created_at=at,
+            )
+        )
     build_daily(engine, Settings(), DAY)
 
 
@@ -50,7 +93,10 @@ def server(sqlite_engine):
     with sqlite_engine.begin() as conn:
         sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
     add_event(sqlite_engine, 1, "First model launch", "First launch headline")
-    with serve_app(create_app(sqlite_engine, Settings(web_token=TOKEN))) as base, httpx.Client(base_url=base, timeout=30) as client:
+    with (
+        serve_app(create_app(sqlite_engine, Settings(web_token=TOKEN))) as base,
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
         yield sqlite_engine, client
 
 

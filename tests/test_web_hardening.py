@@ -34,7 +34,10 @@ def test_every_response_carries_security_headers(client):
         h = client.get(path).headers
         assert h["x-content-type-options"] == "nosniff", path
         assert h["x-frame-options"] == "DENY" and h["referrer-policy"] == "strict-origin-when-cross-origin"
-        assert "script-src 'none'" in h["content-security-policy"] and "frame-ancestors 'none'" in h["content-security-policy"]
+        assert (
+            "script-src 'none'" in h["content-security-policy"]
+            and "frame-ancestors 'none'" in h["content-security-policy"]
+        )
         assert "strict-transport-security" not in h  # a plain-http site must not pin HTTPS
     docs = client.get("/api/docs")
     assert docs.status_code == 200 and "cdn.jsdelivr.net" in docs.headers["content-security-policy"]
@@ -42,8 +45,10 @@ def test_every_response_carries_security_headers(client):
 
 def test_wrong_tokens_are_throttled_per_address(client):
     page = client.get("/login").text
-    codes = [client.post("/login", data={"token": f"guess{i}", "csrf": csrf_of(page), "next": "/"}).status_code
-             for i in range(12)]
+    codes = [
+        client.post("/login", data={"token": f"guess{i}", "csrf": csrf_of(page), "next": "/"}).status_code
+        for i in range(12)
+    ]
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
     # While throttled even the right token waits, so a guess cannot be confirmed by being let in.
     right = client.post("/login", data={"token": TOKEN, "csrf": csrf_of(page), "next": "/"}, follow_redirects=False)
@@ -53,24 +58,40 @@ def test_wrong_tokens_are_throttled_per_address(client):
 
 
 def test_api_bearer_guesses_are_throttled(client):
-    codes = [client.patch("/api/sources/x", json={"enabled": False}, headers={"Authorization": f"Bearer g{i}"}).status_code
-             for i in range(11)]
+    codes = [
+        client.patch("/api/sources/x", json={"enabled": False}, headers={"Authorization": f"Bearer g{i}"}).status_code
+        for i in range(11)
+    ]
     assert codes == [401] * 10 + [429]
 
 
 def test_mcp_bearer_guesses_count_with_the_others(client):
     for i in range(9):
-        assert client.patch("/api/sources/x", json={"enabled": False}, headers={"Authorization": f"Bearer g{i}"}).status_code == 401
+        assert (
+            client.patch(
+                "/api/sources/x", json={"enabled": False}, headers={"Authorization": f"Bearer g{i}"}
+            ).status_code
+            == 401
+        )
     assert client.post("/mcp", json={}, headers={"Authorization": "Bearer wrong"}).status_code == 401
     refused = client.post("/mcp", json={}, headers={"Authorization": "Bearer wrong"})
     assert refused.status_code == 429 and "try again" in refused.json()["detail"]
 
 
-@pytest.mark.parametrize("path", [
-    "/events/99999999999999999999999", "/api/events/99999999999999999999999", "/events/-1",
-    "/?page=99999999999999999999999", "/?day=0001-01-01", "/?day=9999-12-31",
-    "/api/events?day=0001-01-01", "/api/events?day=9999-12-31", "/api/events?page=99999999999999999999999",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/events/99999999999999999999999",
+        "/api/events/99999999999999999999999",
+        "/events/-1",
+        "/?page=99999999999999999999999",
+        "/?day=0001-01-01",
+        "/?day=9999-12-31",
+        "/api/events?day=0001-01-01",
+        "/api/events?day=9999-12-31",
+        "/api/events?page=99999999999999999999999",
+    ],
+)
 def test_out_of_range_ids_pages_and_days_are_not_server_errors(client, path):
     r = client.get(path)
     # A page number past the end is the last page on the site, a client error in the API.
@@ -109,7 +130,9 @@ def api_client():
 def test_no_generated_request_is_a_server_error(case, api_client):
     kwargs = case.as_transport_kwargs(base_url="http://testserver", headers=AUTH)
     response = api_client.request(**{k: v for k, v in kwargs.items() if k in REQUEST_ARGS})
-    assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:300]}"
+    assert response.status_code < 500, (
+        f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:300]}"
+    )
     case.validate_response(response, checks=[not_a_server_error])
 
 

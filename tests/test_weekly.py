@@ -79,8 +79,13 @@ def parse_report(text: str) -> dict:
     for k, start in enumerate(heading_at):
         end = heading_at[k + 1] if k + 1 < len(heading_at) else len(body)
         sections.append({"heading": body[start], "paragraphs": body[start + 1 : end]})
-    return {"title": title, "properties": props, "overview": overview, "sections": sections,
-            "briefs": blocks[briefs_at + 1 :]}
+    return {
+        "title": title,
+        "properties": props,
+        "overview": overview,
+        "sections": sections,
+        "briefs": blocks[briefs_at + 1 :],
+    }
 
 
 # --- tests --------------------------------------------------------------------------------------
@@ -103,14 +108,24 @@ def test_repeated_summary_sentences_are_found():
 def test_every_weekly_prompt_shares_its_prefix_and_ends_with_the_material():
     material = "[1] 来源：机器之心\n标题：某事"
     built = [weekly.messages(task, material) for task in ("weekly_section.md", "weekly_summary.md", "weekly_briefs.md")]
-    assert len({m[0]["content"] for m in built}) == 1  # one system prefix, byte for byte: the server's prompt cache hits
+    assert (
+        len({m[0]["content"] for m in built}) == 1
+    )  # one system prefix, byte for byte: the server's prompt cache hits
     assert all(m[1]["content"].endswith(material) for m in built)
 
 
 def _event(i, vec, score=1.0):
     v = np.asarray(vec, dtype=np.float32)
-    return WeekEvent(id=i, title=f"e{i}", score=score, sources=["s"], material="", members=[i], fingerprint=[i],
-                     vector=v / np.linalg.norm(v))
+    return WeekEvent(
+        id=i,
+        title=f"e{i}",
+        score=score,
+        sources=["s"],
+        material="",
+        members=[i],
+        fingerprint=[i],
+        vector=v / np.linalg.norm(v),
+    )
 
 
 def test_themes_group_similar_vectors_and_keep_three_to_six():
@@ -151,8 +166,12 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, t
         assert paragraph not in props["summary"] and not repeated_sentences(props["summary"], paragraph)
     # Every part was checked and recorded under the week's key.
     with sqlite_engine.connect() as conn:
-        rows = conn.execute(select(checks).where(checks.c.subject == "weekly", checks.c.subject_id == HARVEST_WEEK)).all()
-    assert len(rows) == len(report["sections"]) + 1 + stats.briefs // weekly.BRIEF_BATCH + (stats.briefs % weekly.BRIEF_BATCH > 0)
+        rows = conn.execute(
+            select(checks).where(checks.c.subject == "weekly", checks.c.subject_id == HARVEST_WEEK)
+        ).all()
+    assert len(rows) == len(report["sections"]) + 1 + stats.briefs // weekly.BRIEF_BATCH + (
+        stats.briefs % weekly.BRIEF_BATCH > 0
+    )
     assert all(r.passed for r in rows)
     # The same week again: the model is not even touched, nothing is rewritten.
     again = build_weekly(sqlite_engine, settings, Untouchable(), HARVEST_WEEK)
@@ -192,8 +211,11 @@ def test_a_brief_written_about_another_event_is_caught_and_rewritten(sqlite_engi
         failed = conn.execute(select(checks.c.findings).where(checks.c.passed.is_(False))).scalars().all()
     found = [f for fs in failed for f in load_findings(fs)]
     assert found and all(f.part.startswith("briefs") for f in found)
-    assert any(f.kind == "subject" and re.match(r"event \[\d\]: .+ (belongs to another item|is another item's number)",
-                                                f.detail) for f in found)
+    assert any(
+        f.kind == "subject"
+        and re.match(r"event \[\d\]: .+ (belongs to another item|is another item's number)", f.detail)
+        for f in found
+    )
 
 
 def test_a_summary_the_model_cannot_give_leaves_the_report_flagged_not_lost(sqlite_engine, shared):
@@ -240,7 +262,9 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
     assert part.status in ("clean", "flagged")
     with sqlite_engine.connect() as conn:
         recorded = conn.execute(select(func.count()).select_from(checks)).scalar()
-        calls = conn.execute(select(func.count()).select_from(llm_usage).where(llm_usage.c.cache_hit.is_(False))).scalar()
+        calls = conn.execute(
+            select(func.count()).select_from(llm_usage).where(llm_usage.c.cache_hit.is_(False))
+        ).scalar()
     assert recorded in (1, 2) and calls >= 1
     print(f"embedded section: {elapsed:.1f}s, {calls} model calls, status {part.status}, findings {part.findings[:3]}")
 

@@ -42,25 +42,71 @@ SOURCES = [*STORY_SOURCES, Source("jiqi", "机器周刊", "https://jiqi.example/
 
 # (source, guid, hours after MONDAY, title, summary, language)
 # test_stories' launch, benchmarks and fix, moved into one week: launch (Mon) -> benchmarks (Wed) -> fix (Sat)
-TESSELLATE = (LAUNCH + [(src, guid, hours - 24 * 5, *rest) for src, guid, hours, *rest in BENCHMARKS]
-              + [(src, guid, hours - 24 * 10, *rest) for src, guid, hours, *rest in FIX])
+TESSELLATE = (
+    LAUNCH
+    + [(src, guid, hours - 24 * 5, *rest) for src, guid, hours, *rest in BENCHMARKS]
+    + [(src, guid, hours - 24 * 10, *rest) for src, guid, hours, *rest in FIX]
+)
 QUILLFIN = [  # shown the week before (Tue) -> first deliveries (Mon) -> a recall (Sun): a story the week continues
-    ("jiqi", "quill-0", -24 * 6, "Marlowe Robotics 发布仓储机械臂 Quillfin，单臂每小时分拣 1200 件",
-     "Marlowe Robotics 展示仓储分拣机械臂 Quillfin，官方称单臂每小时可分拣 1200 件包裹，计划下周开始交付。", "zh"),
-    ("techwire", "quill-0b", -24 * 6 + 3, "Marlowe Robotics unveils Quillfin, a warehouse robot arm that sorts 1,200 parcels an hour",
-     "The Quillfin arm picks and sorts parcels in warehouses; Marlowe says deliveries start next week.", "en"),
-    ("jiqi", "quill-1", 8, "仓储机械臂 Quillfin 开始向首批客户交付，Marlowe Robotics 称首批 40 台",
-     "Marlowe Robotics 称 Quillfin 仓储机械臂已交付给三家物流公司，首批共 40 台。", "zh"),
-    ("zhiku", "quill-2", 24 * 6, "夹爪故障：Quillfin 停止发货并召回",
-     "客户反映 Quillfin 的夹爪会让包裹滑落，Marlowe Robotics 已停止发货，并将逐台维修。", "zh"),
+    (
+        "jiqi",
+        "quill-0",
+        -24 * 6,
+        "Marlowe Robotics 发布仓储机械臂 Quillfin，单臂每小时分拣 1200 件",
+        "Marlowe Robotics 展示仓储分拣机械臂 Quillfin，官方称单臂每小时可分拣 1200 件包裹，计划下周开始交付。",
+        "zh",
+    ),
+    (
+        "techwire",
+        "quill-0b",
+        -24 * 6 + 3,
+        "Marlowe Robotics unveils Quillfin, a warehouse robot arm that sorts 1,200 parcels an hour",
+        "The Quillfin arm picks and sorts parcels in warehouses; Marlowe says deliveries start next week.",
+        "en",
+    ),
+    (
+        "jiqi",
+        "quill-1",
+        8,
+        "仓储机械臂 Quillfin 开始向首批客户交付，Marlowe Robotics 称首批 40 台",
+        "Marlowe Robotics 称 Quillfin 仓储机械臂已交付给三家物流公司，首批共 40 台。",
+        "zh",
+    ),
+    (
+        "zhiku",
+        "quill-2",
+        24 * 6,
+        "夹爪故障：Quillfin 停止发货并召回",
+        "客户反映 Quillfin 的夹爪会让包裹滑落，Marlowe Robotics 已停止发货，并将逐台维修。",
+        "zh",
+    ),
 ]
 UNRELATED = [  # in no story
-    ("techwire", "noise-1", 24 * 1 + 5, "City council approves a new tram line to the airport",
-     "Construction starts next spring and the line should open in 2033.", "en"),
+    (
+        "techwire",
+        "noise-1",
+        24 * 1 + 5,
+        "City council approves a new tram line to the airport",
+        "Construction starts next spring and the line should open in 2033.",
+        "en",
+    ),
     ("zhiku", "noise-2", 24 * 3, "新能源车企四月销量同比增长四成", "多家车企公布月度交付数据，出口增长明显。", "zh"),
-    ("techwire", "noise-3", 24 * 3 + 6, "A chip maker's quarterly revenue falls short of forecasts",
-     "Shares fell 6% after hours as data-center orders slowed.", "en"),
-    ("jiqi", "noise-4", 24 * 4 + 3, "某电商平台推出以旧换新补贴，手机最高补贴 500 元", "补贴活动持续到月底，覆盖手机、平板和笔记本电脑。", "zh"),
+    (
+        "techwire",
+        "noise-3",
+        24 * 3 + 6,
+        "A chip maker's quarterly revenue falls short of forecasts",
+        "Shares fell 6% after hours as data-center orders slowed.",
+        "en",
+    ),
+    (
+        "jiqi",
+        "noise-4",
+        24 * 4 + 3,
+        "某电商平台推出以旧换新补贴，手机最高补贴 500 元",
+        "补贴活动持续到月底，覆盖手机、平板和笔记本电脑。",
+        "zh",
+    ),
 ]
 
 
@@ -68,8 +114,11 @@ UNRELATED = [  # in no story
 
 
 def _story(story_id: int, *events: tuple[int, str, str]) -> dict:
-    return {"story_id": story_id, "title": events[0][1], "events": [
-        {"event_id": i, "headline": h, "date": d, "follows_event_id": None} for i, h, d in events]}
+    return {
+        "story_id": story_id,
+        "title": events[0][1],
+        "events": [{"event_id": i, "headline": h, "date": d, "follows_event_id": None} for i, h, d in events],
+    }
 
 
 def test_entries_gather_a_story_in_date_order_where_its_most_important_event_stands():
@@ -87,12 +136,16 @@ def test_entries_gather_a_story_in_date_order_where_its_most_important_event_sta
 
 
 def test_an_event_whose_story_began_before_the_week_says_what_it_continues():
-    s = _story(9, (4, "Quillfin 发布", "2030-05-07"), (6, "Quillfin 交付", "2030-05-14"), (8, "Quillfin 召回", "2030-05-17"))
+    s = _story(
+        9, (4, "Quillfin 发布", "2030-05-07"), (6, "Quillfin 交付", "2030-05-14"), (8, "Quillfin 召回", "2030-05-17")
+    )
     alone = story_entries([8], {8: s}, WEEK, "zh")
     assert alone == [Entry([8], "续：Quillfin 发布（05-07）")]
     assert story_entries([8], {8: s}, WEEK, "en")[0].line == "continues: Quillfin 发布 (05-07)"
     both = story_entries([8, 6], {6: s, 8: s}, WEEK, "zh")
-    assert both == [Entry([6, 8], "事件脉络：Quillfin 交付（05-14） → Quillfin 召回（05-17）；续：Quillfin 发布（05-07）")]
+    assert both == [
+        Entry([6, 8], "事件脉络：Quillfin 交付（05-14） → Quillfin 召回（05-17）；续：Quillfin 发布（05-07）")
+    ]
     # A story that began this week says nothing of continuing, and one alone in its theme nothing at all.
     assert story_entries([8], {8: s}, "2030-W19", "zh") == [Entry([8], "")]
 
@@ -104,8 +157,19 @@ def _store_items(engine, rows) -> None:
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
         for src, guid, hours, title, summary, lang in rows:
-            upsert_item(conn, Item(src, guid, f"https://{src}.example/{guid}", title, summary, language=lang,
-                                   published_at=MONDAY + timedelta(hours=hours)), now=MONDAY + timedelta(days=8))
+            upsert_item(
+                conn,
+                Item(
+                    src,
+                    guid,
+                    f"https://{src}.example/{guid}",
+                    title,
+                    summary,
+                    language=lang,
+                    published_at=MONDAY + timedelta(hours=hours),
+                ),
+                now=MONDAY + timedelta(days=8),
+            )
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +187,13 @@ def store(tmp_path_factory):
     rank_events(engine, now=MONDAY + timedelta(days=7))
     publish_cards(engine, settings)  # each event's headline in zh and en, as the pipeline's write stage stores it
     with engine.connect() as conn:
-        ev = dict(conn.execute(select(items.c.guid, event_members.c.event_id)
-                               .join(event_members, event_members.c.item_id == items.c.id)).all())
+        ev = dict(
+            conn.execute(
+                select(items.c.guid, event_members.c.event_id).join(
+                    event_members, event_members.c.item_id == items.c.id
+                )
+            ).all()
+        )
         threads = story_threads(conn, list(ev.values()))
     # What the weekly is tested on: the stages found two stories and left the rest out of any.
     tessellate = [ev["launch-1"], ev["bench-1"], ev["fix-1"]]
@@ -139,8 +208,9 @@ def store(tmp_path_factory):
 
 def _weekly(engine) -> dict:
     with engine.connect() as conn:
-        return dict(conn.execute(select(editions).where(editions.c.kind == "weekly", editions.c.key == WEEK))
-                    .mappings().one())
+        return dict(
+            conn.execute(select(editions).where(editions.c.kind == "weekly", editions.c.key == WEEK)).mappings().one()
+        )
 
 
 def _section_of(meta: dict, event_id: int) -> dict:
@@ -150,8 +220,9 @@ def _section_of(meta: dict, event_id: int) -> dict:
 def _headlines(engine, ev, language: str = "zh") -> dict[str, str]:
     """The story events' stored headlines in `language` (their analyses')."""
     with engine.connect() as conn:
-        stored = dict(conn.execute(select(analyses.c.event_id, analyses.c.headline)
-                                   .where(analyses.c.language == language)).all())
+        stored = dict(
+            conn.execute(select(analyses.c.event_id, analyses.c.headline).where(analyses.c.language == language)).all()
+        )
     return {g: stored[ev[g]] for g in ("launch-1", "bench-1", "fix-1", "quill-0", "quill-1", "quill-2")}
 
 
@@ -174,7 +245,9 @@ def _check_threaded(engine, settings, ev, meta: dict, told) -> None:
     continued = f"事件脉络：{h['quill-1']}（05-13） → {h['quill-2']}（05-19）；续：{h['quill-0']}（05-07）"
     blocks = quill["text"].split("\n\n")
     assert blocks[blocks.index(continued) + 1 : blocks.index(continued) + 3] == [
-        told(quill, ev["quill-1"]), told(quill, ev["quill-2"])]
+        told(quill, ev["quill-1"]),
+        told(quill, ev["quill-2"]),
+    ]
 
     for guid in ("noise-1", "noise-2", "noise-3", "noise-4"):
         alone = [s for s in meta["sections"] if ev[guid] in s["events"]]
@@ -238,7 +311,9 @@ def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
     theme = next(t for t in report.themes if ev["launch-1"] in t.events)
     assert f"Story: {h['launch-1']} (05-13) → {h['bench-1']} (05-15) → {h['fix-1']} (05-18)" in theme.text.split("\n\n")
     quill = next(t for t in report.themes if ev["quill-1"] in t.events)
-    assert quill.story_lines == [f"Story: {h['quill-1']} (05-13) → {h['quill-2']} (05-19); continues: {h['quill-0']} (05-07)"]
+    assert quill.story_lines == [
+        f"Story: {h['quill-1']} (05-13) → {h['quill-2']} (05-19); continues: {h['quill-0']} (05-07)"
+    ]
     # Without the stories, the same themes are told as before: no line, each event where it ranks.
     plain = extractive_weekly(briefs, vectors, language="en", max_sections=4)
     assert all(not t.story_lines and t.text == "\n\n".join([t.heading, *t.paragraphs]) for t in plain.themes)

@@ -56,8 +56,9 @@ def broker() -> str:
 def _settled(engine) -> bool:
     """Nothing queued, nothing running."""
     with engine.connect() as conn:
-        busy = conn.execute(select(func.count()).select_from(tasks).where(
-            tasks.c.queued.is_(True) | tasks.c.owner.is_not(None))).scalar()
+        busy = conn.execute(
+            select(func.count()).select_from(tasks).where(tasks.c.queued.is_(True) | tasks.c.owner.is_not(None))
+        ).scalar()
         started = conn.execute(select(func.count()).select_from(tasks)).scalar()
     return started > 0 and busy == 0
 
@@ -67,17 +68,23 @@ def _board(engine) -> str:
 
     with engine.connect() as conn:
         stages = board(conn)
-    return "still busy: " + "; ".join(f"{b['stage']}: {b['queued']} queued, {b['running']} running, {b['done']} done, "
-                                      f"{b['failed']} failed" for b in stages)
+    return "still busy: " + "; ".join(
+        f"{b['stage']}: {b['queued']} queued, {b['running']} running, {b['done']} done, {b['failed']} failed"
+        for b in stages
+    )
 
 
 def _running_on(engine, pid: int, kind: str) -> bool:
     with engine.connect() as conn:
-        owners = conn.execute(select(tasks.c.owner).where(tasks.c.owner.is_not(None), tasks.c.key.like(f"{kind}:%"))).scalars()
+        owners = conn.execute(
+            select(tasks.c.owner).where(tasks.c.owner.is_not(None), tasks.c.key.like(f"{kind}:%"))
+        ).scalars()
         return any(o.split(":")[1] == str(pid) for o in owners)
 
 
-def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once(tmp_path: Path, pg_url, broker, shared):
+def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once(
+    tmp_path: Path, pg_url, broker, shared
+):
     rows = harvest(shared, SOURCES)
     poisoned = rows[17]["title"]  # the model refuses this one's material every time
     feeds, model = FeedServer(rows), ModelServer(delay=0.1, poison=poisoned)
@@ -99,8 +106,9 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         start_pass(engine, settings, ids)
         # Kill the first worker while it writes analyses, once the writing is well under way.
         victim = workers[0]
-        assert wait_until(lambda: len(model.requests) >= 20 and _running_on(engine, victim.pid, "analysis"),
-                          360, 0.05), cluster.logs()
+        assert wait_until(
+            lambda: len(model.requests) >= 20 and _running_on(engine, victim.pid, "analysis"), 360, 0.05
+        ), cluster.logs()
         victim.send_signal(signal.SIGKILL)
         victim.wait()
         assert wait_until(lambda: _settled(engine) and time.monotonic() - started > 5, 420, 1.0), _board(engine)
@@ -112,11 +120,15 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
 
     with engine.connect() as conn:
         # Every source fetched, once its feed answered; every item stored and placed in an event.
-        fetched = conn.execute(select(fetches.c.source_id).where(fetches.c.error.is_(None), fetches.c.items_seen == 1)).scalars()
+        fetched = conn.execute(
+            select(fetches.c.source_id).where(fetches.c.error.is_(None), fetches.c.items_seen == 1)
+        ).scalars()
         assert set(fetched) == set(ids)
         assert set(feeds.hits) == set(range(SOURCES))
         assert conn.execute(select(func.count()).select_from(items)).scalar() == SOURCES
-        unplaced = select(func.count()).select_from(items.outerjoin(event_members, event_members.c.item_id == items.c.id))
+        unplaced = select(func.count()).select_from(
+            items.outerjoin(event_members, event_members.c.item_id == items.c.id)
+        )
         assert conn.execute(unplaced.where(event_members.c.item_id.is_(None))).scalar() == 0
         # Every event analysed exactly once per language, with the analysis of its current material;
         # the poisoned event has none and its units are recorded as failed with the model's refusal.
@@ -124,19 +136,35 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         briefs = {e: event_brief(conn, e) for e in event_ids}
         bad = {e for e, b in briefs.items() if any(m["title"] == poisoned for m in b["members"])}
         stored = conn.execute(select(analyses.c.event_id, analyses.c.language, analyses.c.material_key)).all()
-        assert Counter((r.event_id, r.language) for r in stored).most_common(1)[0][1] == 1  # the unique constraint holds
-        assert {(r.event_id, r.language) for r in stored} == {(e, lang) for e in event_ids if e not in bad for lang in ("zh", "en")}
+        assert (
+            Counter((r.event_id, r.language) for r in stored).most_common(1)[0][1] == 1
+        )  # the unique constraint holds
+        assert {(r.event_id, r.language) for r in stored} == {
+            (e, lang) for e in event_ids if e not in bad for lang in ("zh", "en")
+        }
         for r in stored:  # none is due again: written with these instructions, at the event's size
             key = analysis_key(r.language, system_prompt(r.language, settings), "loopback")
             assert due(stored_analysis(engine, r.event_id, r.language), key, briefs[r.event_id]) is None
-        failed = conn.execute(select(tasks.c.key, tasks.c.error, tasks.c.attempts).where(tasks.c.state == "failed")).all()
-        assert len(bad) == 1 and {f.key for f in failed} == {f"analysis:{e}:{lang}" for e in bad for lang in ("zh", "en")}
+        failed = conn.execute(
+            select(tasks.c.key, tasks.c.error, tasks.c.attempts).where(tasks.c.state == "failed")
+        ).all()
+        assert len(bad) == 1 and {f.key for f in failed} == {
+            f"analysis:{e}:{lang}" for e in bad for lang in ("zh", "en")
+        }
         assert all("poisoned material" in f.error and f.attempts == settings.workers.max_attempts for f in failed)
-        assert conn.execute(select(func.count()).select_from(tasks).where(tasks.c.state != "done", tasks.c.state != "failed")).scalar() == 0
+        assert (
+            conn.execute(
+                select(func.count()).select_from(tasks).where(tasks.c.state != "done", tasks.c.state != "failed")
+            ).scalar()
+            == 0
+        )
         # The usage ledger repeats no call, beyond those in flight when the worker died (at most its
         # concurrency): a unit run again finds the reply it paid for in the response cache.
-        calls = conn.execute(select(func.count()).select_from(llm_usage).where(
-            llm_usage.c.cache_hit.is_(False), llm_usage.c.error.is_(None))).scalar()
+        calls = conn.execute(
+            select(func.count())
+            .select_from(llm_usage)
+            .where(llm_usage.c.cache_hit.is_(False), llm_usage.c.error.is_(None))
+        ).scalar()
         answered = model.answered()
         repeats = len(answered) - len(set(answered))
         assert repeats <= CONCURRENCY, f"{repeats} model calls repeated"
@@ -148,7 +176,9 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         days = conn.execute(select(func.count()).select_from(editions).where(editions.c.kind == "daily")).scalar()
         assert days >= 2
     assert (Path(settings.site_dir) / "index.html").exists()
-    print(f"\n{SOURCES} sources, {len(event_ids)} events, {len(answered)} model calls, {took:.0f} s with 3 workers (one killed)")
+    print(
+        f"\n{SOURCES} sources, {len(event_ids)} events, {len(answered)} model calls, {took:.0f} s with 3 workers (one killed)"
+    )
 
 
 def test_compose_file_starts_real_commands_with_settings_newsdesk_accepts(tmp_path, monkeypatch):
@@ -188,10 +218,16 @@ def test_beat_starts_a_pass_at_once_for_every_enabled_source(tmp_path: Path, pg_
     settings = cluster.settings()
     enabled = {s.id for s in load_catalog(settings)[0] if s.enabled}
     log = open(tmp_path / "beat.log", "w")
-    beat = subprocess.Popen([sys.executable, "-m", "newsdesk", "beat", "--every", "1h"], env=cluster.env, cwd=tmp_path,
-                            stdout=log, stderr=subprocess.STDOUT)
+    beat = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "beat", "--every", "1h"],
+        env=cluster.env,
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     engine = open_store(settings.database)
     try:
+
         def queued() -> set[str]:
             with engine.connect() as conn:
                 return set(conn.execute(select(tasks.c.key).where(tasks.c.queued.is_(True))).scalars())
@@ -250,7 +286,8 @@ def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, sh
 
 
 def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_an_episode_digest(
-        tmp_path: Path, pg_url, broker, shared):
+    tmp_path: Path, pg_url, broker, shared
+):
     """`docker compose up` with nothing set: no model is configured and the workers write everything
     extractive. (Once, each worker's write and episode unit asked for a model, was retried and recorded
     failed: the workers' stage runs never learnt that nothing was to be written by a model.)"""
@@ -262,9 +299,18 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
 
     rows = harvest(shared, 6)
     feeds = FeedServer(rows)
-    cluster = Cluster(tmp_path, pg_url, "http://127.0.0.1:9/v1", broker=broker, env={
-        k: v for k, v in compose_environment().items()
-        if k not in ("NEWSDESK_DATABASE_URL", "NEWSDESK_WORKERS_BROKER_URL", "NEWSDESK_DATA_DIR", "NEWSDESK_SITE_DIR")})
+    cluster = Cluster(
+        tmp_path,
+        pg_url,
+        "http://127.0.0.1:9/v1",
+        broker=broker,
+        env={
+            k: v
+            for k, v in compose_environment().items()
+            if k
+            not in ("NEWSDESK_DATABASE_URL", "NEWSDESK_WORKERS_BROKER_URL", "NEWSDESK_DATA_DIR", "NEWSDESK_SITE_DIR")
+        },
+    )
     settings = cluster.settings()
     assert settings.write.by == "extractive" and not settings.llm.base_url
     engine = open_store(settings.database)
@@ -272,10 +318,26 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
     vtt = resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"
     _, turns = parse_transcript(vtt.read_text(encoding="utf-8"), name="week.vtt")
     with engine.begin() as conn:
-        sync_sources(conn, [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)]
-                     + [Source("pod", "A podcast", "http://127.0.0.1:9/pod.xml", language="en", enabled=False)])
-        upsert_items(conn, [Item("pod", "ep-1", "http://127.0.0.1:9/ep-1", "The week in review", language="en",
-                                 extra={"episode": 1}, transcript=turns, transcript_format="vtt")])
+        sync_sources(
+            conn,
+            [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)]
+            + [Source("pod", "A podcast", "http://127.0.0.1:9/pod.xml", language="en", enabled=False)],
+        )
+        upsert_items(
+            conn,
+            [
+                Item(
+                    "pod",
+                    "ep-1",
+                    "http://127.0.0.1:9/ep-1",
+                    "The week in review",
+                    language="en",
+                    extra={"episode": 1},
+                    transcript=turns,
+                    transcript_format="vtt",
+                )
+            ],
+        )
     try:
         cluster.start_worker(concurrency=2)
         from newsdesk.workers.app import configure, start_pass
@@ -294,8 +356,11 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
         assert failed == [], cluster.logs()
         event_ids = set(conn.execute(select(events.c.id)).scalars())
         cards = conn.execute(select(analyses.c.event_id, analyses.c.language, analyses.c.model)).all()
-        shown = conn.execute(select(editions.c.kind, editions.c.language, editions.c.meta, editions.c.status)
-                             .where(editions.c.kind != "daily")).all()
+        shown = conn.execute(
+            select(editions.c.kind, editions.c.language, editions.c.meta, editions.c.status).where(
+                editions.c.kind != "daily"
+            )
+        ).all()
         assert conn.execute(select(func.count()).select_from(llm_usage)).scalar() == 0
     assert {(c.event_id, c.language) for c in cards} == {(e, lang) for e in event_ids for lang in ("zh", "en")}
     assert {c.model for c in cards} == {"extractive"}

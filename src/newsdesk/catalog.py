@@ -87,9 +87,7 @@ def user_catalog_path(settings: Settings) -> Path | None:
     return fallback if fallback.exists() else None
 
 
-def load_catalog(
-    settings: Settings, *, user_file: str | Path | None = None
-) -> tuple[list[Source], list[str]]:
+def load_catalog(settings: Settings, *, user_file: str | Path | None = None) -> tuple[list[Source], list[str]]:
     """Packaged catalog with the user's file merged over it by id.
 
     Returns (sources, errors). Disabled sources are returned with enabled=False so
@@ -264,6 +262,7 @@ def url_problem(url: str) -> str | None:
 
 # ---------------------------------------------------------------- OPML
 
+
 def slugify(text: str) -> str:
     """ASCII slug of a title; '' when nothing ASCII is left (e.g. an all-Chinese title)."""
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
@@ -425,8 +424,17 @@ def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk s
 
 def user_entry(s: Source) -> dict:
     """A source as the [[source]] table a user catalog holds."""
-    return {"id": s.id, "name": s.name, "url": s.url, "kind": s.kind, "language": s.language, "tier": s.tier,
-            "weight": float(s.weight), "category": s.category, "fulltext": s.fulltext}
+    return {
+        "id": s.id,
+        "name": s.name,
+        "url": s.url,
+        "kind": s.kind,
+        "language": s.language,
+        "tier": s.tier,
+        "weight": float(s.weight),
+        "category": s.category,
+        "fulltext": s.fulltext,
+    }
 
 
 def append_user_entries(path: Path, new: list[Source]) -> None:
@@ -460,7 +468,9 @@ def import_opml(settings: Settings, opml: str | Path, target: str | Path | None 
     report = OpmlImport([], [], [], target)
     for src in read_opml(opml, report.skipped):
         if src.url in urls:
-            report.already.append(f"{opml}: outline {outline_name(src.name, src.url)}: already in the catalog as {urls[src.url]!r}")
+            report.already.append(
+                f"{opml}: outline {outline_name(src.name, src.url)}: already in the catalog as {urls[src.url]!r}"
+            )
             continue
         base, n = src.id, 2
         while src.id in ids:
@@ -468,7 +478,9 @@ def import_opml(settings: Settings, opml: str | Path, target: str | Path | None 
         try:
             _to_source(user_entry(src), target, settings, "user")
         except CatalogError as exc:
-            report.skipped.append(f"{opml}: outline {outline_name(src.name, src.url)} skipped: the catalog would refuse it ({exc})")
+            report.skipped.append(
+                f"{opml}: outline {outline_name(src.name, src.url)} skipped: the catalog would refuse it ({exc})"
+            )
             continue
         ids.add(src.id)
         urls[src.url] = src.id

@@ -76,9 +76,15 @@ def line(*parts: str | tuple[str, str]) -> Text:
 
 
 @app.callback()
-def main(config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml)."),
-         debug: bool = typer.Option(False, "--debug", help="Also print newsdesk's debug log on stderr: what an error's "
-                                    "line leaves out, such as a database error's statement and parameters.")) -> None:
+def main(
+    config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml)."),
+    debug: bool = typer.Option(
+        False,
+        "--debug",
+        help="Also print newsdesk's debug log on stderr: what an error's "
+        "line leaves out, such as a database error's statement and parameters.",
+    ),
+) -> None:
     _state["config"] = config
     if debug:
         import logging
@@ -123,8 +129,17 @@ class Eta(ProgressColumn):
 
 def _bar(**kw) -> Progress:
     """A stage's bar: done / total, time so far, and the time left once the stage knows its total."""
-    return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), Eta(), console=err, transient=True, **kw)
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        Eta(),
+        console=err,
+        transient=True,
+        **kw,
+    )
 
 
 def _catalog(s: Settings) -> list:
@@ -141,7 +156,11 @@ def _catalog(s: Settings) -> list:
 
 @app.command("ingest")
 def ingest_cmd(
-    source: Path = typer.Option(None, "--from", help="Replay a directory of feed files (name = source id) or one feed file, or import a .jsonl file."),
+    source: Path = typer.Option(
+        None,
+        "--from",
+        help="Replay a directory of feed files (name = source id) or one feed file, or import a .jsonl file.",
+    ),
     only: list[str] = typer.Option(None, "--source", help="Only these source ids (repeatable)."),
 ) -> None:
     """Fetch every source the store has enabled (or replay / import files) into the store."""
@@ -149,14 +168,25 @@ def ingest_cmd(
 
     with _bar() as bar:
         task = bar.add_task("ingest", total=None)
-        report = ingest(engine(), settings(), source, only,
-                        progress=lambda done, total: bar.update(task, completed=done, total=total))
+        report = ingest(
+            engine(),
+            settings(),
+            source,
+            only,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     for problem in report.catalog_errors:
         err.print(line(("catalog:", "yellow"), problem), soft_wrap=True)
     unchanged = sum(o.status == "not_modified" for o in report.outcomes)
-    console.print(line(f"ingested {len(report.outcomes)} sources:", (f"{report.new} new,", "green"),
-                       f"{report.updated} updated, {unchanged} not modified,", (f"{len(report.skipped)} skipped,", "yellow"),
-                       (f"{len(report.failed)} failed", "red")))
+    console.print(
+        line(
+            f"ingested {len(report.outcomes)} sources:",
+            (f"{report.new} new,", "green"),
+            f"{report.updated} updated, {unchanged} not modified,",
+            (f"{len(report.skipped)} skipped,", "yellow"),
+            (f"{len(report.failed)} failed", "red"),
+        )
+    )
     for o in report.failed:
         err.print(line((f"{o.source_id}:", "red"), o.error or ""), soft_wrap=True)
     for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
@@ -182,21 +212,30 @@ def sources_cmd(ctx: typer.Context) -> None:
     table = Table("source", "last success", "last error", "7 days", "failures", "stale")
     when = lambda t: t.strftime("%Y-%m-%d %H:%M") if t else "—"  # noqa: E731
     for h in rows:
-        table.add_row(*map(Text, (
-            h.source_id + ("" if h.enabled else " (disabled)") + ("" if h.polled else " (imported outlet, not polled)"),
-            when(h.last_success),
-            (when(h.last_error_at) + " " + (h.last_error or "")[:70]) if h.last_error else "—",
-            str(h.items_7d),
-            str(h.consecutive_failures) if h.consecutive_failures else "",
-            "stale" if h.stale else "",
-        )))
+        table.add_row(
+            *map(
+                Text,
+                (
+                    h.source_id
+                    + ("" if h.enabled else " (disabled)")
+                    + ("" if h.polled else " (imported outlet, not polled)"),
+                    when(h.last_success),
+                    (when(h.last_error_at) + " " + (h.last_error or "")[:70]) if h.last_error else "—",
+                    str(h.items_7d),
+                    str(h.consecutive_failures) if h.consecutive_failures else "",
+                    "stale" if h.stale else "",
+                ),
+            )
+        )
     console.print(table)
 
 
 @sources_app.command("import")
 def sources_import(
     opml: Path = typer.Argument(..., help="OPML file exported from a feed reader."),
-    to: Path = typer.Option(None, "--to", help="User catalog to append to (default: sources_file, else DATA_DIR/sources.toml)."),
+    to: Path = typer.Option(
+        None, "--to", help="User catalog to append to (default: sources_file, else DATA_DIR/sources.toml)."
+    ),
 ) -> None:
     """Add an OPML file's feeds to your catalog (feeds already there are not added again). Each outline
     left out is named with why; the exit code is 1 when any was."""
@@ -209,11 +248,13 @@ def sources_import(
         console.print(Text(already), soft_wrap=True)
     for skipped in report.skipped:
         err.print(line((skipped, "yellow")), soft_wrap=True)
-    console.print(f"imported {len(report.added)} sources into {target} ({len(report.already)} already in the catalog, "
-                  f"{len(report.skipped)} skipped)")
+    console.print(
+        f"imported {len(report.added)} sources into {target} ({len(report.already)} already in the catalog, "
+        f"{len(report.skipped)} skipped)"
+    )
     read = user_catalog_path(s)
     if report.added and (read is None or read.resolve() != target.resolve()):
-        console.print(f"newsdesk does not read {target} yet: set sources_file = \"{target}\" in newsdesk.toml")
+        console.print(f'newsdesk does not read {target} yet: set sources_file = "{target}" in newsdesk.toml')
     if report.skipped:
         raise typer.Exit(PARTIAL)
 
@@ -230,7 +271,9 @@ def sources_export(opml: Path = typer.Argument(..., help="OPML file to write."))
     try:
         write_opml(catalog, opml)
     except OSError as exc:
-        raise NewsdeskError(f"{opml}: cannot write ({exc.strerror})", "check the folder exists and is writable") from None
+        raise NewsdeskError(
+            f"{opml}: cannot write ({exc.strerror})", "check the folder exists and is writable"
+        ) from None
     console.print(f"exported {len(catalog)} sources to {opml}")
 
 
@@ -253,9 +296,13 @@ def cluster_cmd() -> None:
         arbiter = llm_arbiter(LazyLLM(settings(), engine(), run_id=uuid.uuid4().hex[:12]))
     with _bar() as bar:
         task = bar.add_task("clustering", total=None)
-        stats = cluster_new_items(engine(), settings(), arbiter=arbiter,
-                                  waiting=lambda says: console.print(says, soft_wrap=True),
-                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
+        stats = cluster_new_items(
+            engine(),
+            settings(),
+            arbiter=arbiter,
+            waiting=lambda says: console.print(says, soft_wrap=True),
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     console.print(
         f"{stats.items} items placed: {stats.joined} joined an event ({stats.duplicates} duplicates, "
         f"{stats.syndicated} syndicated copies), {stats.opened} opened one; {stats.events_touched} events updated "
@@ -269,8 +316,10 @@ def stories_cmd() -> None:
     from newsdesk.cluster.stories import link_stories
 
     stats = link_stories(engine(), settings())
-    console.print(f"{stats.checked} events looked at: {stats.linked} follow-ups linked, "
-                  f"{stats.stories_opened} stories begun, {stats.stories_merged} merged into an earlier one")
+    console.print(
+        f"{stats.checked} events looked at: {stats.linked} follow-ups linked, "
+        f"{stats.stories_opened} stories begun, {stats.stories_merged} merged into an earlier one"
+    )
 
 
 @app.command("rank")
@@ -283,16 +332,20 @@ def rank_cmd() -> None:
 
 @app.command("write")
 def write_cmd(
-    limit: int = typer.Option(None, "--limit", help="Only the N most important events get analyses (events already current cost nothing)."),
+    limit: int = typer.Option(
+        None, "--limit", help="Only the N most important events get analyses (events already current cost nothing)."
+    ),
 ) -> None:
     """Write the analysis (zh, and en when configured) of every event without a current one; check and store each."""
     s, eng = settings(), engine()
     llm, w = _writers(s, eng)
     with err.status(Text("writing analyses")) as status:
         stats = w.cards(eng, s, limit=limit, progress=lambda note: status.update(Text(note)))
-    console.print(f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} failed their checks: "
-                  "extractive card published, draft kept for the operator), "
-                  f"{stats.unchanged} unchanged, {stats.failed} failed; {_calls(llm)}; [write] by = {w.by}")
+    console.print(
+        f"{stats.written} analyses written ({stats.clean} clean, {stats.flagged} failed their checks: "
+        "extractive card published, draft kept for the operator), "
+        f"{stats.unchanged} unchanged, {stats.failed} failed; {_calls(llm)}; [write] by = {w.by}"
+    )
     for problem in stats.errors[:10]:
         err.print(f"  - {problem}", soft_wrap=True)
     if stats.unavailable:
@@ -307,7 +360,9 @@ def write_cmd(
 
 @app.command("daily")
 def daily_cmd(
-    day: str = typer.Option(None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with events)."),
+    day: str = typer.Option(
+        None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with events)."
+    ),
 ) -> None:
     """Build the daily edition of one day (全部 + featured / p1 / category tabs) in every language."""
     from datetime import date
@@ -339,8 +394,12 @@ def weekly_cmd(
     with err.status(Text("writing the weekly report")):
         stats = w.weekly(eng, s, week)
     for part in stats.replaced:
-        err.print(line(("  failed its checks:", "yellow"), f"{part}: extractive version published, "
-                       "draft kept for the operator"), soft_wrap=True)
+        err.print(
+            line(
+                ("  failed its checks:", "yellow"), f"{part}: extractive version published, draft kept for the operator"
+            ),
+            soft_wrap=True,
+        )
     with eng.connect() as conn:
         report = stored_edition(conn, "weekly", stats.week, LANGUAGE)
     typer.echo(report["body"])
@@ -371,15 +430,24 @@ def _transcribe_audio(file: Path, s: Settings) -> list:
 
     with err.status(Text(f"transcribing {file.name}")):
         result = transcribe(file, s)
-    how = "from the cache" if result.cached else f"in {result.seconds:.1f}s (real-time factor {result.real_time_factor:.2f})"
-    err.print(f"{file.name}: {result.audio_seconds:.0f}s of audio, {len(result.turns)} chunks, {result.model}, {how}",
-              soft_wrap=True)
+    how = (
+        "from the cache"
+        if result.cached
+        else f"in {result.seconds:.1f}s (real-time factor {result.real_time_factor:.2f})"
+    )
+    err.print(
+        f"{file.name}: {result.audio_seconds:.0f}s of audio, {len(result.turns)} chunks, {result.model}, {how}",
+        soft_wrap=True,
+    )
     return result.turns
 
 
 @app.command("episode")
 def episode_cmd(
-    transcript: str = typer.Argument(..., help="Transcript: a VTT / SRT / JSON / HTML / text file, FILE.jsonl#N (line N), an http(s) URL, or an audio file (mp3, m4a, wav, flac, ogg: transcribed first)."),
+    transcript: str = typer.Argument(
+        ...,
+        help="Transcript: a VTT / SRT / JSON / HTML / text file, FILE.jsonl#N (line N), an http(s) URL, or an audio file (mp3, m4a, wav, flac, ogg: transcribed first).",
+    ),
     title: str = typer.Option(None, "--title", help="The episode's own title (default: the file name)."),
     number: str = typer.Option(None, "--number", help="Episode number, shown as 'N. title'."),
 ) -> None:
@@ -400,11 +468,18 @@ def episode_cmd(
     for r in results:
         typer.echo(r.text)
     with eng.connect() as conn:
-        metas = {r.language: (stored_edition(conn, "episode", r.key, r.language) or {}).get("meta") or {} for r in results}
+        metas = {
+            r.language: (stored_edition(conn, "episode", r.key, r.language) or {}).get("meta") or {} for r in results
+        }
     for r in results:
         meta = metas[r.language]
-        how = ("extractive, in place of a written draft that failed its checks (kept for the operator)"
-               if meta.get("replaces_failed") else "extractive" if meta.get("extractive") else "written")
+        how = (
+            "extractive, in place of a written draft that failed its checks (kept for the operator)"
+            if meta.get("replaces_failed")
+            else "extractive"
+            if meta.get("extractive")
+            else "written"
+        )
         state = "unchanged, stored edition reused" if r.reused else r.status
         err.print(f"episode {r.key} [{r.language}]: {how}; {state}; {len(r.findings)} findings", soft_wrap=True)
         for f in r.findings[:10]:
@@ -420,13 +495,17 @@ def publish_cmd() -> None:
     s = settings()
     stats = publish_site(engine(), s)
     if urlsplit(s.site_url).hostname in ("localhost", "127.0.0.1", "::1"):
-        console.print(f"site_url is {s.site_url}: feeds, Markdown and canonical links point there; set site_url "
-                      "(or NEWSDESK_SITE_URL) to the address the site is served from")
+        console.print(
+            f"site_url is {s.site_url}: feeds, Markdown and canonical links point there; set site_url "
+            "(or NEWSDESK_SITE_URL) to the address the site is served from"
+        )
     if stats.skipped:
         console.print(f"site {stats.site_dir}: nothing changed ({stats.pages} files)")
     else:
-        console.print(f"site {stats.site_dir}: {stats.written} files written, {stats.unchanged} unchanged, "
-                      f"{stats.removed} removed")
+        console.print(
+            f"site {stats.site_dir}: {stats.written} files written, {stats.unchanged} unchanged, "
+            f"{stats.removed} removed"
+        )
     console.print(f"open {Path(stats.site_dir).resolve() / 'index.html'}")
 
 
@@ -466,8 +545,10 @@ class _StageLines:
     def finished(self, name: str, seconds: float, result) -> None:
         state = "failed" if result is None else "problems" if result.problems else "done"
         facts = ", ".join(f"{k}={v}" for k, v in (result.facts if result else {}).items() if k != "site_dir")
-        err.print(line(("schedule:", "dim"), f"{name} {state} in {seconds:.1f}s" + (f" ({facts})" if facts else "")),
-                  soft_wrap=True)
+        err.print(
+            line(("schedule:", "dim"), f"{name} {state} in {seconds:.1f}s" + (f" ({facts})" if facts else "")),
+            soft_wrap=True,
+        )
 
 
 def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None):
@@ -480,13 +561,15 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
     for problem in report.problems:
         err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
     facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
-    console.print(f"run {report.run_id}: {report.total_seconds:.1f}s, {report.model_calls} model calls; {facts}",
-                  soft_wrap=True)
+    console.print(
+        f"run {report.run_id}: {report.total_seconds:.1f}s, {report.model_calls} model calls; {facts}", soft_wrap=True
+    )
     console.print(f"editions: {edition_counts(eng)}")
     if report.facts.get("site_dir"):
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
-        console.print(line("site:", (str(index), "bold"), "(or `newsdesk serve` to read it in the web app)"),
-                      soft_wrap=True)
+        console.print(
+            line("site:", (str(index), "bold"), "(or `newsdesk serve` to read it in the web app)"), soft_wrap=True
+        )
     return report
 
 
@@ -494,10 +577,18 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
 def run_cmd(
     source: Path = typer.Option(None, "--from", help="Replay a directory / import a .jsonl file instead of fetching."),
     analyses: int = typer.Option(None, "--analyses", help="Only the N most important events get analyses."),
-    stages: list[str] = typer.Option(None, "--stage", help="Only these stages, in pipeline order (repeatable): "
-                                     "ingest, cluster, stories, rank, write, daily, weekly, episode, publish, search, push."),
-    every: str = typer.Option(None, "--every", help="Keep running: poll each source at its own interval and run "
-                              "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages."),
+    stages: list[str] = typer.Option(
+        None,
+        "--stage",
+        help="Only these stages, in pipeline order (repeatable): "
+        "ingest, cluster, stories, rank, write, daily, weekly, episode, publish, search, push.",
+    ),
+    every: str = typer.Option(
+        None,
+        "--every",
+        help="Keep running: poll each source at its own interval and run "
+        "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages.",
+    ),
 ) -> None:
     """ingest → cluster → stories → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
     from newsdesk.pipeline import STAGE_NAMES, Limits, stage
@@ -506,8 +597,10 @@ def run_cmd(
         stage(name)  # an unknown name is a usage error before any stage runs
     if every is not None:
         if source is not None or stages:
-            raise NewsdeskError("--every runs every stage on the configured sources",
-                                "leave out --from and --stage, or leave out --every for a single run")
+            raise NewsdeskError(
+                "--every runs every stage on the configured sources",
+                "leave out --from and --stage, or leave out --every for a single run",
+            )
         _run_every(settings(), every, Limits(analyses=analyses))
     chosen = [n for n in STAGE_NAMES if n in stages] if stages else None
     report = _run(settings(), source, Limits(analyses=analyses), chosen)
@@ -542,8 +635,10 @@ def _stop_on_signals(stop) -> None:
         if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
-        err.print(f"{signal.Signals(signum).name}: stopping after the stage now running "
-                  "(Ctrl-C again to stop at once)", soft_wrap=True)
+        err.print(
+            f"{signal.Signals(signum).name}: stopping after the stage now running (Ctrl-C again to stop at once)",
+            soft_wrap=True,
+        )
 
     signal.signal(signal.SIGINT, handle)
     signal.signal(signal.SIGTERM, handle)
@@ -556,9 +651,11 @@ def _run_every(s: Settings, every: str, limits) -> None:
 
     seconds, stop = _every(s, every), threading.Event()
     _stop_on_signals(stop)
-    console.print(f"running every {every}: each source polled at its own interval "
-                  f"({s.schedule.poll_min} .. {s.schedule.poll_max}); Ctrl-C or SIGTERM stops between stages",
-                  soft_wrap=True)
+    console.print(
+        f"running every {every}: each source polled at its own interval "
+        f"({s.schedule.poll_min} .. {s.schedule.poll_max}); Ctrl-C or SIGTERM stops between stages",
+        soft_wrap=True,
+    )
     with _bar() as bar:
         say = lambda text: bar.console.print(text, soft_wrap=True)  # noqa: E731
         try:
@@ -573,7 +670,9 @@ def _run_every(s: Settings, every: str, limits) -> None:
 @app.command("demo")
 def demo_cmd(
     out: Path = typer.Option(Path("demo-output"), "--out", help="Where the demo store and site go."),
-    model: bool = typer.Option(False, "--model", help="Also run the embedded model's narrow tasks (those measured to serve)."),
+    model: bool = typer.Option(
+        False, "--model", help="Also run the embedded model's narrow tasks (those measured to serve)."
+    ),
 ) -> None:
     """The whole pipeline on the bundled demo pack, offline: every part chosen from the material by code."""
     import dataclasses
@@ -591,19 +690,27 @@ def demo_cmd(
     s.llm = dataclasses.replace(s.llm, arbitrate_merges=False)
     _state["engine"] = open_store(s.database)
     pack = Path(str(resources.files("newsdesk") / "data" / "demo"))
-    console.print(f"demo pack: {pack}\noffline: no model writes; every card, the weekly and the episode digests are "
-                  "chosen from the material by code", soft_wrap=True)
+    console.print(
+        f"demo pack: {pack}\noffline: no model writes; every card, the weekly and the episode digests are "
+        "chosen from the material by code",
+        soft_wrap=True,
+    )
     report = _run(s, pack, Limits())
     parts = published_parts(engine())
-    console.print("extractive (chosen from the material by code, no model): " + "; ".join(parts.extractive or ["nothing"]),
-                  soft_wrap=True)
+    console.print(
+        "extractive (chosen from the material by code, no model): " + "; ".join(parts.extractive or ["nothing"]),
+        soft_wrap=True,
+    )
     console.print("written by a model: " + ("; ".join(parts.written) or "nothing"), soft_wrap=True)
     if model:
         # The embedded 0.5B model serves only narrow tasks measured to serve, each behind the checker
         # with the extractive text as fallback. None has been measured to serve yet, so none runs.
         asked = time.perf_counter()
-        console.print("--model: no narrow task of the embedded model has been measured to serve yet, so none ran "
-                      f"({time.perf_counter() - asked:.1f}s); what was published above is all extractive", soft_wrap=True)
+        console.print(
+            "--model: no narrow task of the embedded model has been measured to serve yet, so none ran "
+            f"({time.perf_counter() - asked:.1f}s); what was published above is all extractive",
+            soft_wrap=True,
+        )
     console.print(ENDPOINT_HOWTO, soft_wrap=True)
     console.print(f"demo wall time: {time.perf_counter() - started:.1f}s", soft_wrap=True)
     raise typer.Exit(PARTIAL if report.problems else OK)
@@ -616,10 +723,16 @@ def demo_cmd(
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
-    every: str = typer.Option(None, "--every", help="Also keep the newsroom running, as `run --every` does, "
-                              "in this process (e.g. 30m)."),
-    workers: int = typer.Option(None, "--workers", min=1, max=64, help="Server processes (1-64; default one per CPU, "
-                                "2 to 4, or 1 for an in-memory SQLite store)."),
+    every: str = typer.Option(
+        None, "--every", help="Also keep the newsroom running, as `run --every` does, in this process (e.g. 30m)."
+    ),
+    workers: int = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        max=64,
+        help="Server processes (1-64; default one per CPU, 2 to 4, or 1 for an in-memory SQLite store).",
+    ),
 ) -> None:
     """Run the web app: feed, events, editions, sources, status, usage, search and feedback."""
     import os
@@ -638,7 +751,9 @@ def serve(
         with socket.create_server((host, port)):
             pass
     except OSError as exc:
-        raise NewsdeskError(f"cannot listen on {host}:{port} ({exc.strerror})", "pick another --port or --host") from None
+        raise NewsdeskError(
+            f"cannot listen on {host}:{port} ({exc.strerror})", "pick another --port or --host"
+        ) from None
     if not s.web_token:
         console.print("writes are disabled (feedback, sources): set NEWSDESK_WEB_TOKEN to enable them")
     if host not in ("127.0.0.1", "localhost", "::1"):
@@ -654,8 +769,12 @@ def serve(
     # uvicorn handles Ctrl-C / SIGTERM while it serves, then hands the signal on to these handlers.
     _stop_on_signals(stop)
     say = lambda text: err.print(line(("schedule:", "dim"), text), soft_wrap=True)  # noqa: E731
-    loop = threading.Thread(target=run_every, args=(engine(), s, seconds, stop),
-                            kwargs={"watcher": _StageLines(), "say": say}, name="scheduler")
+    loop = threading.Thread(
+        target=run_every,
+        args=(engine(), s, seconds, stop),
+        kwargs={"watcher": _StageLines(), "say": say},
+        name="scheduler",
+    )
     loop.start()
     console.print(f"running every {every} beside the web app; the status page is /status")
     try:
@@ -672,21 +791,33 @@ def serve(
 
 @app.command("worker")
 def worker_cmd(
-    queues: str = typer.Option("fetch,cluster,write,editions,publish", "--queues", "-Q",
-                               help="Queues to take work from, comma-separated (fetch, cluster, write, editions, publish)."),
+    queues: str = typer.Option(
+        "fetch,cluster,write,editions,publish",
+        "--queues",
+        "-Q",
+        help="Queues to take work from, comma-separated (fetch, cluster, write, editions, publish).",
+    ),
     concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Units of work at once in this worker."),
-    pool: str = typer.Option("threads", "--pool", help="threads (default: the work waits on feeds, the model and the store), prefork or solo."),
+    pool: str = typer.Option(
+        "threads",
+        "--pool",
+        help="threads (default: the work waits on feeds, the model and the store), prefork or solo.",
+    ),
 ) -> None:
     """Run a Celery worker: takes units of work (fetch a source, place items, one analysis, one edition,
     publish, search) from the broker in workers.broker_url and writes to the store in database_url."""
     from newsdesk.workers.app import run_worker
 
-    run_worker(settings(), queues=[q.strip() for q in queues.split(",") if q.strip()], concurrency=concurrency, pool=pool)
+    run_worker(
+        settings(), queues=[q.strip() for q in queues.split(",") if q.strip()], concurrency=concurrency, pool=pool
+    )
 
 
 @app.command("beat")
 def beat_cmd(
-    every: str = typer.Option(None, "--every", help="Start a pass this often (90s, 30m, 6h, 1d); default [schedule] every."),
+    every: str = typer.Option(
+        None, "--every", help="Start a pass this often (90s, 30m, 6h, 1d); default [schedule] every."
+    ),
 ) -> None:
     """Start a pass of the newsroom now and then every EVERY, for the workers to do (run exactly one beat)."""
     from newsdesk.workers.app import run_beat
@@ -705,8 +836,11 @@ def mcp_cmd() -> None:
 
 # --- push ---------------------------------------------------------------------------------
 
-push_app = _typer("Push events and editions to subscribers (email, Telegram, Slack, Discord, Feishu, DingTalk, WeCom).",
-                  invoke_without_command=True, no_args_is_help=False)
+push_app = _typer(
+    "Push events and editions to subscribers (email, Telegram, Slack, Discord, Feishu, DingTalk, WeCom).",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
 app.add_typer(push_app, name="push")
 
 
@@ -728,22 +862,38 @@ def push_cmd(ctx: typer.Context) -> None:
 @push_app.command("add")
 def push_add(
     name: str = typer.Argument(..., help="A short name, e.g. team-telegram."),
-    target: str = typer.Argument(..., help="An Apprise URL: tgram://BOT_TOKEN/CHAT_ID, mailtos://user:pass@host?to=..., slack://..., discord://..., feishu://..., dingtalk://..., wecombot://..."),
+    target: str = typer.Argument(
+        ...,
+        help="An Apprise URL: tgram://BOT_TOKEN/CHAT_ID, mailtos://user:pass@host?to=..., slack://..., discord://..., feishu://..., dingtalk://..., wecombot://...",
+    ),
     schedule: str = typer.Option("instant", "--schedule", help="instant (featured events at once), daily or weekly."),
     send_at: str = typer.Option("08:00", "--at", help="Local time (settings.timezone) for daily and weekly, HH:MM."),
     tab: str = typer.Option("all", "--tab", help="all, featured or a category."),
     min_importance: float = typer.Option(0.0, "--min-importance", help="Only events at least this important."),
     keywords: list[str] = typer.Option(None, "--keyword", help="Only events mentioning one of these (repeatable)."),
-    languages: list[str] = typer.Option(None, "--coverage", help="Only events covered in these languages: zh, en (repeatable)."),
+    languages: list[str] = typer.Option(
+        None, "--coverage", help="Only events covered in these languages: zh, en (repeatable)."
+    ),
     language: str = typer.Option("zh", "--language", help="The messages' language: zh or en."),
-    since: str = typer.Option(None, "--since", help="YYYY-MM-DD: also send what was published since then (default: from now on)."),
+    since: str = typer.Option(
+        None, "--since", help="YYYY-MM-DD: also send what was published since then (default: from now on)."
+    ),
 ) -> None:
     """Add a subscription."""
     from newsdesk.push.subscriptions import add_subscription
 
-    fields = {"name": name, "target": target, "schedule": schedule, "send_at": send_at, "tab": tab,
-              "min_importance": min_importance, "keywords": keywords, "languages": languages,
-              "language": language, "since": since}
+    fields = {
+        "name": name,
+        "target": target,
+        "schedule": schedule,
+        "send_at": send_at,
+        "tab": tab,
+        "min_importance": min_importance,
+        "keywords": keywords,
+        "languages": languages,
+        "language": language,
+        "since": since,
+    }
     with engine().begin() as conn:
         add_subscription(conn, fields)
     console.print(f"subscription {name} added; `newsdesk push test {name}` sends a sample")
@@ -761,16 +911,31 @@ def push_list() -> None:
     table = Table("name", "channel", "target", "schedule", "filters", "last success", "last error", "failures")
     when = lambda t: t.strftime("%Y-%m-%d %H:%M") if t else "—"  # noqa: E731
     for r in rows:
-        filters = ", ".join(f for f in (f"tab {r['tab']}" if r["tab"] != "all" else "",
-                                        f">= {r['min_importance']}" if r["min_importance"] else "",
-                                        " | ".join(r["keywords"]), "/".join(r["languages"])) if f)
-        table.add_row(*map(Text, (
-            r["name"] + ("" if r["enabled"] else " (disabled)"), r["channel"], r["target"],
-            r["schedule"] + (f" {r['send_at']}" if r["schedule"] != "instant" else ""), filters or "—",
-            when(r["last_success_at"]),
-            (when(r["last_error_at"]) + " " + (r["last_error"] or "")[:60]) if r["last_error"] else "—",
-            str(r["consecutive_failures"] or ""),
-        )))
+        filters = ", ".join(
+            f
+            for f in (
+                f"tab {r['tab']}" if r["tab"] != "all" else "",
+                f">= {r['min_importance']}" if r["min_importance"] else "",
+                " | ".join(r["keywords"]),
+                "/".join(r["languages"]),
+            )
+            if f
+        )
+        table.add_row(
+            *map(
+                Text,
+                (
+                    r["name"] + ("" if r["enabled"] else " (disabled)"),
+                    r["channel"],
+                    r["target"],
+                    r["schedule"] + (f" {r['send_at']}" if r["schedule"] != "instant" else ""),
+                    filters or "—",
+                    when(r["last_success_at"]),
+                    (when(r["last_error_at"]) + " " + (r["last_error"] or "")[:60]) if r["last_error"] else "—",
+                    str(r["consecutive_failures"] or ""),
+                ),
+            )
+        )
     console.print(table)
 
 
@@ -781,8 +946,10 @@ def push_test_cmd(subscription: str = typer.Argument(..., help="The subscription
 
     message, problem = push_test(engine(), settings(), subscription)
     if problem:
-        raise NewsdeskError(f"{subscription}: the sample did not go through: {problem}",
-                            "check the subscription's Apprise URL (`newsdesk push list`)")
+        raise NewsdeskError(
+            f"{subscription}: the sample did not go through: {problem}",
+            "check the subscription's Apprise URL (`newsdesk push list`)",
+        )
     console.print(f"{subscription}: sample sent ({message.title})")
 
 
@@ -798,9 +965,16 @@ def push_remove(subscription: str = typer.Argument(..., help="The subscription's
 
 @eval_app.command("clusters")
 def eval_clusters(
-    file: Path = typer.Argument(..., help="JSON Lines: {id, text | title (+ summary), lang, published, event (, story)}."),
+    file: Path = typer.Argument(
+        ..., help="JSON Lines: {id, text | title (+ summary), lang, published, event (, story)}."
+    ),
     out: Path = typer.Option(None, "--out", help="Write each item's assigned event as JSON Lines {id, event}."),
-    folds: int = typer.Option(0, "--folds", min=0, help="Tune the thresholds on K-1 folds (split by event) and score the held-apart one, K times."),
+    folds: int = typer.Option(
+        0,
+        "--folds",
+        min=0,
+        help="Tune the thresholds on K-1 folds (split by event) and score the held-apart one, K times.",
+    ),
 ) -> None:
     """B-cubed and pairwise precision / recall, cross-lingual pair recall and items/s of the clusterer; with
     story ids in the file, story-level pairwise precision / recall of the story linker too."""
@@ -818,7 +992,9 @@ def eval_clusters(
 
     rows = read_eval_file(file)
     if folds == 1:
-        raise NewsdeskError("--folds 1 leaves nothing to tune on", "give --folds 2 or more (5 is usual), or leave it out")
+        raise NewsdeskError(
+            "--folds 1 leaves nothing to tune on", "give --folds 2 or more (5 is usual), or leave it out"
+        )
     if folds:
         vectors = make_embedder(settings()).embed([r.text for r in rows])
         pred, chosen = cross_validate(rows, vectors, folds)
@@ -830,22 +1006,36 @@ def eval_clusters(
         result = evaluate(rows, make_embedder(settings()))
     xl = result["cross_lingual_recall"]
     console.print(f"{result['items']} items, {result['gold_events']} gold events, {result['events']} events found")
-    console.print(f"B-cubed   P {result['bcubed_precision']:.3f}  R {result['bcubed_recall']:.3f}  F1 {result['bcubed_f1']:.3f}")
-    console.print(f"pairwise  P {result['pairwise_precision']:.3f}  R {result['pairwise_recall']:.3f}  F1 {result['pairwise_f1']:.3f}")
+    console.print(
+        f"B-cubed   P {result['bcubed_precision']:.3f}  R {result['bcubed_recall']:.3f}  F1 {result['bcubed_f1']:.3f}"
+    )
+    console.print(
+        f"pairwise  P {result['pairwise_precision']:.3f}  R {result['pairwise_recall']:.3f}  F1 {result['pairwise_f1']:.3f}"
+    )
     console.print("cross-lingual (zh–en) pair recall " + ("n/a (no such pairs)" if xl is None else f"{xl:.3f}"))
     if not folds:
-        console.print(f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)")
+        console.print(
+            f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)"
+        )
     if has_stories(rows):
         vectors = vectors if folds else make_embedder(settings()).embed([r.text for r in rows])
         story, chosen = evaluate_stories(rows, vectors, folds)
         for n, c in enumerate(chosen):
-            console.print(f"stories, fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
+            console.print(
+                f"stories, fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items())
+            )
         where = f"held-apart folds ({folds}, split by story)" if folds else "default thresholds, whole file"
-        console.print(f"stories ({where}): {story['gold_stories']} gold stories, {story['followup_pairs']} same-story pairs across events")
-        console.print(f"story pairwise  P {story['story_pairwise_precision']:.3f}  R {story['story_pairwise_recall']:.3f}  "
-                      f"F1 {story['story_pairwise_f1']:.3f}")
-        console.print(f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
-                      f"F1 {story['followup_f1']:.3f}")
+        console.print(
+            f"stories ({where}): {story['gold_stories']} gold stories, {story['followup_pairs']} same-story pairs across events"
+        )
+        console.print(
+            f"story pairwise  P {story['story_pairwise_precision']:.3f}  R {story['story_pairwise_recall']:.3f}  "
+            f"F1 {story['story_pairwise_f1']:.3f}"
+        )
+        console.print(
+            f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
+            f"F1 {story['followup_f1']:.3f}"
+        )
     if out:
         try:
             assigned = result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)}
@@ -853,14 +1043,22 @@ def eval_clusters(
                 for item_id, event in assigned.items():
                     fh.write(json.dumps({"id": item_id, "event": event}, ensure_ascii=False) + "\n")
         except OSError as exc:
-            raise NewsdeskError(f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable") from None
+            raise NewsdeskError(
+                f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable"
+            ) from None
 
 
 @eval_app.command("checker")
 def eval_checker(
-    files: list[Path] = typer.Argument(None, help="SummaC-style JSON: {id: {document, claim, label}} with label 1 = consistent."),
-    drafts: list[Path] = typer.Option(None, "--drafts", help="A folder of hand-labelled drafts (tests/fixtures/drafts/embedded): "
-                                      "each check's precision / recall against the labels. Repeatable."),
+    files: list[Path] = typer.Argument(
+        None, help="SummaC-style JSON: {id: {document, claim, label}} with label 1 = consistent."
+    ),
+    drafts: list[Path] = typer.Option(
+        None,
+        "--drafts",
+        help="A folder of hand-labelled drafts (tests/fixtures/drafts/embedded): "
+        "each check's precision / recall against the labels. Repeatable.",
+    ),
 ) -> None:
     """Precision / recall of the output checker's flags against human labels, beside the naive digit baseline."""
     from newsdesk.write.check_eval import draft_scores, evaluate
@@ -870,26 +1068,42 @@ def eval_checker(
     for folder in drafts or []:
         scores, unlabelled = draft_scores(folder)
         labelled = scores[0].tp + scores[0].fp + scores[0].fn + scores[0].tn
-        console.print(f"{folder}: {labelled} labelled drafts" + (f" ({unlabelled} not labelled, left out)" if unlabelled else "")
-                      + "; a flag of a check predicts the defect a reader labelled", soft_wrap=True)
+        console.print(
+            f"{folder}: {labelled} labelled drafts"
+            + (f" ({unlabelled} not labelled, left out)" if unlabelled else "")
+            + "; a flag of a check predicts the defect a reader labelled",
+            soft_wrap=True,
+        )
         for score in scores:
-            console.print(f"  {score.name:8s} P {score.precision:.3f}  R {score.recall:.3f}  labelled {score.tp + score.fn}, "
-                          f"flags {score.flagged} (tp {score.tp}, fp {score.fp}, fn {score.fn})", soft_wrap=True)
+            console.print(
+                f"  {score.name:8s} P {score.precision:.3f}  R {score.recall:.3f}  labelled {score.tp + score.fn}, "
+                f"flags {score.flagged} (tp {score.tp}, fp {score.fp}, fn {score.fn})",
+                soft_wrap=True,
+            )
     for file in files or []:
         scores, n = evaluate(file)
         inconsistent = scores[0].tp + scores[0].fn
-        console.print(f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)",
-                      soft_wrap=True)
+        console.print(
+            f"{file.name}: {n} pairs, {inconsistent} labelled inconsistent (a flag predicts inconsistent)",
+            soft_wrap=True,
+        )
         for score in scores:
-            console.print(f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
-                          f"flags {score.flagged} (tp {score.tp}, fp {score.fp})", soft_wrap=True)
+            console.print(
+                f"  {score.name:31s} P {score.precision:.3f}  R {score.recall:.3f}  "
+                f"flags {score.flagged} (tp {score.tp}, fp {score.fp})",
+                soft_wrap=True,
+            )
 
 
 @eval_app.command("digest")
 def eval_digest(
-    file: Path = typer.Argument(..., help="QMSum-style JSON Lines: meeting_transcripts, topic_list, general_query_list."),
+    file: Path = typer.Argument(
+        ..., help="QMSum-style JSON Lines: meeting_transcripts, topic_list, general_query_list."
+    ),
     folds: int = typer.Option(5, "--folds", help="Cross-validation folds over the meetings."),
-    embed: bool = typer.Option(False, "--embed", help="Also try embedding vectors (USE) for the sections: slow on a CPU."),
+    embed: bool = typer.Option(
+        False, "--embed", help="Also try embedding vectors (USE) for the sections: slow on a CPU."
+    ),
 ) -> None:
     """Sections (Pk, WindowDiff) and summary (ROUGE) of the extractive episode digest, held-apart folds, beside baselines."""
     from newsdesk.write.extractive.evaluate import evaluate, report_lines
@@ -909,12 +1123,23 @@ def eval_digest(
 
 @eval_app.command("editorial")
 def eval_editorial(
-    files: list[Path] = typer.Argument(..., help="Editorial labels (eval/editorial/*.jsonl): {event, day, tier, rank, title, reason}."),
-    harvest: Path = typer.Option(None, "--harvest", help="The JSON Lines the labelled items came from (default: "
-                                 "../shared/fixtures/news/ai-daily-harvest.jsonl)."),
-    clusters: list[Path] = typer.Option(None, "--clusters", help="Cluster label files naming each item's event "
-                                        "(default: every eval/clusters/*.jsonl beside the editorial folder). Repeatable."),
-    folds: bool = typer.Option(False, "--folds", help="Report each labelled week as a held-apart fold, one column each, and their mean."),
+    files: list[Path] = typer.Argument(
+        ..., help="Editorial labels (eval/editorial/*.jsonl): {event, day, tier, rank, title, reason}."
+    ),
+    harvest: Path = typer.Option(
+        None,
+        "--harvest",
+        help="The JSON Lines the labelled items came from (default: ../shared/fixtures/news/ai-daily-harvest.jsonl).",
+    ),
+    clusters: list[Path] = typer.Option(
+        None,
+        "--clusters",
+        help="Cluster label files naming each item's event "
+        "(default: every eval/clusters/*.jsonl beside the editorial folder). Repeatable.",
+    ),
+    folds: bool = typer.Option(
+        False, "--folds", help="Report each labelled week as a held-apart fold, one column each, and their mean."
+    ),
     out: Path = typer.Option(None, "--out", help="Also write each week's measures and per-day counts as JSON Lines."),
 ) -> None:
     """Replay each labelled week through the real stages on a fresh store (extractive) and measure the
@@ -926,13 +1151,17 @@ def eval_editorial(
 
     harvest = harvest or Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
     if not harvest.is_file():
-        raise NewsdeskError(f"{harvest}: no such harvest file", "give --harvest the JSON Lines file the labelled items came from")
+        raise NewsdeskError(
+            f"{harvest}: no such harvest file", "give --harvest the JSON Lines file the labelled items came from"
+        )
     weeks = []
     for file in files:
         found = clusters or sorted((file.resolve().parent.parent / "clusters").glob("*.jsonl"))
         if not found:
-            raise NewsdeskError(f"{file}: no cluster label files beside it (../clusters/*.jsonl)",
-                                "give --clusters FILE, the labels that name each item's event")
+            raise NewsdeskError(
+                f"{file}: no cluster label files beside it (../clusters/*.jsonl)",
+                "give --clusters FILE, the labels that name each item's event",
+            )
         with err.status(Text(f"replaying {file.name}")):
             scores, problems = evaluate(file, settings(), harvest=harvest, clusters=found)
         for problem in problems:
@@ -941,16 +1170,25 @@ def eval_editorial(
         if folds:
             continue
         for ws in scores:
-            console.print(f"{file.name}: {ws.week}, {sum(d.cards for d in ws.days)} cards over {len(ws.days)} days", soft_wrap=True)
+            console.print(
+                f"{file.name}: {ws.week}, {sum(d.cards for d in ws.days)} cards over {len(ws.days)} days",
+                soft_wrap=True,
+            )
             for text in day_lines(ws) + week_lines(ws):
                 console.print("  " + text, soft_wrap=True)
     if folds:
-        console.print(f"held-apart folds: each labelled week alone ({len(weeks)}); nothing here is tuned on any of them",
-                      soft_wrap=True)
+        console.print(
+            f"held-apart folds: each labelled week alone ({len(weeks)}); nothing here is tuned on any of them",
+            soft_wrap=True,
+        )
         for text in fold_lines(weeks):
             console.print(text, soft_wrap=True)
     if out:
         try:
-            out.write_text("".join(json.dumps(as_record(w), ensure_ascii=False) + "\n" for w in weeks), encoding="utf-8")
+            out.write_text(
+                "".join(json.dumps(as_record(w), ensure_ascii=False) + "\n" for w in weeks), encoding="utf-8"
+            )
         except OSError as exc:
-            raise NewsdeskError(f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable") from None
+            raise NewsdeskError(
+                f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable"
+            ) from None

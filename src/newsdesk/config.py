@@ -219,17 +219,40 @@ def _coerce(value: str, like: object, name: str) -> object:
 # retry count); above it a run never ends or a machine runs out: fetch.retries = 10**23 once made
 # ingest of one source answering 500 go on for good. Each comes back as one line naming both ends.
 BOUNDS: dict[str, dict[str, tuple[float, float]]] = {
-    "fetch": {"connect_timeout": (0.1, 600), "read_timeout": (0.1, 600), "total_timeout": (0.1, 3600),
-              "max_bytes": (1, 1_000_000_000), "max_redirects": (0, 20), "retries": (0, 10), "backoff_base": (0, 60),
-              "max_retry_after": (0, 3600), "per_host_concurrency": (1, 64), "per_host_delay": (0, 600),
-              "concurrency": (1, 256)},
-    "llm": {"concurrency": (1, 64), "timeout": (0.1, 3600), "retries": (0, 10), "max_tokens": (1, 200_000),
-            "temperature": (0, 2), "budget_tokens": (0, 10**12), "budget_usd": (0, 1_000_000), "backoff_base": (0, 60),
-            "max_retry_after": (0, 3600), "embedded_threads": (1, 256), "embedded_ctx": (512, 131_072)},
+    "fetch": {
+        "connect_timeout": (0.1, 600),
+        "read_timeout": (0.1, 600),
+        "total_timeout": (0.1, 3600),
+        "max_bytes": (1, 1_000_000_000),
+        "max_redirects": (0, 20),
+        "retries": (0, 10),
+        "backoff_base": (0, 60),
+        "max_retry_after": (0, 3600),
+        "per_host_concurrency": (1, 64),
+        "per_host_delay": (0, 600),
+        "concurrency": (1, 256),
+    },
+    "llm": {
+        "concurrency": (1, 64),
+        "timeout": (0.1, 3600),
+        "retries": (0, 10),
+        "max_tokens": (1, 200_000),
+        "temperature": (0, 2),
+        "budget_tokens": (0, 10**12),
+        "budget_usd": (0, 1_000_000),
+        "backoff_base": (0, 60),
+        "max_retry_after": (0, 3600),
+        "embedded_threads": (1, 256),
+        "embedded_ctx": (512, 131_072),
+    },
     "push": {"retries": (0, 10), "backoff_base": (0, 60)},
     "asr": {"threads": (1, 256), "timeout": (0.1, 86_400), "retries": (0, 10)},
-    "workers": {"max_attempts": (1, 100), "retry_delay": (0, 86_400), "settle": (0, 3600),
-                "visibility_timeout": (1, 7 * 86_400)},
+    "workers": {
+        "max_attempts": (1, 100),
+        "retry_delay": (0, 86_400),
+        "settle": (0, 3600),
+        "visibility_timeout": (1, 7 * 86_400),
+    },
 }
 # Durations ([schedule], --every): from a second to 30 days.
 DURATION_BOUNDS = (1.0, 30 * 86_400.0)
@@ -264,9 +287,7 @@ def _apply(obj: object, data: dict, where: str, section: str = "") -> None:
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ConfigError(
-                f"{where}: '{key}' = {value!r} should be {expected.__name__}"
-            )
+            raise ConfigError(f"{where}: '{key}' = {value!r} should be {expected.__name__}")
         if expected is list and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: '{key}' = {value!r} should be a list of strings")
         if expected in (int, float):
@@ -288,15 +309,21 @@ def _check_settings(settings: Settings) -> None:
     parse_duration(sch.every, "[schedule] every")
     parse_duration(settings.web_session_idle, "web_session_idle")
     if lo > hi:
-        raise ConfigError(f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
-                          "make poll_min the shorter")
+        raise ConfigError(
+            f"[schedule] poll_min = {sch.poll_min!r} is longer than poll_max = {sch.poll_max!r}; "
+            "make poll_min the shorter"
+        )
     if settings.write.by not in WRITERS:
-        raise ConfigError(f"[write] by = {settings.write.by!r} is not known; use \"extractive\" (chosen from the "
-                          "material by code) or \"model\" (the [llm] backend writes)")
+        raise ConfigError(
+            f'[write] by = {settings.write.by!r} is not known; use "extractive" (chosen from the '
+            'material by code) or "model" (the [llm] backend writes)'
+        )
     if settings.llm.arbitrate_merges and settings.llm.backend == "embedded":
-        raise ConfigError('[llm] arbitrate_merges = true with backend = "embedded": the embedded model\'s rulings '
-                          "lower clustering quality (eval/clusters/arbiter.md); point backend at an endpoint "
-                          "(\"openai\") or set arbitrate_merges = false")
+        raise ConfigError(
+            '[llm] arbitrate_merges = true with backend = "embedded": the embedded model\'s rulings '
+            "lower clustering quality (eval/clusters/arbiter.md); point backend at an endpoint "
+            '("openai") or set arbitrate_merges = false'
+        )
     data_dir = Path(settings.data_dir)
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
@@ -311,11 +338,15 @@ def _read_old_backend(settings: Settings, data: dict, env) -> None:
         settings.llm.backend = LLMSettings.backend
         if not given_by:
             settings.write.by = "extractive"
-        log.warning('settings: llm.backend = "extractive" is read as [write] by = "extractive"; write that instead '
-                    '(llm.backend now names only the model: "openai" or "embedded")')
+        log.warning(
+            'settings: llm.backend = "extractive" is read as [write] by = "extractive"; write that instead '
+            '(llm.backend now names only the model: "openai" or "embedded")'
+        )
     elif "backend" in (data.get("llm") or {}) and not given_by:
-        log.warning(f'settings: llm.backend = {settings.llm.backend!r} names the model, not who writes; cards, weekly '
-                    'and digests stay extractive unless [write] by = "model"')
+        log.warning(
+            f"settings: llm.backend = {settings.llm.backend!r} names the model, not who writes; cards, weekly "
+            'and digests stay extractive unless [write] by = "model"'
+        )
 
 
 def load_settings(path: str | os.PathLike | None = None, env: dict | None = None) -> Settings:
@@ -329,7 +360,9 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: not valid TOML ({exc}); fix the line it names") from None
         except UnicodeDecodeError as exc:
-            raise ConfigError(f"{p}: not UTF-8 text (bad byte at {exc.start}); save the settings file as UTF-8") from None
+            raise ConfigError(
+                f"{p}: not UTF-8 text (bad byte at {exc.start}); save the settings file as UTF-8"
+            ) from None
         except OSError as exc:
             raise ConfigError(f"{p}: cannot read ({exc.strerror}); check its permissions") from None
         _apply(settings, data, str(p))
@@ -340,12 +373,12 @@ def load_settings(path: str | os.PathLike | None = None, env: dict | None = None
     for name, value in env.items():
         if not name.startswith("NEWSDESK_") or name == "NEWSDESK_CONFIG":
             continue
-        key = name[len("NEWSDESK_"):].lower()
+        key = name[len("NEWSDESK_") :].lower()
         target: object = settings
         section = ""
         for candidate in ("fetch", "llm", "write", "push", "asr", "schedule", "workers"):
             if key.startswith(candidate + "_"):
-                target, key, section = getattr(settings, candidate), key[len(candidate) + 1:], candidate
+                target, key, section = getattr(settings, candidate), key[len(candidate) + 1 :], candidate
                 break
         if key in {f.name for f in dataclasses.fields(target)} and not dataclasses.is_dataclass(getattr(target, key)):
             coerced = _coerce(value, getattr(target, key), name)

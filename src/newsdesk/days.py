@@ -47,13 +47,17 @@ def minute(moment: datetime, tz: str | ZoneInfo) -> str:
     return local_time(moment, tz).strftime("%Y-%m-%d %H:%M")
 
 
-def growth_days(conn: Connection, tz: str | ZoneInfo, event_ids: list[int] | None = None) -> dict[int, dict[date, list[int]]]:
+def growth_days(
+    conn: Connection, tz: str | ZoneInfo, event_ids: list[int] | None = None
+) -> dict[int, dict[date, list[int]]]:
     """{event_id: {later local day: the item ids of that day's new outlets}} for every event that
     grew after its first day (only `event_ids`, when given). The first day is that of the
     earliest member, as `events.first_published_at` has it."""
-    query = (select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.source_id, items.c.published_at)
-             .join(items, items.c.id == event_members.c.item_id)
-             .order_by(event_members.c.event_id, items.c.published_at, items.c.id))
+    query = (
+        select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.source_id, items.c.published_at)
+        .join(items, items.c.id == event_members.c.item_id)
+        .order_by(event_members.c.event_id, items.c.published_at, items.c.id)
+    )
     if event_ids is not None:
         if not event_ids:
             return {}
@@ -100,8 +104,9 @@ def latest_day(conn: Connection, tz: str | ZoneInfo) -> date | None:
     return dates[-1] if dates else None
 
 
-def neighbour_days(conn: Connection, day: date, tz: str | ZoneInfo,
-                   dates: list[date] | None = None) -> tuple[date | None, date | None]:
+def neighbour_days(
+    conn: Connection, day: date, tz: str | ZoneInfo, dates: list[date] | None = None
+) -> tuple[date | None, date | None]:
     """The nearest earlier and later days that have events (empty days are skipped); `dates`: event_dates, if known."""
     dates = event_dates(conn, tz) if dates is None else dates
     i = bisect_left(dates, day)
@@ -117,17 +122,33 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
     is never the day's featured news: its tab is at most p1.
     """
     start, end = local_day_bounds(day, tz)
-    fresh = conn.execute(select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)).all()
-    earlier = conn.execute(
-        select(event_members.c.event_id).distinct().join(items, items.c.id == event_members.c.item_id)
-        .join(events, events.c.id == event_members.c.event_id)
-        .where(items.c.published_at >= start, items.c.published_at < end, events.c.first_published_at < start,
-               event_members.c.role.in_(GROWING_ROLES))
-    ).scalars().all()
+    fresh = conn.execute(
+        select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
+    ).all()
+    earlier = (
+        conn.execute(
+            select(event_members.c.event_id)
+            .distinct()
+            .join(items, items.c.id == event_members.c.item_id)
+            .join(events, events.c.id == event_members.c.event_id)
+            .where(
+                items.c.published_at >= start,
+                items.c.published_at < end,
+                events.c.first_published_at < start,
+                event_members.c.role.in_(GROWING_ROLES),
+            )
+        )
+        .scalars()
+        .all()
+    )
     grown = {e: days[day] for e, days in growth_days(conn, tz, list(earlier)).items() if day in days}
     updates = conn.execute(select(events).where(events.c.id.in_(grown))).all() if grown else []
     out = [SimpleNamespace(**r._mapping, update=False, day_items=[]) for r in fresh]
-    out += [SimpleNamespace(**{**r._mapping, "tab": "p1" if r.tab == "featured" else r.tab}, update=True,
-                            day_items=grown[r.id]) for r in updates]
+    out += [
+        SimpleNamespace(
+            **{**r._mapping, "tab": "p1" if r.tab == "featured" else r.tab}, update=True, day_items=grown[r.id]
+        )
+        for r in updates
+    ]
     # Most important first; the live score (importance x recency) and then age break ties.
     return sorted(out, key=lambda e: (-e.importance * (UPDATE_WEIGHT if e.update else 1.0), -e.score, e.id))

@@ -35,8 +35,13 @@ class Finding:
             inner.part = inner.part or str(value.get("part") or "")
             return inner
         if isinstance(value, dict):
-            return cls(str(value.get("kind") or ""), str(value.get("detail") or ""), str(value.get("span") or ""),
-                       str(value.get("severity") or "error"), str(value.get("part") or ""))
+            return cls(
+                str(value.get("kind") or ""),
+                str(value.get("detail") or ""),
+                str(value.get("span") or ""),
+                str(value.get("severity") or "error"),
+                str(value.get("part") or ""),
+            )
         return cls("", str(value))
 
 

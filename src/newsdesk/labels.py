@@ -74,16 +74,24 @@ LABELS: dict[str, dict[str, str]] = {
     "dated": {"zh": "{headline}（{date}）", "en": "{headline} ({date})"},
     "continues": {"zh": "续：{event}", "en": "continues: {event}"},
     # parts chosen from the material by code (offline, or in place of a draft that failed its checks)
-    "extractive": {"zh": "原文摘录：句子由程序从报道中选出，未经模型撰写。",
-                   "en": "Extract: sentences chosen from the coverage by code, not written by a model."},
+    "extractive": {
+        "zh": "原文摘录：句子由程序从报道中选出，未经模型撰写。",
+        "en": "Extract: sentences chosen from the coverage by code, not written by a model.",
+    },
     "extract_tag": {"zh": "摘录版", "en": "extract"},
-    "replaces_failed": {"zh": "模型写的稿件没有通过核查，这里换成了摘录。",
-                        "en": "The written draft failed its checks; this extract stands in its place."},
-    "extractive_edition": {"zh": "本期由程序从原始材料中摘录编排，未经模型撰写；引语与数字均出自原文。",
-                           "en": "This edition was chosen and arranged from the source material by code, not written "
-                                 "by a model; every quote and number is the material's own."},
-    "extractive_parts": {"zh": "以下部分的模型稿没有通过核查，换成了原文摘录：",
-                         "en": "The written drafts of these parts failed their checks; extracts stand in their place:"},
+    "replaces_failed": {
+        "zh": "模型写的稿件没有通过核查，这里换成了摘录。",
+        "en": "The written draft failed its checks; this extract stands in its place.",
+    },
+    "extractive_edition": {
+        "zh": "本期由程序从原始材料中摘录编排，未经模型撰写；引语与数字均出自原文。",
+        "en": "This edition was chosen and arranged from the source material by code, not written "
+        "by a model; every quote and number is the material's own.",
+    },
+    "extractive_parts": {
+        "zh": "以下部分的模型稿没有通过核查，换成了原文摘录：",
+        "en": "The written drafts of these parts failed their checks; extracts stand in their place:",
+    },
     # the web app's feed and event page
     "previous_day": {"zh": "前一天", "en": "Previous day"},
     "next_day": {"zh": "后一天", "en": "Next day"},
@@ -200,9 +208,11 @@ LABELS: dict[str, dict[str, str]] = {
     "read_weekly": {"zh": "阅读周报", "en": "Read the weekly"},
     # the operator's drafts that failed (never shown to readers)
     "failed_drafts": {"zh": "未通过核查的稿件", "en": "Drafts that failed"},
-    "failed_drafts_note": {"zh": "这些稿件在一次重写后仍未通过核查，从未发布；读者看到的是原文摘录。",
-                           "en": "These drafts still failed their checks after the one rewrite and were never "
-                                 "published; readers get the extract in their place."},
+    "failed_drafts_note": {
+        "zh": "这些稿件在一次重写后仍未通过核查，从未发布；读者看到的是原文摘录。",
+        "en": "These drafts still failed their checks after the one rewrite and were never "
+        "published; readers get the extract in their place.",
+    },
     "no_failed_drafts": {"zh": "没有未通过核查的稿件。", "en": "No draft has failed its checks."},
     "findings": {"zh": "核查发现", "en": "Findings"},
     "draft": {"zh": "稿件", "en": "Draft"},

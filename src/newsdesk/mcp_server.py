@@ -70,7 +70,9 @@ def _edition(engine: Engine, kind: str, key: str | None, language: str, example:
         found = queries.edition(conn, kind, key, language)
     if found is None:
         known = ", ".join(a["key"] for a in archive[:10])
-        raise ToolError(f"no {kind} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {example}")
+        raise ToolError(
+            f"no {kind} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {example}"
+        )
     return found
 
 
@@ -140,7 +142,9 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
 
     @server.tool()
     def episode_digest(
-        key: Annotated[str | None, Field(description="the episode's key from list_editions; omit for the newest")] = None,
+        key: Annotated[
+            str | None, Field(description="the episode's key from list_editions; omit for the newest")
+        ] = None,
         language: Language = "zh",
     ) -> Edition:
         """A podcast episode's digest (摘要 + 精读; in English: Summary + Deep dive) as markdown."""
@@ -181,11 +185,17 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         with engine.connect() as conn:
             found = queries.edition(conn, kind, key, language)
         if found is None or found["language"] != language:
-            raise ResourceNotFoundError(f"no {kind} edition {key!r} in {language!r}; list the resources to see what is stored")
+            raise ResourceNotFoundError(
+                f"no {kind} edition {key!r} in {language!r}; list the resources to see what is stored"
+            )
         return found["body"]
 
-    server.resource(_URI, name="edition", description="One edition (daily, weekly or episode) in one language, as markdown",
-                    mime_type="text/markdown")(read_edition)
+    server.resource(
+        _URI,
+        name="edition",
+        description="One edition (daily, weekly or episode) in one language, as markdown",
+        mime_type="text/markdown",
+    )(read_edition)
     return server
 
 
@@ -210,17 +220,27 @@ class TokenGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             if not self.token:
-                refusal = JSONResponse({"detail": "MCP over HTTP is off: set NEWSDESK_WEB_TOKEN and restart "
-                                        "`newsdesk serve` (or run `newsdesk mcp` locally over stdio)"}, 403)
+                refusal = JSONResponse(
+                    {
+                        "detail": "MCP over HTTP is off: set NEWSDESK_WEB_TOKEN and restart "
+                        "`newsdesk serve` (or run `newsdesk mcp` locally over stdio)"
+                    },
+                    403,
+                )
                 return await refusal(scope, receive, send)
             request = Request(scope)
             try:
                 self.throttle.check(request)
             except HTTPException as exc:
-                return await JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)(scope, receive, send)
+                return await JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)(
+                    scope, receive, send
+                )
             if not auth.token_matches(self.token, auth.bearer(request)):
                 self.throttle.wrong(request)
-                refusal = JSONResponse({"detail": "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'"},
-                                       401, headers={"WWW-Authenticate": "Bearer"})
+                refusal = JSONResponse(
+                    {"detail": "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'"},
+                    401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
                 return await refusal(scope, receive, send)
         await self.inner(scope, receive, send)

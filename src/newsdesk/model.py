@@ -11,8 +11,10 @@ SOURCE_KINDS = ("rss", "atom", "jsonfeed", "arxiv", "hn", "reddit", "podcast", "
 # An outlet whose items arrive in JSON Lines files (`ingest --from FILE`): its url is the outlet's
 # home page, not a feed, so nothing ever polls it.
 IMPORTED_KIND = "jsonl"
-NOT_POLLED = ("imported outlet, not polled: its items come from JSON Lines files (`newsdesk ingest --from FILE`); "
-              "its url is a home page, not a feed")
+NOT_POLLED = (
+    "imported outlet, not polled: its items come from JSON Lines files (`newsdesk ingest --from FILE`); "
+    "its url is a home page, not a feed"
+)
 LANGUAGES = ("zh", "en", "other")
 # What an item's published_at rests on: the source's date and time; a date the source gave without a
 # time of day; or none usable (missing, impossible, or later than first seen), so the time newsdesk first saw it.

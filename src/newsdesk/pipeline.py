@@ -45,7 +45,11 @@ class Limits:
     weekly_briefs: int | None = None  # events in 本周简讯
 
     def weekly(self) -> dict:
-        caps = {"max_sections": self.weekly_sections, "per_section": self.weekly_items, "max_briefs": self.weekly_briefs}
+        caps = {
+            "max_sections": self.weekly_sections,
+            "per_section": self.weekly_items,
+            "max_briefs": self.weekly_briefs,
+        }
         return {k: v for k, v in caps.items() if v is not None}
 
 
@@ -95,8 +99,12 @@ def ingest_stage(ctx: RunContext) -> StageResult:
         return StageResult({"sources_fetched": 0})
     report = ingest(ctx.engine, ctx.settings, ctx.source, ctx.sources, progress=ctx.progress)
     return StageResult(
-        facts={"sources_fetched": len(report.outcomes) - len(report.skipped), "items_new": report.new,
-               "items_updated": report.updated, "sources_failed": len(report.failed)},
+        facts={
+            "sources_fetched": len(report.outcomes) - len(report.skipped),
+            "items_new": report.new,
+            "items_updated": report.updated,
+            "sources_failed": len(report.failed),
+        },
         problems=[f"catalog: {line}" for line in report.catalog_errors]
         + [f"{o.source_id}: {o.error}" for o in report.failed],
     )
@@ -129,8 +137,9 @@ def rank_stage(ctx: RunContext) -> StageResult:
 
 
 def write_stage(ctx: RunContext) -> StageResult:
-    stats = ctx.writers.cards(ctx.engine, ctx.settings, limit=ctx.limits.analyses, progress=ctx.note,
-                              counted=ctx.progress)
+    stats = ctx.writers.cards(
+        ctx.engine, ctx.settings, limit=ctx.limits.analyses, progress=ctx.note, counted=ctx.progress
+    )
     result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
     result.problems += stats.errors
     if stats.stopped:
@@ -171,8 +180,13 @@ def episode_stage(ctx: RunContext) -> StageResult:
 
     episodes = _episodes(ctx.engine)
     for done, ep in enumerate(episodes, 1):
-        ctx.writers.episode(ctx.engine, ctx.settings, [Turn(**t) for t in ep["turns"]], title=ep["title"],
-                            number=(ep["extra"] or {}).get("episode"))
+        ctx.writers.episode(
+            ctx.engine,
+            ctx.settings,
+            [Turn(**t) for t in ep["turns"]],
+            title=ep["title"],
+            number=(ep["extra"] or {}).get("episode"),
+        )
         ctx.progress(done, len(episodes))
     return StageResult({"episodes": len(episodes)})
 
@@ -233,7 +247,9 @@ class RunReport:
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     model_calls: int = 0
-    status: dict[str, str] = field(default_factory=dict)  # stage -> ok | problems | failed | busy (another process ran it)
+    status: dict[str, str] = field(
+        default_factory=dict
+    )  # stage -> ok | problems | failed | busy (another process ran it)
 
     @property
     def total_seconds(self) -> float:
@@ -281,15 +297,23 @@ def run_pipeline(
         if should_stop():
             break
         ctx = RunContext(
-            engine, settings, llm or lazy, report.run_id, limits, source, sources, chosen,
+            engine,
+            settings,
+            llm or lazy,
+            report.run_id,
+            limits,
+            source,
+            sources,
+            chosen,
             progress=lambda done, total, name=st.name: watcher.progress(name, done, total),
             note=lambda line, name=st.name: watcher.note(name, line),
         )
         with stage_lease(engine, st.name, owner) as held:
             if not held:
                 report.status[st.name] = "busy"
-                report.problems.append(f"{st.name}: not run: {stage_holder(engine, st.name)} is running it; "
-                                       "it runs again on the next pass")
+                report.problems.append(
+                    f"{st.name}: not run: {stage_holder(engine, st.name)} is running it; it runs again on the next pass"
+                )
                 continue
             watcher.started(st.name)
             result, error = _run_stage(st, ctx, owner, report)
@@ -316,8 +340,13 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
             raise unusable_store(exc, str(ctx.engine.url)) from None
         error = error_line(exc)
     report.seconds[st.name] = round(time.perf_counter() - started, 3)
-    report.status[st.name] = run_finished(ctx.engine, row, facts=result.facts if result else None,
-                                          problems=result.problems if result else None, error=error)
+    report.status[st.name] = run_finished(
+        ctx.engine,
+        row,
+        facts=result.facts if result else None,
+        problems=result.problems if result else None,
+        error=error,
+    )
     return result, error
 
 
@@ -347,12 +376,16 @@ def published_parts(engine: Engine) -> PublishedParts:
 
     out = PublishedParts()
     with engine.connect() as conn:
-        cards = conn.execute(select(analyses.c.model == EXTRACTIVE, analyses.c.language, func.count())
-                             .where(analyses.c.status == "clean").group_by(analyses.c.model == EXTRACTIVE,
-                                                                           analyses.c.language)).all()
-        shown = conn.execute(select(editions.c.kind, editions.c.key, editions.c.language, editions.c.meta)
-                             .where(editions.c.kind != "daily", editions.c.status == "clean")
-                             .order_by(editions.c.kind, editions.c.key, editions.c.language)).all()
+        cards = conn.execute(
+            select(analyses.c.model == EXTRACTIVE, analyses.c.language, func.count())
+            .where(analyses.c.status == "clean")
+            .group_by(analyses.c.model == EXTRACTIVE, analyses.c.language)
+        ).all()
+        shown = conn.execute(
+            select(editions.c.kind, editions.c.key, editions.c.language, editions.c.meta)
+            .where(editions.c.kind != "daily", editions.c.status == "clean")
+            .order_by(editions.c.kind, editions.c.key, editions.c.language)
+        ).all()
         out.failed_drafts = conn.execute(select(func.count()).select_from(failed_drafts)).scalar()
     for chosen, language, n in cards:
         (out.extractive if chosen else out.written).append(f"{n} event cards ({language})")

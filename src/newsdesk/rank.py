@@ -44,9 +44,24 @@ def _engagement(e: dict) -> float:
 
 # What the happening is worth, by kind (kinds.py), and what a routine kind costs. Read from one
 # labelled week's misses and checked on the other (eval/editorial/); see docs/ranking.md.
-KIND_WEIGHT = {"major": 0.6, "release": 0.6, "money": 0.8, "policy": 0.5, "incident": 0.4, "versioned": 0.3, "paper": 0.3}
-ROUTINE_WEIGHT = {"changelog": -1.0, "marketing": -1.0, "digest": -0.6, "how-to": -0.6, "recap": -0.5,
-                  "opinion": -0.5, "explainer": -0.4}
+KIND_WEIGHT = {
+    "major": 0.6,
+    "release": 0.6,
+    "money": 0.8,
+    "policy": 0.5,
+    "incident": 0.4,
+    "versioned": 0.3,
+    "paper": 0.3,
+}
+ROUTINE_WEIGHT = {
+    "changelog": -1.0,
+    "marketing": -1.0,
+    "digest": -0.6,
+    "how-to": -0.6,
+    "recap": -0.5,
+    "opinion": -0.5,
+    "explainer": -0.4,
+}
 OFF_TOPIC = -3.0  # below every on-topic event: shown under 其他 / Other, never featured or p1
 FIRST_PARTY = 0.5  # the company itself says so: its blog, its channel
 FACTS_WEIGHT = 0.05
@@ -142,7 +157,9 @@ def day_tabs(ranked: list[dict]) -> None:
             top["tab"] = "featured"
 
 
-def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, without: frozenset[str] = frozenset()) -> int:
+def rank_events(
+    engine: Engine, settings=None, *, now: datetime | None = None, without: frozenset[str] = frozenset()
+) -> int:
     """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked.
     without: parts of importance to leave out, for measuring what each adds (text_facts)."""
     now = now or datetime.now(UTC)
@@ -153,9 +170,20 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, w
         first_party: set[int] = set()
         undated: dict[int, bool] = {}
         rows = conn.execute(
-            select(event_members.c.event_id, event_members.c.role, sources.c.tier, sources.c.weight,
-                   sources.c.category, sources.c.name, items.c.engagement, items.c.title, items.c.summary,
-                   items.c.body, items.c.extra, items.c.dated_by)
+            select(
+                event_members.c.event_id,
+                event_members.c.role,
+                sources.c.tier,
+                sources.c.weight,
+                sources.c.category,
+                sources.c.name,
+                items.c.engagement,
+                items.c.title,
+                items.c.summary,
+                items.c.body,
+                items.c.extra,
+                items.c.dated_by,
+            )
             .join(items, items.c.id == event_members.c.item_id)
             .join(sources, sources.c.id == items.c.source_id)
             .order_by(event_members.c.event_id, event_members.c.role != "lead", items.c.published_at, items.c.id)
@@ -178,8 +206,17 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, w
         tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
         scored, by_day = [], defaultdict(list)
         for ev in conn.execute(
-            select(events.c.id, events.c.outlets, events.c.independent_outlets, events.c.first_published_at,
-                   events.c.last_published_at, events.c.importance, events.c.score, events.c.score_parts, events.c.tab)
+            select(
+                events.c.id,
+                events.c.outlets,
+                events.c.independent_outlets,
+                events.c.first_published_at,
+                events.c.last_published_at,
+                events.c.importance,
+                events.c.score,
+                events.c.score_parts,
+                events.c.tab,
+            )
         ).all():
             facts = {
                 "independent_outlets": ev.independent_outlets,
@@ -196,9 +233,15 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, w
             }
             score, parts, tab = score_event(facts, now)
             kinds = facts["kinds"]
-            entry = {"row": ev, "score": score, "parts": parts, "tab": tab, "importance": parts["importance"],
-                     "starred": facts["starred"], "eligible": kinds.on_topic and not kinds.routine and not facts["undated"]
-                     and facts["feedback"] >= 0}
+            entry = {
+                "row": ev,
+                "score": score,
+                "parts": parts,
+                "tab": tab,
+                "importance": parts["importance"],
+                "starred": facts["starred"],
+                "eligible": kinds.on_topic and not kinds.routine and not facts["undated"] and facts["feedback"] >= 0,
+            }
             scored.append(entry)
             # An event's day is that of its first report (days.py).
             by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
@@ -207,6 +250,9 @@ def rank_events(engine: Engine, settings=None, *, now: datetime | None = None, w
         for e in scored:
             ev = e["row"]
             if (e["score"], e["parts"], e["tab"]) != (ev.score, ev.score_parts, ev.tab):
-                conn.execute(update(events).where(events.c.id == ev.id).values(
-                    importance=e["importance"], score=e["score"], score_parts=e["parts"], tab=e["tab"]))
+                conn.execute(
+                    update(events)
+                    .where(events.c.id == ev.id)
+                    .values(importance=e["importance"], score=e["score"], score_parts=e["parts"], tab=e["tab"])
+                )
     return len(scored)

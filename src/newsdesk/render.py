@@ -21,9 +21,35 @@ from markupsafe import Markup
 from newsdesk.findings import Finding
 
 _TAGS = {
-    "a", "p", "br", "em", "strong", "b", "i", "code", "pre", "blockquote",
-    "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "table", "thead",
-    "tbody", "tr", "th", "td", "sup", "sub", "del",
+    "a",
+    "p",
+    "br",
+    "em",
+    "strong",
+    "b",
+    "i",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "sup",
+    "sub",
+    "del",
 }
 _ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 _SCHEMES = {"http", "https", "mailto"}
@@ -87,7 +113,9 @@ def publishable(value):
 def markdown_source(body: str) -> str:
     """Markdown for other tools to render (Hugo, Jekyll, Notion) that shows what our own pages show:
     raw HTML as text, and links only to http(s) and mailto. Code blocks and spans stay as written."""
-    code_lines = {n for t in _markdown.parse(body) if t.type in ("fence", "code_block") and t.map for n in range(*t.map)}
+    code_lines = {
+        n for t in _markdown.parse(body) if t.type in ("fence", "code_block") and t.map for n in range(*t.map)
+    }
 
     def outside_code(text: str) -> str:
         text = _RAW_TAG.sub("&lt;", text)

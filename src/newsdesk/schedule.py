@@ -16,9 +16,9 @@ No broker: one loop in one process.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Callable
 
 from sqlalchemy.engine import Engine
 
@@ -100,8 +100,16 @@ class Scheduler:
         self._said(report, f"pass {self.passes}")
 
     def _run(self, stages: list[str], sources: list[str] | None = None) -> RunReport:
-        return run_pipeline(self.engine, self.settings, stages=stages, sources=sources, limits=self.limits,
-                            llm=self.llm, watcher=self.watcher, should_stop=self.stop.is_set)
+        return run_pipeline(
+            self.engine,
+            self.settings,
+            stages=stages,
+            sources=sources,
+            limits=self.limits,
+            llm=self.llm,
+            watcher=self.watcher,
+            should_stop=self.stop.is_set,
+        )
 
     def _said(self, report: RunReport, what: str) -> None:
         failed = [name for name, status in report.status.items() if status == "failed"]
@@ -123,9 +131,11 @@ class Scheduler:
         wake = min(next_pass, poll if poll and poll > now else next_pass, now + timedelta(seconds=TICK))
         seconds = max(0.0, (wake - _now()).total_seconds())
         if seconds >= 1:
-            self.say(f"next pass at {next_pass:%H:%M:%S} UTC"
-                     + (f", next source poll at {poll:%H:%M:%S} UTC" if poll else "")
-                     + f"; sleeping {short(seconds)}")
+            self.say(
+                f"next pass at {next_pass:%H:%M:%S} UTC"
+                + (f", next source poll at {poll:%H:%M:%S} UTC" if poll else "")
+                + f"; sleeping {short(seconds)}"
+            )
         self.stop.wait(seconds)
 
 

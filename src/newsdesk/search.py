@@ -125,7 +125,11 @@ class SearchIndex:
 
     def _current_signature(self, conn: Connection) -> tuple:
         parts = []
-        for table, stamp_col in ((items, items.c.updated_at), (events, events.c.updated_at), (analyses, analyses.c.created_at)):
+        for table, stamp_col in (
+            (items, items.c.updated_at),
+            (events, events.c.updated_at),
+            (analyses, analyses.c.created_at),
+        ):
             parts.extend(conn.execute(select(func.count(), func.max(stamp_col)).select_from(table)).one())
         return tuple(parts)
 
@@ -169,15 +173,20 @@ class SearchIndex:
         for row in conn.execute(select(items.c.id, items.c.updated_at)):
             current[("item", row.id)] = _stamp(row.updated_at)
         latest = dict(
-            conn.execute(select(analyses.c.event_id, func.max(analyses.c.created_at)).group_by(analyses.c.event_id)).all()
+            conn.execute(
+                select(analyses.c.event_id, func.max(analyses.c.created_at)).group_by(analyses.c.event_id)
+            ).all()
         )
         for row in conn.execute(select(events.c.id, events.c.updated_at)):
             current[("event", row.id)] = _stamp(row.updated_at, latest.get(row.id))
-        stored = {(r.kind, r.ref_id): r.stamp for r in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs"))}
+        stored = {
+            (r.kind, r.ref_id): r.stamp for r in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs"))
+        }
         # Newest first: when a search indexes only part of a backlog, fresh news is what people look for.
         changed = sorted(
             ((kind, ref_id, stamp) for (kind, ref_id), stamp in current.items() if stored.get((kind, ref_id)) != stamp),
-            key=lambda c: c[2], reverse=True,
+            key=lambda c: c[2],
+            reverse=True,
         )
         return changed, sorted(stored.keys() - current.keys())
 
@@ -193,8 +202,9 @@ class SearchIndex:
         if event_ids:
             written: dict[int, list[str]] = {}
             for row in conn.execute(
-                select(analyses.c.event_id, analyses.c.headline, analyses.c.body)
-                .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # what readers may see
+                select(analyses.c.event_id, analyses.c.headline, analyses.c.body).where(
+                    analyses.c.event_id.in_(event_ids), analyses.c.status == "clean"
+                )  # what readers may see
             ):
                 written.setdefault(row.event_id, []).extend([row.headline, row.body])
             for row in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):
@@ -230,7 +240,9 @@ class SearchIndex:
             return
         if self.dialect != "postgresql":
             conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), [{"r": i * 2 + _KINDS[k]} for k, i in keys])
-        conn.execute(text("DELETE FROM search_docs WHERE kind = :k AND ref_id = :i"), [{"k": k, "i": i} for k, i in keys])
+        conn.execute(
+            text("DELETE FROM search_docs WHERE kind = :k AND ref_id = :i"), [{"k": k, "i": i} for k, i in keys]
+        )
 
     # --- querying -------------------------------------------------------------------------
 
@@ -259,7 +271,9 @@ class SearchIndex:
         # Each word quoted: a phrase to FTS5, so punctuation or operators in the query stay literal.
         match = " ".join('"' + w.replace('"', '""') + '"' for w in words)
         rows = conn.execute(
-            text("SELECT rowid, bm25(search_fts) AS rank FROM search_fts WHERE search_fts MATCH :m ORDER BY rank LIMIT :n"),
+            text(
+                "SELECT rowid, bm25(search_fts) AS rank FROM search_fts WHERE search_fts MATCH :m ORDER BY rank LIMIT :n"
+            ),
             {"m": match, "n": limit},
         )
         return [Hit("event" if r.rowid % 2 else "item", r.rowid // 2, -float(r.rank)) for r in rows]
@@ -269,7 +283,10 @@ class SearchIndex:
         hits = [
             Hit("event", r.id, 0.0)
             for r in conn.execute(
-                select(events.c.id).where(events.c.title.ilike(pattern, escape="\\")).order_by(events.c.importance.desc()).limit(limit)
+                select(events.c.id)
+                .where(events.c.title.ilike(pattern, escape="\\"))
+                .order_by(events.c.importance.desc())
+                .limit(limit)
             )
         ]
         hits += [

@@ -80,7 +80,9 @@ class Deduper:
         self._origin: dict[object, object] = {}  # copy -> root origin
         self._expiry: list[tuple[float, int, object, str | None, str | None]] = []
         self._seq = 0
-        self._empty = MinHash(num_perm=num_perm)  # copied, not rebuilt: making the permutations is most of a MinHash's cost
+        self._empty = MinHash(
+            num_perm=num_perm
+        )  # copied, not rebuilt: making the permutations is most of a MinHash's cost
         self._last: tuple[str, MinHash | None] | None = None  # find() then add() of one text hash it once
 
     def __len__(self) -> int:

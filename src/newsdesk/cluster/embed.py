@@ -112,7 +112,9 @@ def make_embedder(settings) -> Embedder:
         return UseEmbedder()
     if llm.embedding_backend == "openai":
         if not llm.embedding_model:
-            raise EmbeddingError("llm.embedding_backend = 'openai' needs llm.embedding_model (e.g. text-embedding-3-small)")
+            raise EmbeddingError(
+                "llm.embedding_backend = 'openai' needs llm.embedding_model (e.g. text-embedding-3-small)"
+            )
         key = os.environ.get(llm.api_key_env, "")
         if not key:
             raise EmbeddingError(f"llm.embedding_backend = 'openai' needs the API key in ${llm.api_key_env}")
@@ -126,7 +128,9 @@ def item_text(title: str, summary: str | None, body: str | None = None) -> str:
     return f"{title.strip()}\n{rest[:600]}".strip()
 
 
-def ensure_vectors(conn: Connection, embedder: Embedder, item_ids: list[int], *, batch: int = 256) -> dict[int, np.ndarray]:
+def ensure_vectors(
+    conn: Connection, embedder: Embedder, item_ids: list[int], *, batch: int = 256
+) -> dict[int, np.ndarray]:
     """Vectors for these items, embedding (and storing) only those not yet embedded by this model."""
     result: dict[int, np.ndarray] = {}
     ids = list(dict.fromkeys(item_ids))
@@ -142,7 +146,9 @@ def ensure_vectors(conn: Connection, embedder: Embedder, item_ids: list[int], *,
     missing = [i for i in ids if i not in result]
     for i in range(0, len(missing), batch):
         chunk = missing[i : i + batch]
-        rows = conn.execute(select(items.c.id, items.c.title, items.c.summary, items.c.body).where(items.c.id.in_(chunk)))
+        rows = conn.execute(
+            select(items.c.id, items.c.title, items.c.summary, items.c.body).where(items.c.id.in_(chunk))
+        )
         texts = {r.id: item_text(r.title, r.summary, r.body) for r in rows}
         order = [i for i in chunk if i in texts]
         vectors = embedder.embed([texts[i] for i in order])

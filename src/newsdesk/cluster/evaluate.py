@@ -70,9 +70,19 @@ def read_eval_file(path: str | Path) -> list[EvalItem]:
         text = row.get("text") or item_text(row.get("title") or "", row.get("summary"))
         for name, value in (("id", row.get("id")), ("text or title", text), ("event", row.get("event"))):
             if value in (None, ""):
-                raise EvalFileError(f"{where}: missing '{name}'; each line needs id, text|title, lang, published, event")
-        out.append(EvalItem(str(row["id"]), text, str(row.get("lang") or "other"), _timestamp(row.get("published"), where), str(row["event"]),
-                            str(row.get("story") or "")))
+                raise EvalFileError(
+                    f"{where}: missing '{name}'; each line needs id, text|title, lang, published, event"
+                )
+        out.append(
+            EvalItem(
+                str(row["id"]),
+                text,
+                str(row.get("lang") or "other"),
+                _timestamp(row.get("published"), where),
+                str(row["event"]),
+                str(row.get("story") or ""),
+            )
+        )
     if not out:
         raise EvalFileError(f"{path}: no items")
     return out
@@ -92,6 +102,7 @@ def bcubed(pred: list, gold: list) -> tuple[float, float, float]:
 
 def pairwise(pred: list, gold: list) -> tuple[float, float]:
     """Precision and recall over item pairs placed together / belonging together."""
+
     def c2(n):
         return n * (n - 1) // 2
 
@@ -168,7 +179,9 @@ def _objective(pred: list, gold: list) -> float:
     return (bcubed(pred, gold)[2] + (2 * pp * pr / (pp + pr) if pp + pr else 0.0)) / 2
 
 
-def cross_validate(rows: list[EvalItem], vectors, k: int, base: ClusterConfig | None = None, grid: dict | None = None) -> tuple[list, list[dict]]:
+def cross_validate(
+    rows: list[EvalItem], vectors, k: int, base: ClusterConfig | None = None, grid: dict | None = None
+) -> tuple[list, list[dict]]:
     """Each fold clustered with the thresholds that scored best on the other k-1 folds.
 
     Returns the held-apart predictions for every row (event keys never shared across folds) and
@@ -233,6 +246,7 @@ def _gold_story(r: EvalItem) -> str:
 def story_scores(pred_story: list, rows: list[EvalItem]) -> dict:
     """Story-level pairwise precision / recall over items, and over the pairs of items from two
     different gold events (what the linker adds: a follow-up in its launch's story)."""
+
     def c2(counter):
         return sum(n * (n - 1) // 2 for n in counter.values())
 
@@ -272,8 +286,9 @@ def _story_of(sketches: list, config) -> dict:
     return story_keys([s.key for s in sketches], StoryLinker(config).run(sketches))
 
 
-def evaluate_stories(rows: list[EvalItem], vectors, k: int = 0, event_config: ClusterConfig | None = None,
-                     grid: dict | None = None) -> tuple[dict, list[dict]]:
+def evaluate_stories(
+    rows: list[EvalItem], vectors, k: int = 0, event_config: ClusterConfig | None = None, grid: dict | None = None
+) -> tuple[dict, list[dict]]:
     """Story scores of the linker over the events the clusterer finds (default thresholds).
 
     k = 0: the default story thresholds on the whole file. k >= 2: folds split by gold story (a

@@ -72,7 +72,9 @@ class ClusterConfig:
     sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
     roundups: bool = True  # digests and multi-topic lists stand alone
     launch_days: float = 1.5  # a release's launch coverage: this long after the event's first report
-    subject_bonus: float = 0.25  # the item and a member are about one release (named in headline and summary), at launch
+    subject_bonus: float = (
+        0.25  # the item and a member are about one release (named in headline and summary), at launch
+    )
     roundup_link: float = 0.4  # share of an event's headline rarity a roundup must carry to point at it
     # Evidence beyond a shared topic (Clusterer._unsupported). Set from the replayed real week 2026-W09
     # (its glued cards), not from the dev sets, whose scores they leave unchanged (eval/clusters/glue.md).
@@ -282,8 +284,9 @@ class Clusterer:
     def add(self, doc: Doc) -> Placement:
         self.advance(doc.ts)
         out = set(self._ruled_out.get(doc.key, ()))  # the ruled-out events of this item and its copies
-        placement = (self._dedup(doc, out) or self._roundup(doc) or self._same_headline(doc, out)
-                     or self._match(doc, out))
+        placement = (
+            self._dedup(doc, out) or self._roundup(doc) or self._same_headline(doc, out) or self._match(doc, out)
+        )
         if out:
             self._ruled_out[doc.key] = out
         self._remember(doc, placement)
@@ -344,10 +347,22 @@ class Clusterer:
         out |= self._ruled_out.get(origin, set())
         event = self._headline_event.get(origin)
         ev = self.events.get(event)
-        if event is None or event in out or (ev is not None and (ev.roundup or version_conflict(set(doc.anchors), set(ev.anchors)))):
+        if (
+            event is None
+            or event in out
+            or (ev is not None and (ev.roundup or version_conflict(set(doc.anchors), set(ev.anchors))))
+        ):
             return None
         where = "" if ev is not None else ", reopened from outside the window"
-        return Placement(doc.key, event, "member", False, None, sim, f"near-identical headline (Jaccard {sim:.2f}) to item {origin}{where}")
+        return Placement(
+            doc.key,
+            event,
+            "member",
+            False,
+            None,
+            sim,
+            f"near-identical headline (Jaccard {sim:.2f}) to item {origin}{where}",
+        )
 
     def _threshold(self, a: str, b: str) -> float:
         known = ("zh", "en")
@@ -385,29 +400,42 @@ class Clusterer:
                     continue  # GPT-4.5 vs GPT-4o: two releases, however alike the texts
                 if ev.first_ts > doc.ts + cfg.window_days * DAY:
                     continue  # an event that begins after this item's window
-                score, why = margin, [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"]
+                score, why = (
+                    margin,
+                    [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"],
+                )
                 evidence = []  # what says this is the same happening, beyond a like-sounding text
                 shared = self._shared_anchors(doc, ev)
                 if shared:
                     evidence.append("anchor")
-                    bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
+                    bonus = min(
+                        cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared)
+                    )
                     score += bonus
                     why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
                 named = sorted(a for a in doc.subjects if any(same_release(a, b) for b in ev.subjects))
                 if named and cfg.subject_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
                     evidence.append("release")
                     score += cfg.subject_bonus
-                    why.append(f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})")
+                    why.append(
+                        f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})"
+                    )
                 sim, words = self.words.similarity(weights, ev.terms, ev.size)
                 if sim and cfg.term_weight:
                     score += cfg.term_weight * sim
                     why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
                 if sim >= cfg.evidence_words:
                     evidence.append("words")
-                short = self._unsupported(doc, ev, lang, s, evidence, score - margin) if score > -abs(cfg.arbiter_band) else ""
+                short = (
+                    self._unsupported(doc, ev, lang, s, evidence, score - margin)
+                    if score > -abs(cfg.arbiter_band)
+                    else ""
+                )
                 if short:
                     why.append(short)
-                    score = min(score, -abs(cfg.arbiter_band) - 1e-6)  # below the threshold and out of the arbiter's band
+                    score = min(
+                        score, -abs(cfg.arbiter_band) - 1e-6
+                    )  # below the threshold and out of the arbiter's band
                 if best is None or score > best[0]:
                     best = (score, key, s, "; ".join(why))
         if best is not None:
@@ -449,8 +477,10 @@ class Clusterer:
         # blurb) has no word in common with its English version, and its silence proves nothing.
         named = any(_LATIN_TERM.match(t) for t in doc.terms) and any(_LATIN_TERM.match(t) for t in ev.terms)
         if cross and named and not evidence and cosine < cfg.bare_cross_language:
-            return (f"across languages on cosine alone (below {cfg.bare_cross_language:.2f}), "
-                    "no shared anchor, release or rare words: not joined")
+            return (
+                f"across languages on cosine alone (below {cfg.bare_cross_language:.2f}), "
+                "no shared anchor, release or rare words: not joined"
+            )
         # A centroid drifts as members join; the event is still what its first report said. A joiner
         # close to a later member only would chain one happening onto another.
         if ev.size >= 2 and ev.lead is not None:
@@ -468,12 +498,16 @@ class Clusterer:
 
     def _open(self, doc: Doc, s: float | None, why: str) -> Placement:
         key = self._new_event(doc)
-        return Placement(doc.key, key, "member", True, None, None if s is None else round(s, 4), f"opened a new event ({why})")
+        return Placement(
+            doc.key, key, "member", True, None, None if s is None else round(s, 4), f"opened a new event ({why})"
+        )
 
     def _remember(self, doc: Doc, p: Placement) -> None:
         ev = self.events.get(p.event)
         if ev is None:
-            ev = self.events[p.event] = _Event(p.event, doc.ts, doc.ts, doc.text, headline_terms=terms(doc.text.split("\n", 1)[0]))
+            ev = self.events[p.event] = _Event(
+                p.event, doc.ts, doc.ts, doc.text, headline_terms=terms(doc.text.split("\n", 1)[0])
+            )
         ev.first_ts = min(ev.first_ts, doc.ts)
         if doc.ts > ev.last_ts or ev.size == 0:
             ev.last_ts = max(ev.last_ts, doc.ts)

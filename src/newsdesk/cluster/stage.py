@@ -9,9 +9,9 @@ writes nothing.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from collections import Counter
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -63,8 +63,16 @@ def _doc(row, vector) -> Doc:
     )
 
 
-_ITEM_COLUMNS = (items.c.id, items.c.title, items.c.summary, items.c.body, items.c.language, items.c.published_at,
-                 items.c.url, items.c.guid)
+_ITEM_COLUMNS = (
+    items.c.id,
+    items.c.title,
+    items.c.summary,
+    items.c.body,
+    items.c.language,
+    items.c.published_at,
+    items.c.url,
+    items.c.guid,
+)
 
 
 def _seed(conn: Connection, clusterer: Clusterer, embedder: Embedder, since: datetime) -> None:
@@ -152,19 +160,35 @@ def cluster_new_items(
                         p = clusterer.add(_doc(row, vectors[row.id]))
                         conn.execute(
                             insert(event_members).values(
-                                item_id=row.id, event_id=p.event, role=p.role, origin_item_id=p.origin,
-                                similarity=p.similarity, reason=p.reason[:2000], joined_at=now,
+                                item_id=row.id,
+                                event_id=p.event,
+                                role=p.role,
+                                origin_item_id=p.origin,
+                                similarity=p.similarity,
+                                reason=p.reason[:2000],
+                                joined_at=now,
                             )
                         )
                         if p.ruling is not None:
                             weighed, same, verdict = p.ruling
                             ruled = {"same_event": same, "reason": verdict[:2000], "ruled_at": now}
-                            conn.execute(_dialect_insert(conn, cluster_rulings).values(
-                                item_id=row.id, event_id=weighed, **ruled,
-                            ).on_conflict_do_update(index_elements=["item_id", "event_id"], set_=ruled))
+                            conn.execute(
+                                _dialect_insert(conn, cluster_rulings)
+                                .values(
+                                    item_id=row.id,
+                                    event_id=weighed,
+                                    **ruled,
+                                )
+                                .on_conflict_do_update(index_elements=["item_id", "event_id"], set_=ruled)
+                            )
                         if p.links:
-                            conn.execute(insert(roundup_links), [
-                                {"item_id": row.id, "event_id": event_id, "score": score} for event_id, score in p.links])
+                            conn.execute(
+                                insert(roundup_links),
+                                [
+                                    {"item_id": row.id, "event_id": event_id, "score": score}
+                                    for event_id, score in p.links
+                                ],
+                            )
                         chunk_touched.add(p.event)
                         stats.items += 1
                         stats.opened += p.opened
@@ -218,17 +242,37 @@ def _exclusive(conn: Connection, waiting: Callable[[str], None] | None = None):
 
 
 def _members(conn: Connection, event_id: int) -> list[dict]:
-    rows = conn.execute(
-        select(
-            items.c.id.label("item_id"), items.c.source_id, items.c.title, items.c.url, items.c.guid, items.c.summary,
-            items.c.body, items.c.language, items.c.material_level, items.c.published_at, items.c.extra, items.c.engagement,
-            sources.c.name.label("source_name"), sources.c.tier, sources.c.weight, sources.c.category,
-            event_members.c.role, event_members.c.origin_item_id, event_members.c.similarity, event_members.c.reason,
+    rows = (
+        conn.execute(
+            select(
+                items.c.id.label("item_id"),
+                items.c.source_id,
+                items.c.title,
+                items.c.url,
+                items.c.guid,
+                items.c.summary,
+                items.c.body,
+                items.c.language,
+                items.c.material_level,
+                items.c.published_at,
+                items.c.extra,
+                items.c.engagement,
+                sources.c.name.label("source_name"),
+                sources.c.tier,
+                sources.c.weight,
+                sources.c.category,
+                event_members.c.role,
+                event_members.c.origin_item_id,
+                event_members.c.similarity,
+                event_members.c.reason,
+            )
+            .join(event_members, event_members.c.item_id == items.c.id)
+            .join(sources, sources.c.id == items.c.source_id)
+            .where(event_members.c.event_id == event_id)
         )
-        .join(event_members, event_members.c.item_id == items.c.id)
-        .join(sources, sources.c.id == items.c.source_id)
-        .where(event_members.c.event_id == event_id)
-    ).mappings().all()
+        .mappings()
+        .all()
+    )
     return [dict(r) for r in rows]
 
 
@@ -256,7 +300,9 @@ def refresh_event(conn: Connection, event_id: int, *, now: datetime | None = Non
     lead_anchors = extract_anchors(item_text(lead["title"], lead["summary"], lead["body"]))
     anchors = [a for a, n in counts.most_common() if n >= 2 or a in lead_anchors][:12]
     conn.execute(
-        update(events).where(events.c.id == event_id).values(
+        update(events)
+        .where(events.c.id == event_id)
+        .values(
             title=lead["title"],
             lead_item_id=lead["item_id"],
             first_published_at=min(m["published_at"] for m in members),

@@ -70,8 +70,16 @@ def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool]], t
     n = float(np.linalg.norm(v))
     from newsdesk.cluster.terms import terms
 
-    return Sketch(key, min(m[0] for m in members), max(m[0] for m in members), v / n if n else v,
-                  frozenset().union(*(m[2] for m in members)), title, all(m[3] for m in members), terms(title))
+    return Sketch(
+        key,
+        min(m[0] for m in members),
+        max(m[0] for m in members),
+        v / n if n else v,
+        frozenset().union(*(m[2] for m in members)),
+        title,
+        all(m[3] for m in members),
+        terms(title),
+    )
 
 
 @dataclass
@@ -141,7 +149,9 @@ class StoryLinker:
             if e.headline_terms and not any(w in e.headline_terms for w in shared):
                 continue  # ... what its headline is about, not only words both bodies happen to use ("Hugging Face", "billion")
             root = first(e)
-            if root is not e and (float(root.vector @ s.vector) < cfg.min_cosine or not any(w in root.terms for w in mine)):
+            if root is not e and (
+                float(root.vector @ s.vector) < cfg.min_cosine or not any(w in root.terms for w in mine)
+            ):
                 continue  # a story is about one thing: a follow-up names its first event too, not only a bridge
             theirs = sum(x for w in e.terms if (x := idf(w)) >= cfg.min_idf and (df.get(w, 0) > 1 or w in mine))
             overlap = sum(mine[w] for w in shared) / min(linkable, theirs)
@@ -189,7 +199,8 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
     with engine.connect() as conn, _exclusive(conn), conn.begin():
         seen = conn.execute(select(func.max(events.c.story_checked_at))).scalar()
         changed = select(events.c.id, events.c.first_published_at, events.c.updated_at).where(
-            events.c.item_count > 0, events.c.updated_at >= seen if seen is not None else true())
+            events.c.item_count > 0, events.c.updated_at >= seen if seen is not None else true()
+        )
         following = select(story_events.c.event_id).where(story_events.c.follows_event_id.is_not(None))
         check = conn.execute(changed.where(events.c.id.not_in(following))).all()
         if not check:
@@ -200,12 +211,18 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
         sketches = _store_sketches(conn, horizon, latest, embedder, settings)
         recent = select(events.c.id).where(events.c.last_published_at >= horizon)
         linked = set(conn.execute(following.where(story_events.c.event_id.in_(recent))).scalars())
-        links = StoryLinker(config).run(sketches, check={r.id for r in check}, linked=linked,
-                                        first_of=_first_events(conn, recent))
+        links = StoryLinker(config).run(
+            sketches, check={r.id for r in check}, linked=linked, first_of=_first_events(conn, recent)
+        )
         now = datetime.now(UTC)
         touched = _apply(conn, links, now, stats)
-        touched |= set(conn.execute(select(story_events.c.story_id).where(
-            story_events.c.event_id.in_(select(events.c.id).where(changed.whereclause)))).scalars())
+        touched |= set(
+            conn.execute(
+                select(story_events.c.story_id).where(
+                    story_events.c.event_id.in_(select(events.c.id).where(changed.whereclause))
+                )
+            ).scalars()
+        )
         _refresh_stories(conn, touched, now)
         conn.execute(update(events).where(changed.whereclause).values(story_checked_at=events.c.updated_at))
     return stats
@@ -218,11 +235,23 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
 
     # last_published_at is indexed, and an event starting after `horizon` ends after it too.
     rows = conn.execute(
-        select(event_members.c.event_id, events.c.first_published_at, events.c.title, items.c.id, items.c.title.label("item_title"),
-               items.c.summary, items.c.body, items.c.published_at)
+        select(
+            event_members.c.event_id,
+            events.c.first_published_at,
+            events.c.title,
+            items.c.id,
+            items.c.title.label("item_title"),
+            items.c.summary,
+            items.c.body,
+            items.c.published_at,
+        )
         .join(events, events.c.id == event_members.c.event_id)
         .join(items, items.c.id == event_members.c.item_id)
-        .where(events.c.last_published_at >= horizon, events.c.first_published_at >= horizon, events.c.first_published_at <= latest)
+        .where(
+            events.c.last_published_at >= horizon,
+            events.c.first_published_at >= horizon,
+            events.c.first_published_at <= latest,
+        )
         .order_by(event_members.c.event_id, items.c.id)
     ).all()
     vectors = ensure_vectors(conn, embedder or make_embedder(settings), [r.id for r in rows])
@@ -230,7 +259,9 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     titles = {}
     for r in rows:
         text = item_text(r.item_title, r.summary, r.body)
-        members.setdefault(r.event_id, []).append((r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text)))
+        members.setdefault(r.event_id, []).append(
+            (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text))
+        )
         titles[r.event_id] = r.title
     return [sketch(e, m, titles[e]) for e, m in members.items()]
 
@@ -263,17 +294,28 @@ def _apply(conn: Connection, links: list[Link], now: datetime, stats: StoryStats
             # The event followed up begins a story: a new one, or the one this follow-up began.
             theirs = mine
             if theirs is None:
-                theirs = conn.execute(insert(stories).values(
-                    title="", first_published_at=now, last_published_at=now, event_count=0, updated_at=now,
-                )).inserted_primary_key[0]
+                theirs = conn.execute(
+                    insert(stories).values(
+                        title="",
+                        first_published_at=now,
+                        last_published_at=now,
+                        event_count=0,
+                        updated_at=now,
+                    )
+                ).inserted_primary_key[0]
                 stats.stories_opened += 1
             conn.execute(insert(story_events).values(event_id=link.follows, story_id=theirs, linked_at=now))
         elif mine is not None and mine != theirs:  # the follow-up already began a story: it joins this one
             conn.execute(update(story_events).where(story_events.c.story_id == mine).values(story_id=theirs))
             conn.execute(delete(stories).where(stories.c.id == mine))
             stats.stories_merged += 1
-        values = {"story_id": theirs, "follows_event_id": link.follows, "score": link.score,
-                  "reason": link.reason[:2000], "linked_at": now}
+        values = {
+            "story_id": theirs,
+            "follows_event_id": link.follows,
+            "score": link.score,
+            "reason": link.reason[:2000],
+            "linked_at": now,
+        }
         if mine is None:
             conn.execute(insert(story_events).values(event_id=link.event, **values))
         else:
@@ -289,7 +331,13 @@ def _refresh_stories(conn: Connection, story_ids: set[int], now: datetime) -> No
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
         rows = conn.execute(
-            select(story_events.c.story_id, events.c.id, events.c.title, events.c.first_published_at, events.c.last_published_at)
+            select(
+                story_events.c.story_id,
+                events.c.id,
+                events.c.title,
+                events.c.first_published_at,
+                events.c.last_published_at,
+            )
             .join(events, events.c.id == story_events.c.event_id)
             .where(story_events.c.story_id.in_(chunk))
             .order_by(story_events.c.story_id, events.c.first_published_at, events.c.id)
@@ -299,8 +347,12 @@ def _refresh_stories(conn: Connection, story_ids: set[int], now: datetime) -> No
         for r in rows:
             by_story.setdefault(r.story_id, []).append(r)
         for story_id, evs in by_story.items():
-            facts = {"title": evs[0].title, "first_published_at": evs[0].first_published_at,
-                     "last_published_at": max(e.last_published_at for e in evs), "event_count": len(evs)}
+            facts = {
+                "title": evs[0].title,
+                "first_published_at": evs[0].first_published_at,
+                "last_published_at": max(e.last_published_at for e in evs),
+                "event_count": len(evs),
+            }
             old = current.get(story_id)
             if old is None or any(getattr(old, k) != v for k, v in facts.items()):
                 conn.execute(update(stories).where(stories.c.id == story_id).values(**facts, updated_at=now))
@@ -330,8 +382,11 @@ def story_threads(conn: Connection, event_ids: list[int]) -> dict[int, dict]:
     ids = list(dict.fromkeys(event_ids))
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        story_of = dict(conn.execute(select(story_events.c.event_id, story_events.c.story_id)
-                                     .where(story_events.c.event_id.in_(chunk))).all())
+        story_of = dict(
+            conn.execute(
+                select(story_events.c.event_id, story_events.c.story_id).where(story_events.c.event_id.in_(chunk))
+            ).all()
+        )
         if not story_of:
             continue
         threads = story_timelines(conn, sorted(set(story_of.values())))
@@ -344,17 +399,38 @@ def story_threads(conn: Connection, event_ids: list[int]) -> dict[int, dict]:
 
 def story_timelines(conn: Connection, story_ids: list[int]) -> dict[int, dict]:
     """{story_id: {story_id, title, first_published_at, last_published_at, event_count, events}}."""
-    out = {r.id: {"story_id": r.id, "title": r.title, "first_published_at": r.first_published_at,
-                  "last_published_at": r.last_published_at, "event_count": r.event_count, "events": []}
-           for r in conn.execute(select(stories).where(stories.c.id.in_(story_ids)))}
+    out = {
+        r.id: {
+            "story_id": r.id,
+            "title": r.title,
+            "first_published_at": r.first_published_at,
+            "last_published_at": r.last_published_at,
+            "event_count": r.event_count,
+            "events": [],
+        }
+        for r in conn.execute(select(stories).where(stories.c.id.in_(story_ids)))
+    }
     rows = conn.execute(
-        select(story_events.c.story_id, story_events.c.follows_event_id, events.c.id, events.c.title,
-               events.c.first_published_at, events.c.last_published_at)
+        select(
+            story_events.c.story_id,
+            story_events.c.follows_event_id,
+            events.c.id,
+            events.c.title,
+            events.c.first_published_at,
+            events.c.last_published_at,
+        )
         .join(events, events.c.id == story_events.c.event_id)
         .where(story_events.c.story_id.in_(story_ids))
         .order_by(story_events.c.story_id, events.c.first_published_at, events.c.id)
     ).all()
     for r in rows:
-        out[r.story_id]["events"].append({"event_id": r.id, "title": r.title, "first_published_at": r.first_published_at,
-                                          "last_published_at": r.last_published_at, "follows_event_id": r.follows_event_id})
+        out[r.story_id]["events"].append(
+            {
+                "event_id": r.id,
+                "title": r.title,
+                "first_published_at": r.first_published_at,
+                "last_published_at": r.last_published_at,
+                "follows_event_id": r.follows_event_id,
+            }
+        )
     return out

@@ -15,8 +15,17 @@ from newsdesk.store.schema import analyses
 def _headlines(conn: Connection, thread_events: list[dict], language: str) -> dict[int, str]:
     """Each event's headline in `language`: its analysis's, else its lead item's title."""
     ids = sorted({e["event_id"] for e in thread_events})
-    written = dict(conn.execute(select(analyses.c.event_id, analyses.c.headline).where(
-        analyses.c.event_id.in_(ids), analyses.c.language == language, analyses.c.headline != "")).all()) if ids else {}
+    written = (
+        dict(
+            conn.execute(
+                select(analyses.c.event_id, analyses.c.headline).where(
+                    analyses.c.event_id.in_(ids), analyses.c.language == language, analyses.c.headline != ""
+                )
+            ).all()
+        )
+        if ids
+        else {}
+    )
     return {e["event_id"]: plain_text(written.get(e["event_id"]) or e["title"]) for e in thread_events}
 
 
@@ -24,9 +33,15 @@ def _timeline(thread: dict, headlines: dict[int, str], tz) -> dict:
     return {
         "story_id": thread["story_id"],
         "title": headlines[thread["events"][0]["event_id"]] if thread["events"] else plain_text(thread["title"]),
-        "events": [{"event_id": e["event_id"], "headline": headlines[e["event_id"]],
-                    "date": minute(e["first_published_at"], tz)[:10], "follows_event_id": e["follows_event_id"]}
-                   for e in thread["events"]],
+        "events": [
+            {
+                "event_id": e["event_id"],
+                "headline": headlines[e["event_id"]],
+                "date": minute(e["first_published_at"], tz)[:10],
+                "follows_event_id": e["follows_event_id"],
+            }
+            for e in thread["events"]
+        ],
     }
 
 
@@ -50,6 +65,9 @@ def story_page(conn: Connection, story_id: int, language: str, tz) -> dict | Non
     if thread is None:
         return None
     headlines = _headlines(conn, thread["events"], language)
-    return {**_timeline(thread, headlines, tz), "event_count": thread["event_count"],
-            "first_published_at": minute(thread["first_published_at"], tz),
-            "last_published_at": minute(thread["last_published_at"], tz)}
+    return {
+        **_timeline(thread, headlines, tz),
+        "event_count": thread["event_count"],
+        "first_published_at": minute(thread["first_published_at"], tz),
+        "last_published_at": minute(thread["last_published_at"], tz),
+    }

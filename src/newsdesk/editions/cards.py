@@ -55,9 +55,19 @@ def flag_lines(flags: list) -> list[str]:
 
 def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]]:
     rows = conn.execute(
-        select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.url,
-               items.c.published_at, items.c.material_level, items.c.language, items.c.summary, items.c.dated_by,
-               sources.c.name.label("outlet"))
+        select(
+            event_members.c.event_id,
+            event_members.c.role,
+            items.c.id,
+            items.c.title,
+            items.c.url,
+            items.c.published_at,
+            items.c.material_level,
+            items.c.language,
+            items.c.summary,
+            items.c.dated_by,
+            sources.c.name.label("outlet"),
+        )
         .join(items, items.c.id == event_members.c.item_id)
         .join(sources, sources.c.id == items.c.source_id)
         .where(event_members.c.event_id.in_(event_ids), event_members.c.role != "duplicate")
@@ -65,11 +75,19 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
     ).all()
     out: dict[int, list[dict]] = {}
     for r in rows:
-        out.setdefault(r.event_id, []).append({
-            "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
-            "published_at": shown_time(r.published_at, r.dated_by, tz), "material_level": r.material_level,
-            "language": r.language, "role": r.role, "summary": r.summary,
-        })
+        out.setdefault(r.event_id, []).append(
+            {
+                "item_id": r.id,
+                "outlet": r.outlet,
+                "title": plain_text(r.title),
+                "url": r.url,
+                "published_at": shown_time(r.published_at, r.dated_by, tz),
+                "material_level": r.material_level,
+                "language": r.language,
+                "role": r.role,
+                "summary": r.summary,
+            }
+        )
     return out
 
 
@@ -84,21 +102,34 @@ def readable_analyses(conn: Connection, event_ids: list[int]) -> list[dict]:
     published as content), each marked `extractive` (chosen from the material by code) and
     `replaces_failed` (standing in for a written draft that failed its checks)."""
     rows = conn.execute(
-        select(analyses).where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")
+        select(analyses)
+        .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")
         .order_by(analyses.c.event_id, analyses.c.language)
     ).all()
-    stand_ins = replaced(conn, "analysis", {(f"{r.event_id}:{r.language}", r.material_key) for r in rows
-                                            if r.model == EXTRACTIVE})
-    return [{**dict(r._mapping), "extractive": r.model == EXTRACTIVE,
-             "replaces_failed": (f"{r.event_id}:{r.language}", r.material_key) in stand_ins} for r in rows]
+    stand_ins = replaced(
+        conn, "analysis", {(f"{r.event_id}:{r.language}", r.material_key) for r in rows if r.model == EXTRACTIVE}
+    )
+    return [
+        {
+            **dict(r._mapping),
+            "extractive": r.model == EXTRACTIVE,
+            "replaces_failed": (f"{r.event_id}:{r.language}", r.material_key) in stand_ins,
+        }
+        for r in rows
+    ]
 
 
 def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
     out: dict[int, dict[str, dict]] = {}
     for r in readable_analyses(conn, event_ids):
         out.setdefault(r["event_id"], {})[r["language"]] = {
-            "language": r["language"], "headline": plain_text(r["headline"]), "body": r["body"], "status": r["status"],
-            "flags": flag_lines(r["flags"] or []), "extractive": r["extractive"], "replaces_failed": r["replaces_failed"],
+            "language": r["language"],
+            "headline": plain_text(r["headline"]),
+            "body": r["body"],
+            "status": r["status"],
+            "flags": flag_lines(r["flags"] or []),
+            "extractive": r["extractive"],
+            "replaces_failed": r["replaces_failed"],
         }
     return out
 
@@ -112,16 +143,26 @@ def badges(card: dict, language: str) -> list[dict]:
     out = []
     if analysis.get("extractive"):
         text = t.badge_extract + (" · " + t.badge_replaces if analysis.get("replaces_failed") else "")
-        out.append({"kind": "extract", "text": text,
-                    "title": t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else "")})
+        out.append(
+            {
+                "kind": "extract",
+                "text": text,
+                "title": t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else ""),
+            }
+        )
     levels = [m["material_level"] for m in card["members"] if m.get("material_level")]
     if levels:
         best = min(levels, key=lambda level: LEVEL_RANK.get(level, 9))
         out.append({"kind": "level", "text": t.get("level_" + best), "title": " ".join(card["notes"])})
-    outlets = (t.badge_one_outlet if card["outlets"] <= 1 else
-               t.badge_outlets.format(n=card["outlets"], m=card["independent_outlets"]))
+    outlets = (
+        t.badge_one_outlet
+        if card["outlets"] <= 1
+        else t.badge_outlets.format(n=card["outlets"], m=card["independent_outlets"])
+    )
     out.append({"kind": "outlets", "text": outlets, "title": ""})
-    out.append({"kind": "check", "text": t.badge_checked if card["check"] == "clean" else t[card["check"]], "title": ""})
+    out.append(
+        {"kind": "check", "text": t.badge_checked if card["check"] == "clean" else t[card["check"]], "title": ""}
+    )
     return out
 
 
@@ -179,8 +220,12 @@ def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_lan
         analysis = by_language.get(language)
         if analysis is None and any_language:
             analysis = next(iter(by_language.values()), None)
-        cards.append({**_card(r, members.get(r.id, []), analysis, tz, language),
-                      **stories.get(r.id, {"follows": None, "story": None})})
+        cards.append(
+            {
+                **_card(r, members.get(r.id, []), analysis, tz, language),
+                **stories.get(r.id, {"follows": None, "story": None}),
+            }
+        )
     return cards
 
 
@@ -218,5 +263,7 @@ def top_stories(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
     Each is {event_id, headline, outlets, tab}: one line with its outlet count, linking to the card."""
     chosen = [c for c in cards if c["tab"] == "featured"] + [c for c in cards if c["tab"] == "p1"]
-    return [{"event_id": c["event_id"], "headline": c["headline"], "outlets": c["outlets"], "tab": c["tab"]}
-            for c in chosen[:TOP_STORIES]]
+    return [
+        {"event_id": c["event_id"], "headline": c["headline"], "outlets": c["outlets"], "tab": c["tab"]}
+        for c in chosen[:TOP_STORIES]
+    ]

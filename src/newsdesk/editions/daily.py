@@ -51,8 +51,11 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
     line), the prose."""
     t = Labels(language)
     headline = f"[{card['headline']}]({_page(card, language, base_url)})" if base_url else card["headline"]
-    facts = [t.update if card.get("update") else "",  # cards stored before updates have no such key
-             t[card["tab"]] if card["tab"] in ("featured", "p1") else "", card.get("category_label") or card["category"]]
+    facts = [
+        t.update if card.get("update") else "",  # cards stored before updates have no such key
+        t[card["tab"]] if card["tab"] in ("featured", "p1") else "",
+        card.get("category_label") or card["category"],
+    ]
     facts += [b["text"] for b in card.get("badges") or []]  # cards stored before badges have none
     lines = [f"## {number}. {headline}", "", " · ".join(f for f in facts if f), ""]
     if card.get("follows"):  # cards stored before stories have no such key
@@ -62,7 +65,9 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
         lines.append(f"- {_member_link(m)} — {m['outlet']} · {m['published_at']}")
     rest = card["members"][MEMBERS_SHOWN:]
     if rest:
-        lines.append(f"- {t.more_members.format(n=len(rest))}: " + " · ".join(f"{_member_link(m)} — {m['outlet']}" for m in rest))
+        lines.append(
+            f"- {t.more_members.format(n=len(rest))}: " + " · ".join(f"{_member_link(m)} — {m['outlet']}" for m in rest)
+        )
     lines.append("")
     analysis = card["analysis"]
     if analysis is None:

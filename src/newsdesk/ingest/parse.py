@@ -42,7 +42,9 @@ class ParsedFeed:
     error: str | None
     dropped: int = 0  # entries not kept: duplicates inside the feed, or nothing to show at all
     format: str | None = field(default=None)  # feedparser's version ('rss20', 'atom10', …) or 'json1'
-    every: tuple[int, str] | None = None  # (seconds, how) the feed states it updates: <ttl>, sy:updatePeriod (ingest/poll.py)
+    every: tuple[int, str] | None = (
+        None  # (seconds, how) the feed states it updates: <ttl>, sy:updatePeriod (ingest/poll.py)
+    )
 
 
 def parse_feed(
@@ -66,8 +68,11 @@ def parse_feed(
     # missing date or one from the future (store/items.py); the fetch row says which entries it was.
     for item in parsed.items:
         if item.published_at is not None and item.published_at > fetched_at + FUTURE_SKEW:
-            _warn(parsed.warnings, f"entry {item.title[:60]!r}: dated {item.published_at:%Y-%m-%d %H:%M} UTC, "
-                                   "after it was fetched; first-seen time used")
+            _warn(
+                parsed.warnings,
+                f"entry {item.title[:60]!r}: dated {item.published_at:%Y-%m-%d %H:%M} UTC, "
+                "after it was fetched; first-seen time used",
+            )
     return parsed
 
 
@@ -144,11 +149,15 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
     try:
         doc = json.loads(body.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        return ParsedFeed(None, [], [], f"JSON Feed is not UTF-8 ({exc.reason} at byte {exc.start}): re-save it as UTF-8")
+        return ParsedFeed(
+            None, [], [], f"JSON Feed is not UTF-8 ({exc.reason} at byte {exc.start}): re-save it as UTF-8"
+        )
     except json.JSONDecodeError as exc:
         return ParsedFeed(None, [], [], f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
     if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
-        return ParsedFeed(None, [], [], "JSON document is not a JSON Feed (no 'items' list): use the RSS/Atom/JSON Feed URL")
+        return ParsedFeed(
+            None, [], [], "JSON document is not a JSON Feed (no 'items' list): use the RSS/Atom/JSON Feed URL"
+        )
     warnings = []
     if "jsonfeed.org" not in str(doc.get("version", "")):
         warnings.append(f"JSON Feed without a jsonfeed.org version ({doc.get('version')!r}): read it anyway")
@@ -168,7 +177,13 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
             return ""
 
         html, plain = text("content_html"), text("content_text")
-        content = [{"value": html, "type": "text/html"}] if html else [{"value": plain, "type": "text/plain"}] if plain else []
+        content = (
+            [{"value": html, "type": "text/html"}]
+            if html
+            else [{"value": plain, "type": "text/plain"}]
+            if plain
+            else []
+        )
         summary = text("summary")
         item_id = raw.get("id")
         tags, attachments = raw.get("tags"), raw.get("attachments")
@@ -189,7 +204,9 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
                     {"href": a["url"], "type": a.get("mime_type") if isinstance(a.get("mime_type"), str) else ""}
                     for a in attachments
                     if isinstance(a, dict) and isinstance(a.get("url"), str) and a["url"]
-                ] if isinstance(attachments, list) else [],
+                ]
+                if isinstance(attachments, list)
+                else [],
             }
         )
     title = clean_title(str(doc.get("title") or "")) or None
@@ -200,7 +217,9 @@ def _json_authors(obj: dict) -> list[dict]:
     authors = obj.get("authors") or ([obj["author"]] if isinstance(obj.get("author"), dict) else [])
     if not isinstance(authors, list):
         return []
-    return [{"name": a["name"]} for a in authors if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"]]
+    return [
+        {"name": a["name"]} for a in authors if isinstance(a, dict) and isinstance(a.get("name"), str) and a["name"]
+    ]
 
 
 # ---------------------------------------------------------------- entry → Item
@@ -280,7 +299,9 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
     summary = _to_text(summary_raw, _detail_type(entry, "summary_detail")) if summary_raw else ""
     content_raw, content = _content(entry, summary_raw, summary)
 
-    categories = list(dict.fromkeys(filter(None, (dict.get(t, "term") or dict.get(t, "label") for t in entry.get("tags") or ()))))
+    categories = list(
+        dict.fromkeys(filter(None, (dict.get(t, "term") or dict.get(t, "label") for t in entry.get("tags") or ())))
+    )
     guid = (entry.get("id") or "").strip()
     shaped = Fields(link=link, url=url, guid=guid, summary=summary, authors=_authors(entry))
     if entry.get("comments"):
@@ -306,13 +327,17 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         # No guid of its own: the canonical URL is the key, keeping a fragment that tells
         # entries of one page apart (changelog#1.12.3, changelog#1.12.2).
         fragment = link.partition("#")[2]
-        guid = (f"{url}#{fragment}" if url and fragment else url) or "sha1:" + hashlib.sha1(f"{title}\x1f{entry.get('published', '')}".encode()).hexdigest()
+        guid = (f"{url}#{fragment}" if url and fragment else url) or "sha1:" + hashlib.sha1(
+            f"{title}\x1f{entry.get('published', '')}".encode()
+        ).hexdigest()
 
     # Material level: a body only when the feed clearly carries the whole article.
     body = None
     longest = content if len(content) >= len(summary) else summary
     full_min = FULL_MIN_CJK if len(_CJK.findall(longest[:400])) > 100 else FULL_MIN_LATIN
-    if len(longest) >= full_min and (longest is summary or content_raw == summary_raw or len(content) > 1.2 * len(summary)):
+    if len(longest) >= full_min and (
+        longest is summary or content_raw == summary_raw or len(content) > 1.2 * len(summary)
+    ):
         body = longest
         material = "full"
     elif summary and _same_text(summary, title):

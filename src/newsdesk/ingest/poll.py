@@ -62,14 +62,18 @@ def short(seconds: float) -> str:
     return "".join(f"{n}{u}" for n, u in ((d, "d"), (h, "h"), (m, "m"), (s, "s")) if n) or "0s"
 
 
-def plan(stated: tuple[int, str] | None, observed: tuple[int, int] | None, failures: int,
-         settings: ScheduleSettings) -> tuple[int, str]:
+def plan(
+    stated: tuple[int, str] | None, observed: tuple[int, int] | None, failures: int, settings: ScheduleSettings
+) -> tuple[int, str]:
     """(seconds until the next poll, one line saying why)."""
     lo, hi = parse_duration(settings.poll_min), parse_duration(settings.poll_max)
     if stated:
         base, why = stated[0], f"the feed states {short(stated[0])} ({stated[1]})"
     elif observed:
-        base, why = observed[0], f"it publishes about every {short(observed[0])} (median gap of its last {observed[1]} items)"
+        base, why = (
+            observed[0],
+            f"it publishes about every {short(observed[0])} (median gap of its last {observed[1]} items)",
+        )
     else:
         base = parse_duration(settings.every)
         why = f"no stated interval or rhythm yet: every {short(base)} ([schedule] every)"
@@ -80,15 +84,24 @@ def plan(stated: tuple[int, str] | None, observed: tuple[int, int] | None, failu
         why += f", lowered to poll_max {short(hi)}"
     if failures:
         doubled = every * 2 ** min(failures, 30)
-        why = (f"backing off after {failures} failed fetch{'es' if failures > 1 else ''} in a row: "
-               f"{short(every)} × 2^{failures}" + (f", capped at poll_max {short(hi)}" if doubled > hi else "")
-               + f" (normally: {why})")
+        why = (
+            f"backing off after {failures} failed fetch{'es' if failures > 1 else ''} in a row: "
+            f"{short(every)} × 2^{failures}"
+            + (f", capped at poll_max {short(hi)}" if doubled > hi else "")
+            + f" (normally: {why})"
+        )
         every = min(hi, doubled)
     return int(every), why
 
 
-def schedule_next_poll(conn: Connection, source_id: str, status: str, stated: tuple[int, str] | None,
-                       settings: ScheduleSettings, now: datetime) -> None:
+def schedule_next_poll(
+    conn: Connection,
+    source_id: str,
+    status: str,
+    stated: tuple[int, str] | None,
+    settings: ScheduleSettings,
+    now: datetime,
+) -> None:
     """After a fetch with this outcome status (ok | not_modified | error), store when to poll next and why."""
     row = conn.execute(select(sources.c.feed_every, sources.c.poll_failures).where(sources.c.id == source_id)).first()
     if row is None:
@@ -99,12 +112,26 @@ def schedule_next_poll(conn: Connection, source_id: str, status: str, stated: tu
     else:  # a 304 or a failure says nothing new about the feed: keep what it last stated
         feed_every = row.feed_every
         stated = (feed_every, "as it last said") if feed_every else None
-    times = list(conn.execute(select(items.c.published_at).where(items.c.source_id == source_id)
-                              .order_by(desc(items.c.published_at)).limit(RHYTHM_ITEMS)).scalars())
+    times = list(
+        conn.execute(
+            select(items.c.published_at)
+            .where(items.c.source_id == source_id)
+            .order_by(desc(items.c.published_at))
+            .limit(RHYTHM_ITEMS)
+        ).scalars()
+    )
     every, why = plan(stated, rhythm(times), failures, settings)
-    conn.execute(update(sources).where(sources.c.id == source_id).values(
-        next_poll_at=now + timedelta(seconds=every), poll_every=every, poll_basis=why,
-        feed_every=feed_every, poll_failures=failures))
+    conn.execute(
+        update(sources)
+        .where(sources.c.id == source_id)
+        .values(
+            next_poll_at=now + timedelta(seconds=every),
+            poll_every=every,
+            poll_basis=why,
+            feed_every=feed_every,
+            poll_failures=failures,
+        )
+    )
 
 
 def _polled():
@@ -118,8 +145,13 @@ def _enabled_due(now: datetime):
 
 def due_sources(conn: Connection, now: datetime) -> list[str]:
     """Enabled sources whose next poll time has come (or that have none yet), soonest first."""
-    return list(conn.execute(select(sources.c.id).where(_enabled_due(now))
-                             .order_by(sources.c.next_poll_at.is_not(None), sources.c.next_poll_at, sources.c.id)).scalars())
+    return list(
+        conn.execute(
+            select(sources.c.id)
+            .where(_enabled_due(now))
+            .order_by(sources.c.next_poll_at.is_not(None), sources.c.next_poll_at, sources.c.id)
+        ).scalars()
+    )
 
 
 def next_poll(conn: Connection) -> datetime | None:

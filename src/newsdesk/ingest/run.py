@@ -21,10 +21,11 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
@@ -58,8 +59,9 @@ class IngestError(NewsdeskError):
 
 
 class Getter(Protocol):
-    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
-                  accept: str = ...) -> FetchResult | None: ...
+    async def get(
+        self, url: str, *, etag: str | None = None, last_modified: str | None = None, accept: str = ...
+    ) -> FetchResult | None: ...
 
 
 @dataclass
@@ -155,7 +157,9 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
     if not source.polled:
         return SourceOutcome(source.id, "skipped", error=NOT_POLLED)
     if not source.enabled:
-        return SourceOutcome(source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it")
+        return SourceOutcome(
+            source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it"
+        )
     if not claim(engine, source.id, owner, now):
         holder = lease_holder(engine, sources, sources.c.id == source.id) or "another worker"
         return SourceOutcome(source.id, "skipped", error=f"not fetched: held by {holder}")
@@ -186,8 +190,9 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         warnings = fetch_row["warnings"] + parsed.warnings
         known = _known(engine, source.id, [i.guid for i in parsed.items])
         await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
-        outcome = SourceOutcome(source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error,
-                                every=parsed.every)
+        outcome = SourceOutcome(
+            source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error, every=parsed.every
+        )
         with engine.begin() as conn:
             states = upsert_items(conn, parsed.items, now)
             outcome.new, outcome.updated = states.count("new"), states.count("updated")
@@ -321,7 +326,9 @@ def ingest(
             f"({', '.join(sorted(JSONL_SUFFIXES))}) file; rename it or give a directory of feed files"
         )
     else:
-        raise IngestError(f"{source}: no such directory or file; --from takes a directory of feed files, a feed file or a .jsonl file")
+        raise IngestError(
+            f"{source}: no such directory or file; --from takes a directory of feed files, a feed file or a .jsonl file"
+        )
     if only:
         unknown = sorted(set(only) - {s.id for s in todo})
         if unknown:
@@ -352,8 +359,9 @@ class DirectoryGetter:
         self.feeds = feeds  # pseudo URL -> file
         self.pages = pages or {}  # article / transcript URL -> file name in root
 
-    async def get(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
-                  accept: str = "") -> FetchResult | None:
+    async def get(
+        self, url: str, *, etag: str | None = None, last_modified: str | None = None, accept: str = ""
+    ) -> FetchResult | None:
         path = self.feeds.get(url)
         if path is None and url in self.pages:
             path = self.root / self.pages[url]
@@ -365,9 +373,17 @@ class DirectoryGetter:
         except OSError as exc:
             body, error = None, f"{path}: cannot read ({exc.strerror}); check the replay directory"
         return FetchResult(
-            url=url, status=200 if body is not None else None, body=body, headers={}, etag=None,
-            last_modified=None, not_modified=False, error=error, warnings=[],
-            duration_ms=int((time.monotonic() - started) * 1000), attempts=1,
+            url=url,
+            status=200 if body is not None else None,
+            body=body,
+            headers={},
+            etag=None,
+            last_modified=None,
+            not_modified=False,
+            error=error,
+            warnings=[],
+            duration_ms=int((time.monotonic() - started) * 1000),
+            attempts=1,
         )
 
 
@@ -395,9 +411,7 @@ def source_id_for_file(path: Path) -> str:
     return re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
 
 
-def replay_sources(
-    path: Path, known: dict[str, Source]
-) -> tuple[list[Source], dict[str, Path], list[SourceOutcome]]:
+def replay_sources(path: Path, known: dict[str, Source]) -> tuple[list[Source], dict[str, Path], list[SourceOutcome]]:
     """One source per feed file (a directory's, or one file); known metadata where the id is known,
     else an imported source. A file name that gives no id, or the same id as another file, is an
     error outcome naming the files: guessing which file a source means would drop the other's items."""
@@ -406,7 +420,8 @@ def replay_sources(
     else:
         base = path / "feeds" if (path / "feeds").is_dir() else path
         files = [
-            p for p in sorted(base.iterdir())
+            p
+            for p in sorted(base.iterdir())
             if p.suffix.lower() in FEED_SUFFIXES and p.is_file() and not (base == path and p.name == PAGES_FILE)
         ]
     by_id: dict[str, list[Path]] = {}
@@ -414,9 +429,16 @@ def replay_sources(
     for file in files:
         sid = source_id_for_file(file)
         if not sid:
-            problems.append(SourceOutcome(file.name, "error", error=(
-                f"{file}: the file name gives no source id; rename it <source-id>{file.suffix} "
-                "with letters a-z, digits and '-' (e.g. openai-news.xml)")))
+            problems.append(
+                SourceOutcome(
+                    file.name,
+                    "error",
+                    error=(
+                        f"{file}: the file name gives no source id; rename it <source-id>{file.suffix} "
+                        "with letters a-z, digits and '-' (e.g. openai-news.xml)"
+                    ),
+                )
+            )
             continue
         by_id.setdefault(sid, []).append(file)
     found: list[Source] = []
@@ -424,8 +446,13 @@ def replay_sources(
     for sid, paths in by_id.items():
         if len(paths) > 1:
             names = ", ".join(p.name for p in paths)
-            problems.append(SourceOutcome(sid, "error", error=(
-                f"{names}: these files all name source {sid!r}, none was replayed; rename all but one")))
+            problems.append(
+                SourceOutcome(
+                    sid,
+                    "error",
+                    error=(f"{names}: these files all name source {sid!r}, none was replayed; rename all but one"),
+                )
+            )
             continue
         src = known.get(sid) or Source(
             id=sid, name=sid.replace("-", " ").title(), url=paths[0].resolve().as_uri(), origin="import"
@@ -466,19 +493,38 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     for sid, (_, kept) in by_source.items():
         rows = list(kept.values())
         if sid in known and not known[sid].enabled:
-            outcomes.append(SourceOutcome(sid, "skipped", seen=len(rows), error=(
-                f"disabled (in the web app or the catalog): its {len(rows)} items were not imported; enable it and import again")))
+            outcomes.append(
+                SourceOutcome(
+                    sid,
+                    "skipped",
+                    seen=len(rows),
+                    error=(
+                        f"disabled (in the web app or the catalog): its {len(rows)} items were not imported; enable it and import again"
+                    ),
+                )
+            )
             continue
         out = SourceOutcome(sid, "ok", seen=len(rows))
         with engine.begin() as conn:
             states = upsert_items(conn, rows, now)
             out.new, out.updated = states.count("new"), states.count("updated")
-            record_fetch(conn, sid, started_at=now, url=path.resolve().as_uri(), items_seen=out.seen,
-                         items_new=out.new, items_updated=out.updated, duration_ms=0)
+            record_fetch(
+                conn,
+                sid,
+                started_at=now,
+                url=path.resolve().as_uri(),
+                items_seen=out.seen,
+                items_new=out.new,
+                items_updated=out.updated,
+                duration_ms=0,
+            )
         outcomes.append(out)
     if errors:
-        outcomes.append(SourceOutcome(path.name, "error", warnings=errors + warnings,
-                                      error=f"{len(errors)} bad lines skipped: {errors[0]}"))
+        outcomes.append(
+            SourceOutcome(
+                path.name, "error", warnings=errors + warnings, error=f"{len(errors)} bad lines skipped: {errors[0]}"
+            )
+        )
     elif warnings:
         outcomes.append(SourceOutcome(path.name, "ok", warnings=warnings))
     return outcomes

@@ -69,7 +69,9 @@ def _decode(data: bytes | str, name: str) -> str:
     elif b"\x00" in data:
         encoding = _utf16_without_bom(data)
         if encoding is None:
-            raise TranscriptError(f"{name}: binary data, not a text transcript — give a VTT, SRT, JSON, HTML or text file")
+            raise TranscriptError(
+                f"{name}: binary data, not a text transcript — give a VTT, SRT, JSON, HTML or text file"
+            )
     else:
         encoding = "utf-8-sig"
     try:
@@ -138,7 +140,7 @@ def _split_speaker(line: str) -> tuple[str | None, str]:
     """'Lex Fridman: Hello' → ('Lex Fridman', 'Hello'); a line without a name prefix → (None, line)."""
     m = _SPEAKER_PREFIX.match(line)
     if m and len(m.group(1).split()) <= 4 and not re.fullmatch(r"[\d .:]+", m.group(1)):
-        return m.group(1).strip(), line[m.end():].strip()
+        return m.group(1).strip(), line[m.end() :].strip()
     return None, line.strip()
 
 
@@ -172,7 +174,9 @@ def _merge(segments) -> list[Turn]:
 
 # ---------------------------------------------------------------- WebVTT and SRT
 
-_CUE_TIME = re.compile(r"^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})(?:\s+.*)?$")
+_CUE_TIME = re.compile(
+    r"^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})(?:\s+.*)?$"
+)
 _VOICE = re.compile(r"<v(?:\.[\w.-]+)?\s+([^>]+)>")
 _CUE_TAG = re.compile(r"</?[^>]+>")
 
@@ -212,7 +216,9 @@ def _vtt(text: str, name: str):
     for start, end, lines in _timed_cues(text, name, "vtt"):
         body = " ".join(lines)
         voice = _VOICE.search(body)
-        speaker, said = (voice.group(1).strip(), _CUE_TAG.sub("", body)) if voice else _split_speaker(_CUE_TAG.sub("", body))
+        speaker, said = (
+            (voice.group(1).strip(), _CUE_TAG.sub("", body)) if voice else _split_speaker(_CUE_TAG.sub("", body))
+        )
         yield speaker, said, start, end
 
 
@@ -235,7 +241,9 @@ def _json(text: str, name: str):
     if isinstance(doc, dict) and isinstance(doc.get("segments"), list):
         for i, seg in enumerate(doc["segments"]):
             if not isinstance(seg, dict) or "body" not in seg:
-                raise TranscriptError(f"{name}: segment {i} has no 'body' — each segment needs speaker, startTime, body")
+                raise TranscriptError(
+                    f"{name}: segment {i} has no 'body' — each segment needs speaker, startTime, body"
+                )
             start, end = seg.get("startTime"), seg.get("endTime")
             yield seg.get("speaker"), str(seg["body"]), _num(start), _num(end)
         return
@@ -293,7 +301,7 @@ def _plain(text: str, name: str):
         start = None
         m = _STAMP.match(line)
         if m:
-            start, line = _seconds(m.group(1)), line[m.end():]
+            start, line = _seconds(m.group(1)), line[m.end() :]
         who, said = _split_speaker(line)
         if who is not None:
             speaker = who
@@ -327,14 +335,17 @@ def load_transcript(source: str, fetch_settings: FetchSettings) -> tuple[str, li
         path, _, line = source.partition("#")
         file = Path(path)
         if not file.is_file():
-            raise TranscriptError(f"{file}: no such transcript file",
-                                  "give a VTT, SRT, JSON, HTML or text file, or an http(s) URL")
+            raise TranscriptError(
+                f"{file}: no such transcript file", "give a VTT, SRT, JSON, HTML or text file, or an http(s) URL"
+            )
         data, name, hint, title = file.read_bytes(), str(file), file.suffix.lstrip(".").lower(), file.stem
         if hint == "jsonl":  # one transcript per line: FILE.jsonl#N picks line N
             rows = [r for r in data.decode("utf-8", "replace").splitlines() if r.strip()]
             n = int(line) if line.isdigit() else 1
             if not 1 <= n <= len(rows):
-                raise TranscriptError(f"{file}: has {len(rows)} lines", f"pick one with {path}#N, N from 1 to {len(rows)}")
+                raise TranscriptError(
+                    f"{file}: has {len(rows)} lines", f"pick one with {path}#N, N from 1 to {len(rows)}"
+                )
             data, name, title = rows[n - 1].encode(), f"{file} line {n}", f"{file.stem} #{n}"
     _, turns = parse_transcript(data, fmt=hint or None, name=name)
     return title, turns

@@ -5,5 +5,14 @@ from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import LLM, LazyLLM, Reply, open_llm
 from newsdesk.llm.errors import BudgetExhausted, LLMError, LLMUnavailable
 
-__all__ = ["BACKENDS", "LLM", "BudgetExhausted", "ChatModel", "LLMError", "LLMUnavailable", "LazyLLM", "Reply",
-           "open_llm"]
+__all__ = [
+    "BACKENDS",
+    "LLM",
+    "BudgetExhausted",
+    "ChatModel",
+    "LLMError",
+    "LLMUnavailable",
+    "LazyLLM",
+    "Reply",
+    "open_llm",
+]

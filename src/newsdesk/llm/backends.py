@@ -29,7 +29,9 @@ def _openai(settings) -> ChatBackend:
     from newsdesk.llm.openai_backend import OpenAIBackend
 
     cfg = settings.llm
-    return OpenAIBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout=cfg.timeout, json_mode=cfg.json_mode)
+    return OpenAIBackend(
+        cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout=cfg.timeout, json_mode=cfg.json_mode
+    )
 
 
 def _embedded(settings) -> ChatBackend:

@@ -15,8 +15,12 @@ from newsdesk.store.schema import llm_cache
 
 def cache_key(model: str, messages: list[dict], params: dict) -> str:
     # Canonical JSON (sorted keys, no ASCII escaping) so a key never depends on dict order.
-    blob = json.dumps({"model": model, "messages": messages, "params": params},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    blob = json.dumps(
+        {"model": model, "messages": messages, "params": params},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -32,4 +36,3 @@ def store(engine: Engine, key: str, model: str, request: dict, response: dict) -
         # Two workers may answer the same request at once; the first row wins, both are the same answer.
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(llm_cache)
         conn.execute(ins.values(**values).on_conflict_do_nothing(index_elements=["key"]))
-

@@ -1,8 +1,8 @@
 """What a chat call is, apart from who answers it: a backend's raw reply and the two protocols.
 
-    ChatBackend  a backend's bare call (llm/openai_backend.py; the embedded model is one behind it)
-    ChatModel    what a writer or the arbiter asks: llm.client.LLM (cache, ledger, retries, budget),
-                 a run's LazyLLM, or a test's scripted model
+ChatBackend  a backend's bare call (llm/openai_backend.py; the embedded model is one behind it)
+ChatModel    what a writer or the arbiter asks: llm.client.LLM (cache, ledger, retries, budget),
+             a run's LazyLLM, or a test's scripted model
 """
 
 from __future__ import annotations
@@ -37,5 +37,12 @@ class ChatModel(Protocol):
     model: str  # the name writers key their outputs on
     concurrency: int  # calls it answers at once
 
-    def chat(self, messages: list[dict], *, stage: str, schema: dict | None = None, max_tokens: int | None = None,
-             temperature: float | None = None): ...
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        stage: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ): ...

@@ -31,7 +31,17 @@ from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavai
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record, spent
 
-__all__ = ["LLM", "LazyLLM", "BudgetExhausted", "LLMError", "LLMUnavailable", "Reply", "in_parallel", "open_llm", "parse_json"]
+__all__ = [
+    "LLM",
+    "LazyLLM",
+    "BudgetExhausted",
+    "LLMError",
+    "LLMUnavailable",
+    "Reply",
+    "in_parallel",
+    "open_llm",
+    "parse_json",
+]
 
 
 @dataclass
@@ -84,10 +94,22 @@ def in_parallel(llm, fn: Callable, work: Iterable) -> list:
 
 
 class LLM:
-    def __init__(self, backend, engine: Engine, *, run_id: str | None = None, concurrency: int = 4,
-                 retries: int = 3, backoff_base: float = 1.0, max_retry_after: float = 60.0,
-                 max_tokens: int = 1200, temperature: float = 0.3, budget_tokens: int = 0,
-                 budget_usd: float = 0.0, prices: PriceTable | None = None):
+    def __init__(
+        self,
+        backend,
+        engine: Engine,
+        *,
+        run_id: str | None = None,
+        concurrency: int = 4,
+        retries: int = 3,
+        backoff_base: float = 1.0,
+        max_retry_after: float = 60.0,
+        max_tokens: int = 1200,
+        temperature: float = 0.3,
+        budget_tokens: int = 0,
+        budget_usd: float = 0.0,
+        prices: PriceTable | None = None,
+    ):
         self.backend = backend
         self.engine = engine
         self.run_id = run_id
@@ -109,8 +131,15 @@ class LLM:
 
     # -- public ---------------------------------------------------------------------
 
-    def chat(self, messages: list[dict], *, stage: str, schema: dict | None = None,
-             max_tokens: int | None = None, temperature: float | None = None) -> Reply:
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        stage: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Reply:
         reply = self._complete(messages, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
         if schema is None:
             return reply
@@ -121,13 +150,19 @@ class LLM:
         # One repair: show the model its own answer and exactly what is wrong with it.
         repair = messages + [
             {"role": "assistant", "content": reply.text},
-            {"role": "user", "content": "That reply does not fit the required JSON schema: " + "; ".join(issues[:8])
-             + ". Reply again with only the corrected JSON value, no prose, no code fence."},
+            {
+                "role": "user",
+                "content": "That reply does not fit the required JSON schema: "
+                + "; ".join(issues[:8])
+                + ". Reply again with only the corrected JSON value, no prose, no code fence.",
+            },
         ]
         fixed = self._complete(repair, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
         issues = self._validate(fixed.text, schema)
         if issues:
-            raise LLMError(f"model {self.model} ({stage}): reply is not valid JSON for the schema after one repair ({issues[0]})")
+            raise LLMError(
+                f"model {self.model} ({stage}): reply is not valid JSON for the schema after one repair ({issues[0]})"
+            )
         fixed.data = parse_json(fixed.text)
         return fixed
 
@@ -147,25 +182,62 @@ class LLM:
         return problems(value, schema)
 
     def _complete(self, messages, *, stage, schema, max_tokens, temperature) -> Reply:
-        params = {"max_tokens": max_tokens or self.max_tokens,
-                  "temperature": self.temperature if temperature is None else temperature}
+        params = {
+            "max_tokens": max_tokens or self.max_tokens,
+            "temperature": self.temperature if temperature is None else temperature,
+        }
         if schema is not None:
             params["schema"] = schema
         key = cache.cache_key(self.model, messages, params)
         hit = cache.lookup(self.engine, key)
         if hit is not None:
-            record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model, cache_hit=True)
-            return Reply(text=hit["text"], data=None, model=hit.get("model", self.model), prompt_tokens=hit.get("prompt_tokens", 0),
-                         completion_tokens=hit.get("completion_tokens", 0), cached_tokens=hit.get("cached_tokens", 0),
-                         cache_hit=True, latency_ms=0, finish_reason=hit.get("finish_reason", "stop"))
-        raw = self._call(messages, stage=stage, schema=schema, max_tokens=params["max_tokens"], temperature=params["temperature"])
-        cache.store(self.engine, key, self.model, {"messages": messages, "params": params}, {
-            "text": raw.text, "finish_reason": raw.finish_reason, "model": raw.model, "prompt_tokens": raw.prompt_tokens,
-            "completion_tokens": raw.completion_tokens, "cached_tokens": raw.cached_tokens,
-        })
-        return Reply(text=raw.text, data=None, model=raw.model, prompt_tokens=raw.prompt_tokens,
-                     completion_tokens=raw.completion_tokens, cached_tokens=raw.cached_tokens, cache_hit=False,
-                     latency_ms=raw.latency_ms, finish_reason=raw.finish_reason)
+            record(
+                self.engine,
+                run_id=self.run_id,
+                stage=stage,
+                backend=self.backend.name,
+                model=self.model,
+                cache_hit=True,
+            )
+            return Reply(
+                text=hit["text"],
+                data=None,
+                model=hit.get("model", self.model),
+                prompt_tokens=hit.get("prompt_tokens", 0),
+                completion_tokens=hit.get("completion_tokens", 0),
+                cached_tokens=hit.get("cached_tokens", 0),
+                cache_hit=True,
+                latency_ms=0,
+                finish_reason=hit.get("finish_reason", "stop"),
+            )
+        raw = self._call(
+            messages, stage=stage, schema=schema, max_tokens=params["max_tokens"], temperature=params["temperature"]
+        )
+        cache.store(
+            self.engine,
+            key,
+            self.model,
+            {"messages": messages, "params": params},
+            {
+                "text": raw.text,
+                "finish_reason": raw.finish_reason,
+                "model": raw.model,
+                "prompt_tokens": raw.prompt_tokens,
+                "completion_tokens": raw.completion_tokens,
+                "cached_tokens": raw.cached_tokens,
+            },
+        )
+        return Reply(
+            text=raw.text,
+            data=None,
+            model=raw.model,
+            prompt_tokens=raw.prompt_tokens,
+            completion_tokens=raw.completion_tokens,
+            cached_tokens=raw.cached_tokens,
+            cache_hit=False,
+            latency_ms=raw.latency_ms,
+            finish_reason=raw.finish_reason,
+        )
 
     def _spent(self) -> tuple[int, float]:
         """What the run has spent. With a run id, the store's ledger says: every process and worker
@@ -180,11 +252,15 @@ class LLM:
             return
         tokens, usd = self._spent()
         if self.budget_tokens and tokens >= self.budget_tokens:
-            raise BudgetExhausted(f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
-                                  f"the rest of '{stage}' waits for the next run")
+            raise BudgetExhausted(
+                f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
+                f"the rest of '{stage}' waits for the next run"
+            )
         if self.budget_usd and usd >= self.budget_usd:
-            raise BudgetExhausted(f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
-                                  f"the rest of '{stage}' waits for the next run")
+            raise BudgetExhausted(
+                f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
+                f"the rest of '{stage}' waits for the next run"
+            )
 
     def _call(self, messages, *, stage, schema, max_tokens, temperature) -> RawReply:
         attempt = 0
@@ -195,26 +271,53 @@ class LLM:
                 with self._slots:
                     raw = self.backend.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
             except TransientError as exc:
-                record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
-                       latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
+                record(
+                    self.engine,
+                    run_id=self.run_id,
+                    stage=stage,
+                    backend=self.backend.name,
+                    model=self.model,
+                    latency_ms=int((time.monotonic() - started) * 1000),
+                    error=str(exc),
+                )
                 if attempt >= self.retries:
                     raise LLMUnavailable(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
-                wait = exc.retry_after if exc.retry_after is not None else self.backoff_base * (2 ** attempt) * (0.5 + random.random())
+                wait = (
+                    exc.retry_after
+                    if exc.retry_after is not None
+                    else self.backoff_base * (2**attempt) * (0.5 + random.random())
+                )
                 time.sleep(min(wait, self.max_retry_after))
                 attempt += 1
                 continue
             except FatalError as exc:
-                record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=self.model,
-                       latency_ms=int((time.monotonic() - started) * 1000), error=str(exc))
+                record(
+                    self.engine,
+                    run_id=self.run_id,
+                    stage=stage,
+                    backend=self.backend.name,
+                    model=self.model,
+                    latency_ms=int((time.monotonic() - started) * 1000),
+                    error=str(exc),
+                )
                 raise (LLMUnavailable if exc.unavailable else LLMError)(str(exc)) from None
             cost = self.price.cost(raw.prompt_tokens, raw.completion_tokens, raw.cached_tokens)
             with self._lock:
                 self.spent_tokens += raw.prompt_tokens + raw.completion_tokens
                 self.spent_usd += cost
                 self.calls += 1
-            record(self.engine, run_id=self.run_id, stage=stage, backend=self.backend.name, model=raw.model,
-                   prompt_tokens=raw.prompt_tokens, completion_tokens=raw.completion_tokens,
-                   cached_tokens=raw.cached_tokens, latency_ms=raw.latency_ms, cost_usd=cost)
+            record(
+                self.engine,
+                run_id=self.run_id,
+                stage=stage,
+                backend=self.backend.name,
+                model=raw.model,
+                prompt_tokens=raw.prompt_tokens,
+                completion_tokens=raw.completion_tokens,
+                cached_tokens=raw.cached_tokens,
+                latency_ms=raw.latency_ms,
+                cost_usd=cost,
+            )
             return raw
 
 
@@ -228,10 +331,20 @@ def open_llm(settings, engine: Engine, *, run_id: str | None = None) -> LLM:
     """The LLM for this run, with the backend settings.llm.backend names (see llm/backends.py)."""
     cfg = settings.llm
     chosen = backend(cfg.backend)
-    return LLM(chosen.open(settings), engine, run_id=run_id, concurrency=concurrency(cfg), retries=cfg.retries,
-               backoff_base=cfg.backoff_base, max_retry_after=cfg.max_retry_after, max_tokens=cfg.max_tokens,
-               temperature=cfg.temperature, budget_tokens=cfg.budget_tokens, budget_usd=cfg.budget_usd,
-               prices=PriceTable.load(cfg.prices_file or None))
+    return LLM(
+        chosen.open(settings),
+        engine,
+        run_id=run_id,
+        concurrency=concurrency(cfg),
+        retries=cfg.retries,
+        backoff_base=cfg.backoff_base,
+        max_retry_after=cfg.max_retry_after,
+        max_tokens=cfg.max_tokens,
+        temperature=cfg.temperature,
+        budget_tokens=cfg.budget_tokens,
+        budget_usd=cfg.budget_usd,
+        prices=PriceTable.load(cfg.prices_file or None),
+    )
 
 
 class LazyLLM:

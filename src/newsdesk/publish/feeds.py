@@ -58,7 +58,9 @@ def rss(feed: Feed) -> bytes:
         ET.SubElement(item, "description").text = entry.summary
         ET.SubElement(item, f"{{{CONTENT_NS}}}encoded").text = entry.content_html
     ET.indent(root)
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="utf-8", xml_declaration=False) + b"\n"
+    return (
+        b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="utf-8", xml_declaration=False) + b"\n"
+    )
 
 
 def json_feed(feed: Feed) -> bytes:

@@ -125,7 +125,10 @@ def edition_markdown(edition: dict, tz: str) -> str:
         "date": edition_date(edition, tz),
         "slug": edition_slug(edition),
         "summary": edition_summary(edition),
-        "tags": ["AI", {"daily": "daily", "weekly": "weekly", "episode": "episode"}.get(edition["kind"], edition["kind"])],
+        "tags": [
+            "AI",
+            {"daily": "daily", "weekly": "weekly", "episode": "episode"}.get(edition["kind"], edition["kind"]),
+        ],
         "lang": edition["language"],
     }
     if edition["kind"] == "weekly":

@@ -41,6 +41,7 @@ from newsdesk.store.schema import editions
 SITE_FORMAT = 1
 MANIFEST = ".publish-manifest.json"
 
+
 @dataclass
 class PublishStats:
     pages: int = 0  # files the site consists of
@@ -63,21 +64,31 @@ def paragraphs(text: str | None) -> list[str]:
 def _environment() -> Environment:
     env = Environment(
         # The event card is shared with the web app; it lives with the card builder.
-        loader=ChoiceLoader([PackageLoader("newsdesk.publish", "templates"), PackageLoader("newsdesk.editions", "templates")]),
+        loader=ChoiceLoader(
+            [PackageLoader("newsdesk.publish", "templates"), PackageLoader("newsdesk.editions", "templates")]
+        ),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(link=safe_url, paragraphs=paragraphs, markdown=markdown_html, safe_name=safe_name,
-                       digest_markdown=digest_markdown)
+    env.filters.update(
+        link=safe_url,
+        paragraphs=paragraphs,
+        markdown=markdown_html,
+        safe_name=safe_name,
+        digest_markdown=digest_markdown,
+    )
     return env
 
 
 def _load(engine: Engine) -> list[dict]:
     with engine.connect() as conn:
         # Only what passed its checks is published: a flagged edition stays in the store, unpublished.
-        rows = conn.execute(select(editions).where(editions.c.status == "clean")
-                            .order_by(editions.c.kind, editions.c.key.desc(), editions.c.language))
+        rows = conn.execute(
+            select(editions)
+            .where(editions.c.status == "clean")
+            .order_by(editions.c.kind, editions.c.key.desc(), editions.c.language)
+        )
         # One cleaning for every file published; the writers' notes stay in the store.
         return [publishable({**r._mapping, "meta": public_meta(r.meta)}) for r in rows]
 
@@ -85,8 +96,10 @@ def _load(engine: Engine) -> list[dict]:
 def _inputs_key(rows: list[dict], settings: Settings) -> str:
     h = hashlib.sha256()
     facts = [SITE_FORMAT, settings.site_name, settings.site_url, settings.timezone, settings.languages, LABELS]
-    facts += [(r["kind"], r["key"], r["language"], r["material_key"], r["status"], str(r["updated_at"]), r["title"])
-              for r in rows]
+    facts += [
+        (r["kind"], r["key"], r["language"], r["material_key"], r["status"], str(r["updated_at"]), r["title"])
+        for r in rows
+    ]
     h.update(json.dumps(facts, ensure_ascii=False, default=str).encode("utf-8"))
     for package in ("newsdesk.publish", "newsdesk.editions"):
         templates = resources.files(package).joinpath("templates")
@@ -119,8 +132,13 @@ class _Site:
         lang = context.get("lang", "zh")
         root = _root(path)
         html = self.env.get_template(template).render(
-            root=root, site_name=self.settings.site_name, t=Labels(lang), path=path, base_url=self.base_url,
-            event_url=lambda event_id: root + event_path(lang, event_id), **context,
+            root=root,
+            site_name=self.settings.site_name,
+            t=Labels(lang),
+            path=path,
+            base_url=self.base_url,
+            event_url=lambda event_id: root + event_path(lang, event_id),
+            **context,
         )
         self.files[path] = html.encode("utf-8")
 
@@ -143,14 +161,26 @@ class _Site:
             feeds = [kind for kind in ("daily", "weekly") if self.of(kind, lang)]
             for kind in feeds:
                 self.feed(kind, lang)
-            self.page(f"{lang}/index.html", "language.html", lang=lang, dailies=self.of("daily", lang),
-                      weeklies=self.of("weekly", lang) or [r for r in self.rows if r["kind"] == "weekly"],
-                      episodes=self.of("episode", lang), feeds=feeds, edition_path=edition_path,
-                      other=next((o for o in self.languages if o != lang), None))
-        self.page("index.html", "index.html", lang=self.languages[0] if self.languages else "zh",
-                  languages=[(lang, Labels(lang), self.of("daily", lang)[:1],
-                              self.of("weekly", lang)[:1]) for lang in self.languages],
-                  edition_path=edition_path)
+            self.page(
+                f"{lang}/index.html",
+                "language.html",
+                lang=lang,
+                dailies=self.of("daily", lang),
+                weeklies=self.of("weekly", lang) or [r for r in self.rows if r["kind"] == "weekly"],
+                episodes=self.of("episode", lang),
+                feeds=feeds,
+                edition_path=edition_path,
+                other=next((o for o in self.languages if o != lang), None),
+            )
+        self.page(
+            "index.html",
+            "index.html",
+            lang=self.languages[0] if self.languages else "zh",
+            languages=[
+                (lang, Labels(lang), self.of("daily", lang)[:1], self.of("weekly", lang)[:1]) for lang in self.languages
+            ],
+            edition_path=edition_path,
+        )
         return self.files
 
     def daily(self, r: dict) -> None:
@@ -159,15 +189,28 @@ class _Site:
         top = top_stories(meta.get("cards", []))
         tabs = meta.get("tabs") or [{"id": "all", "label": Labels(lang).all, "events": list(cards)}]
         base = f"{lang}/daily/{safe_name(day)}"
-        tab_paths = {t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs}
+        tab_paths = {
+            t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs
+        }
         for tab in tabs:
-            self.page(tab_paths[tab["id"]], "daily.html", lang=lang, edition=r, day=day, tab=tab, tabs=tabs,
-                      tab_paths=tab_paths, cards=[cards[i] for i in tab["events"] if i in cards],
-                      top=top, top_link=lambda event_id: f"#event-{event_id}",
-                      twin=self.twin(r) if tab["id"] == "all" else None)
+            self.page(
+                tab_paths[tab["id"]],
+                "daily.html",
+                lang=lang,
+                edition=r,
+                day=day,
+                tab=tab,
+                tabs=tabs,
+                tab_paths=tab_paths,
+                cards=[cards[i] for i in tab["events"] if i in cards],
+                top=top,
+                top_link=lambda event_id: f"#event-{event_id}",
+                twin=self.twin(r) if tab["id"] == "all" else None,
+            )
         for card in cards.values():
-            self.page(event_path(lang, card["event_id"]), "event.html", lang=lang, card=card, day=day,
-                      day_path=f"{base}.html")
+            self.page(
+                event_path(lang, card["event_id"]), "event.html", lang=lang, card=card, day=day, day_path=f"{base}.html"
+            )
 
     def weekly(self, r: dict) -> None:
         self.page(edition_path(r), "weekly.html", lang=r["language"], edition=r, meta=r["meta"], twin=self.twin(r))
@@ -181,13 +224,27 @@ class _Site:
             url = self.base_url + edition_path(r)
             template = "feed_daily.html" if kind == "daily" else "feed_weekly.html"
             content = self.env.get_template(template).render(
-                root=self.base_url, edition=r, meta=r["meta"], t=Labels(lang))
-            entries.append(FeedEntry(id=url, title=r["title"], url=url, updated=edition_time(r, self.settings.timezone),
-                                     summary=edition_summary(r), content_html=content))
+                root=self.base_url, edition=r, meta=r["meta"], t=Labels(lang)
+            )
+            entries.append(
+                FeedEntry(
+                    id=url,
+                    title=r["title"],
+                    url=url,
+                    updated=edition_time(r, self.settings.timezone),
+                    summary=edition_summary(r),
+                    content_html=content,
+                )
+            )
         name = Labels(lang)[kind]
-        feed = Feed(title=f"{self.settings.site_name} · {name}", home_url=self.base_url + f"{lang}/index.html",
-                    feed_url=self.base_url + f"{lang}/{kind}.xml", language=lang,
-                    description=f"{self.settings.site_name} {name}", entries=entries)
+        feed = Feed(
+            title=f"{self.settings.site_name} · {name}",
+            home_url=self.base_url + f"{lang}/index.html",
+            feed_url=self.base_url + f"{lang}/{kind}.xml",
+            language=lang,
+            description=f"{self.settings.site_name} {name}",
+            entries=entries,
+        )
         self.files[f"{lang}/{kind}.xml"] = rss(feed)
         feed.feed_url = self.base_url + f"{lang}/{kind}.json"
         self.files[f"{lang}/{kind}.json"] = json_feed(feed)
@@ -198,8 +255,9 @@ def publish_site(engine: Engine, settings: Settings) -> PublishStats:
     try:
         return _publish(engine, settings)
     except OSError as exc:
-        raise NewsdeskError(f"cannot write the site to {settings.site_dir!r} ({exc.strerror})",
-                            "check site_dir and its permissions") from None
+        raise NewsdeskError(
+            f"cannot write the site to {settings.site_dir!r} ({exc.strerror})", "check site_dir and its permissions"
+        ) from None
 
 
 def _publish(engine: Engine, settings: Settings) -> PublishStats:

@@ -51,7 +51,9 @@ def matches(sub, card: dict) -> bool:
     if sub.languages and not {m.get("language") for m in members} & set(sub.languages):
         return False
     if sub.keywords:
-        text = " ".join([card.get("headline") or "", card.get("title") or "", *(m.get("title") or "" for m in members)]).casefold()
+        text = " ".join(
+            [card.get("headline") or "", card.get("title") or "", *(m.get("title") or "" for m in members)]
+        ).casefold()
         if not any(k.casefold() in text for k in sub.keywords):
             return False
     return True
@@ -69,8 +71,15 @@ def _lead(body: str) -> str:
 def event_message(card: dict, settings: Settings, lang: str) -> Message:
     t = Labels(lang)
     url = _link(settings, f"events/{card['event_id']}")
-    lines = [" · ".join([t.outlets.format(n=card["outlets"], m=card["independent_outlets"]),
-                         t.importance_x.format(x=float(card.get("importance") or 0))]), ""]
+    lines = [
+        " · ".join(
+            [
+                t.outlets.format(n=card["outlets"], m=card["independent_outlets"]),
+                t.importance_x.format(x=float(card.get("importance") or 0)),
+            ]
+        ),
+        "",
+    ]
     analysis = card.get("analysis")
     if analysis and analysis.get("status") == "clean" and card.get("check") == "clean":
         lines += [_lead(analysis["body"]), ""]
@@ -78,11 +87,15 @@ def event_message(card: dict, settings: Settings, lang: str) -> Message:
     lines.append(f"{t.members}:")
     for m in members[:MAX_MEMBERS]:
         title = m.get("title") or m.get("outlet") or ""
-        lines.append(f"- [{title}]({m['url']}) — {m.get('outlet', '')}" if m.get("url") else f"- {title} — {m.get('outlet', '')}")
+        lines.append(
+            f"- [{title}]({m['url']}) — {m.get('outlet', '')}" if m.get("url") else f"- {title} — {m.get('outlet', '')}"
+        )
     if len(members) > MAX_MEMBERS:
         lines.append(f"- {t.more_members.format(n=len(members) - MAX_MEMBERS)}")
     lines += ["", f"[{t.read_in_full}]({url})"]
-    return Message("event", str(card["event_id"]), card.get("headline") or card.get("title") or "", "\n".join(lines), url)
+    return Message(
+        "event", str(card["event_id"]), card.get("headline") or card.get("title") or "", "\n".join(lines), url
+    )
 
 
 def daily_message(edition, cards: list[dict], settings: Settings, lang: str) -> Message:
@@ -106,15 +119,20 @@ def weekly_message(edition, settings: Settings, lang: str) -> Message:
     return Message("weekly", edition.key, edition.title, body, url)
 
 
-def _editions(conn: Connection, kind: str, lang: str, since_key: str, until_key: str | None = None,
-              limit: int | None = None) -> list:
+def _editions(
+    conn: Connection, kind: str, lang: str, since_key: str, until_key: str | None = None, limit: int | None = None
+) -> list:
     """Editions of one kind with keys in [since_key, until_key], newest first, at most `limit` keys,
     each in `lang` (else in another language)."""
     # A flagged edition is never sent: only what passed its checks is published.
     where = (editions.c.kind == kind) & (editions.c.key >= since_key) & (editions.c.status == "clean")
     if until_key:
         where &= editions.c.key <= until_key
-    keys = conn.execute(select(editions.c.key).where(where).distinct().order_by(editions.c.key.desc()).limit(limit)).scalars().all()
+    keys = (
+        conn.execute(select(editions.c.key).where(where).distinct().order_by(editions.c.key.desc()).limit(limit))
+        .scalars()
+        .all()
+    )
     chosen: dict[str, object] = {}
     for row in conn.execute(select(editions).where(where & editions.c.key.in_(keys))):
         if row.key not in chosen or row.language == lang:
@@ -125,9 +143,11 @@ def _editions(conn: Connection, kind: str, lang: str, since_key: str, until_key:
 def _done(conn: Connection, sub_id: int) -> set[tuple[str, str]]:
     """What this subscriber got, or is being sent by another worker right now."""
     return {
-        (r.kind, r.ref) for r in conn.execute(
-            select(deliveries.c.kind, deliveries.c.ref)
-            .where(deliveries.c.subscription_id == sub_id, deliveries.c.status.in_(("sent", "sending")))
+        (r.kind, r.ref)
+        for r in conn.execute(
+            select(deliveries.c.kind, deliveries.c.ref).where(
+                deliveries.c.subscription_id == sub_id, deliveries.c.status.in_(("sent", "sending"))
+            )
         )
     }
 

@@ -52,8 +52,9 @@ def send_once(target: str, message: Message) -> str | None:
     return " ".join(log.getvalue().split())[:500] or "the channel refused the message (no detail from Apprise)"
 
 
-def send_with_retries(target: str, message: Message, settings: Settings,
-                      sleep: Callable[[float], None] = time.sleep) -> tuple[str | None, int]:
+def send_with_retries(
+    target: str, message: Message, settings: Settings, sleep: Callable[[float], None] = time.sleep
+) -> tuple[str | None, int]:
     """(error or None, attempts): retries wait backoff_base * 2**n seconds."""
     attempts = 0
     while True:
@@ -68,26 +69,51 @@ def _record_health(conn, sub_id: int, error: str | None, now: datetime) -> None:
     if error is None:
         values = {"last_success_at": now, "consecutive_failures": 0}
     else:
-        values = {"last_error": error, "last_error_at": now, "consecutive_failures": subscriptions.c.consecutive_failures + 1}
+        values = {
+            "last_error": error,
+            "last_error_at": now,
+            "consecutive_failures": subscriptions.c.consecutive_failures + 1,
+        }
     conn.execute(update(subscriptions).where(subscriptions.c.id == sub_id).values(**values))
 
 
 def _claim(engine: Engine, sub_id: int, message: Message, now: datetime) -> bool:
     """Take this delivery for this process; False when it was sent or is being sent elsewhere."""
-    key = (deliveries.c.subscription_id == sub_id) & (deliveries.c.kind == message.kind) & (deliveries.c.ref == message.ref)
+    key = (
+        (deliveries.c.subscription_id == sub_id)
+        & (deliveries.c.kind == message.kind)
+        & (deliveries.c.ref == message.ref)
+    )
     try:
         with engine.begin() as conn:
-            conn.execute(insert(deliveries).values(subscription_id=sub_id, kind=message.kind, ref=message.ref,
-                                                   status="sending", attempts=0, created_at=now))
+            conn.execute(
+                insert(deliveries).values(
+                    subscription_id=sub_id,
+                    kind=message.kind,
+                    ref=message.ref,
+                    status="sending",
+                    attempts=0,
+                    created_at=now,
+                )
+            )
         return True
     except IntegrityError:
         with engine.begin() as conn:  # a failed one is ours to try again, if nobody took it first
-            return conn.execute(update(deliveries).where(key & (deliveries.c.status == "failed"))
-                                .values(status="sending")).rowcount == 1
+            return (
+                conn.execute(
+                    update(deliveries).where(key & (deliveries.c.status == "failed")).values(status="sending")
+                ).rowcount
+                == 1
+            )
 
 
-def push_due(engine: Engine, settings: Settings, now: datetime | None = None,
-             say: Callable[[str], None] = lambda line: None, sleep: Callable[[float], None] = time.sleep) -> PushReport:
+def push_due(
+    engine: Engine,
+    settings: Settings,
+    now: datetime | None = None,
+    say: Callable[[str], None] = lambda line: None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> PushReport:
     """Send every enabled subscription what is due for it."""
     report = PushReport()
     now = now or datetime.now(UTC)
@@ -104,10 +130,17 @@ def push_due(engine: Engine, settings: Settings, now: datetime | None = None,
             with engine.begin() as conn:
                 conn.execute(
                     update(deliveries)
-                    .where((deliveries.c.subscription_id == sub.id) & (deliveries.c.kind == message.kind)
-                           & (deliveries.c.ref == message.ref))
-                    .values(status="failed" if error else "sent", attempts=deliveries.c.attempts + attempts,
-                            error=error, sent_at=None if error else sent_at)
+                    .where(
+                        (deliveries.c.subscription_id == sub.id)
+                        & (deliveries.c.kind == message.kind)
+                        & (deliveries.c.ref == message.ref)
+                    )
+                    .values(
+                        status="failed" if error else "sent",
+                        attempts=deliveries.c.attempts + attempts,
+                        error=error,
+                        sent_at=None if error else sent_at,
+                    )
                 )
                 _record_health(conn, sub.id, error, sent_at)
             if error is None:
@@ -116,8 +149,10 @@ def push_due(engine: Engine, settings: Settings, now: datetime | None = None,
                 continue
             report.failed += 1
             report.waiting += len(messages) - n - 1
-            report.problems.append(f"{sub.name} ({sub.channel}): {message.kind} {message.ref} failed after "
-                                   f"{attempts} attempts: {error}; fix or disable the subscription, the next run tries again")
+            report.problems.append(
+                f"{sub.name} ({sub.channel}): {message.kind} {message.ref} failed after "
+                f"{attempts} attempts: {error}; fix or disable the subscription, the next run tries again"
+            )
             break  # this channel is failing: its other messages wait for the next run
     return report
 

@@ -20,12 +20,20 @@ SCHEDULES = ("instant", "daily", "weekly")
 LANGUAGES = ("zh", "en")
 # Apprise scheme -> the channel's name in the newsroom (any other Apprise scheme is `other`).
 CHANNELS = {
-    "mailto": "email", "mailtos": "email", "tgram": "telegram", "slack": "slack", "discord": "discord",
-    "feishu": "feishu", "dingtalk": "dingtalk", "wecombot": "wecom",
+    "mailto": "email",
+    "mailtos": "email",
+    "tgram": "telegram",
+    "slack": "slack",
+    "discord": "discord",
+    "feishu": "feishu",
+    "dingtalk": "dingtalk",
+    "wecombot": "wecom",
 }
-EXAMPLES = ("tgram://BOT_TOKEN/CHAT_ID, mailtos://user:password@example.com?to=you@example.com, "
-            "slack://TokenA/TokenB/TokenC/#channel, discord://WEBHOOK_ID/WEBHOOK_TOKEN, feishu://TOKEN, "
-            "dingtalk://TOKEN, wecombot://KEY")
+EXAMPLES = (
+    "tgram://BOT_TOKEN/CHAT_ID, mailtos://user:password@example.com?to=you@example.com, "
+    "slack://TokenA/TokenB/TokenC/#channel, discord://WEBHOOK_ID/WEBHOOK_TOKEN, feishu://TOKEN, "
+    "dingtalk://TOKEN, wecombot://KEY"
+)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 
 
@@ -41,8 +49,10 @@ def channel_of(target: str) -> str:
     """The channel of an Apprise URL; raises SubscriptionError when Apprise cannot use it."""
     plugin = apprise.Apprise.instantiate(target)
     if plugin is None:
-        raise SubscriptionError(f"target {mask(target)!r} is not an Apprise URL that can be used; "
-                                f"write it in the channel's Apprise form, e.g. {EXAMPLES}")
+        raise SubscriptionError(
+            f"target {mask(target)!r} is not an Apprise URL that can be used; "
+            f"write it in the channel's Apprise form, e.g. {EXAMPLES}"
+        )
     return CHANNELS.get(target.split("://", 1)[0].lower(), "other")
 
 
@@ -65,7 +75,9 @@ def clean_fields(fields: dict, now: datetime | None = None) -> dict:
     """Checked column values from form / CLI fields; raises SubscriptionError naming the field."""
     name = str(fields.get("name", "")).strip().lower()
     if not _NAME.match(name):
-        raise SubscriptionError(f"subscription name {name!r}: use 1-80 lowercase letters, digits, '-' or '_', e.g. 'team-telegram'")
+        raise SubscriptionError(
+            f"subscription name {name!r}: use 1-80 lowercase letters, digits, '-' or '_', e.g. 'team-telegram'"
+        )
     target = str(fields.get("target", "")).strip()
     channel = channel_of(target)
     schedule = str(fields.get("schedule") or "instant")
@@ -82,7 +94,9 @@ def clean_fields(fields: dict, now: datetime | None = None) -> dict:
     try:
         min_importance = float(fields.get("min_importance") or 0)
     except (TypeError, ValueError):
-        raise SubscriptionError(f"min_importance {fields.get('min_importance')!r}: give a number, e.g. 0 or 2.5") from None
+        raise SubscriptionError(
+            f"min_importance {fields.get('min_importance')!r}: give a number, e.g. 0 or 2.5"
+        ) from None
     keywords = _words(fields.get("keywords"))
     if len(keywords) > 50 or any(len(k) > 80 for k in keywords):
         raise SubscriptionError("keywords: at most 50, each at most 80 characters")
@@ -101,8 +115,16 @@ def clean_fields(fields: dict, now: datetime | None = None) -> dict:
         except ValueError:
             raise SubscriptionError(f"since {since!r}: give a date as YYYY-MM-DD (nothing older is sent)") from None
     return {
-        "name": name, "target": target, "channel": channel, "schedule": schedule, "send_at": send_at, "tab": tab,
-        "min_importance": min_importance, "keywords": keywords, "languages": languages, "language": language,
+        "name": name,
+        "target": target,
+        "channel": channel,
+        "schedule": schedule,
+        "send_at": send_at,
+        "tab": tab,
+        "min_importance": min_importance,
+        "keywords": keywords,
+        "languages": languages,
+        "language": language,
         "since": since,
     }
 
@@ -111,8 +133,11 @@ def add_subscription(conn: Connection, fields: dict, now: datetime | None = None
     values = clean_fields(fields, now)
     if conn.execute(select(subscriptions.c.id).where(subscriptions.c.name == values["name"])).first():
         raise SubscriptionError(f"subscription {values['name']!r} already exists; pick another name or remove it first")
-    result = conn.execute(insert(subscriptions).values(**values, enabled=True, created_at=now or datetime.now(UTC),
-                                                       consecutive_failures=0))
+    result = conn.execute(
+        insert(subscriptions).values(
+            **values, enabled=True, created_at=now or datetime.now(UTC), consecutive_failures=0
+        )
+    )
     return result.inserted_primary_key[0]
 
 
@@ -130,10 +155,16 @@ def find_subscription(conn: Connection, name_or_id: str | int):
 def list_subscriptions(conn: Connection) -> list[dict]:
     """Every subscription with its health and last delivery, target masked."""
     last = {
-        r.subscription_id: r for r in conn.execute(
-            select(deliveries.c.subscription_id, deliveries.c.kind, deliveries.c.ref, deliveries.c.status,
-                   deliveries.c.sent_at, deliveries.c.created_at)
-            .order_by(deliveries.c.created_at, deliveries.c.id)
+        r.subscription_id: r
+        for r in conn.execute(
+            select(
+                deliveries.c.subscription_id,
+                deliveries.c.kind,
+                deliveries.c.ref,
+                deliveries.c.status,
+                deliveries.c.sent_at,
+                deliveries.c.created_at,
+            ).order_by(deliveries.c.created_at, deliveries.c.id)
         )
     }
     out = []

@@ -55,7 +55,9 @@ def csrf_token(request: Request) -> str:
 def check_csrf(request: Request, submitted: str | None) -> None:
     expected = request.session.get("csrf")
     if not expected or not submitted or not hmac.compare_digest(expected, submitted):
-        raise HTTPException(403, "form expired or not from this site (CSRF token mismatch); reload the page and submit again")
+        raise HTTPException(
+            403, "form expired or not from this site (CSRF token mismatch); reload the page and submit again"
+        )
 
 
 def token_matches(configured: str, given: str | None) -> bool:
@@ -87,8 +89,11 @@ def current_user(request: Request) -> str | None:
     now, idle = datetime.now(UTC), idle_limit(settings)
     with engine.begin() as conn:
         row = conn.execute(select(web_sessions).where(web_sessions.c.id == _row_id(secret))).first()
-        alive = (row is not None and now - row.seen_at <= idle
-                 and hmac.compare_digest(row.token_mac, _token_mac(secret, settings.web_token)))
+        alive = (
+            row is not None
+            and now - row.seen_at <= idle
+            and hmac.compare_digest(row.token_mac, _token_mac(secret, settings.web_token))
+        )
         if not alive:
             conn.execute(delete(web_sessions).where(web_sessions.c.id == _row_id(secret)))
         elif now - row.seen_at > min(timedelta(minutes=1), idle / 2):  # a write a minute at most, not one a request
@@ -105,8 +110,15 @@ def login(request: Request, user: str) -> None:
     secret, now = secrets.token_urlsafe(32), datetime.now(UTC)
     with engine.begin() as conn:
         conn.execute(delete(web_sessions).where(web_sessions.c.seen_at < now - idle_limit(settings)))  # the expired
-        conn.execute(insert(web_sessions).values(id=_row_id(secret), user=user, created_at=now, seen_at=now,
-                                                 token_mac=_token_mac(secret, settings.web_token)))
+        conn.execute(
+            insert(web_sessions).values(
+                id=_row_id(secret),
+                user=user,
+                created_at=now,
+                seen_at=now,
+                token_mac=_token_mac(secret, settings.web_token),
+            )
+        )
     request.session.clear()
     request.session["login"] = secret
     request.session["csrf"] = secrets.token_urlsafe(32)
@@ -146,8 +158,9 @@ class Throttle:
         if not self.limiter.test(self.rate, client):
             reset = self.limiter.get_window_stats(self.rate, client).reset_time
             wait = max(1, int(reset - time.time()) + 1)
-            raise HTTPException(429, f"too many wrong tokens from {client}; try again in {wait} s",
-                                headers={"Retry-After": str(wait)})
+            raise HTTPException(
+                429, f"too many wrong tokens from {client}; try again in {wait} s", headers={"Retry-After": str(wait)}
+            )
 
     def wrong(self, request: Request) -> None:
         self.limiter.hit(self.rate, self._client(request))

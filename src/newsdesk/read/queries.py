@@ -55,13 +55,22 @@ def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lan
     tabs = day_tabs([{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows], lang)
     current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
     chosen = current["events"]
-    shown = set(chosen[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
+    shown = set(chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     # The headline list opens the day's first page: its featured and p1 events, wherever they fall.
     ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:TOP_STORIES] if tab == "all" and page == 1 else []
     built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
     cards = _with_feedback(conn, [c for c in built if c["event_id"] in shown])
-    return {"day": day.isoformat(), "tab": tab, "page": page, "pages": max(1, -(-len(chosen) // PAGE_SIZE)),
-            "total": len(chosen), "label": current["label"], "tabs": tabs, "events": cards, "top": top_stories(built)}
+    return {
+        "day": day.isoformat(),
+        "tab": tab,
+        "page": page,
+        "pages": max(1, -(-len(chosen) // PAGE_SIZE)),
+        "total": len(chosen),
+        "label": current["label"],
+        "tabs": tabs,
+        "events": cards,
+        "top": top_stories(built),
+    }
 
 
 def _event_dict(row) -> dict:
@@ -84,21 +93,43 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
     """Every member item of an event, duplicates too, with why it joined and whose copy it is."""
     rows = conn.execute(
         select(
-            event_members.c.role, event_members.c.origin_item_id, event_members.c.reason, items.c.id, items.c.title,
-            items.c.url, items.c.published_at, items.c.material_level, items.c.language, items.c.summary, items.c.source_id,
+            event_members.c.role,
+            event_members.c.origin_item_id,
+            event_members.c.reason,
+            items.c.id,
+            items.c.title,
+            items.c.url,
+            items.c.published_at,
+            items.c.material_level,
+            items.c.language,
+            items.c.summary,
+            items.c.source_id,
             sources.c.name.label("outlet"),
         )
-        .select_from(event_members.join(items, items.c.id == event_members.c.item_id).join(sources, sources.c.id == items.c.source_id))
+        .select_from(
+            event_members.join(items, items.c.id == event_members.c.item_id).join(
+                sources, sources.c.id == items.c.source_id
+            )
+        )
         .where(event_members.c.event_id == event_id)
         .order_by((event_members.c.role != "lead"), items.c.published_at, items.c.id)
     ).all()
     outlets = {r.id: r.outlet for r in rows}
     return [
         {
-            "item_id": r.id, "outlet": r.outlet, "title": plain_text(r.title), "url": r.url,
-            "published_at": minute(r.published_at, tz), "material_level": r.material_level, "language": r.language, "role": r.role,
-            "origin_item_id": r.origin_item_id, "origin_outlet": outlets.get(r.origin_item_id), "reason": r.reason,
-            "summary": r.summary, "source_id": r.source_id,
+            "item_id": r.id,
+            "outlet": r.outlet,
+            "title": plain_text(r.title),
+            "url": r.url,
+            "published_at": minute(r.published_at, tz),
+            "material_level": r.material_level,
+            "language": r.language,
+            "role": r.role,
+            "origin_item_id": r.origin_item_id,
+            "origin_outlet": outlets.get(r.origin_item_id),
+            "reason": r.reason,
+            "summary": r.summary,
+            "source_id": r.source_id,
         }
         for r in rows
     ]
@@ -108,21 +139,27 @@ def _roundups(conn: Connection, event_id: int) -> list[dict]:
     """The roundups (digests) that list this event: each points here instead of joining it."""
     rows = conn.execute(
         select(items.c.id, items.c.title, items.c.url, sources.c.name.label("outlet"), event_members.c.event_id)
-        .select_from(roundup_links.join(items, items.c.id == roundup_links.c.item_id)
-                     .join(sources, sources.c.id == items.c.source_id)
-                     .join(event_members, event_members.c.item_id == items.c.id))
+        .select_from(
+            roundup_links.join(items, items.c.id == roundup_links.c.item_id)
+            .join(sources, sources.c.id == items.c.source_id)
+            .join(event_members, event_members.c.item_id == items.c.id)
+        )
         .where(roundup_links.c.event_id == event_id)
         .order_by(items.c.published_at, items.c.id)
     ).all()
-    return [{"item_id": r.id, "title": plain_text(r.title), "url": r.url, "outlet": r.outlet, "event_id": r.event_id}
-            for r in rows]
+    return [
+        {"item_id": r.id, "title": plain_text(r.title), "url": r.url, "outlet": r.outlet, "event_id": r.event_id}
+        for r in rows
+    ]
 
 
 def _analyses(conn: Connection, event_id: int) -> dict[str, dict]:
     """The event's analyses a reader may see (never a flagged one), each marked extractive or not."""
     keys = ("id", "language", "headline", "body", "status", "model", "created_at", "extractive", "replaces_failed")
-    return {r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])}
-            for r in readable_analyses(conn, [event_id])}
+    return {
+        r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])}
+        for r in readable_analyses(conn, [event_id])
+    }
 
 
 def failed_drafts_list(conn: Connection) -> list[dict]:
@@ -145,7 +182,9 @@ def _with_feedback(conn: Connection, cards: list[dict]) -> list[dict]:
     return cards
 
 
-def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh", *, operator: bool = False) -> dict | None:
+def event_detail(
+    conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh", *, operator: bool = False
+) -> dict | None:
     """The event's card, and what explains it: every member, every analysis and check, why it ranks.
     The clusterer's reason for each member ("cosine 0.65 to the zh centroid…") only for the operator."""
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
@@ -153,30 +192,45 @@ def event_detail(conn: Connection, event_id: int, tz: ZoneInfo, lang: str = "zh"
         return None
     detail = _with_feedback(conn, event_cards(conn, [row], lang, tz, any_language=True))[0]
     detail.update(
-        score=row.score, item_count=row.item_count, languages=list(row.languages or []),
-        anchors=list(row.anchors or []), lead_item_id=row.lead_item_id,
+        score=row.score,
+        item_count=row.item_count,
+        languages=list(row.languages or []),
+        anchors=list(row.anchors or []),
+        lead_item_id=row.lead_item_id,
         members=[m if operator else {**m, "reason": None} for m in _member_details(conn, event_id, tz)],
         analyses=_analyses(conn, event_id),
         roundups=_roundups(conn, event_id),
     )
     detail["score_parts"] = sorted(
-        ((str(k), v) for k, v in (row.score_parts or {}).items()), key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0
+        ((str(k), v) for k, v in (row.score_parts or {}).items()),
+        key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0,
     )
     # The writer records each attempt's check as subject 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     # A failed attempt's findings quote its draft: they are the operator's (/drafts), never a reader's.
-    detail["checks"] = [
-        {"subject_id": c.subject_id, "attempt": c.attempt, "passed": c.passed,
-         "findings": list(c.findings or []) if c.passed else [], "at": c.at}
-        for c in conn.execute(
-            select(checks)
-            .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(subjects))
-            .order_by(checks.c.at, checks.c.id)
-        )
-    ] if subjects else []
+    detail["checks"] = (
+        [
+            {
+                "subject_id": c.subject_id,
+                "attempt": c.attempt,
+                "passed": c.passed,
+                "findings": list(c.findings or []) if c.passed else [],
+                "at": c.at,
+            }
+            for c in conn.execute(
+                select(checks)
+                .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(subjects))
+                .order_by(checks.c.at, checks.c.id)
+            )
+        ]
+        if subjects
+        else []
+    )
     detail["feedback_list"] = [
         {"kind": f.kind, "note": f.note, "user": f.user, "at": f.at}
-        for f in conn.execute(select(feedback).where(feedback.c.event_id == event_id).order_by(feedback.c.at.desc(), feedback.c.id.desc()))
+        for f in conn.execute(
+            select(feedback).where(feedback.c.event_id == event_id).order_by(feedback.c.at.desc(), feedback.c.id.desc())
+        )
     ]
     return detail
 
@@ -190,7 +244,9 @@ def add_feedback(conn: Connection, event_id: int, kind: str, note: str, user: st
     if conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
         raise LookupError(f"event {event_id} does not exist")
     result = conn.execute(
-        insert(feedback).values(event_id=event_id, kind=kind, note=note, user=(user or "operator")[:80], at=datetime.now(UTC))
+        insert(feedback).values(
+            event_id=event_id, kind=kind, note=note, user=(user or "operator")[:80], at=datetime.now(UTC)
+        )
     )
     return result.inserted_primary_key[0]
 
@@ -216,14 +272,24 @@ def edition_keys(conn: Connection, kind: str) -> list[dict]:
 
 def edition(conn: Connection, kind: str, key: str, lang: str, *, operator: bool = False) -> dict | None:
     """A published edition; its writer's notes only for the operator."""
-    rows = {r.language: r for r in conn.execute(select(editions).where(
-        editions.c.kind == kind, editions.c.key == key, editions.c.status == "clean"))}  # a flagged one is never shown
+    rows = {
+        r.language: r
+        for r in conn.execute(
+            select(editions).where(editions.c.kind == kind, editions.c.key == key, editions.c.status == "clean")
+        )
+    }  # a flagged one is never shown
     if not rows:
         return None
     row = rows.get(lang) or rows.get("zh") or next(iter(rows.values()))
     return {
-        "kind": row.kind, "key": row.key, "language": row.language, "languages": sorted(rows),
-        "title": row.title, "body": row.body, "meta": dict(row.meta or {}) if operator else public_meta(row.meta), "status": row.status,
+        "kind": row.kind,
+        "key": row.key,
+        "language": row.language,
+        "languages": sorted(rows),
+        "title": row.title,
+        "body": row.body,
+        "meta": dict(row.meta or {}) if operator else public_meta(row.meta),
+        "status": row.status,
         "updated_at": row.updated_at,
     }
 
@@ -233,9 +299,17 @@ def edition(conn: Connection, kind: str, key: str, lang: str, *, operator: bool 
 
 def sources_table(conn: Connection) -> list[dict]:
     facts = {
-        r.id: r for r in conn.execute(
-            select(sources.c.id, sources.c.url, sources.c.kind, sources.c.language, sources.c.tier,
-                   sources.c.category, sources.c.origin)
+        r.id: r
+        for r in conn.execute(
+            select(
+                sources.c.id,
+                sources.c.url,
+                sources.c.kind,
+                sources.c.language,
+                sources.c.tier,
+                sources.c.category,
+                sources.c.origin,
+            )
         )
     }
     out = []
@@ -243,11 +317,23 @@ def sources_table(conn: Connection) -> list[dict]:
         f = facts[h.source_id]
         out.append(
             {
-                "id": h.source_id, "name": h.name, "enabled": h.enabled, "url": f.url, "kind": f.kind,
-                "language": f.language, "tier": f.tier, "category": f.category, "origin": f.origin,
-                "last_success": h.last_success, "last_error": h.last_error, "last_error_at": h.last_error_at,
-                "items_7d": h.items_7d, "consecutive_failures": h.consecutive_failures,
-                "latest_item": h.latest_item, "stale": h.stale, "polled": h.polled,
+                "id": h.source_id,
+                "name": h.name,
+                "enabled": h.enabled,
+                "url": f.url,
+                "kind": f.kind,
+                "language": f.language,
+                "tier": f.tier,
+                "category": f.category,
+                "origin": f.origin,
+                "last_success": h.last_success,
+                "last_error": h.last_error,
+                "last_error_at": h.last_error_at,
+                "items_7d": h.items_7d,
+                "consecutive_failures": h.consecutive_failures,
+                "latest_item": h.latest_item,
+                "stale": h.stale,
+                "polled": h.polled,
             }
         )
     return out
@@ -287,8 +373,17 @@ def add_source(conn: Connection, fields: dict) -> str:
         raise InputError(f"source {sid!r} already exists; pick another id, or enable it in the table")
     conn.execute(
         insert(sources).values(
-            id=sid, name=name, url=url, kind=kind, language=language, tier=tier, weight=1.0, category=category,
-            fulltext=bool(fields.get("fulltext")), enabled=True, origin="user",
+            id=sid,
+            name=name,
+            url=url,
+            kind=kind,
+            language=language,
+            tier=tier,
+            weight=1.0,
+            category=category,
+            fulltext=bool(fields.get("fulltext")),
+            enabled=True,
+            origin="user",
         )
     )
     return sid
@@ -304,8 +399,15 @@ def set_source_enabled(conn: Connection, source_id: str, enabled: bool) -> None:
 
 
 def _usage_bucket() -> dict:
-    return {"calls": 0, "cache_hits": 0, "errors": 0, "prompt_tokens": 0, "completion_tokens": 0,
-            "cached_tokens": 0, "cost_usd": 0.0}
+    return {
+        "calls": 0,
+        "cache_hits": 0,
+        "errors": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cached_tokens": 0,
+        "cost_usd": 0.0,
+    }
 
 
 def _finish(bucket: dict) -> dict:
@@ -326,9 +428,16 @@ def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None =
     per_day_stage: dict[tuple[str, str], dict] = {}
     total = _usage_bucket()
     rows = conn.execute(
-        select(llm_usage.c.at, llm_usage.c.stage, llm_usage.c.prompt_tokens, llm_usage.c.completion_tokens,
-               llm_usage.c.cached_tokens, llm_usage.c.cost_usd, llm_usage.c.cache_hit, llm_usage.c.error)
-        .where(llm_usage.c.at >= since)
+        select(
+            llm_usage.c.at,
+            llm_usage.c.stage,
+            llm_usage.c.prompt_tokens,
+            llm_usage.c.completion_tokens,
+            llm_usage.c.cached_tokens,
+            llm_usage.c.cost_usd,
+            llm_usage.c.cache_hit,
+            llm_usage.c.error,
+        ).where(llm_usage.c.at >= since)
     )
     for r in rows:
         day = r.at.astimezone(tz).date().isoformat()
@@ -352,9 +461,12 @@ def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None =
         "since": since,
         "total": _finish(total),
         "per_day": [{"day": d, **_finish(b)} for d, b in sorted(per_day.items(), reverse=True)],
-        "per_stage": [{"stage": s, **_finish(b)} for s, b in sorted(per_stage.items(), key=lambda kv: -kv[1]["cost_usd"])],
+        "per_stage": [
+            {"stage": s, **_finish(b)} for s, b in sorted(per_stage.items(), key=lambda kv: -kv[1]["cost_usd"])
+        ],
         "per_day_stage": [
-            {"day": d, "stage": s, **_finish(b)} for (d, s), b in sorted(per_day_stage.items(), key=lambda kv: (kv[0][0], kv[0][1]), reverse=True)
+            {"day": d, "stage": s, **_finish(b)}
+            for (d, s), b in sorted(per_day_stage.items(), key=lambda kv: (kv[0][0], kv[0][1]), reverse=True)
         ],
     }
 
@@ -370,8 +482,9 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
         rows = conn.execute(select(events).where(events.c.id.in_(event_ids))).all()
         headlines: dict[int, dict[str, dict]] = {}  # a result list shows headlines only: skip the bodies
         for a in conn.execute(
-            select(analyses.c.event_id, analyses.c.language, analyses.c.headline)
-            .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # a flagged one is never shown
+            select(analyses.c.event_id, analyses.c.language, analyses.c.headline).where(
+                analyses.c.event_id.in_(event_ids), analyses.c.status == "clean"
+            )  # a flagged one is never shown
         ):
             headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
         for r in rows:
@@ -382,18 +495,37 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
     found_items = {}
     if item_ids:
         rows = conn.execute(
-            select(items.c.id, items.c.title, items.c.summary, items.c.url, items.c.published_at, items.c.language,
-                   items.c.material_level, items.c.source_id, sources.c.name.label("outlet"),
-                   event_members.c.event_id)
-            .select_from(items.join(sources, sources.c.id == items.c.source_id)
-                         .outerjoin(event_members, event_members.c.item_id == items.c.id))
+            select(
+                items.c.id,
+                items.c.title,
+                items.c.summary,
+                items.c.url,
+                items.c.published_at,
+                items.c.language,
+                items.c.material_level,
+                items.c.source_id,
+                sources.c.name.label("outlet"),
+                event_members.c.event_id,
+            )
+            .select_from(
+                items.join(sources, sources.c.id == items.c.source_id).outerjoin(
+                    event_members, event_members.c.item_id == items.c.id
+                )
+            )
             .where(items.c.id.in_(item_ids))
         ).all()
         for r in rows:
             found_items[r.id] = {
-                "id": r.id, "title": r.title, "summary": r.summary, "url": r.url, "published_at": r.published_at,
-                "language": r.language, "material_level": r.material_level, "source_id": r.source_id,
-                "outlet": r.outlet, "event_id": r.event_id,
+                "id": r.id,
+                "title": r.title,
+                "summary": r.summary,
+                "url": r.url,
+                "published_at": r.published_at,
+                "language": r.language,
+                "material_level": r.material_level,
+                "source_id": r.source_id,
+                "outlet": r.outlet,
+                "event_id": r.event_id,
             }
     return {
         "events": [found_events[i] for i in event_ids if i in found_events],

@@ -86,7 +86,9 @@ class EventCard(BaseModel):
     analysis: CardAnalysis | None = Field(description="in the requested language, else in another")
     check: str = Field(description="clean | missing")
     summary: str = Field(description="with no analysis: the lead item's summary, plain text")
-    notes: list[str] = Field(description="an extractive card's coverage and disclosure sentences (not in analysis.body)")
+    notes: list[str] = Field(
+        description="an extractive card's coverage and disclosure sentences (not in analysis.body)"
+    )
     badges: list[Badge] = Field(description="the notes as one line: extract, material level, outlets, check")
     feedback: dict[str, int] = Field(description="counts by kind: up | down | star")
     follows: FollowUpOf | None = Field(description="the earlier event this one follows up, if any")
@@ -110,7 +112,9 @@ class EventSummary(BaseModel):
 class Member(CardMember):
     origin_item_id: int | None
     origin_outlet: str | None
-    reason: str | None = Field(description="why it joined the event: the operator's (sent with the operator's token), else null")
+    reason: str | None = Field(
+        description="why it joined the event: the operator's (sent with the operator's token), else null"
+    )
     summary: str | None
     source_id: str
 
@@ -149,7 +153,9 @@ class EventDetail(EventCard):
     score: float
     item_count: int
     languages: list[str]
-    score_parts: list[tuple[str, float | int | str | None]] = Field(description="why it ranks: (part, value), largest first")
+    score_parts: list[tuple[str, float | int | str | None]] = Field(
+        description="why it ranks: (part, value), largest first"
+    )
     anchors: list
     checks: list[Check]
     feedback_list: list[FeedbackOut]
@@ -211,7 +217,9 @@ class SourceRow(BaseModel):
     consecutive_failures: int
     latest_item: datetime | None
     stale: bool
-    polled: bool = Field(description="false for an imported outlet: its items come from JSON Lines files, nothing fetches it")
+    polled: bool = Field(
+        description="false for an imported outlet: its items come from JSON Lines files, nothing fetches it"
+    )
 
 
 class SourceIn(BaseModel):
@@ -295,8 +303,11 @@ class SubscriptionIn(BaseModel):
     """A push subscription, checked as the web form and `newsdesk push add` check it."""
 
     name: str = Field(description="1-80 lowercase letters, digits, '-' or '_'", examples=["team-telegram"])
-    target: str = Field(max_length=2000, description="an Apprise URL; it holds the channel's credentials and is only "
-                        "ever shown masked", examples=["tgram://BOT_TOKEN/CHAT_ID"])
+    target: str = Field(
+        max_length=2000,
+        description="an Apprise URL; it holds the channel's credentials and is only ever shown masked",
+        examples=["tgram://BOT_TOKEN/CHAT_ID"],
+    )
     schedule: Literal["instant", "daily", "weekly"] = Field("instant", description="instant: featured events at once")
     send_at: str = Field("08:00", max_length=8, description="local time (HH:MM) of the daily or weekly message")
     tab: str = Field("all", max_length=40, description="all | featured | a category")
@@ -340,7 +351,9 @@ class Subscription(BaseModel):
 class StageRun(BaseModel):
     id: int
     stage: str
-    unit: str | None = Field(description="the piece of the stage a worker ran (a source, an event); null = the whole stage")
+    unit: str | None = Field(
+        description="the piece of the stage a worker ran (a source, an event); null = the whole stage"
+    )
     run_id: str | None
     owner: str | None = Field(description="host:pid:tag of the process that ran it")
     status: str = Field(description="queued | running | ok | problems | failed | interrupted")
@@ -396,7 +409,9 @@ class Unit(BaseModel):
 
 
 class WorkerUnits(BaseModel):
-    stages: list[UnitCounts] = Field(description="per stage, in pipeline order: the workers' units queued, running, failed, done")
+    stages: list[UnitCounts] = Field(
+        description="per stage, in pipeline order: the workers' units queued, running, failed, done"
+    )
     running: list[Unit]
     failed: list[Unit] = Field(description="newest first, each with its error")
 

@@ -20,7 +20,9 @@ class StoreError(NewsdeskError):
 
 def damaged(exc: BaseException) -> bool:
     """SQLite's words for a file that is not (or no longer) a database."""
-    return isinstance(exc, DatabaseError) and any(words in str(exc.orig or exc) for words in ("file is not a database", "disk image is malformed"))
+    return isinstance(exc, DatabaseError) and any(
+        words in str(exc.orig or exc) for words in ("file is not a database", "disk image is malformed")
+    )
 
 
 def unusable_store(exc: BaseException, url: str) -> StoreError:
@@ -28,9 +30,11 @@ def unusable_store(exc: BaseException, url: str) -> StoreError:
     SQLite file is left exactly as it was, for the operator to recover or replace."""
     said = " ".join(str(getattr(exc, "orig", None) or exc).split())
     if damaged(exc):
-        return StoreError(f"database {url!r} is damaged or not a SQLite file ({said}); newsdesk changed nothing in it: "
-                          "restore it from a backup, or move it aside (a new store starts empty; "
-                          "`sqlite3 FILE .recover` may save its rows)")
+        return StoreError(
+            f"database {url!r} is damaged or not a SQLite file ({said}); newsdesk changed nothing in it: "
+            "restore it from a backup, or move it aside (a new store starts empty; "
+            "`sqlite3 FILE .recover` may save its rows)"
+        )
     return StoreError(f"cannot open database {url!r}: {said}; check database_url and that the database is up")
 
 
@@ -49,11 +53,11 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
 def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
     """Open (and by default migrate) the store at `url`."""
     if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
+        url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        folder = Path(url[len("sqlite:///"):]).parent
+        folder = Path(url[len("sqlite:///") :]).parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -64,7 +68,9 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
     try:
         engine = create_engine(url, future=True, pool_pre_ping=True)
     except (ArgumentError, ImportError) as exc:
-        raise StoreError(f"database URL {url!r} is not usable ({exc}); use sqlite:///path or postgresql://host/db") from None
+        raise StoreError(
+            f"database URL {url!r} is not usable ({exc}); use sqlite:///path or postgresql://host/db"
+        ) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     if migrate_schema:
@@ -73,6 +79,8 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
         except DatabaseError as exc:  # the file is damaged or not SQLite, the server refuses or is gone
             raise unusable_store(exc, str(engine.url)) from None
         except CommandError as exc:  # a revision this version does not know: the store is newer
-            raise StoreError(f"database {engine.url!r} cannot be migrated ({exc}); "
-                             "was it upgraded by a newer newsdesk? Install that version") from None
+            raise StoreError(
+                f"database {engine.url!r} cannot be migrated ({exc}); "
+                "was it upgraded by a newer newsdesk? Install that version"
+            ) from None
     return engine

@@ -63,9 +63,13 @@ def store_edition(
 
 
 def stored_edition(conn: Connection, kind: str, key: str, language: str) -> dict | None:
-    row = conn.execute(
-        select(editions).where(editions.c.kind == kind, editions.c.key == key, editions.c.language == language)
-    ).mappings().first()
+    row = (
+        conn.execute(
+            select(editions).where(editions.c.kind == kind, editions.c.key == key, editions.c.language == language)
+        )
+        .mappings()
+        .first()
+    )
     return dict(row) if row else None
 
 

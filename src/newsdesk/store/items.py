@@ -35,8 +35,9 @@ def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -
     rows = []
     for start in range(0, len(guids), BATCH):
         rows += conn.execute(
-            select(items.c.guid, *columns)
-            .where(and_(items.c.source_id == source_id, items.c.guid.in_(guids[start : start + BATCH])))
+            select(items.c.guid, *columns).where(
+                and_(items.c.source_id == source_id, items.c.guid.in_(guids[start : start + BATCH]))
+            )
         ).all()
     return rows
 
@@ -55,7 +56,9 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         r.id: r
         for start in range(0, len(ids), BATCH)
         for r in conn.execute(
-            select(sources.c.id, sources.c.enabled, sources.c.catalog_enabled).where(sources.c.id.in_(ids[start : start + BATCH]))
+            select(sources.c.id, sources.c.enabled, sources.c.catalog_enabled).where(
+                sources.c.id.in_(ids[start : start + BATCH])
+            )
         )
     }
     for src in catalog:
@@ -120,24 +123,44 @@ def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tu
     stored = {
         (source_id, r.guid): r
         for source_id in {i.source_id for i in batch}
-        for r in stored_items(conn, source_id, [i.guid for i in batch if i.source_id == source_id],
-                              items.c.id, items.c.content_hash)
+        for r in stored_items(
+            conn, source_id, [i.guid for i in batch if i.source_id == source_id], items.c.id, items.c.content_hash
+        )
     }
     ids = {key: row.id for key, row in stored.items()}
     fresh = [i for i in batch if (i.source_id, i.guid) not in stored]
-    changed = [i for i in batch if (i.source_id, i.guid) in stored and stored[i.source_id, i.guid].content_hash != i.content_hash]
+    changed = [
+        i
+        for i in batch
+        if (i.source_id, i.guid) in stored and stored[i.source_id, i.guid].content_hash != i.content_hash
+    ]
     new: set[tuple[str, str]] = set()
     if fresh:
-        rows = [{"source_id": i.source_id, "guid": i.guid, **_dated(i, now),
-                 "first_seen_at": now, "updated_at": now, **_fields(i)} for i in fresh]
+        rows = [
+            {
+                "source_id": i.source_id,
+                "guid": i.guid,
+                **_dated(i, now),
+                "first_seen_at": now,
+                "updated_at": now,
+                **_fields(i),
+            }
+            for i in fresh
+        ]
         # Entries another worker stored first come back as no row: they count as unchanged.
-        for r in conn.execute(_dialect_insert(conn, items).on_conflict_do_nothing(index_elements=["source_id", "guid"])
-                              .returning(items.c.id, items.c.source_id, items.c.guid), rows):
+        for r in conn.execute(
+            _dialect_insert(conn, items)
+            .on_conflict_do_nothing(index_elements=["source_id", "guid"])
+            .returning(items.c.id, items.c.source_id, items.c.guid),
+            rows,
+        ):
             ids[(r.source_id, r.guid)] = r.id
             new.add((r.source_id, r.guid))
     if changed:
-        conn.execute(update(items).where(items.c.id == bindparam("k_id")),
-                     [{"k_id": ids[(i.source_id, i.guid)], "updated_at": now, **_fields(i)} for i in changed])
+        conn.execute(
+            update(items).where(items.c.id == bindparam("k_id")),
+            [{"k_id": ids[(i.source_id, i.guid)], "updated_at": now, **_fields(i)} for i in changed],
+        )
     for item in batch:
         item_id = ids.get((item.source_id, item.guid))
         if item.transcript is not None and item_id is not None:
@@ -151,7 +174,11 @@ def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tu
             conn.execute(stmt.on_conflict_do_update(index_elements=["item_id"], set_=values))
     changed_keys = {(i.source_id, i.guid) for i in changed}
     return {
-        (i.source_id, i.guid): "new" if (i.source_id, i.guid) in new else "updated" if (i.source_id, i.guid) in changed_keys else "unchanged"
+        (i.source_id, i.guid): "new"
+        if (i.source_id, i.guid) in new
+        else "updated"
+        if (i.source_id, i.guid) in changed_keys
+        else "unchanged"
         for i in batch
     }
 

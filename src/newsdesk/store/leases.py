@@ -43,8 +43,9 @@ def owner_is_dead(owner: str | None) -> bool:
     return False
 
 
-def take_lease(conn: Connection, table: Table, row: ColumnElement[bool], owner: str, now: datetime,
-               lease: timedelta) -> bool:
+def take_lease(
+    conn: Connection, table: Table, row: ColumnElement[bool], owner: str, now: datetime, lease: timedelta
+) -> bool:
     """Take the lease of the `table` row that `row` selects (its lease_owner and lease_until columns)
     when it is free, run out, already `owner`'s, or held by a dead process on this host."""
     values = dict(lease_owner=owner, lease_until=now + lease)

@@ -89,10 +89,11 @@ def _adopt_legacy(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE events ADD COLUMN importance FLOAT NOT NULL DEFAULT 0"))
         for row in conn.execute(text("SELECT id, score_parts FROM events")).all():
             parts = row.score_parts if isinstance(row.score_parts, dict) else json.loads(row.score_parts or "{}")
-            conn.execute(text("UPDATE events SET importance = :v WHERE id = :i"),
-                         {"v": float(parts.get("importance", 0.0)), "i": row.id})
+            conn.execute(
+                text("UPDATE events SET importance = :v WHERE id = :i"),
+                {"v": float(parts.get("importance", 0.0)), "i": row.id},
+            )
         if conn.dialect.name == "postgresql":  # as revision 0001 made it (SQLite cannot drop a default)
             conn.execute(text("ALTER TABLE events ALTER COLUMN importance DROP DEFAULT"))
     command.stamp(config(conn), "0001")
     conn.execute(text(f"DROP TABLE {LEGACY_TABLE}"))
-

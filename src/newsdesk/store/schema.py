@@ -72,7 +72,7 @@ class ErrorLine(_Clean):
         if len(line) <= ERROR_CHARS:
             return line
         cut = f" … ({len(line) - ERROR_CHARS:,} more characters cut)"
-        return line[:ERROR_CHARS - len(cut)] + cut
+        return line[: ERROR_CHARS - len(cut)] + cut
 
 
 ERROR_CHARS = 1000
@@ -136,7 +136,9 @@ sources = Table(
     # Its own polling rhythm (ingest/poll.py): when the scheduler fetches it next and why.
     Column("next_poll_at", UTCDateTime()),  # NULL = due now (never fetched by the scheduler's rules)
     Column("poll_every", Integer),  # seconds until the next poll, backoff included
-    Column("poll_basis", CleanText),  # one line: what set poll_every (feed ttl, sy:updatePeriod, rhythm, backoff, bounds)
+    Column(
+        "poll_basis", CleanText
+    ),  # one line: what set poll_every (feed ttl, sy:updatePeriod, rhythm, backoff, bounds)
     Column("feed_every", Integer),  # seconds the feed itself states (ttl / sy:*), kept across 304 Not Modified
     Column("poll_failures", Integer),  # failed fetches in a row (NULL = 0); each one doubles the wait
 )
@@ -179,7 +181,9 @@ items = Table(
     # the source gave without a time of day (00:00 UTC, shown without one); "first_seen" no usable
     # date (none, impossible, or later than the item was first seen), so published_at = first_seen_at.
     Column("dated_by", CleanString(12), nullable=False, default="source", server_default="source"),
-    Column("material_level", CleanString(12), nullable=False, default="summary"),  # full | summary | title | paywalled | failed
+    Column(
+        "material_level", CleanString(12), nullable=False, default="summary"
+    ),  # full | summary | title | paywalled | failed
     Column("content_hash", CleanString(64), nullable=False),
     Column("authors", CleanJSON, nullable=False, default=list),
     Column("categories", CleanJSON, nullable=False, default=list),
@@ -422,7 +426,9 @@ subscriptions = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(80), nullable=False, unique=True),
     Column("target", Text, nullable=False),  # an Apprise URL; holds the channel's credentials
-    Column("channel", String(20), nullable=False),  # email | telegram | slack | discord | feishu | dingtalk | wecom | other
+    Column(
+        "channel", String(20), nullable=False
+    ),  # email | telegram | slack | discord | feishu | dingtalk | wecom | other
     Column("schedule", String(10), nullable=False),  # instant (featured events) | daily | weekly
     Column("send_at", String(5), nullable=False, default="08:00"),  # local time for daily and weekly
     Column("tab", String(40), nullable=False, default="all"),  # all | featured | a category

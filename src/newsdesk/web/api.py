@@ -74,13 +74,17 @@ def run_status(conn) -> dict:
 
     order = {name: n for n, name in enumerate(STAGE_NAMES)}
     fields = list(Unit.model_fields)
-    units = {"stages": sorted(board(conn), key=lambda b: order.get(b["stage"], len(order))),
-             "running": [{k: u[k] for k in fields} for u in listed(conn, "running")],
-             "failed": [{k: u[k] for k in fields} for u in listed(conn, "failed")]}
+    units = {
+        "stages": sorted(board(conn), key=lambda b: order.get(b["stage"], len(order))),
+        "running": [{k: u[k] for k in fields} for u in listed(conn, "running")],
+        "failed": [{k: u[k] for k in fields} for u in listed(conn, "failed")],
+    }
     return {"stages": stage_status(conn, STAGE_NAMES), "sources": polling(conn), "units": units}
 
 
-def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle) -> APIRouter:
+def build_api(
+    engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle
+) -> APIRouter:
     api = APIRouter()
 
     def writer(request: Request) -> None:
@@ -109,7 +113,9 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
             data["previous_day"], data["next_day"] = neighbour_days(conn, chosen, tz)
         return data
 
-    @api.get("/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts")
+    @api.get(
+        "/events/{event_id}", response_model=EventDetail, summary="One event: coverage, analyses, checks, score parts"
+    )
     def event(request: Request, event_id: int, lang: str = "zh"):
         check_id(event_id)
         with engine.connect() as conn:
@@ -119,8 +125,12 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
             raise HTTPException(404, f"event {event_id} does not exist")
         return detail
 
-    @api.get("/stories/{story_id}", response_model=Story, summary="One story: its events in time order",
-             responses={404: {"description": "no such story"}})
+    @api.get(
+        "/stories/{story_id}",
+        response_model=Story,
+        summary="One story: its events in time order",
+        responses={404: {"description": "no such story"}},
+    )
     def story(story_id: int, lang: str = "zh"):
         if not 1 <= story_id <= MAX_ID:
             raise HTTPException(404, f"story {story_id} does not exist")
@@ -130,7 +140,9 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
             raise HTTPException(404, f"story {story_id} does not exist")
         return found
 
-    @api.post("/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event")
+    @api.post(
+        "/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event"
+    )
     def feedback(event_id: int, body: FeedbackIn, request: Request):
         writer(request)
         check_id(event_id)
@@ -141,7 +153,9 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
             raise HTTPException(404, str(exc)) from None
         return {"id": new_id}
 
-    @api.get("/editions/{kind}", response_model=list[EditionRef], summary="Archive of daily, weekly or episode editions")
+    @api.get(
+        "/editions/{kind}", response_model=list[EditionRef], summary="Archive of daily, weekly or episode editions"
+    )
     def edition_archive(kind: Literal["daily", "weekly", "episode"]):
         with engine.connect() as conn:
             return queries.edition_keys(conn, kind)
@@ -179,14 +193,20 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
             raise HTTPException(404, str(exc)) from None
         return body
 
-    @api.get("/status", response_model=Status, summary="Each stage's last run, problem, queue and next due; each source's polling")
+    @api.get(
+        "/status",
+        response_model=Status,
+        summary="Each stage's last run, problem, queue and next due; each source's polling",
+    )
     def status():
         with engine.connect() as conn:
             return run_status(conn)
 
     # Push subscriptions are the operator's: their targets hold channel credentials, so even the
     # list (masked) needs the token.
-    @api.get("/subscriptions", response_model=list[Subscription], summary="Push subscriptions with their health (token)")
+    @api.get(
+        "/subscriptions", response_model=list[Subscription], summary="Push subscriptions with their health (token)"
+    )
     def subscriptions(request: Request):
         writer(request)
         with engine.connect() as conn:
@@ -201,7 +221,9 @@ def build_api(engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneIn
         except push.SubscriptionError as exc:
             raise HTTPException(400, str(exc)) from None
 
-    @api.delete("/subscriptions/{name_or_id}", status_code=204, summary="Remove a push subscription and its deliveries (token)")
+    @api.delete(
+        "/subscriptions/{name_or_id}", status_code=204, summary="Remove a push subscription and its deliveries (token)"
+    )
     def remove_subscription(name_or_id: str, request: Request):
         writer(request)
         try:

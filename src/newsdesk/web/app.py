@@ -69,7 +69,6 @@ def _local_path(target: str | None) -> str:
     return target
 
 
-
 def security_headers(settings: Settings, *, docs: bool = False) -> Secure:
     """CSP, nosniff, frame and referrer policies for every response. The pages run no script at all;
     the API docs page (Swagger UI) loads its script and styles from jsDelivr and starts with an inline script."""
@@ -83,7 +82,11 @@ def security_headers(settings: Settings, *, docs: bool = False) -> Secure:
         .frame_ancestors("'none'")
     )
     if docs:
-        csp = csp.script_src("'self'", "'unsafe-inline'", CDN).style_src("'self'", CDN).img_src("'self'", "data:", "https:")
+        csp = (
+            csp.script_src("'self'", "'unsafe-inline'", CDN)
+            .style_src("'self'", CDN)
+            .img_src("'self'", "data:", "https:")
+        )
     else:
         csp = csp.script_src("'none'").style_src("'self'")
     return Secure(
@@ -135,7 +138,13 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         docs_url="/api/docs",
         redoc_url=None,
     )
-    app.state.engine, app.state.settings, app.state.index, app.state.tz, app.state.reads = engine, settings, index, tz, reads
+    app.state.engine, app.state.settings, app.state.index, app.state.tz, app.state.reads = (
+        engine,
+        settings,
+        index,
+        tz,
+        reads,
+    )
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
     # carries a login's secret; the login itself is in the store (read/auth.py), which logout ends.
     app.add_middleware(
@@ -150,8 +159,12 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
     app.add_route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     app.add_middleware(ClearOnWrite, cache=reads)
-    app.add_middleware(SecurityHeaders, pages=security_headers(settings), docs=security_headers(settings, docs=True),
-                       docs_path=app.docs_url)
+    app.add_middleware(
+        SecurityHeaders,
+        pages=security_headers(settings),
+        docs=security_headers(settings, docs=True),
+        docs_path=app.docs_url,
+    )
 
     # The event card's template is shared with the published site; it lives with the card builder.
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
@@ -169,7 +182,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         pct=lambda v: f"{v * 100:.1f}%",
         duration=short,
     )
-    env.globals["event_url"] = lambda event_id: f"/events/{event_id}"  # the shared card and story templates link with it
+    env.globals["event_url"] = lambda event_id: (
+        f"/events/{event_id}"
+    )  # the shared card and story templates link with it
 
     def ui_lang(request: Request) -> str:
         lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
@@ -212,7 +227,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             back = urlsplit(request.headers.get("referer", "")) if request.method == "POST" else request.url
             target = back.path + (f"?{back.query}" if back.query else "") if back.path else "/"
             return RedirectResponse(f"/login?next={quote(_local_path(target))}", 303)
-        message = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else Labels(ui_lang(request)).not_found
+        message = (
+            exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else Labels(ui_lang(request)).not_found
+        )
         return page(request, "message.html", status=exc.status_code, message=message)
 
     # --- reading --------------------------------------------------------------------------
@@ -269,12 +286,15 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 chosen = key or (archive[0]["key"] if archive else None)
                 return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
 
-        archive, chosen, shown = reads.get(("edition", kind, key, language), read)  # readers' meta only, no writer's notes
+        archive, chosen, shown = reads.get(
+            ("edition", kind, key, language), read
+        )  # readers' meta only, no writer's notes
         if chosen and shown is None:
             raise HTTPException(404, f"no {kind} edition {chosen!r}")
         return page(request, "edition.html", kind=kind, segment=segment, archive=archive, edition=shown)
 
     for segment in EDITION_PATHS:
+
         def latest(request: Request, lang: str | None = None, _segment=segment):
             return edition_page(request, _segment, None, lang)
 
@@ -282,7 +302,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             return edition_page(request, _segment, key, lang)
 
         app.add_api_route(f"/{segment}", latest, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
-        app.add_api_route(f"/{segment}/{{key}}", one, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+        app.add_api_route(
+            f"/{segment}/{{key}}", one, methods=["GET"], response_class=HTMLResponse, include_in_schema=False
+        )
 
     @app.get("/sources", response_class=HTMLResponse, include_in_schema=False)
     def sources_page(request: Request):
@@ -317,14 +339,18 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         return page(request, "login.html", next=_local_path(next))
 
     @app.post("/login", response_class=HTMLResponse, include_in_schema=False)
-    def login_submit(request: Request, token: str = Form(""), name: str = Form(""), csrf: str = Form(""), next: str = Form("/")):
+    def login_submit(
+        request: Request, token: str = Form(""), name: str = Form(""), csrf: str = Form(""), next: str = Form("/")
+    ):
         if not settings.web_token:
             raise HTTPException(403, auth.WRITES_OFF[ui_lang(request)])
         auth.check_csrf(request, csrf)
         throttle.check(request)
         if not auth.token_matches(settings.web_token, token):
             throttle.wrong(request)
-            return page(request, "login.html", status=401, next=_local_path(next), error=Labels(ui_lang(request)).bad_token)
+            return page(
+                request, "login.html", status=401, next=_local_path(next), error=Labels(ui_lang(request)).bad_token
+            )
         auth.login(request, (name.strip() or "operator")[:80])
         return RedirectResponse(_local_path(next), 303)
 
@@ -337,7 +363,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     # --- writing --------------------------------------------------------------------------
 
     @app.post("/events/{event_id}/feedback", include_in_schema=False)
-    def feedback_submit(request: Request, event_id: int, kind: str = Form(""), note: str = Form(""), csrf: str = Form("")):
+    def feedback_submit(
+        request: Request, event_id: int, kind: str = Form(""), note: str = Form(""), csrf: str = Form("")
+    ):
         user = require_writer(request, csrf)
         check_id(event_id)
         try:
@@ -451,7 +479,9 @@ def default_workers(database_url: str) -> int:
     """Server processes `newsdesk serve` starts: one per CPU, 2 to 4, when every process can read the
     store at once (PostgreSQL, or an SQLite file: WAL lets readers in beside the one writer); one for an
     in-memory SQLite store, which each process would open empty."""
-    if database_url.startswith("sqlite") and (":memory:" in database_url or database_url in ("sqlite://", "sqlite:///")):
+    if database_url.startswith("sqlite") and (
+        ":memory:" in database_url or database_url in ("sqlite://", "sqlite:///")
+    ):
         return 1
     return max(2, min(4, os.cpu_count() or 1))
 

@@ -34,8 +34,13 @@ CHECK_EVERY = 1.0  # seconds a process answers from its cache before it looks at
 MAX_ENTRIES = 4096  # a crawler walking every event cannot grow a process without bound
 
 _STAMPS = (
-    (editions, editions.c.updated_at), (events, events.c.updated_at), (event_members, event_members.c.joined_at),
-    (items, items.c.updated_at), (analyses, analyses.c.created_at), (checks, checks.c.id), (feedback, feedback.c.id),
+    (editions, editions.c.updated_at),
+    (events, events.c.updated_at),
+    (event_members, event_members.c.joined_at),
+    (items, items.c.updated_at),
+    (analyses, analyses.c.created_at),
+    (checks, checks.c.id),
+    (feedback, feedback.c.id),
     (sources, sources.c.id),
 )
 

@@ -67,7 +67,9 @@ def configure(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,  # a worker holds only what it runs: the rest stays free for others
         task_ignore_result=True,  # outcomes live in the store (`tasks`), not in a result backend
-        task_queues=[Queue(name, Exchange(name), routing_key=name) for name in (queue_name(settings, q) for q in QUEUES)],
+        task_queues=[
+            Queue(name, Exchange(name), routing_key=name) for name in (queue_name(settings, q) for q in QUEUES)
+        ],
         task_default_queue=queue_name(settings, "cluster"),
         worker_enable_remote_control=False,  # no broadcast queues: newsrooms that share a broker stay apart
         worker_send_task_events=False,
@@ -147,8 +149,9 @@ def send(engine, settings: Settings, units: list[Unit], run_id: str | None) -> i
 
 
 def _publish(settings: Settings, unit: Unit, run_id: str | None, countdown: float | None) -> None:
-    app.send_task(TASK, args=[unit.kind, unit.args, run_id], queue=queue_name(settings, unit.queue),
-                  countdown=countdown or None)
+    app.send_task(
+        TASK, args=[unit.kind, unit.args, run_id], queue=queue_name(settings, unit.queue), countdown=countdown or None
+    )
 
 
 def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> str:
@@ -165,10 +168,15 @@ def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> 
         with engine.begin() as conn:
             sync_sources(conn, catalog)
             sources = [s.id for s in stored_sources(conn) if s.enabled and s.polled]
-    send(engine, settings, [Unit("fetch", {"source": sid}) for sid in sources]
-         # the weekly and episodes from what the store holds now (rebuilt only when it changed), and a
-         # placement for items stored by `newsdesk ingest` or the web app
-         + [Unit("stage", {"name": "weekly"}), Unit("stage", {"name": "episode"}), Unit("cluster")], run_id)
+    send(
+        engine,
+        settings,
+        [Unit("fetch", {"source": sid}) for sid in sources]
+        # the weekly and episodes from what the store holds now (rebuilt only when it changed), and a
+        # placement for items stored by `newsdesk ingest` or the web app
+        + [Unit("stage", {"name": "weekly"}), Unit("stage", {"name": "episode"}), Unit("cluster")],
+        run_id,
+    )
     return run_id
 
 
@@ -185,8 +193,13 @@ def execute(unit: Unit, run_id: str | None) -> str:
         _publish(settings, unit, run_id, holder_done_in)
         return "busy"
     if claimed.attempts > w.max_attempts:  # it died with its worker every time (a poison that kills)
-        claims.finish(engine, claimed, "failed", f"gave up after {claimed.attempts - 1} tries that ended "
-                      "without an outcome (the worker died or was stopped each time)")
+        claims.finish(
+            engine,
+            claimed,
+            "failed",
+            f"gave up after {claimed.attempts - 1} tries that ended "
+            "without an outcome (the worker died or was stopped each time)",
+        )
         return "failed"
     ctx = Context(engine, settings, _llm(run_id), run_id, _embedder)
     try:
@@ -203,8 +216,9 @@ def execute(unit: Unit, run_id: str | None) -> str:
             claims.finish(engine, claimed, "failed", error)
             return "failed"
         delay = w.retry_delay * 2 ** (claimed.attempts - 1)
-        log.warning("%s failed (try %d of %d), again in %.0f s: %s", unit.key, claimed.attempts,
-                    w.max_attempts, delay, error)
+        log.warning(
+            "%s failed (try %d of %d), again in %.0f s: %s", unit.key, claimed.attempts, w.max_attempts, delay, error
+        )
         claims.finish(engine, claimed, "retrying", error, requeue=True)
         _publish(settings, unit, run_id, delay)
         return "retrying"
@@ -231,8 +245,10 @@ def check_broker(settings: Settings) -> None:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=5)
     except Exception as exc:  # kombu raises many kinds; all mean the same to the operator
-        raise WorkerError(f"broker {settings.workers.broker_url} is not reachable ({type(exc).__name__}: {exc}); "
-                          "start Redis / RabbitMQ or set workers.broker_url (NEWSDESK_WORKERS_BROKER_URL)") from None
+        raise WorkerError(
+            f"broker {settings.workers.broker_url} is not reachable ({type(exc).__name__}: {exc}); "
+            "start Redis / RabbitMQ or set workers.broker_url (NEWSDESK_WORKERS_BROKER_URL)"
+        ) from None
 
 
 def _warm_up() -> None:
@@ -257,12 +273,19 @@ def run_worker(settings: Settings, *, queues: list[str], concurrency: int, pool:
     check_broker(settings)
     _warm_up()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per feed and model call is noise here
-    app.worker_main([
-        "worker", f"--queues={','.join(queue_name(settings, q) for q in queues)}",
-        f"--concurrency={concurrency}", f"--pool={pool}", f"--loglevel={loglevel}",
-        f"--hostname=newsdesk-{os.getpid()}@{socket.gethostname()}",
-        "--without-gossip", "--without-mingle", "--without-heartbeat",
-    ])
+    app.worker_main(
+        [
+            "worker",
+            f"--queues={','.join(queue_name(settings, q) for q in queues)}",
+            f"--concurrency={concurrency}",
+            f"--pool={pool}",
+            f"--loglevel={loglevel}",
+            f"--hostname=newsdesk-{os.getpid()}@{socket.gethostname()}",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+    )
 
 
 def run_beat(settings: Settings, *, seconds: float, loglevel: str = "INFO") -> None:
@@ -270,8 +293,9 @@ def run_beat(settings: Settings, *, seconds: float, loglevel: str = "INFO") -> N
 
     configure(settings)
     check_broker(settings)
-    app.conf.beat_schedule = {"pass": {"task": "newsdesk.pass", "schedule": seconds,
-                                       "options": {"queue": queue_name(settings, "cluster")}}}
+    app.conf.beat_schedule = {
+        "pass": {"task": "newsdesk.pass", "schedule": seconds, "options": {"queue": queue_name(settings, "cluster")}}
+    }
     start_pass(_engine(), settings)  # one now; the schedule's first comes after `every`
     schedule = Path(settings.data_dir) / "beat-schedule"
     schedule.parent.mkdir(parents=True, exist_ok=True)

@@ -42,35 +42,56 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def mark_queued(engine: Engine, wanted: list[tuple[str, str, dict]], run_id: str | None, *,
-                force: bool = False) -> set[str]:
+def mark_queued(
+    engine: Engine, wanted: list[tuple[str, str, dict]], run_id: str | None, *, force: bool = False
+) -> set[str]:
     """Note that these units (key, stage, args) are wanted; returns the keys whose message must be
     sent: no message for them is waiting already, and they did not already fail for good in this
     run (the next run asks again). `force`: the caller sends one whatever the rows say."""
     now = _now()
     waiting = and_(tasks.c.queued.is_(True), tasks.c.queued_at > now - STALE_QUEUED)
-    gave_up = and_(tasks.c.state == "failed",
-                   tasks.c.run_id.is_(None) if run_id is None else tasks.c.run_id == run_id)
+    gave_up = and_(tasks.c.state == "failed", tasks.c.run_id.is_(None) if run_id is None else tasks.c.run_id == run_id)
     free = true() if force else and_(~waiting, ~func.coalesce(gave_up, False))
-    values = {"queued": True, "queued_at": now, "run_id": run_id,
-              "attempts": case((tasks.c.state == "failed", 0), else_=tasks.c.attempts)}  # a new run, new tries
+    values = {
+        "queued": True,
+        "queued_at": now,
+        "run_id": run_id,
+        "attempts": case((tasks.c.state == "failed", 0), else_=tasks.c.attempts),
+    }  # a new run, new tries
     send: set[str] = set()
     by_key = {key: (stage, args) for key, stage, args in wanted}
     keys = list(by_key)
     with engine.begin() as conn:
         insert_new = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(tasks)
         for i in range(0, len(keys), CHUNK):  # one statement per chunk: a pass asks for hundreds of units
-            chunk = keys[i:i + CHUNK]
-            updated = set(conn.execute(update(tasks).where(tasks.c.key.in_(chunk), free).values(**values)
-                                       .returning(tasks.c.key)).scalars())
+            chunk = keys[i : i + CHUNK]
+            updated = set(
+                conn.execute(
+                    update(tasks).where(tasks.c.key.in_(chunk), free).values(**values).returning(tasks.c.key)
+                ).scalars()
+            )
             send |= updated
             rest = [k for k in chunk if k not in updated]
             known = set(conn.execute(select(tasks.c.key).where(tasks.c.key.in_(rest))).scalars()) if rest else set()
-            fresh = [{"key": k, "stage": by_key[k][0], "args": by_key[k][1], "run_id": run_id, "queued": True,
-                      "queued_at": now, "attempts": 0} for k in rest if k not in known]
+            fresh = [
+                {
+                    "key": k,
+                    "stage": by_key[k][0],
+                    "args": by_key[k][1],
+                    "run_id": run_id,
+                    "queued": True,
+                    "queued_at": now,
+                    "attempts": 0,
+                }
+                for k in rest
+                if k not in known
+            ]
             if fresh:  # a row another sender inserted a moment ago is theirs to send
-                send |= set(conn.execute(insert_new.values(fresh).on_conflict_do_nothing(index_elements=["key"])
-                                         .returning(tasks.c.key)).scalars())
+                send |= set(
+                    conn.execute(
+                        insert_new.values(fresh).on_conflict_do_nothing(index_elements=["key"]).returning(tasks.c.key)
+                    ).scalars()
+                )
     return send
 
 
@@ -84,12 +105,18 @@ class Claim:
 def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim | None:
     """Take the unit's lease; None while another live worker holds it."""
     now = _now()
-    values = {"owner": owner, "lease_until": now + LEASE, "queued": False, "started_at": now,
-              "attempts": tasks.c.attempts + 1}
+    values = {
+        "owner": owner,
+        "lease_until": now + LEASE,
+        "queued": False,
+        "started_at": now,
+        "attempts": tasks.c.attempts + 1,
+    }
 
     def take(conn, free) -> Claim | None:
-        got = conn.execute(update(tasks).where(tasks.c.key == key, free).values(**values)
-                           .returning(tasks.c.attempts)).scalar()
+        got = conn.execute(
+            update(tasks).where(tasks.c.key == key, free).values(**values).returning(tasks.c.attempts)
+        ).scalar()
         return None if got is None else Claim(key, owner, got)
 
     with engine.begin() as conn:
@@ -99,8 +126,11 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
         row = conn.execute(select(tasks.c.owner).where(tasks.c.key == key)).first()
         if row is None:  # sent without mark_queued (by hand, or an older newsdesk): its row starts now
             ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(tasks)
-            conn.execute(ins.values(key=key, stage=stage, args=args, queued=False, attempts=0)
-                         .on_conflict_do_nothing(index_elements=["key"]))
+            conn.execute(
+                ins.values(key=key, stage=stage, args=args, queued=False, attempts=0).on_conflict_do_nothing(
+                    index_elements=["key"]
+                )
+            )
             return take(conn, tasks.c.owner.is_(None))
         if owner_is_dead(row.owner):  # its holder was killed: no need to wait out the lease
             return take(conn, tasks.c.owner == row.owner)
@@ -109,8 +139,9 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
 
 def renew(engine: Engine, key: str, owner: str) -> None:
     with engine.begin() as conn:
-        conn.execute(update(tasks).where(and_(tasks.c.key == key, tasks.c.owner == owner))
-                     .values(lease_until=_now() + LEASE))
+        conn.execute(
+            update(tasks).where(and_(tasks.c.key == key, tasks.c.owner == owner)).values(lease_until=_now() + LEASE)
+        )
 
 
 def finish(engine: Engine, claimed: Claim, state: str, error: str | None = None, *, requeue: bool = False) -> None:
@@ -121,8 +152,9 @@ def finish(engine: Engine, claimed: Claim, state: str, error: str | None = None,
     if requeue:
         values |= {"queued": True, "queued_at": _now()}
     with engine.begin() as conn:
-        conn.execute(update(tasks).where(and_(tasks.c.key == claimed.key, tasks.c.owner == claimed.owner))
-                     .values(**values))
+        conn.execute(
+            update(tasks).where(and_(tasks.c.key == claimed.key, tasks.c.owner == claimed.owner)).values(**values)
+        )
 
 
 class Heartbeat:
@@ -153,23 +185,35 @@ def board(conn: Connection) -> list[dict]:
     now = _now()
     running = and_(tasks.c.owner.is_not(None), tasks.c.lease_until >= now)
     rows = conn.execute(
-        select(tasks.c.stage,
-               func.sum(case((and_(tasks.c.queued.is_(True), ~running), 1), else_=0)).label("queued"),
-               func.sum(case((running, 1), else_=0)).label("running"),
-               func.sum(case((tasks.c.state == "failed", 1), else_=0)).label("failed"),
-               func.sum(case((tasks.c.state == "done", 1), else_=0)).label("done"))
-        .group_by(tasks.c.stage)
+        select(
+            tasks.c.stage,
+            func.sum(case((and_(tasks.c.queued.is_(True), ~running), 1), else_=0)).label("queued"),
+            func.sum(case((running, 1), else_=0)).label("running"),
+            func.sum(case((tasks.c.state == "failed", 1), else_=0)).label("failed"),
+            func.sum(case((tasks.c.state == "done", 1), else_=0)).label("done"),
+        ).group_by(tasks.c.stage)
     ).all()
-    return [{"stage": r.stage, "queued": int(r.queued or 0), "running": int(r.running or 0),
-             "failed": int(r.failed or 0), "done": int(r.done or 0)} for r in rows]
+    return [
+        {
+            "stage": r.stage,
+            "queued": int(r.queued or 0),
+            "running": int(r.running or 0),
+            "failed": int(r.failed or 0),
+            "done": int(r.done or 0),
+        }
+        for r in rows
+    ]
 
 
 def listed(conn: Connection, which: str, limit: int = 50) -> list[dict]:
     """The units `which` ("queued", "running" or "failed"), newest first, each with its error."""
     now = _now()
     running = and_(tasks.c.owner.is_not(None), tasks.c.lease_until >= now)
-    where = {"queued": and_(tasks.c.queued.is_(True), ~running), "running": running,
-             "failed": tasks.c.state == "failed"}[which]
+    where = {
+        "queued": and_(tasks.c.queued.is_(True), ~running),
+        "running": running,
+        "failed": tasks.c.state == "failed",
+    }[which]
     order = {"queued": tasks.c.queued_at, "running": tasks.c.started_at, "failed": tasks.c.finished_at}[which]
     rows = conn.execute(select(tasks).where(where).order_by(order.desc()).limit(limit)).mappings().all()
     return [dict(r) for r in rows]

@@ -32,8 +32,16 @@ from newsdesk.llm.client import BudgetExhausted
 # Which broker queue carries each kind of unit: a worker started with --queues takes only
 # those (e.g. machines near the model endpoint take `write`).
 QUEUES = ("fetch", "cluster", "write", "editions", "publish")
-_STAGE_QUEUE = {"weekly": "write", "episode": "write", "write": "write", "rank": "cluster", "stories": "cluster",
-                "publish": "publish", "search": "publish", "push": "publish"}
+_STAGE_QUEUE = {
+    "weekly": "write",
+    "episode": "write",
+    "write": "write",
+    "rank": "cluster",
+    "stories": "cluster",
+    "publish": "publish",
+    "search": "publish",
+    "push": "publish",
+}
 STAGE_UNITS = tuple(_STAGE_QUEUE)
 
 
@@ -46,20 +54,26 @@ class Unit:
     def key(self) -> str:
         """Its row in `tasks`: two messages for one key are one piece of work."""
         a = self.args
-        return {"fetch": lambda: f"fetch:{a['source']}", "cluster": lambda: "cluster",
-                "analysis": lambda: f"analysis:{a['event']}:{a['language']}", "daily": lambda: f"daily:{a['date']}",
-                "stage": lambda: f"stage:{a['name']}"}[self.kind]()
+        return {
+            "fetch": lambda: f"fetch:{a['source']}",
+            "cluster": lambda: "cluster",
+            "analysis": lambda: f"analysis:{a['event']}:{a['language']}",
+            "daily": lambda: f"daily:{a['date']}",
+            "stage": lambda: f"stage:{a['name']}",
+        }[self.kind]()
 
     @property
     def stage(self) -> str:
         """The pipeline stage it is part of (the status page groups by it)."""
         return {"fetch": "ingest", "cluster": "cluster", "analysis": "write", "daily": "daily"}.get(
-            self.kind) or self.args["name"]
+            self.kind
+        ) or self.args["name"]
 
     @property
     def queue(self) -> str:
         return {"fetch": "fetch", "cluster": "cluster", "analysis": "write", "daily": "editions"}.get(
-            self.kind) or _STAGE_QUEUE[self.args["name"]]
+            self.kind
+        ) or _STAGE_QUEUE[self.args["name"]]
 
     @property
     def settles(self) -> bool:
@@ -139,8 +153,11 @@ def cluster(ctx: Context) -> list[Unit]:
     with ctx.engine.connect() as conn:
         days = event_dates(conn, ctx.settings.timezone)
     writes = [Unit("analysis", {"event": e, "language": lang}) for e, lang in due_analyses(ctx.engine, ctx.settings)]
-    return (writes + [Unit("daily", {"date": d.isoformat()}) for d in days]
-            + [Unit("stage", {"name": "stories"}), Unit("stage", {"name": "search"})])
+    return (
+        writes
+        + [Unit("daily", {"date": d.isoformat()}) for d in days]
+        + [Unit("stage", {"name": "stories"}), Unit("stage", {"name": "search"})]
+    )
 
 
 def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
@@ -157,10 +174,16 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
     out = []
     with engine.connect() as conn:
         for language in _languages(settings):
-            current = exists().where(and_(analyses.c.event_id == events.c.id, analyses.c.language == language,
-                                          analyses.c.created_at >= events.c.updated_at,
-                                          analyses.c.reports.is_not(None), events.c.item_count < 2 * analyses.c.reports,
-                                          analyses.c.tab == events.c.tab))
+            current = exists().where(
+                and_(
+                    analyses.c.event_id == events.c.id,
+                    analyses.c.language == language,
+                    analyses.c.created_at >= events.c.updated_at,
+                    analyses.c.reports.is_not(None),
+                    events.c.item_count < 2 * analyses.c.reports,
+                    analyses.c.tab == events.c.tab,
+                )
+            )
             has_members = exists().where(event_members.c.event_id == events.c.id)
             ids = conn.execute(select(events.c.id).where(~current, has_members).order_by(events.c.id)).scalars()
             out += [(e, language) for e in ids]
@@ -199,8 +222,12 @@ def stage(ctx: Context, name: str) -> list[Unit]:
         raise BudgetSpent("; ".join(result.problems))
     if result.problems:  # parts that failed inside the stage: the stage's own records keep them; say so here too
         raise RuntimeError("; ".join(result.problems)[:2000])
-    return {"weekly": [Unit("stage", {"name": "publish"})], "episode": [Unit("stage", {"name": "publish"})],
-            "write": [Unit("stage", {"name": "publish"})], "publish": [Unit("stage", {"name": "push"})]}.get(name, [])
+    return {
+        "weekly": [Unit("stage", {"name": "publish"})],
+        "episode": [Unit("stage", {"name": "publish"})],
+        "write": [Unit("stage", {"name": "publish"})],
+        "publish": [Unit("stage", {"name": "push"})],
+    }.get(name, [])
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ class WriteStats:
 
 # --- prompts --------------------------------------------------------------------------
 
+
 def system_prompt(language: str, settings=None) -> str:
     """The shared prefix for every analysis in `language`: identical bytes, call after call."""
     instructions = render("analysis_system.md", language_instruction=render(f"language_{language}.md").strip())
@@ -87,9 +88,14 @@ def _member_view(m: dict) -> dict:
         text = text[:MAX_TEXT].rstrip() + " ……"
     return {
         "source_name": m.get("source_name") or m.get("source_id") or "",
-        "title": (m.get("title") or "").strip(), "url": m.get("url") or "",
-        "published": _fmt_time(m.get("published_at")), "role": m.get("role") or "member",
-        "level": level, "text": text, "text_kind": text_kind, "clipped": clipped,
+        "title": (m.get("title") or "").strip(),
+        "url": m.get("url") or "",
+        "published": _fmt_time(m.get("published_at")),
+        "role": m.get("role") or "member",
+        "level": level,
+        "text": text,
+        "text_kind": text_kind,
+        "clipped": clipped,
     }
 
 
@@ -98,10 +104,14 @@ def material_view(brief: dict) -> dict:
     members = [_member_view(m) for m in brief["members"][:MAX_MEMBERS]]
     levels = [m["level"] for m in members]
     return {
-        "outlets": brief.get("outlets", len(members)), "independent_outlets": brief.get("independent_outlets", len(members)),
+        "outlets": brief.get("outlets", len(members)),
+        "independent_outlets": brief.get("independent_outlets", len(members)),
         "languages": "/".join(brief.get("languages") or []),
-        "first_seen": _fmt_time(brief.get("first_published_at")), "last_seen": _fmt_time(brief.get("last_published_at")),
-        "anchors": "、".join(brief.get("anchors") or []), "members": members, "max_text": MAX_TEXT,
+        "first_seen": _fmt_time(brief.get("first_published_at")),
+        "last_seen": _fmt_time(brief.get("last_published_at")),
+        "anchors": "、".join(brief.get("anchors") or []),
+        "members": members,
+        "max_text": MAX_TEXT,
         "level_counts": [[lvl, levels.count(lvl)] for lvl in LEVELS if lvl in levels],
         "unlisted": max(0, len(brief["members"]) - MAX_MEMBERS),
     }
@@ -119,6 +129,7 @@ def split_headline(text: str, fallback: str) -> tuple[str, str]:
 
 
 # --- the stage ------------------------------------------------------------------------
+
 
 def analysis_key(language: str, system: str, model: str) -> str:
     # The exact instructions and the model: a change in either means a new analysis. The material
@@ -153,12 +164,16 @@ def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
     with engine.begin() as conn:
         # An upsert: two workers that wrote the same event at once leave one row, never an error.
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
-        conn.execute(ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
-            index_elements=["event_id", "language"], set_=values))
+        conn.execute(
+            ins.values(event_id=event_id, language=language, **values).on_conflict_do_update(
+                index_elements=["event_id", "language"], set_=values
+            )
+        )
 
 
-def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system: str, *,
-                   max_tokens: int | None = None) -> dict:
+def write_analysis(
+    engine: Engine, llm: LLM, brief: dict, language: str, system: str, *, max_tokens: int | None = None
+) -> dict:
     """Write, check and store one analysis; returns the stored row's values. Raises LLMError / BudgetExhausted."""
     view = material_view(brief)
     material = [user_prompt(view)]  # exactly what the writer saw, facts line included
@@ -166,31 +181,56 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
     subject_id = f"{brief['event_id']}:{language}"
 
     def write(errors):
-        messages = [{"role": "system", "content": system},
-                    {"role": "user", "content": user_prompt(view, [f.detail for f in errors])}]
+        messages = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user_prompt(view, [f.detail for f in errors])},
+        ]
         reply = llm.chat(messages, stage="analysis", max_tokens=max_tokens)
         return reply, *split_headline(reply.text, brief.get("title") or "")
 
     def check(draft):
         reply, headline, body = draft
-        return check_output(headline + "\n\n" + body, material, levels=levels, language=language,
-                            finish_reason=reply.finish_reason).findings
+        return check_output(
+            headline + "\n\n" + body, material, levels=levels, language=language, finish_reason=reply.finish_reason
+        ).findings
 
-    done = checked(write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found))
+    done = checked(
+        write, check, record=lambda attempt, found: record_check(engine, "analysis", subject_id, attempt, found)
+    )
     reply, headline, body = done.draft
     key = analysis_key(language, system, llm.model)
     size = event_size(brief)  # what due() compares next run
     if done.status == "flagged":  # the extractive card stands in, under the same key: a re-run asks nothing
+
         def card() -> dict:
             values = {**card_values(engine, brief, language, attempt=done.attempts + 1), "material_key": key, **size}
             _store(engine, brief["event_id"], language, values)
             return {**values, "failed_draft": True}
 
-        return stand_in(engine, Draft("analysis", subject_id, language, brief.get("title") or "",
-                                      f"# {headline}\n\n{body}", done.findings, reply.model, key), card)
+        return stand_in(
+            engine,
+            Draft(
+                "analysis",
+                subject_id,
+                language,
+                brief.get("title") or "",
+                f"# {headline}\n\n{body}",
+                done.findings,
+                reply.model,
+                key,
+            ),
+            card,
+        )
     values = {
-        "headline": headline, "body": body, "status": done.status, "flags": [f.as_dict() for f in done.findings],
-        "attempts": done.attempts, "model": reply.model, "material_key": key, **size, "created_at": datetime.now(UTC),
+        "headline": headline,
+        "body": body,
+        "status": done.status,
+        "flags": [f.as_dict() for f in done.findings],
+        "attempts": done.attempts,
+        "model": reply.model,
+        "material_key": key,
+        **size,
+        "created_at": datetime.now(UTC),
     }
     _store(engine, brief["event_id"], language, values)
     return {**values, "failed_draft": False}
@@ -198,30 +238,32 @@ def write_analysis(engine: Engine, llm: LLM, brief: dict, language: str, system:
 
 def stored_analysis(engine: Engine, event_id: int, language: str):
     with engine.connect() as conn:
-        return conn.execute(select(analyses.c.material_key, analyses.c.reports, analyses.c.tab).where(
-            and_(analyses.c.event_id == event_id, analyses.c.language == language))).first()
+        return conn.execute(
+            select(analyses.c.material_key, analyses.c.reports, analyses.c.tab).where(
+                and_(analyses.c.event_id == event_id, analyses.c.language == language)
+            )
+        ).first()
 
 
-def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = None,
-                   progress: Callable[[str], None] | None = None, event_ids: list[int] | None = None,
-                   counted: Callable[[int, int], None] | None = None) -> WriteStats:
-    """Analyses for every event (most important first) that lacks a current one, in every configured language.
-    `progress` hears a line per analysis; `counted(done, total)` the analyses to write, for a bar's ETA.
-
-    `limit` caps how many events (the most important ones) have analyses; an event whose
-    analyses are current counts without costing a call, so a re-run stays within the same events.
-    """
+def _due_jobs(
+    engine: Engine,
+    llm: LLM,
+    systems: dict[str, str],
+    stats: WriteStats,
+    *,
+    limit: int | None,
+    event_ids: list[int] | None,
+) -> list[tuple[dict, str]]:
+    """(event brief, language) for each analysis not current, most important event first; counts
+    the events looked at and the analyses kept into `stats`."""
     from newsdesk.cluster import event_brief
 
-    languages = ["zh"] + (["en"] if "en" in settings.languages else [])
-    systems = {language: system_prompt(language, settings) for language in languages}
-    stats = WriteStats()
     with engine.connect() as conn:
         query = select(events.c.id).order_by(desc(events.c.importance), desc(events.c.last_published_at), events.c.id)
         if event_ids is not None:
             query = query.where(events.c.id.in_(event_ids))
         ids = [r.id for r in conn.execute(query)]
-    todo: list[tuple[dict, str]] = []  # (event brief, language) without a current analysis
+    todo: list[tuple[dict, str]] = []
     for event_id in ids:
         if limit is not None and stats.events >= limit:
             break
@@ -230,12 +272,37 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         if not brief.get("members"):
             continue
         stats.events += 1
-        for language in languages:
-            key = analysis_key(language, systems[language], llm.model)
-            if due(stored_analysis(engine, event_id, language), key, brief) is None:
+        for language, system in systems.items():
+            if (
+                due(stored_analysis(engine, event_id, language), analysis_key(language, system, llm.model), brief)
+                is None
+            ):
                 stats.unchanged += 1
             else:
                 todo.append((brief, language))
+    return todo
+
+
+def write_analyses(
+    engine: Engine,
+    settings,
+    llm: LLM,
+    *,
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    event_ids: list[int] | None = None,
+    counted: Callable[[int, int], None] | None = None,
+) -> WriteStats:
+    """Analyses for every event (most important first) that lacks a current one, in every configured language.
+    `progress` hears a line per analysis; `counted(done, total)` the analyses to write, for a bar's ETA.
+
+    `limit` caps how many events (the most important ones) have analyses; an event whose
+    analyses are current counts without costing a call, so a re-run stays within the same events.
+    """
+    languages = ["zh"] + (["en"] if "en" in settings.languages else [])
+    systems = {language: system_prompt(language, settings) for language in languages}
+    stats = WriteStats()
+    todo = _due_jobs(engine, llm, systems, stats, limit=limit, event_ids=event_ids)
 
     stop = threading.Event()  # set when the endpoint is gone or the budget spent: the rest waits for the next run
     count = threading.Lock()
@@ -255,8 +322,10 @@ def write_analyses(engine: Engine, settings, llm: LLM, *, limit: int | None = No
         except LLMError as exc:
             row = exc
         if progress:
-            progress(f"event {brief['event_id']} ({language}): " + (
-                str(row) if isinstance(row, LLMError) else f"{row['status']} after {row['attempts']} attempt(s)"))
+            progress(
+                f"event {brief['event_id']} ({language}): "
+                + (str(row) if isinstance(row, LLMError) else f"{row['status']} after {row['attempts']} attempt(s)")
+            )
         if counted:
             nonlocal done
             with count:

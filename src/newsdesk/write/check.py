@@ -40,6 +40,7 @@ class CheckResult:
 
 # --- normalization --------------------------------------------------------------------
 
+
 def _nfkc(text: str) -> str:
     # Full-width digits, ％ and letters become ASCII; curly quotes are kept (they carry meaning here).
     return unicodedata.normalize("NFKC", text)
@@ -56,36 +57,131 @@ def _squash(text: str) -> str:
 
 # --- numbers --------------------------------------------------------------------------
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10**4, "亿": 10**8}
 _SCALES = {
-    "万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "亿": 1e8, "千万": 1e7, "百万": 1e6, "十万": 1e5, "万": 1e4,
-    "千": 1e3, "trillion": 1e12, "tn": 1e12, "billion": 1e9, "bn": 1e9, "million": 1e6, "mn": 1e6, "m": 1e6,
-    "thousand": 1e3, "k": 1e3, "hundred": 1e2,
+    "万亿": 1e12,
+    "千亿": 1e11,
+    "百亿": 1e10,
+    "十亿": 1e9,
+    "亿": 1e8,
+    "千万": 1e7,
+    "百万": 1e6,
+    "十万": 1e5,
+    "万": 1e4,
+    "千": 1e3,
+    "trillion": 1e12,
+    "tn": 1e12,
+    "billion": 1e9,
+    "bn": 1e9,
+    "million": 1e6,
+    "mn": 1e6,
+    "m": 1e6,
+    "thousand": 1e3,
+    "k": 1e3,
+    "hundred": 1e2,
 }
 _CURRENCY_WORDS = {
-    "美元": "usd", "美金": "usd", "dollars": "usd", "dollar": "usd", "usd": "usd", "us$": "usd", "$": "usd",
-    "人民币": "cny", "元": "cny", "yuan": "cny", "rmb": "cny", "cny": "cny",
-    "欧元": "eur", "euros": "eur", "euro": "eur", "eur": "eur", "€": "eur",
-    "英镑": "gbp", "pounds": "gbp", "pound": "gbp", "gbp": "gbp", "£": "gbp",
-    "日元": "jpy", "yen": "jpy", "jpy": "jpy",
+    "美元": "usd",
+    "美金": "usd",
+    "dollars": "usd",
+    "dollar": "usd",
+    "usd": "usd",
+    "us$": "usd",
+    "$": "usd",
+    "人民币": "cny",
+    "元": "cny",
+    "yuan": "cny",
+    "rmb": "cny",
+    "cny": "cny",
+    "欧元": "eur",
+    "euros": "eur",
+    "euro": "eur",
+    "eur": "eur",
+    "€": "eur",
+    "英镑": "gbp",
+    "pounds": "gbp",
+    "pound": "gbp",
+    "gbp": "gbp",
+    "£": "gbp",
+    "日元": "jpy",
+    "yen": "jpy",
+    "jpy": "jpy",
 }
 _PERCENT_WORDS = ("%", "percent", "per cent", "pct", "个百分点", "百分点", "percentage points", "percentage point")
 _EN_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 10**6,
+    "billion": 10**9,
     "dozen": 12,
 }
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
 _MONTHS.update({m[:3]: v for m, v in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
 _SCALE_ALT = "|".join(sorted((re.escape(s) for s in _SCALES), key=len, reverse=True))
-_CUR_ALT = "|".join(sorted((re.escape(c) for c in _CURRENCY_WORDS if c not in ("$", "€", "£", "us$")), key=len, reverse=True))
+_CUR_ALT = "|".join(
+    sorted((re.escape(c) for c in _CURRENCY_WORDS if c not in ("$", "€", "£", "us$")), key=len, reverse=True)
+)
 _PCT_ALT = "|".join(sorted((re.escape(p) for p in _PERCENT_WORDS), key=len, reverse=True))
 
 _DIGIT_NUM = re.compile(
@@ -97,8 +193,14 @@ _DIGIT_NUM = re.compile(
     re.I,
 )
 _CN_NUM = re.compile(r"(?<![第数几])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]+(?![分])")
-_EN_NUM = re.compile(r"\b(" + "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r")(?:[\s-](" +
-                     "|".join(sorted(_EN_WORDS, key=len, reverse=True)) + r"))?\b(?:\s(trillion|billion|million|thousand))?", re.I)
+_EN_NUM = re.compile(
+    r"\b("
+    + "|".join(sorted(_EN_WORDS, key=len, reverse=True))
+    + r")(?:[\s-]("
+    + "|".join(sorted(_EN_WORDS, key=len, reverse=True))
+    + r"))?\b(?:\s(trillion|billion|million|thousand))?",
+    re.I,
+)
 _YEAR = re.compile(r"^(19|20)\d\d$")
 
 
@@ -143,7 +245,7 @@ def _attached_to_word(text: str, start: int, end: int) -> bool:
         return True
     if after and after.isascii() and after.isalpha():
         # 70th, 21st are ordinals (numbers); 7B, 5x, 100B are names or multipliers.
-        return not re.match(r"(st|nd|rd|th)\b", text[end:end + 3], re.I)
+        return not re.match(r"(st|nd|rd|th)\b", text[end : end + 3], re.I)
     if after == "." and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum():
         return True  # version strings like 2.1.116
     return False
@@ -168,7 +270,7 @@ def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
         has_unit = bool(m.group("scale") or m.group("pct") or m.group("cur2") or m.group("cur"))
         if not has_unit and _attached_to_word(text, ns, ne):
             continue
-        if text[ns - 1:ns] == "." or (ns > 0 and text[ns - 1].isdigit()):
+        if text[ns - 1 : ns] == "." or (ns > 0 and text[ns - 1].isdigit()):
             continue
         raw = float(m.group("num").replace(",", ""))
         scale_word = (m.group("scale") or "").lower()
@@ -183,17 +285,25 @@ def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
         if cur:
             kind = "cny" if cur == "¥" else _CURRENCY_WORDS.get(cur, "plain")
         end = m.end() if (scale_word or m.group("pct") or m.group("cur2")) else ne
-        tail = text[end:end + 2].lstrip()
+        tail = text[end : end + 2].lstrip()
         if kind == "plain" and (tail.startswith("倍") or tail.startswith("×") or tail.startswith("x ")):
             kind = "times"
-        out.append(Number(text[m.start():end].strip(), raw * scale, raw, bool(scale_word), kind, m.start()))
+        out.append(Number(text[m.start() : end].strip(), raw * scale, raw, bool(scale_word), kind, m.start()))
         taken.append((m.start(), end))
     for m in _CN_NUM.finditer(text):
         v = _cn_value(m.group(0))
         if v is None or v < 10 or any(a <= m.start() < b for a, b in taken):
             continue
-        tail = text[m.end():m.end() + 2]
-        kind = "usd" if tail.startswith("美元") else "cny" if tail.startswith("元") else "percent" if tail.startswith("%") else "plain"
+        tail = text[m.end() : m.end() + 2]
+        kind = (
+            "usd"
+            if tail.startswith("美元")
+            else "cny"
+            if tail.startswith("元")
+            else "percent"
+            if tail.startswith("%")
+            else "plain"
+        )
         out.append(Number(m.group(0), v, v, any(c in m.group(0) for c in "万亿"), kind, m.start()))
     if words:
         for m in _EN_NUM.finditer(text):
@@ -232,7 +342,12 @@ class _NumberIndex:
             if _close(m.value, n.value) and _kinds_agree(n.kind, m.kind):
                 return True
             # A bare number may be the first end of a range whose scale is written once at the end.
-            if not n.scaled and n.kind in ("plain", "percent") and _close(m.mantissa, n.value) and _kinds_agree(n.kind, m.kind):
+            if (
+                not n.scaled
+                and n.kind in ("plain", "percent")
+                and _close(m.mantissa, n.value)
+                and _kinds_agree(n.kind, m.kind)
+            ):
                 return True
         if n.kind == "plain" and not n.scaled and n.value in self.months:
             return True
@@ -273,7 +388,7 @@ def _quote_supported(span: str, material_squashed: str) -> bool:
     if not q or q in material_squashed:
         return True
     # Tolerate a changed character or two (typography, a dropped article): 4-gram coverage.
-    grams = {q[i:i + 4] for i in range(max(len(q) - 3, 1))}
+    grams = {q[i : i + 4] for i in range(max(len(q) - 3, 1))}
     found = sum(1 for g in grams if g in material_squashed)
     return found / len(grams) >= 0.9
 
@@ -282,13 +397,112 @@ def _quote_supported(span: str, material_squashed: str) -> bool:
 
 _LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-+][A-Za-z0-9]+)*")
 _NAME_STOP = {
-    "AI", "I", "A", "The", "This", "That", "It", "In", "On", "If", "But", "And", "Or", "We", "He", "She", "They",
-    "CEO", "CTO", "API", "APIs", "PR", "ID", "OK", "US", "UK", "EU", "USD", "RSS", "LLM", "LLMs", "GPU", "GPUs", "CPU",
-    "HN", "FT", "PDF", "SaaS", "IT", "QA", "UI", "SDK", "HTTP", "JSON", "PS", "My", "Our", "Its", "As", "At", "For",
-    "To", "Of", "By", "With", "From", "So", "Not", "No", "Yes", "What", "When", "Why", "How", "Who", "Where",
-    "There", "Here", "These", "Those", "One", "Two", "Three", "First", "Second", "Third", "Also", "Still", "Even",
-    "Mr", "Ms", "Dr", "Q1", "Q2", "Q3", "Q4", "AGI", "RL", "RAG", "KV", "MoE", "SOTA", "ARR", "OPEX", "CAPEX",
-    "Pro", "Plus", "Max", "Mini", "Beta", "Demo", "Benchmark", "Agent", "Agents", "Model", "Models",
+    "AI",
+    "I",
+    "A",
+    "The",
+    "This",
+    "That",
+    "It",
+    "In",
+    "On",
+    "If",
+    "But",
+    "And",
+    "Or",
+    "We",
+    "He",
+    "She",
+    "They",
+    "CEO",
+    "CTO",
+    "API",
+    "APIs",
+    "PR",
+    "ID",
+    "OK",
+    "US",
+    "UK",
+    "EU",
+    "USD",
+    "RSS",
+    "LLM",
+    "LLMs",
+    "GPU",
+    "GPUs",
+    "CPU",
+    "HN",
+    "FT",
+    "PDF",
+    "SaaS",
+    "IT",
+    "QA",
+    "UI",
+    "SDK",
+    "HTTP",
+    "JSON",
+    "PS",
+    "My",
+    "Our",
+    "Its",
+    "As",
+    "At",
+    "For",
+    "To",
+    "Of",
+    "By",
+    "With",
+    "From",
+    "So",
+    "Not",
+    "No",
+    "Yes",
+    "What",
+    "When",
+    "Why",
+    "How",
+    "Who",
+    "Where",
+    "There",
+    "Here",
+    "These",
+    "Those",
+    "One",
+    "Two",
+    "Three",
+    "First",
+    "Second",
+    "Third",
+    "Also",
+    "Still",
+    "Even",
+    "Mr",
+    "Ms",
+    "Dr",
+    "Q1",
+    "Q2",
+    "Q3",
+    "Q4",
+    "AGI",
+    "RL",
+    "RAG",
+    "KV",
+    "MoE",
+    "SOTA",
+    "ARR",
+    "OPEX",
+    "CAPEX",
+    "Pro",
+    "Plus",
+    "Max",
+    "Mini",
+    "Beta",
+    "Demo",
+    "Benchmark",
+    "Agent",
+    "Agents",
+    "Model",
+    "Models",
 }
 
 
@@ -309,7 +523,7 @@ def extract_names(text: str, language: str) -> list[tuple[str, int]]:
         camel = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
         capital = tok[0].isupper()
         if language == "en" and capital and not (has_digit or camel):
-            before = text[:m.start()].rstrip()
+            before = text[: m.start()].rstrip()
             if not before or before[-1] in ".!?:\"“'(\n—-":
                 continue  # sentence-initial capital says nothing
         if has_digit or camel or capital:
@@ -323,21 +537,26 @@ _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|[^.\n]+(?:\.(?!\d)|$)")
 _CONTEXT_MARKERS = re.compile(
     r"我记得|印象里|我印象|没核实|没核过|未核实|我没查|文章外|正文外|材料外|外部参照|外部对比|背景|过去一年|去年|前年|此前|当年|"
     r"as i recall|from memory|i have not verified|i haven't verified|not verified|for context|outside the (?:article|material)|"
-    r"last year|previously|in the past", re.I)
+    r"last year|previously|in the past",
+    re.I,
+)
 
 
 def _sentence_at(text: str, pos: int) -> str:
     start = max(text.rfind(c, 0, pos) for c in "。！？!?\n")
     ends = [i for i in (text.find(c, pos) for c in "。！？!?\n") if i != -1]
-    return text[start + 1:(min(ends) if ends else len(text))]
+    return text[start + 1 : (min(ends) if ends else len(text))]
 
 
 # --- disclosure and hygiene ------------------------------------------------------------
 
 _DISCLOSE = {
-    "title": re.compile(r"只有标题|仅有标题|只看到标题|只拿到标题|标题级|仅标题|只有一个标题|没看到正文|没有正文|未见正文|正文未获取|"
-                        r"未能获取正文|拿不到正文|title only|only the (?:head)?line|only a (?:head)?line|only the title|did not see the (?:body|article|text)|"
-                        r"no (?:article )?body|without the (?:body|article)|headline alone", re.I),
+    "title": re.compile(
+        r"只有标题|仅有标题|只看到标题|只拿到标题|标题级|仅标题|只有一个标题|没看到正文|没有正文|未见正文|正文未获取|"
+        r"未能获取正文|拿不到正文|title only|only the (?:head)?line|only a (?:head)?line|only the title|did not see the (?:body|article|text)|"
+        r"no (?:article )?body|without the (?:body|article)|headline alone",
+        re.I,
+    ),
     "paywalled": re.compile(r"订阅墙|付费墙|paywall", re.I),
     "summary": re.compile(r"摘要|RSS|导语|简介|summary|abstract|excerpt|snippet|teaser", re.I),
 }
@@ -351,7 +570,7 @@ def _paragraphs(text: str) -> list[str]:
 
 def _shingles(s: str, n: int = 5) -> set[str]:
     s = _squash(s)
-    return {s[i:i + n] for i in range(max(len(s) - n + 1, 1))}
+    return {s[i : i + n] for i in range(max(len(s) - n + 1, 1))}
 
 
 def _near_same(a: set[str], b: set[str], *, cut: bool = False) -> bool:
@@ -370,12 +589,18 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
     stripped = text.rstrip()
     if finish_reason == "length":
         out.append(Finding("truncated", "output was cut off at the token limit", stripped[-40:]))
-    elif stripped and not stripped.endswith(_ENDINGS) and not stripped.endswith("...") :
+    elif stripped and not stripped.endswith(_ENDINGS) and not stripped.endswith("..."):
         out.append(Finding("truncated", f"output ends mid-sentence: …{stripped[-30:]!r}", stripped[-40:]))
     elif stripped.endswith("...") or stripped.endswith("……"):
         out.append(Finding("truncated", "output ends with an ellipsis", stripped[-40:]))
     for m in _ESCAPE.finditer(text):
-        out.append(Finding("escape", f"literal escape sequence {m.group(0)!r} in the text", text[max(m.start() - 10, 0):m.end() + 10]))
+        out.append(
+            Finding(
+                "escape",
+                f"literal escape sequence {m.group(0)!r} in the text",
+                text[max(m.start() - 10, 0) : m.end() + 10],
+            )
+        )
         break
     paras = [p for p in _paragraphs(text) if len(_squash(p)) >= 20]
     seen: list[tuple[str, set[str]]] = []
@@ -388,7 +613,13 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
         seen.append((p, sh))
     for left, right in (("“", "”"), ("「", "」"), ("『", "』"), ("（", "）"), ("(", ")")):
         if text.count(left) != text.count(right):
-            out.append(Finding("quotes", f"unbalanced {left}{right}: {text.count(left)} opening, {text.count(right)} closing", left + right))
+            out.append(
+                Finding(
+                    "quotes",
+                    f"unbalanced {left}{right}: {text.count(left)} opening, {text.count(right)} closing",
+                    left + right,
+                )
+            )
     if text.count('"') % 2:
         out.append(Finding("quotes", 'odd number of straight double quotes (")', '"'))
     return out
@@ -401,7 +632,9 @@ def disclosure(text: str, levels: list[str], language: str) -> list[Finding]:
     if not seen or "full" in seen and "paywalled" not in seen:
         return out
     if "paywalled" in seen and not _DISCLOSE["paywalled"].search(text):
-        out.append(Finding("disclosure", "material includes a paywalled article but the text does not say it hit a paywall"))
+        out.append(
+            Finding("disclosure", "material includes a paywalled article but the text does not say it hit a paywall")
+        )
     if "full" not in seen:
         best = "summary" if "summary" in seen else "title" if seen & {"title", "paywalled", "failed"} else None
         if best == "title" and not (_DISCLOSE["title"].search(text) or _DISCLOSE["paywalled"].search(text)):
@@ -415,8 +648,11 @@ def disclosure(text: str, levels: list[str], language: str) -> list[Finding]:
 
 # The field labels the material's templates write (analysis_user.md, weekly_event.md): at a line's start, or a
 # weekly member line's "｜材料级别：" anywhere (the embedded model copied it into an item's name).
-_HEADER_LINE = re.compile(r"^[ \t]*(?:[-*•]\s*|\[\d+\]\s*)?(?:标题|链接|正文|事件概况|共同锚点|材料级别|Title|URL|Link)[ \t]*[:：]"
-                          r"|^\[\d+\][^\n]*·\s*材料：|[|｜]\s*材料级别[:：]", re.M | re.I)  # NFKC makes ｜ a |
+_HEADER_LINE = re.compile(
+    r"^[ \t]*(?:[-*•]\s*|\[\d+\]\s*)?(?:标题|链接|正文|事件概况|共同锚点|材料级别|Title|URL|Link)[ \t]*[:：]"
+    r"|^\[\d+\][^\n]*·\s*材料：|[|｜]\s*材料级别[:：]",
+    re.M | re.I,
+)  # NFKC makes ｜ a |
 # Template tags, and a prompt's worked example: an example sentence can be right for a like event (its facts
 # are held to the material by the number and name checks), so only the instructions count as echoed.
 _TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|<(示例[^>]*)>.*?</\1>", re.S)
@@ -439,7 +675,7 @@ def _instruction_grams() -> frozenset[str]:
         if entry.name.endswith(".md"):
             for piece in _TEMPLATE_TAG.sub("\0", entry.read_text(encoding="utf-8")).split("\0"):
                 s = _squash(piece)
-                grams.update(s[i:i + ECHO_GRAM] for i in range(len(s) - ECHO_GRAM + 1))
+                grams.update(s[i : i + ECHO_GRAM] for i in range(len(s) - ECHO_GRAM + 1))
     return frozenset(grams)
 
 
@@ -453,11 +689,21 @@ def echoes(text: str, material: str) -> list[Finding]:
     """The prompt given back as text: the material's header lines (标题：/链接：/Title:/URL:), or a long
     verbatim run of a prompt template's or the policy's words that the material does not also contain."""
     headers = [m.group(0).strip() for m in _HEADER_LINE.finditer(_nfkc(text))]
-    out = [Finding("echo", f"{len(headers)} header line(s) of the material copied into the text ({', '.join(dict.fromkeys(headers))}); "
-                   "write prose about the material, never its list of titles and links", headers[0])] if headers else []
+    out = (
+        [
+            Finding(
+                "echo",
+                f"{len(headers)} header line(s) of the material copied into the text ({', '.join(dict.fromkeys(headers))}); "
+                "write prose about the material, never its list of titles and links",
+                headers[0],
+            )
+        ]
+        if headers
+        else []
+    )
     squashed, where = _squash_with_positions(text)
     grams, in_material = _instruction_grams(), _squash(material)
-    hits = [i for i in range(len(squashed) - ECHO_GRAM + 1) if squashed[i:i + ECHO_GRAM] in grams]
+    hits = [i for i in range(len(squashed) - ECHO_GRAM + 1) if squashed[i : i + ECHO_GRAM] in grams]
     runs: list[list[int]] = []
     for i in hits:
         if runs and i <= runs[-1][1] + 1:
@@ -466,12 +712,18 @@ def echoes(text: str, material: str) -> list[Finding]:
             runs.append([i, i])
     norm = _nfkc(text)
     for start, last in runs:
-        run = squashed[start:last + ECHO_GRAM]
+        run = squashed[start : last + ECHO_GRAM]
         if _weight(run) < ECHO_WEIGHT or run in in_material:
             continue
-        span = norm[where[start]:where[last + ECHO_GRAM - 1] + 1]
-        out.append(Finding("echo", f"the instructions are copied into the text: “{span[:60]}”; leave the prompt out "
-                           "and write only the piece itself", span))
+        span = norm[where[start] : where[last + ECHO_GRAM - 1] + 1]
+        out.append(
+            Finding(
+                "echo",
+                f"the instructions are copied into the text: “{span[:60]}”; leave the prompt out "
+                "and write only the piece itself",
+                span,
+            )
+        )
     return out
 
 
@@ -495,7 +747,9 @@ def loops(text: str) -> list[Finding]:
         for k, s in enumerate(sentences):
             sq = _squash(s)
             tight = tight or _TIGHT_LOOP.search(sq)
-            if _weight(sq) < LOOP_WEIGHT or all(sq[i:i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))):
+            if _weight(sq) < LOOP_WEIGHT or all(
+                sq[i : i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))
+            ):
                 continue
             sh = _shingles(s, 4)
             for _first, fsh, where in groups:
@@ -504,29 +758,82 @@ def loops(text: str) -> list[Finding]:
                     break
             else:
                 groups.append((s, sh, [p]))
-    out = [Finding("loop", f"one sentence is written {len(where)} times: “{first[:50]}”; say it once and go on", first)
-           for first, _, where in groups
-           if len(where) >= LOOP_TIMES and (len(set(where)) < len(where) or alone & set(where))]
+    out = [
+        Finding("loop", f"one sentence is written {len(where)} times: “{first[:50]}”; say it once and go on", first)
+        for first, _, where in groups
+        if len(where) >= LOOP_TIMES and (len(set(where)) < len(where) or alone & set(where))
+    ]
     if not out and tight and _weight(tight.group(1)) * 3 >= LOOP_WEIGHT:
-        out.append(Finding("loop", f"the same words run in a loop: “{tight.group(1)[:50]}” again and again; "
-                           "say it once and go on", tight.group(1)))
+        out.append(
+            Finding(
+                "loop",
+                f"the same words run in a loop: “{tight.group(1)[:50]}” again and again; say it once and go on",
+                tight.group(1),
+            )
+        )
     return out
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _ENDINGS_EN = ("s", "es", "ed", "er", "ers", "ing", "ly")
 _COMMON_WORDS = {w.lower() for w in _NAME_STOP} | {
-    "the", "and", "for", "with", "ask", "can", "all", "any", "you", "his", "her", "was", "are", "but", "has", "had",
-    "may", "new", "out", "use", "get", "set", "per", "via", "off", "own", "see", "say", "run", "top", "end", "now",
-    "open", "deep", "meta", "flash", "fast", "auto", "data", "code", "chat", "mind", "star", "sun", "air", "sky",
+    "the",
+    "and",
+    "for",
+    "with",
+    "ask",
+    "can",
+    "all",
+    "any",
+    "you",
+    "his",
+    "her",
+    "was",
+    "are",
+    "but",
+    "has",
+    "had",
+    "may",
+    "new",
+    "out",
+    "use",
+    "get",
+    "set",
+    "per",
+    "via",
+    "off",
+    "own",
+    "see",
+    "say",
+    "run",
+    "top",
+    "end",
+    "now",
+    "open",
+    "deep",
+    "meta",
+    "flash",
+    "fast",
+    "auto",
+    "data",
+    "code",
+    "chat",
+    "mind",
+    "star",
+    "sun",
+    "air",
+    "sky",
 }
 
 
 def _part_boundary(word: str, i: int) -> bool:
     """True where a name's parts meet: DeepSeek at 4, GPT4 at 3, GPTModel at 3: a fragment there is a word."""
     a, b = word[i - 1], word[i]
-    return (a.islower() and b.isupper()) or (a.isdigit() != b.isdigit()) or (
-        a.isupper() and b.isupper() and i + 1 < len(word) and word[i + 1].islower())
+    return (
+        (a.islower() and b.isupper())
+        or (a.isdigit() != b.isdigit())
+        or (a.isupper() and b.isupper() and i + 1 < len(word) and word[i + 1].islower())
+    )
 
 
 def cut_names(text: str, material: str, language: str = "zh") -> list[Finding]:
@@ -546,12 +853,17 @@ def cut_names(text: str, material: str, language: str = "zh") -> list[Finding]:
             cut = len(w) - len(tok)
             if cut < 2:
                 continue
-            head = w.startswith(tok) and not _part_boundary(w, len(tok)) and w[len(tok):].lower() not in _ENDINGS_EN
+            head = w.startswith(tok) and not _part_boundary(w, len(tok)) and w[len(tok) :].lower() not in _ENDINGS_EN
             tail = w.endswith(tok) and not _part_boundary(w, cut)
             if head or tail:
                 seen.add(tok)
-                out.append(Finding("cut", f"name cut mid-word: {tok} (the material has {w}); write the name whole",
-                                   _sentence_at(text, m.start()).strip()[:80] or tok))
+                out.append(
+                    Finding(
+                        "cut",
+                        f"name cut mid-word: {tok} (the material has {w}); write the name whole",
+                        _sentence_at(text, m.start()).strip()[:80] or tok,
+                    )
+                )
                 break
     return out
 
@@ -568,21 +880,41 @@ def check_subject(text: str, own: list[str], wider: list[str], *, language: str 
     for n in extract_numbers(norm):
         if n.text not in seen and not own_index.supports(n) and wide_index.supports(n):
             seen.add(n.text)
-            out.append(Finding("subject", f"{n.text} is another item's number, not this item's; "
-                               "write only about this item, with its own facts", n.text))
+            out.append(
+                Finding(
+                    "subject",
+                    f"{n.text} is another item's number, not this item's; "
+                    "write only about this item, with its own facts",
+                    n.text,
+                )
+            )
     for tok, _ in extract_names(norm, language):
         sq = _squash(tok)
         if tok not in seen and sq not in own_sq and sq in wide_sq:
             seen.add(tok)
-            out.append(Finding("subject", f"{tok} belongs to another item, not this one; "
-                               "write only about this item, with its own facts", tok, _name_severity(tok)))
+            out.append(
+                Finding(
+                    "subject",
+                    f"{tok} belongs to another item, not this one; write only about this item, with its own facts",
+                    tok,
+                    _name_severity(tok),
+                )
+            )
     return out
 
 
 # --- the check ------------------------------------------------------------------------
 
-def check_content(text: str, material_texts: list[str], *, language: str = "zh", words: bool = True,
-                  names: bool = True, quotes: bool = True) -> list[Finding]:
+
+def check_content(
+    text: str,
+    material_texts: list[str],
+    *,
+    language: str = "zh",
+    words: bool = True,
+    names: bool = True,
+    quotes: bool = True,
+) -> list[Finding]:
     """Numbers, quotes and names of `text` looked up in the material."""
     material = "\n".join(material_texts)
     index = _NumberIndex(material)
@@ -613,8 +945,14 @@ def check_content(text: str, material_texts: list[str], *, language: str = "zh",
     return out
 
 
-def check_output(text: str, material_texts: list[str], *, levels: list[str] | None = None, language: str = "zh",
-                 finish_reason: str | None = None) -> CheckResult:
+def check_output(
+    text: str,
+    material_texts: list[str],
+    *,
+    levels: list[str] | None = None,
+    language: str = "zh",
+    finish_reason: str | None = None,
+) -> CheckResult:
     findings = check_content(text, material_texts, language=language)
     findings += disclosure(text, levels or [], language)
     findings += hygiene(text, finish_reason=finish_reason)

@@ -86,7 +86,11 @@ def load_pairs(path: str | Path) -> list[dict]:
 def evaluate(path: str | Path) -> tuple[list[Score], int]:
     """Scores of the baseline, the checker without its form checks, and the whole checker; the pair count."""
     pairs = load_pairs(path)
-    base, content, ours = Score("baseline (digit string absent)"), Score("checker without echo/loop/cut"), Score("checker")
+    base, content, ours = (
+        Score("baseline (digit string absent)"),
+        Score("checker without echo/loop/cut"),
+        Score("checker"),
+    )
     for pair in pairs:
         inconsistent = pair["label"] == 0
         base.add(baseline_flags(pair["claim"], pair["document"]), inconsistent)
@@ -101,8 +105,11 @@ def check_draft(case: dict) -> list:
     material, and, for a part written about one item ("own" material), the subject check."""
     found = check_output(case["draft"], case["material"], language=case["language"]).errors
     if case.get("own"):
-        found += [f for f in check_subject(case["draft"], case["own"], case["material"], language=case["language"])
-                  if f.severity == "error"]
+        found += [
+            f
+            for f in check_subject(case["draft"], case["own"], case["material"], language=case["language"])
+            if f.severity == "error"
+        ]
     return found
 
 
@@ -111,14 +118,20 @@ def load_drafts(folder: str | Path) -> dict[str, dict]:
     error the draft should get (empty: a clean draft; null: not labelled yet)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise EvalFileError(f"{folder}: not a folder; give a folder of labelled drafts (tests/fixtures/drafts/embedded)")
+        raise EvalFileError(
+            f"{folder}: not a folder; give a folder of labelled drafts (tests/fixtures/drafts/embedded)"
+        )
     drafts = {}
     for p in sorted(folder.glob("*.json")):
         try:
             case = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvalFileError(f"{p}: not a readable JSON draft ({exc}); fix or remove the file") from None
-        if not isinstance(case, dict) or not isinstance(case.get("draft"), str) or not isinstance(case.get("material"), list):
+        if (
+            not isinstance(case, dict)
+            or not isinstance(case.get("draft"), str)
+            or not isinstance(case.get("material"), list)
+        ):
             raise EvalFileError(f"{p}: a draft needs draft (text), material (list of texts), language and labels")
         drafts[p.stem] = case
     return drafts
@@ -149,6 +162,8 @@ def draft_hits(folder: str | Path, kinds: tuple[str, ...] = ("echo", "loop", "cu
     for kind in kinds:
         bad = [n for n, c in cases.items() if kind in c["labels"]]
         good = [n for n, c in cases.items() if kind not in c["labels"]]
-        table[kind] = {"defective": (sum(kind in found[n] for n in bad), len(bad)),
-                       "clean": (sum(kind in found[n] for n in good), len(good))}
+        table[kind] = {
+            "defective": (sum(kind in found[n] for n in bad), len(bad)),
+            "clean": (sum(kind in found[n] for n in good), len(good)),
+        }
     return table

@@ -99,14 +99,14 @@ def parse_digest(text: str, language: str = "zh") -> Digest:
         elif ln == sections_head and part == "summary":
             part = "sections"
         elif part == "summary" and ln.startswith(BULLET):
-            summary.append(ln[len(BULLET):])
+            summary.append(ln[len(BULLET) :])
         elif part == "sections" and (h := re.match(r"^(\d+)\. (.+)$", ln)):
             if int(h.group(1)) != len(sections) + 1:
                 raise DigestFormatError(f"line {lineno}: section {h.group(1)} out of order")
             topic, _, hook = h.group(2).partition(COLON[language].strip())
             sections.append(Section(topic.strip(), hook.strip(), []))
         elif part == "sections" and ln.startswith(BULLET) and sections:
-            sections[-1].bullets.append(Bullet(ln[len(BULLET):]))
+            sections[-1].bullets.append(Bullet(ln[len(BULLET) :]))
         else:
             raise DigestFormatError(f"line {lineno}: unexpected {ln[:60]!r} in the {part} part")
     if part != "sections":

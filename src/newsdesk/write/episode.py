@@ -77,9 +77,16 @@ _PLACEHOLDER = re.compile(r"<[^<>]{1,30}>")  # the prompts show a bullet's shape
 
 def digest_key(turns: list[Turn], title: str, number, options: EpisodeOptions, banned: str = "") -> str:
     """The transcript, title, options, prompts and policy a digest was written from."""
-    return material_key("episode", EPISODE_FORMAT, [[t.speaker, t.text] for t in turns], title,
-                        str(number) if number is not None else None, options.__dict__,
-                        prompts_fingerprint(("episode", "rewrite")), banned)
+    return material_key(
+        "episode",
+        EPISODE_FORMAT,
+        [[t.speaker, t.text] for t in turns],
+        title,
+        str(number) if number is not None else None,
+        options.__dict__,
+        prompts_fingerprint(("episode", "rewrite")),
+        banned,
+    )
 
 
 def section_schema(max_bullets: int) -> dict:
@@ -103,7 +110,10 @@ def section_schema(max_bullets: int) -> dict:
 def summary_schema(low: int, high: int) -> dict:
     bullet = {
         "type": "object",
-        "properties": {"thesis": {"type": "string", "maxLength": 120}, "evidence": {"type": "string", "maxLength": 480}},
+        "properties": {
+            "thesis": {"type": "string", "maxLength": 120},
+            "evidence": {"type": "string", "maxLength": 480},
+        },
         "required": ["thesis", "evidence"],
     }
     return {
@@ -180,8 +190,11 @@ class _Writer:
             policy=self.banned,
         )
         schema = section_schema(self.options.max_bullets)
-        done = checked(lambda errors: self._section_from(self.ask(asked, errors, schema, self.options.max_tokens), span),
-                       _problems, keep="best")
+        done = checked(
+            lambda errors: self._section_from(self.ask(asked, errors, schema, self.options.max_tokens), span),
+            _problems,
+            keep="best",
+        )
         best = done.draft[0]
         best.flags = _defects(best.flags)
         if not best.bullets:
@@ -244,11 +257,17 @@ class _Writer:
         per = max(20, 2 * o.passage_tokens // max(1, len(blocks)))
         # Long episodes: each section keeps an equal share of the prompt (its heading first).
         shown = [b if estimate_tokens(b) <= per else _clip(b, per) for b in blocks]
-        asked = messages("episode_summary.md", target=o.summary_target, min_bullets=o.summary_min,
-                         max_bullets=o.summary_max, sections="\n\n".join(shown))
+        asked = messages(
+            "episode_summary.md",
+            target=o.summary_target,
+            min_bullets=o.summary_min,
+            max_bullets=o.summary_max,
+            sections="\n\n".join(shown),
+        )
         schema = summary_schema(o.summary_min, o.summary_max)
-        done = checked(lambda errors: self._summary_from(self.ask(asked, errors, schema, o.max_tokens * 2)),
-                       _problems, keep="best")
+        done = checked(
+            lambda errors: self._summary_from(self.ask(asked, errors, schema, o.max_tokens * 2)), _problems, keep="best"
+        )
         bullets, problems = done.draft
         return bullets, _defects(problems)
 
@@ -274,7 +293,9 @@ class _Writer:
                 problems += attribution_problems(text, self.index, self.people)
                 bullets.append(text)
         if len(bullets) < o.summary_min:
-            problems.append(f"the summary has {len(bullets)} bullets; write {o.summary_target} ({o.summary_min}–{o.summary_max})")
+            problems.append(
+                f"the summary has {len(bullets)} bullets; write {o.summary_target} ({o.summary_min}–{o.summary_max})"
+            )
         if bullets:
             problems += [f.detail for f in checker_errors("\n".join(bullets), self.material)]
         return bullets, problems
@@ -310,12 +331,15 @@ def write_episode(
     spans, topics = plan_episode(llm, w.lines, options)
     # Sections are written side by side; each is told the planned topics before it, not the written ones.
     sections: list[Section] = in_parallel(
-        llm, lambda n: w.section(n + 1, spans[n], topics[n], [t for t in topics[:n] if t]), range(len(spans)))
+        llm, lambda n: w.section(n + 1, spans[n], topics[n], [t for t in topics[:n] if t]), range(len(spans))
+    )
     summary, summary_problems = w.summary(sections)
     if not summary:
         # Nothing usable after two tries: the digest still opens with a summary, made of the
         # sections' own checked openings, and is flagged (as a section falls back to the speakers' words).
-        summary = [f"{s.topic}：{s.hook}" if s.hook else f"{s.topic}：{s.bullets[0].text}" for s in sections][: options.summary_max]
+        summary = [f"{s.topic}：{s.hook}" if s.hook else f"{s.topic}：{s.bullets[0].text}" for s in sections][
+            : options.summary_max
+        ]
         summary_problems.append("no usable summary bullet from the model; the sections' openings stand in")
 
     digest = Digest(title, number, summary, sections, "zh")
@@ -377,12 +401,16 @@ def structure_findings(digest: Digest, options: EpisodeOptions) -> list[str]:
 
 
 def unfound_quotes(text: str, index: TranscriptIndex) -> list[Finding]:
-    return [Finding("quote", f"quote not found in the transcript: “{q[:60]}”", q)
-            for _, _, q in find_quotes(text) if not index.contains(q)]
+    return [
+        Finding("quote", f"quote not found in the transcript: “{q[:60]}”", q)
+        for _, _, q in find_quotes(text)
+        if not index.contains(q)
+    ]
 
 
-def episode_editions(engine: Engine, settings, llm, turns: list[Turn], *, title: str,
-                     number: str | int | None = None) -> list[EpisodeResult]:
+def episode_editions(
+    engine: Engine, settings, llm, turns: list[Turn], *, title: str, number: str | int | None = None
+) -> list[EpisodeResult]:
     """The episode's model-written digest in Chinese and (with "en" in settings.languages) its English
     translation, as published. An edition that still fails its checks is never published: its draft is
     kept for the operator and the extractive digest stands in its place (_published). A Chinese stand-in
@@ -390,16 +418,23 @@ def episode_editions(engine: Engine, settings, llm, turns: list[Turn], *, title:
     from newsdesk.write.extractive.publish import publish_episode
     from newsdesk.write.translate import translate_episode
 
-    zh = _published(engine, llm, write_episode(engine, settings, llm, turns, title=title, number=number), "episode",
-                    turns, number)
+    zh = _published(
+        engine, llm, write_episode(engine, settings, llm, turns, title=title, number=number), "episode", turns, number
+    )
     if "en" not in settings.languages:
         return [zh]
     stored = stored_edition(engine, zh.key, "zh") or {}
     if (stored.get("meta") or {}).get("extractive"):
         en = publish_episode(engine, turns, title=zh.digest.title, number=number, language="en", key=zh.key)
     else:
-        en = _published(engine, llm, translate_episode(engine, settings, llm, zh, turns, original_title=title),
-                        "translation", turns, number)
+        en = _published(
+            engine,
+            llm,
+            translate_episode(engine, settings, llm, zh, turns, original_title=title),
+            "translation",
+            turns,
+            number,
+        )
     return [zh, en]
 
 
@@ -411,8 +446,26 @@ def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: lis
 
     if result.status == "clean" or result.reused:  # reused: its draft, if any, was kept when it was written
         return result
-    draft = Draft(kind, f"{result.key}:{result.language}", result.language, result.digest.title, result.text,
-                  [Finding.load(f) for f in result.findings], getattr(llm, "model", None), result.material_key)
-    return stand_in(engine, draft, lambda: publish_episode(engine, turns, title=result.digest.title, number=number,
-                                                           language=result.language, key=result.key,
-                                                           stands_in_for=result.material_key))
+    draft = Draft(
+        kind,
+        f"{result.key}:{result.language}",
+        result.language,
+        result.digest.title,
+        result.text,
+        [Finding.load(f) for f in result.findings],
+        getattr(llm, "model", None),
+        result.material_key,
+    )
+    return stand_in(
+        engine,
+        draft,
+        lambda: publish_episode(
+            engine,
+            turns,
+            title=result.digest.title,
+            number=number,
+            language=result.language,
+            key=result.key,
+            stands_in_for=result.material_key,
+        ),
+    )

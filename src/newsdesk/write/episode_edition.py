@@ -74,4 +74,3 @@ def reuse(row: dict, language: str) -> EpisodeResult:
         material_key=row["material_key"],
         reused=True,
     )
-

@@ -137,7 +137,10 @@ def passage_points(llm, lines: list[Line], options: EpisodeOptions) -> list[tupl
         got = [
             (p["line"], clean_field(p.get("point")))
             for p in data.get("points", [])
-            if isinstance(p, dict) and isinstance(p.get("line"), int) and p["line"] in ids and clean_field(p.get("point"))
+            if isinstance(p, dict)
+            and isinstance(p.get("line"), int)
+            and p["line"] in ids
+            and clean_field(p.get("point"))
         ]
         if not got:  # the passage still needs a marker: its opening words stand in
             got = [(chunk[0].id, f"{chunk[0].speaker}: {' '.join(chunk[0].text.split()[:25])}")]
@@ -183,11 +186,20 @@ def plan_episode(llm, lines: list[Line], options: EpisodeOptions) -> tuple[list[
             points=window,
         )
         data = ask_json(llm, asked, stage="episode", schema=sections_schema(cap), max_tokens=o.max_tokens)
-        proposed += [s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)]
+        proposed += [
+            s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)
+        ]
         if k > 0:  # a window boundary is a candidate boundary too; plan_sections may merge it away
             proposed.append({"start_line": window[0][0], "topic": ""})
     hints = {s["start_line"]: clean_field(s.get("topic")) for s in proposed if clean_field(s.get("topic"))}
-    spans = plan_sections(lines, [s["start_line"] for s in proposed], min_sections=o.min_sections,
-                          max_sections=most, max_tokens=o.passage_tokens)
-    topics = [next((h for start, h in sorted(hints.items()) if span[0] <= start <= span[1] and h), "") for span in spans]
+    spans = plan_sections(
+        lines,
+        [s["start_line"] for s in proposed],
+        min_sections=o.min_sections,
+        max_sections=most,
+        max_tokens=o.passage_tokens,
+    )
+    topics = [
+        next((h for start, h in sorted(hints.items()) if span[0] <= start <= span[1] and h), "") for span in spans
+    ]
     return spans, topics

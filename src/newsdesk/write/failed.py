@@ -47,13 +47,21 @@ def stand_in(engine: Engine, draft: Draft, extractive: Callable[[], T]) -> T:
     """The one rule for every output: a draft that failed is never published. It is kept for the
     operator, and `extractive()` makes (and stores, under the draft's material key) the part chosen
     from the material by code that readers get in its place; its result is returned."""
-    values = {"language": draft.language, "title": draft.title[:500], "text": draft.text, "model": draft.model,
-              "findings": [f.as_dict() for f in draft.findings], "created_at": datetime.now(UTC)}
+    values = {
+        "language": draft.language,
+        "title": draft.title[:500],
+        "text": draft.text,
+        "model": draft.model,
+        "findings": [f.as_dict() for f in draft.findings],
+        "created_at": datetime.now(UTC),
+    }
     with engine.begin() as conn:  # an upsert: the same draft of the same material is one row
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
-        conn.execute(ins.values(kind=draft.kind, subject_id=draft.subject_id[:120], material_key=draft.material_key,
-                                **values).on_conflict_do_update(index_elements=["kind", "subject_id", "material_key"],
-                                                               set_=values))
+        conn.execute(
+            ins.values(
+                kind=draft.kind, subject_id=draft.subject_id[:120], material_key=draft.material_key, **values
+            ).on_conflict_do_update(index_elements=["kind", "subject_id", "material_key"], set_=values)
+        )
     return extractive()
 
 
@@ -69,7 +77,10 @@ def replaced(conn: Connection, kind: str, parts: set[tuple[str, str]]) -> set[tu
     wanted = sorted(parts)
     for start in range(0, len(wanted), 400):  # under every database's parameter limit
         chunk = wanted[start : start + 400]
-        rows = conn.execute(select(table.c.subject_id, table.c.material_key).where(
-            table.c.kind == kind, or_(*(and_(table.c.subject_id == s, table.c.material_key == k) for s, k in chunk))))
+        rows = conn.execute(
+            select(table.c.subject_id, table.c.material_key).where(
+                table.c.kind == kind, or_(*(and_(table.c.subject_id == s, table.c.material_key == k) for s, k in chunk))
+            )
+        )
         found |= {(r.subject_id, r.material_key) for r in rows}
     return found

@@ -37,8 +37,19 @@ from newsdesk.store.schema import checks
 from newsdesk.write.check import check_output
 
 __all__ = [
-    "Checked", "ask_json", "banned_phrases", "checked", "checker_errors", "material_key", "messages",
-    "policy", "prompts_fingerprint", "record_check", "render", "rule", "with_feedback",
+    "Checked",
+    "ask_json",
+    "banned_phrases",
+    "checked",
+    "checker_errors",
+    "material_key",
+    "messages",
+    "policy",
+    "prompts_fingerprint",
+    "record_check",
+    "render",
+    "rule",
+    "with_feedback",
 ]
 
 T = TypeVar("T")
@@ -86,8 +97,10 @@ def policy(settings) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise ConfigError(f"llm.policy_file {path}: cannot read it ({reason}); fix the path in newsdesk.toml "
-                          "or leave it empty for the packaged policy") from None
+        raise ConfigError(
+            f"llm.policy_file {path}: cannot read it ({reason}); fix the path in newsdesk.toml "
+            "or leave it empty for the packaged policy"
+        ) from None
 
 
 def banned_phrases(policy_text: str) -> str:
@@ -120,15 +133,25 @@ def rule(detail: str, part: str = "") -> Finding:
 
 def checker_errors(text: str, material: list[str], language: str = "zh") -> list[Finding]:
     """The checker's errors for text written from full material (a transcript): numbers, quotes, names, hygiene."""
-    return [f for f in check_output(text, material, levels=["full"], language=language).findings if f.severity == "error"]
+    return [
+        f for f in check_output(text, material, levels=["full"], language=language).findings if f.severity == "error"
+    ]
 
 
 def record_check(engine: Engine, subject: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:
     """One row in `checks`; passed when no finding is an error. Returns passed."""
     passed = not any(f.severity == "error" for f in findings)
     with engine.begin() as conn:
-        conn.execute(insert(checks).values(subject=subject, subject_id=subject_id[:80], attempt=attempt, passed=passed,
-                                           findings=[f.as_dict() for f in findings], at=datetime.now(UTC)))
+        conn.execute(
+            insert(checks).values(
+                subject=subject,
+                subject_id=subject_id[:80],
+                attempt=attempt,
+                passed=passed,
+                findings=[f.as_dict() for f in findings],
+                at=datetime.now(UTC),
+            )
+        )
     return passed
 
 

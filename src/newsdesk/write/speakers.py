@@ -22,9 +22,28 @@ from newsdesk.write.transcript import (
 UNCERTAIN_MARK = {"zh": "（音）", "en": " (as heard)"}
 
 _ROLE_WORDS = {
-    "manager", "professor", "phd", "grad", "marketing", "interface", "user", "designer",
-    "industrial", "host", "guest", "speaker", "moderator", "interviewer", "chair",
-    "postdoc", "student", "presenter", "narrator", "unknown", "audience", "project",
+    "manager",
+    "professor",
+    "phd",
+    "grad",
+    "marketing",
+    "interface",
+    "user",
+    "designer",
+    "industrial",
+    "host",
+    "guest",
+    "speaker",
+    "moderator",
+    "interviewer",
+    "chair",
+    "postdoc",
+    "student",
+    "presenter",
+    "narrator",
+    "unknown",
+    "audience",
+    "project",
 }
 
 
@@ -105,7 +124,9 @@ def attribution_problems(text: str, index: TranscriptIndex, people: list[Speaker
             or (sp.short != sp.full and re.search(rf"(?<![A-Za-z]){re.escape(sp.short)}(?![A-Za-z])", outside))
         }
         if named and not {_person(n) for n in named} & {_person(n) for n in said}:
-            out.append(f"quote “{quote[:50]}” is attributed to {', '.join(sorted(named))} but was said by {', '.join(sorted(said))}")
+            out.append(
+                f"quote “{quote[:50]}” is attributed to {', '.join(sorted(named))} but was said by {', '.join(sorted(said))}"
+            )
     return out
 
 

@@ -87,7 +87,6 @@ def passages(lines: list[Line], max_tokens: int) -> list[list[Line]]:
     return out
 
 
-
 # --- quotes: find, correct or drop -----------------------------------------------------
 
 _QUOTE = re.compile(r"“([^“”]+)”|\"([^\"]+)\"|「([^「」]+)」")
@@ -245,4 +244,3 @@ def verify_quotes(text: str, index: TranscriptIndex) -> tuple[str, QuoteReport]:
     for a, b, new in sorted(set(edits), reverse=True):  # from the end: earlier offsets stay valid
         text = text[:a] + new + text[b:]
     return re.sub(r"\s+", " ", text).strip(), report
-

@@ -103,7 +103,9 @@ _EN_HEDGES = re.compile(
 
 def hedge_problems(zh: str, en: str) -> list[str]:
     if _ZH_HEDGES.search(zh) and not _EN_HEDGES.search(en):
-        return ["the Chinese hedges this claim (可能 / 也许 / 估计 …) but the English states it as certain; keep the hedge"]
+        return [
+            "the Chinese hedges this claim (可能 / 也许 / 估计 …) but the English states it as certain; keep the hedge"
+        ]
     return []
 
 
@@ -132,8 +134,15 @@ class _Translator:
         self.options, self.material = options, material
         self.quotes = QuoteReport()
 
-    def unit(self, template: str, values: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str],
-             material: list[str] | None = None) -> _Unit:
+    def unit(
+        self,
+        template: str,
+        values: dict,
+        head: tuple[str, ...],
+        zh_head: list[str],
+        zh_bullets: list[str],
+        material: list[str] | None = None,
+    ) -> _Unit:
         count = len(zh_bullets)
         asked = messages(
             template,
@@ -151,7 +160,9 @@ class _Translator:
 
         return checked(write, lambda unit: [rule(p) for p in unit.problems], keep="best").draft
 
-    def _check(self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str], material: list[str]) -> _Unit:
+    def _check(
+        self, data: dict, head: tuple[str, ...], zh_head: list[str], zh_bullets: list[str], material: list[str]
+    ) -> _Unit:
         problems: list[str] = []
         got_head = [clean_field(data.get(name)).replace("：", ":") for name in head]
         for name, value in zip(head, got_head):
@@ -166,7 +177,9 @@ class _Translator:
                 problems += [f"bullet {k + 1}: {n}" for n in report.notes if "dropped" in n]
             bullets.append(text)
         if len(bullets) != len(zh_bullets) or not all(bullets):
-            problems.append(f"{len([b for b in bullets if b])} bullets, need exactly {len(zh_bullets)} (one per Chinese bullet)")
+            problems.append(
+                f"{len([b for b in bullets if b])} bullets, need exactly {len(zh_bullets)} (one per Chinese bullet)"
+            )
         for k, (zh, en) in enumerate(zip(zh_bullets, bullets), 1):
             problems += [f"bullet {k}: {p}" for p in number_problems(zh, en) + hedge_problems(zh, en)]
             if len(find_quotes(zh)) and not find_quotes(en):
@@ -227,8 +240,14 @@ def translate_episode(
             return t.unit("translate_summary.md", {"title": source.title}, ("title",), [source.title], source.summary)
         s = source.sections[n - 1]
         own = section_material(lines, people, s.first_line, s.last_line) if s.last_line else None
-        return t.unit("translate_section.md", {"topic": s.topic, "hook": s.hook}, ("topic", "hook"), [s.topic, s.hook],
-                      [b.render("zh") for b in s.bullets], own)
+        return t.unit(
+            "translate_section.md",
+            {"topic": s.topic, "hook": s.hook},
+            ("topic", "hook"),
+            [s.topic, s.hook],
+            [b.render("zh") for b in s.bullets],
+            own,
+        )
 
     summary, *units = in_parallel(llm, translate, range(len(source.sections) + 1))
     digest, findings = _assemble(source, summary, units, _title(source, summary, original_title, english))
@@ -270,7 +289,9 @@ def _assemble(source: Digest, summary: _Unit, units: list[_Unit], title: str) ->
     for n, (s, u) in enumerate(zip(source.sections, units), 1):
         zh_bullets = [b.render("zh") for b in s.bullets]
         topic, hook = (u.head[0] or s.topic).replace(":", " "), u.head[1] or s.hook
-        bullets = [Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)]
+        bullets = [
+            Bullet(u.bullets[k] if k < len(u.bullets) and u.bullets[k] else zh_b) for k, zh_b in enumerate(zh_bullets)
+        ]
         sections.append(Section(topic, hook, bullets, s.first_line, s.last_line, u.problems))
         findings += [rule(p, f"section {n}") for p in u.problems]
     summary_bullets = [
@@ -280,16 +301,20 @@ def _assemble(source: Digest, summary: _Unit, units: list[_Unit], title: str) ->
     return Digest(title, source.number, summary_bullets, sections, "en"), findings
 
 
-def _edition_findings(text: str, zh: EpisodeResult, digest: Digest, index: TranscriptIndex | None,
-                      material: list[str]) -> list[Finding]:
+def _edition_findings(
+    text: str, zh: EpisodeResult, digest: Digest, index: TranscriptIndex | None, material: list[str]
+) -> list[Finding]:
     """The whole edition: the Chinese shape kept, quotes verbatim (an English transcript), the checker."""
     findings = []
     back = parse_digest(text, "en")
     if shape(back) != shape(parse_digest(zh.text, "zh")):
         findings.append(rule(f"shape differs: English {shape(back)} vs Chinese {shape(zh.digest)}"))
     if index is not None:
-        findings += [Finding("quote", f"quote not found in the transcript: “{q[:60]}”", q)
-                     for _, _, q in find_quotes(text) if not index.contains(q)]
+        findings += [
+            Finding("quote", f"quote not found in the transcript: “{q[:60]}”", q)
+            for _, _, q in find_quotes(text)
+            if not index.contains(q)
+        ]
     return findings + checker_errors(digest.prose(), material, "en")
 
 

@@ -92,7 +92,9 @@ def week_key(day: date) -> str:
 
 def latest_week(conn: Connection, tz: str) -> str | None:
     """The week of the newest event in the store (what `newsdesk weekly` builds by default)."""
-    newest = conn.execute(select(events.c.first_published_at).order_by(events.c.first_published_at.desc()).limit(1)).scalar()
+    newest = conn.execute(
+        select(events.c.first_published_at).order_by(events.c.first_published_at.desc()).limit(1)
+    ).scalar()
     return week_key(local_time(newest, tz).date()) if newest else None
 
 
@@ -122,7 +124,8 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
         # A week holds the events first reported in it, as a day does (days.py).
-        select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
+        select(events)
+        .where(events.c.first_published_at >= start, events.c.first_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)
     ).all()
     if not rows:
@@ -131,32 +134,47 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     member_rows: dict[int, list] = {}
     for i in range(0, len(ids), 900):
         for m in conn.execute(
-            select(event_members.c.event_id, event_members.c.role, items.c.id, items.c.title, items.c.summary,
-                   items.c.body, items.c.material_level, items.c.content_hash, sources.c.name.label("source_name"))
+            select(
+                event_members.c.event_id,
+                event_members.c.role,
+                items.c.id,
+                items.c.title,
+                items.c.summary,
+                items.c.body,
+                items.c.material_level,
+                items.c.content_hash,
+                sources.c.name.label("source_name"),
+            )
             .join(items, items.c.id == event_members.c.item_id)
             .join(sources, sources.c.id == items.c.source_id)
             .where(event_members.c.event_id.in_(ids[i : i + 900]), event_members.c.role != "duplicate")
             .order_by(items.c.published_at, items.c.id)
         ):
             member_rows.setdefault(m.event_id, []).append(m)
-    headlines = dict(conn.execute(
-        select(analyses.c.event_id, analyses.c.headline).where(analyses.c.language == LANGUAGE, analyses.c.headline != "")
-    ).all())
+    headlines = dict(
+        conn.execute(
+            select(analyses.c.event_id, analyses.c.headline).where(
+                analyses.c.language == LANGUAGE, analyses.c.headline != ""
+            )
+        ).all()
+    )
     out = []
     for r in rows:
         members = sorted(member_rows.get(r.id, []), key=lambda m: m.role != "lead")
         if not members:
             continue
         title = headlines.get(r.id) or r.title
-        out.append(WeekEvent(
-            id=r.id,
-            title=title,
-            score=r.importance,
-            sources=list(dict.fromkeys(m.source_name for m in members)),
-            material=_material_text(title, members[:4]),
-            members=[m.id for m in members],
-            fingerprint=[r.id, title, round(r.importance, 4), sorted(m.content_hash for m in members)],
-        ))
+        out.append(
+            WeekEvent(
+                id=r.id,
+                title=title,
+                score=r.importance,
+                sources=list(dict.fromkeys(m.source_name for m in members)),
+                material=_material_text(title, members[:4]),
+                members=[m.id for m in members],
+                fingerprint=[r.id, title, round(r.importance, 4), sorted(m.content_hash for m in members)],
+            )
+        )
     return out
 
 
@@ -184,8 +202,9 @@ def best_similarity(groups: list, cents: list) -> float:
     return best
 
 
-def group_themes(chosen: list[WeekEvent], *, max_sections: int = MAX_SECTIONS,
-                 per_section: int = PER_SECTION) -> list[list[WeekEvent]]:
+def group_themes(
+    chosen: list[WeekEvent], *, max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION
+) -> list[list[WeekEvent]]:
     """Agglomerative grouping on centroid cosine, best pair first, groups capped at MAX_GROUP.
 
     Merging stops at THEME_SIMILARITY, unless fewer than MIN_SECTIONS groups of two or more
@@ -246,12 +265,23 @@ SECTION_SCHEMA = {
     "properties": {
         "heading": _text(60),
         "thesis": _text(400),
-        "items": {"type": "array", "minItems": 1, "maxItems": PER_SECTION, "items": {
-            "type": "object",
-            "required": ["n", "name", "problem", "method", "numbers", "assessment"],
-            "properties": {"n": {"type": "integer"}, "name": _text(80), "problem": _text(240), "method": _text(360),
-                           "numbers": {"type": "string", "maxLength": 240}, "assessment": _text(360)},
-        }},
+        "items": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": PER_SECTION,
+            "items": {
+                "type": "object",
+                "required": ["n", "name", "problem", "method", "numbers", "assessment"],
+                "properties": {
+                    "n": {"type": "integer"},
+                    "name": _text(80),
+                    "problem": _text(240),
+                    "method": _text(360),
+                    "numbers": {"type": "string", "maxLength": 240},
+                    "assessment": _text(360),
+                },
+            },
+        },
         "synthesis": _text(400),
     },
 }
@@ -260,15 +290,33 @@ SUMMARY_SCHEMA = {
     "required": ["summary", "overview"],
     "properties": {
         "summary": {"type": "string", "minLength": 20, "maxLength": 700},
-        "overview": {"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS, "items": {
-            "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _text(200)}}},
+        "overview": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_SECTIONS,
+            "items": {
+                "type": "object",
+                "required": ["n", "text"],
+                "properties": {"n": {"type": "integer"}, "text": _text(200)},
+            },
+        },
     },
 }
 BRIEFS_SCHEMA = {
     "type": "object",
     "required": ["briefs"],
-    "properties": {"briefs": {"type": "array", "minItems": 1, "maxItems": BRIEF_BATCH, "items": {
-        "type": "object", "required": ["n", "text"], "properties": {"n": {"type": "integer"}, "text": _text(300)}}}},
+    "properties": {
+        "briefs": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": BRIEF_BATCH,
+            "items": {
+                "type": "object",
+                "required": ["n", "text"],
+                "properties": {"n": {"type": "integer"}, "text": _text(300)},
+            },
+        }
+    },
 }
 
 
@@ -276,12 +324,14 @@ def numbered(chosen: list[WeekEvent], chars: int | None = None) -> str:
     def clip(text: str) -> str:
         return text if chars is None or len(text) <= chars else text[:chars].rstrip() + "……"
 
-    return render("weekly_events.md", events=[{"sources": "、".join(e.sources[:3]), "material": clip(e.material)} for e in chosen])
+    return render(
+        "weekly_events.md", events=[{"sources": "、".join(e.sources[:3]), "material": clip(e.material)} for e in chosen]
+    )
 
 
 # --- assembling text -----------------------------------------------------------------------
 
-_END = "。！？!?.…”\"）)"
+_END = '。！？!?.…”"）)'
 
 
 def sentence(text: str) -> str:
@@ -349,10 +399,15 @@ class _Writer:
         replies = []
 
         def write(errors):
-            asked = first if not errors else first + [
-                {"role": "assistant", "content": replies[-1].text},
-                {"role": "user", "content": render("weekly_rewrite.md", problems=[f.detail for f in errors])},
-            ]
+            asked = (
+                first
+                if not errors
+                else first
+                + [
+                    {"role": "assistant", "content": replies[-1].text},
+                    {"role": "user", "content": render("weekly_rewrite.md", problems=[f.detail for f in errors])},
+                ]
+            )
             replies.append(self.llm.chat(asked, stage="weekly", schema=schema))
             return replies[-1].data, assemble(replies[-1].data), replies[-1].finish_reason
 
@@ -362,8 +417,12 @@ class _Writer:
             found = check_output(text, [material], language=LANGUAGE, finish_reason=finish_reason).findings
             return found + (extra_check(data) if extra_check else [])
 
-        done = checked(write, check, record=lambda attempt, found: self.record(name, attempt, found),
-                       salvage=lambda exc: isinstance(exc, LLMError) and not isinstance(exc, BudgetExhausted))
+        done = checked(
+            write,
+            check,
+            record=lambda attempt, found: self.record(name, attempt, found),
+            salvage=lambda exc: isinstance(exc, LLMError) and not isinstance(exc, BudgetExhausted),
+        )
         data, text, _ = done.draft
         return Part(name, data, text, done.status, [f.detail for f in done.errors])
 
@@ -405,15 +464,24 @@ def published_section(part: Part, group: list[WeekEvent], stories: dict[int, dic
 
 def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part, list[WeekEvent]]:
     """The written section and the events it actually covers (the others fall back to briefs)."""
+
     def assemble(data):
-        return section_text(_heading(data), data["thesis"], list(_item_paragraphs(group, data).values()),
-                            data["synthesis"])
+        return section_text(
+            _heading(data), data["thesis"], list(_item_paragraphs(group, data).values()), data["synthesis"]
+        )
 
     def covered(data):
         ns = {f.get("n") for f in data["items"]}
         missing = [rule(f"event [{n}] has no item in the section") for n in range(1, len(group) + 1) if n not in ns]
-        return missing + [f for fields in data["items"] for f in wrong_event(
-            fields.get("n"), " ".join(str(fields.get(k, "")) for k in ("name", "problem", "method", "numbers")), group)]
+        return missing + [
+            f
+            for fields in data["items"]
+            for f in wrong_event(
+                fields.get("n"),
+                " ".join(str(fields.get(k, "")) for k in ("name", "problem", "method", "numbers")),
+                group,
+            )
+        ]
 
     part = writer.write(f"section {number}", "weekly_section.md", numbered(group), SECTION_SCHEMA, assemble, covered)
     written = {f.get("n") for f in part.data["items"]}
@@ -469,10 +537,12 @@ def brief_line(e: WeekEvent, text: str) -> str:
     return f"{e.title} — {source_label(e)} / {sentence(text)}"
 
 
-def _sections(writer: _Writer, groups: list[list[WeekEvent]],
-              stories: dict[int, dict]) -> tuple[list[Part], list[dict], set[int]]:
+def _sections(
+    writer: _Writer, groups: list[list[WeekEvent]], stories: dict[int, dict]
+) -> tuple[list[Part], list[dict], set[int]]:
     """The themes written side by side: their parts, their meta (with the text as published), and
     the ids of the events they cover."""
+
     def write_section(job):
         number, group = job
         try:
@@ -491,14 +561,23 @@ def _sections(writer: _Writer, groups: list[list[WeekEvent]],
         sections.append(part)
         themed |= {e.id for e in kept}
         text, lines = published_section(part, group, stories, writer.week)
-        meta.append({"heading": part.text.split("\n\n", 1)[0], "status": part.status, "findings": part.findings,
-                     "events": [e.id for e in kept], "text": text, "story_lines": lines})
+        meta.append(
+            {
+                "heading": part.text.split("\n\n", 1)[0],
+                "status": part.status,
+                "findings": part.findings,
+                "events": [e.id for e in kept],
+                "text": text,
+                "story_lines": lines,
+            }
+        )
     return sections, meta, themed
 
 
 def _summary(writer: _Writer, sections: list[Part], headings: list[str], themed_events: list[WeekEvent]) -> Part:
     """Summary and overview, written from the checked sections against all their material;
     when the model gives none, a plain one from the sections, flagged."""
+
     def assemble(data):
         texts = {o.get("n"): o["text"] for o in data["overview"]}
         lines = [f"{h}：{sentence(texts[n])}" for n, h in enumerate(headings, 1) if texts.get(n)]
@@ -507,14 +586,19 @@ def _summary(writer: _Writer, sections: list[Part], headings: list[str], themed_
     def not_repeated(data):
         summary = " ".join(data["summary"].split())
         overview = "\n".join(o["text"] for o in data["overview"])
-        missing = [f"section [{n}] has no overview line" for n in range(1, len(headings) + 1)
-                   if n not in {o.get("n") for o in data["overview"]}]
+        missing = [
+            f"section [{n}] has no overview line"
+            for n in range(1, len(headings) + 1)
+            if n not in {o.get("n") for o in data["overview"]}
+        ]
         return [rule(p) for p in repeated_sentences(summary, overview) + missing]
 
     # The sections carry the week's checked facts; the events' own material is clipped to a
     # share of SUMMARY_EVENT_CHARS so that the prompt fits an 8k-token model with any number of themes.
     share = SUMMARY_EVENT_CHARS // max(1, len(themed_events))
-    material = "\n\n".join([f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)])
+    material = "\n\n".join(
+        [f"[{n}] {p.text}" for n, p in enumerate(sections, 1)] + [numbered(themed_events, chars=share)]
+    )
     try:
         return writer.write("summary", "weekly_summary.md", material, SUMMARY_SCHEMA, assemble, not_repeated)
     except BudgetExhausted:
@@ -532,13 +616,41 @@ def _week(engine: Engine, settings: Settings, week: str | None) -> tuple[str, li
         parse_week(week)
         all_events = week_events(conn, settings, week)
     if not all_events:
-        raise WeeklyError(f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2025-W09)")
+        raise WeeklyError(
+            f"week {week} has no events in the store; pick a week with items (e.g. the demo pack's 2025-W09)"
+        )
     return week, all_events
 
 
-def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = None, *,
-                 now: datetime | None = None, max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION,
-                 max_briefs: int = MAX_BRIEFS) -> WeeklyStats:
+def _weekly_key(settings: Settings, week: str, banned, all_events, stories, caps: list[int]) -> str:
+    """What the stored weekly was built from; the same key means nothing to rebuild. The model is
+    named from settings, not asked of the LLM: a lazily opened model stays closed when nothing changed."""
+    return material_key(
+        "weekly",
+        WEEKLY_FORMAT,
+        week,
+        settings.site_name,
+        settings.llm.backend,
+        settings.llm.model,
+        prompts_fingerprint(("weekly",)),
+        banned,
+        [e.fingerprint for e in all_events],
+        stories_fingerprint(stories),
+        caps,
+    )
+
+
+def build_weekly(
+    engine: Engine,
+    settings: Settings,
+    llm,
+    week: str | None = None,
+    *,
+    now: datetime | None = None,
+    max_sections: int = MAX_SECTIONS,
+    per_section: int = PER_SECTION,
+    max_briefs: int = MAX_BRIEFS,
+) -> WeeklyStats:
     """Write (or keep, when its material is unchanged) the weekly report of `week`.
 
     `max_sections` (at least MIN_SECTIONS), `per_section` and `max_briefs` cap the model's
@@ -549,10 +661,7 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     with engine.connect() as conn:
         stories = week_stories(conn, [e.id for e in all_events], LANGUAGE, settings.timezone)
     banned = banned_phrases(policy(settings))
-    # The model is named from settings, not asked of `llm`: a lazily opened model stays closed when nothing changed.
-    key_now = material_key("weekly", WEEKLY_FORMAT, week, settings.site_name, settings.llm.backend, settings.llm.model,
-                          prompts_fingerprint(("weekly",)), banned, [e.fingerprint for e in all_events],
-                          stories_fingerprint(stories), [max_sections, per_section, max_briefs])
+    key_now = _weekly_key(settings, week, banned, all_events, stories, [max_sections, per_section, max_briefs])
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, LANGUAGE) == key_now:
             stats.status = "unchanged"
@@ -564,8 +673,9 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
     # A theme's events of one story are numbered together, in date order: the model reads them as
     # a sequence, and the section can show them as one entry.
-    groups = [in_entry_order(g, story_entries([e.id for e in g], stories, week, LANGUAGE), key=lambda e: e.id)
-              for g in groups]
+    groups = [
+        in_entry_order(g, story_entries([e.id for e in g], stories, week, LANGUAGE), key=lambda e: e.id) for g in groups
+    ]
     writer = _Writer(engine, llm, week, banned)
     # Themes are written side by side; briefs wait for them (they take the events no theme kept).
     sections, section_meta, themed = _sections(writer, groups, stories)
@@ -576,14 +686,24 @@ def build_weekly(engine: Engine, settings: Settings, llm, week: str | None = Non
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
     status = "clean" if all(p.status == "clean" for p in parts) else "flagged"
     store_weekly(
-        engine, settings, week=week, summary=summary_text, overview=overview, sections=[m["text"] for m in section_meta],
-        briefs=[brief_line(e, e.brief) for e, _ in brief_parts], status=status, material_key=key_now, now=now,
+        engine,
+        settings,
+        week=week,
+        summary=summary_text,
+        overview=overview,
+        sections=[m["text"] for m in section_meta],
+        briefs=[brief_line(e, e.brief) for e, _ in brief_parts],
+        status=status,
+        material_key=key_now,
+        now=now,
         meta={
             "summary": summary_text,
             "overview": overview,
             "sections": section_meta,
-            "briefs": [{"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief,
-                        "part": p.name} for e, p in brief_parts],
+            "briefs": [
+                {"event_id": e.id, "title": e.title, "source": source_label(e), "text": e.brief, "part": p.name}
+                for e, p in brief_parts
+            ],
             "flags": [{"part": p.name, "findings": p.findings} for p in parts if p.status != "clean"],
             "events": len(all_events),
         },

@@ -46,8 +46,20 @@ def render_weekly(title: str, props: dict, overview: list[str], sections: list[s
     return "\n\n".join(blocks) + "\n"
 
 
-def store_weekly(engine: Engine, settings, *, week: str, summary: str, overview: list[str], sections: list[str],
-                 briefs: list[str], meta: dict, status: str, material_key: str, now: datetime | None = None) -> None:
+def store_weekly(
+    engine: Engine,
+    settings,
+    *,
+    week: str,
+    summary: str,
+    overview: list[str],
+    sections: list[str],
+    briefs: list[str],
+    meta: dict,
+    status: str,
+    material_key: str,
+    now: datetime | None = None,
+) -> None:
     """The weekly edition of `week` from its written parts: rendered, and stored with `meta`
     (the parts as data) after its week and properties."""
     now = now or datetime.now(UTC)
@@ -55,9 +67,16 @@ def store_weekly(engine: Engine, settings, *, week: str, summary: str, overview:
     title = weekly_title(week, settings.site_name)
     with engine.begin() as conn:
         store_edition(
-            conn, kind="weekly", key=week, language=LANGUAGE, title=title,
-            body=render_weekly(title, props, overview, sections, briefs), status=status,
-            material_key=material_key, now=now, meta={"week": week, "properties": props, **meta},
+            conn,
+            kind="weekly",
+            key=week,
+            language=LANGUAGE,
+            title=title,
+            body=render_weekly(title, props, overview, sections, briefs),
+            status=status,
+            material_key=material_key,
+            now=now,
+            meta={"week": week, "properties": props, **meta},
         )
 
 
@@ -81,8 +100,10 @@ def week_stories(conn: Connection, event_ids: list[int], language: str, tz: str)
 
 def stories_fingerprint(stories: dict[int, dict]) -> list:
     """What changes a weekly when a story link, headline or date changes (for its material key)."""
-    return [[i, s["story_id"], [[e["event_id"], e["headline"], e["date"]] for e in s["events"]]]
-            for i, s in sorted(stories.items())]
+    return [
+        [i, s["story_id"], [[e["event_id"], e["headline"], e["date"]] for e in s["events"]]]
+        for i, s in sorted(stories.items())
+    ]
 
 
 def story_entries(event_ids: list[int], stories: dict[int, dict], week: str, language: str) -> list[Entry]:

@@ -34,15 +34,23 @@ Counted = Callable[[int, int], None] | None
 class Writers(Protocol):
     by: str  # "model" | "extractive": what the run's closing lines and commands say
 
-    def cards(self, engine: Engine, settings: Settings, *, limit: int | None = None, progress: Progress = None,
-              counted: Counted = None) -> WriteStats: ...
+    def cards(
+        self,
+        engine: Engine,
+        settings: Settings,
+        *,
+        limit: int | None = None,
+        progress: Progress = None,
+        counted: Counted = None,
+    ) -> WriteStats: ...
 
     def card(self, engine: Engine, settings: Settings, brief: dict, language: str) -> bool: ...
 
     def weekly(self, engine: Engine, settings: Settings, week: str | None = None, **caps) -> WeeklyStats: ...
 
-    def episode(self, engine: Engine, settings: Settings, turns: list[Turn], *, title: str,
-                number: str | int | None = None) -> list: ...
+    def episode(
+        self, engine: Engine, settings: Settings, turns: list[Turn], *, title: str, number: str | int | None = None
+    ) -> list: ...
 
 
 class ModelWriters:

@@ -2,7 +2,6 @@
 locked and inside a transaction, so every revision and the version stamp commit together."""
 
 from alembic import context
-
 from sqlalchemy import TypeDecorator
 
 from newsdesk.store.schema import metadata

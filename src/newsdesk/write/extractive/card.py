@@ -40,10 +40,20 @@ LEVEL_RANK = {"full": 0, "summary": 1, "paywalled": 2, "title": 3, "failed": 4}
 # summary, the feed summary.
 MATERIAL_RANK = {"full": 0, "structured": 1, "summary": 2}
 LEVEL_LABELS = {
-    "zh": {"full": "全文", "summary": "只有摘要", "title": "只有标题", "paywalled": "订阅墙（只有标题和导语）",
-           "failed": "抓取失败（只有标题）"},
-    "en": {"full": "full text", "summary": "feed summary only", "title": "title only",
-           "paywalled": "paywalled (title and standfirst only)", "failed": "fetch failed (title only)"},
+    "zh": {
+        "full": "全文",
+        "summary": "只有摘要",
+        "title": "只有标题",
+        "paywalled": "订阅墙（只有标题和导语）",
+        "failed": "抓取失败（只有标题）",
+    },
+    "en": {
+        "full": "full text",
+        "summary": "feed summary only",
+        "title": "title only",
+        "paywalled": "paywalled (title and standfirst only)",
+        "failed": "fetch failed (title only)",
+    },
 }
 MAX_LEAD = 3
 MIN_WORDS, MAX_WORDS = 6, 70  # a lead sentence: long enough to say something, short enough to read
@@ -76,7 +86,9 @@ class ExtractiveCard:
         """The card's prose: the lead with each sentence's source, coverage, disclosure."""
         zh = self.language == "zh"
         # A title-only event's lead is its headline, which the card already shows.
-        said = [f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in self.lead if s.text != self.headline]
+        said = [
+            f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in self.lead if s.text != self.headline
+        ]
         paragraphs = [("" if zh else " ").join(said), self.coverage, self.disclosure]
         return "\n\n".join(p for p in paragraphs if p)
 
@@ -84,8 +96,14 @@ class ExtractiveCard:
         """The card as an analysis (editions.cards' shape: language, headline, body, status,
         flags), so the daily edition and its readers need no second template. `extractive`
         marks it as chosen from the material, not written."""
-        return {"language": self.language, "headline": self.headline, "body": self.body(), "status": "clean",
-                "flags": [], "extractive": True}
+        return {
+            "language": self.language,
+            "headline": self.headline,
+            "body": self.body(),
+            "status": "clean",
+            "flags": [],
+            "extractive": True,
+        }
 
     def material(self, members: list[dict]) -> list[str]:
         """What the card's text may be checked against: the members' own text and the counts."""
@@ -107,8 +125,10 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
 
 
 # The harvest's core_point: "① Claim 主张：… ② Evidence 论据：… ③ Implication 启示：…" (or 【主张】…).
-_CORE_PART = re.compile(r"(?:[①-⑩]\s*)?(?:(?:Claim|Evidence|Implication)\s*)?(?:【(主张|论据包括|论据|启示)】\s*[：:]?"
-                        r"|(主张|论据包括|论据|启示)\s*[：:])|(?:[①-⑩]\s*)?(Claim|Evidence|Implication)\s*[：:]")
+_CORE_PART = re.compile(
+    r"(?:[①-⑩]\s*)?(?:(?:Claim|Evidence|Implication)\s*)?(?:【(主张|论据包括|论据|启示)】\s*[：:]?"
+    r"|(主张|论据包括|论据|启示)\s*[：:])|(?:[①-⑩]\s*)?(Claim|Evidence|Implication)\s*[：:]"
+)
 _HIGHLIGHT_NO = re.compile(r"^\s*亮点\s*\d+\s*[：:]\s*")
 
 
@@ -124,7 +144,7 @@ def structured_summary(extra: dict | None) -> str:
         lines += re.split(r"\s*[①-⑩]\s*", core)
     for i, mark in enumerate(marks):
         if (mark.group(1) or mark.group(2) or mark.group(3)) not in ("启示", "Implication"):
-            lines.append(core[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(core)])
+            lines.append(core[mark.end() : marks[i + 1].start() if i + 1 < len(marks) else len(core)])
     highlights = extra.get("highlights") or []
     lines += [_HIGHLIGHT_NO.sub("", str(h)) for h in (highlights if isinstance(highlights, list) else [highlights])]
     out = []
@@ -144,7 +164,11 @@ def member_materials(m: dict) -> list[tuple[str, str]]:
     if structured:
         out.append(("structured", structured))
     read_in_full = bool(out) and out[0][0] == "full"
-    if not read_in_full and m.get("material_level") in ("full", "summary", "paywalled") and (m.get("summary") or "").strip():
+    if (
+        not read_in_full
+        and m.get("material_level") in ("full", "summary", "paywalled")
+        and (m.get("summary") or "").strip()
+    ):
         out.append(("summary", m["summary"]))
     return out
 
@@ -156,8 +180,14 @@ def member_text(m: dict) -> str:
 
 def member_material(m: dict) -> str:
     """All a member says, for the checker: outlet, headline, summaries, body."""
-    return "\n".join([f"{m.get('source_name') or ''}: {m.get('title') or ''}", m.get("summary") or "",
-                      structured_summary(m.get("extra")), m.get("body") or ""])
+    return "\n".join(
+        [
+            f"{m.get('source_name') or ''}: {m.get('title') or ''}",
+            m.get("summary") or "",
+            structured_summary(m.get("extra")),
+            m.get("body") or "",
+        ]
+    )
 
 
 def lead_sentences(members: list[dict], language: str, key_terms: set[str], names: set[str]) -> list[LeadSentence]:
@@ -169,8 +199,12 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
         for kind, text in member_materials(m):
             for order, s in enumerate(sentences(text)):
                 flat = re.sub(r"\W+", "", s.lower())
-                if (flat in seen or not is_complete(s) or not MIN_WORDS <= length(s) <= MAX_WORDS
-                        or describes_article(s)):
+                if (
+                    flat in seen
+                    or not is_complete(s)
+                    or not MIN_WORDS <= length(s) <= MAX_WORDS
+                    or describes_article(s)
+                ):
                     continue
                 seen.add(flat)
                 found = set(terms(s))
@@ -184,8 +218,11 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
     for _, s in sorted(candidates, key=lambda c: c[0]):
         # Sentences of one language only: a zh card does not switch to English mid-paragraph. A highlight
         # that restates a chosen sentence ("单季营收681亿美元，同比增长73%" again) says nothing new.
-        if len(chosen) < MAX_LEAD and (not chosen or _lang(s.text) == _lang(chosen[0].text)) and not any(
-                near_duplicate(shingles(s.text), shingles(c.text)) for c in chosen):
+        if (
+            len(chosen) < MAX_LEAD
+            and (not chosen or _lang(s.text) == _lang(chosen[0].text))
+            and not any(near_duplicate(shingles(s.text), shingles(c.text)) for c in chosen)
+        ):
             chosen.append(s)
     return chosen
 
@@ -202,23 +239,35 @@ def disclosure(members: list[dict], language: str) -> str:
     parts = []
     if walled:
         names = "、".join(dict.fromkeys(walled)) if zh else ", ".join(dict.fromkeys(walled))
-        parts.append(f"{names} 的正文被订阅墙挡住，只看到标题和导语。" if zh else
-                     f"{names}: behind a paywall; only the headline and standfirst were seen.")
+        parts.append(
+            f"{names} 的正文被订阅墙挡住，只看到标题和导语。"
+            if zh
+            else f"{names}: behind a paywall; only the headline and standfirst were seen."
+        )
     if "full" not in levels:
         if "summary" in levels or "paywalled" in levels:
-            parts.append("材料只有 RSS 摘要级别，正文未获取，摘要之外的细节没有披露。" if zh else
-                         "Only feed summaries were available; the full articles were not read, so nothing beyond the summary is known.")
+            parts.append(
+                "材料只有 RSS 摘要级别，正文未获取，摘要之外的细节没有披露。"
+                if zh
+                else "Only feed summaries were available; the full articles were not read, so nothing beyond the summary is known."
+            )
         else:
             # Who gave only a title (a first party's feed often does: Anthropic's statements), in one line.
             names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
             who = ("、" if zh else ", ").join(names[:3])
             if zh:
-                parts.append(f"材料只有标题：{who} 的 feed 没有给出摘要，正文未获取，这里说不出标题之外的任何细节。" if who else
-                             "材料只有标题，正文未获取：这里说不出标题之外的任何细节。")
+                parts.append(
+                    f"材料只有标题：{who} 的 feed 没有给出摘要，正文未获取，这里说不出标题之外的任何细节。"
+                    if who
+                    else "材料只有标题，正文未获取：这里说不出标题之外的任何细节。"
+                )
             else:
-                parts.append(f"Title only: {who} gave no summary in the feed and the article was not read, so nothing "
-                             "beyond the headline is known." if who else
-                             "Title only: no article body was available, so nothing beyond the headline is known.")
+                parts.append(
+                    f"Title only: {who} gave no summary in the feed and the article was not read, so nothing "
+                    "beyond the headline is known."
+                    if who
+                    else "Title only: no article body was available, so nothing beyond the headline is known."
+                )
     return "".join(parts) if zh else " ".join(parts)
 
 
@@ -229,11 +278,17 @@ def coverage_line(brief: dict, language: str) -> tuple[str, list[str]]:
     if outlets <= 1:
         line = f"只有 {names[0]} 一个来源。" if zh else f"One source: {names[0]}."
     else:
-        line = (f"{outlets} 个来源报道（{'、'.join(names)}），其中 {independent} 个看起来是独立报道" if zh else
-                f"{outlets} outlets covered it ({', '.join(names)}); independent of each other: {independent}")
+        line = (
+            f"{outlets} 个来源报道（{'、'.join(names)}），其中 {independent} 个看起来是独立报道"
+            if zh
+            else f"{outlets} outlets covered it ({', '.join(names)}); independent of each other: {independent}"
+        )
         if independent < outlets:
-            line += ("，其余更像同一信源的转发或同步，不算独立确认。" if zh else
-                     ", the rest look like one origin repackaged, not independent confirmation.")
+            line += (
+                "，其余更像同一信源的转发或同步，不算独立确认。"
+                if zh
+                else ", the rest look like one origin repackaged, not independent confirmation."
+            )
         else:
             line += "。" if zh else "."
     facts = [f"outlets {outlets}", f"independent outlets {independent}"]
@@ -248,22 +303,43 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
     names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
     lead = lead_sentences(members, language, key_terms, names)
     if not lead:  # titles only: the headline is the one thing the material says
-        lead = [LeadSentence(headline, headline_item or 0, next(
-            (m.get("source_name") or "" for m in members if m["item_id"] == headline_item), ""))]
+        lead = [
+            LeadSentence(
+                headline,
+                headline_item or 0,
+                next((m.get("source_name") or "" for m in members if m["item_id"] == headline_item), ""),
+            )
+        ]
     figures = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
     labels = LEVEL_LABELS.get(language, LEVEL_LABELS["en"])
-    shown = [{
-        "item_id": m["item_id"], "outlet": m.get("source_name") or "", "title": m.get("title") or "",
-        "url": m.get("url") or "", "published_at": m.get("published_at"), "material_level": m.get("material_level"),
-        "language": m.get("language"), "role": m.get("role"),
-        "material_label": labels.get(m.get("material_level"), m.get("material_level") or ""),
-    } for m in members]
+    shown = [
+        {
+            "item_id": m["item_id"],
+            "outlet": m.get("source_name") or "",
+            "title": m.get("title") or "",
+            "url": m.get("url") or "",
+            "published_at": m.get("published_at"),
+            "material_level": m.get("material_level"),
+            "language": m.get("language"),
+            "role": m.get("role"),
+            "material_label": labels.get(m.get("material_level"), m.get("material_level") or ""),
+        }
+        for m in members
+    ]
     coverage, facts = coverage_line(brief, language)
     return ExtractiveCard(
-        event_id=brief["event_id"], language=language, headline=headline, headline_item_id=headline_item, lead=lead,
-        numbers=figures, members=shown, outlets=brief.get("outlets") or 0,
-        independent_outlets=brief.get("independent_outlets") or 0, disclosure=disclosure(members, language),
-        coverage=coverage, facts=facts,
+        event_id=brief["event_id"],
+        language=language,
+        headline=headline,
+        headline_item_id=headline_item,
+        lead=lead,
+        numbers=figures,
+        members=shown,
+        outlets=brief.get("outlets") or 0,
+        independent_outlets=brief.get("independent_outlets") or 0,
+        disclosure=disclosure(members, language),
+        coverage=coverage,
+        facts=facts,
     )
 
 
@@ -272,7 +348,8 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
 # in step with coverage_line() and disclosure() (tests/test_card_badges.py holds them together).
 _NOTE = re.compile(
     r"^(只有 .+ 一个来源。|\d+ 个来源报道（|One source: |\d+ outlets covered it \(|材料只有|Only feed summaries were available"
-    r"|Title only: )|的正文被订阅墙挡住|: behind a paywall; only the headline")
+    r"|Title only: )|的正文被订阅墙挡住|: behind a paywall; only the headline"
+)
 
 
 def split_notes(body: str) -> tuple[str, list[str]]:

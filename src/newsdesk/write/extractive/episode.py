@@ -106,8 +106,9 @@ def prepare(turns: list[Turn], embed: Embed | None = None, *, max_line_tokens: i
         line_vectors, sentence_vectors = lexical, both[len(texts) :]
     else:
         line_vectors = np.asarray(embed(texts), dtype=np.float32)
-        sentence_vectors = np.asarray(embed([s.text for s in found]) if found else np.zeros((0, line_vectors.shape[1])),
-                                      dtype=np.float32)
+        sentence_vectors = np.asarray(
+            embed([s.text for s in found]) if found else np.zeros((0, line_vectors.shape[1])), dtype=np.float32
+        )
     return Transcript(turns, lines, line_vectors, weights, found, sentence_vectors, lexical)
 
 
@@ -138,7 +139,9 @@ def segment(transcript: Transcript, options: DigestOptions) -> list[tuple[int, i
     vectors = transcript.lexical if seg.vectors == "lexical" else transcript.line_vectors
     tokens = sum(estimate_tokens(ln.text) for ln in transcript.lines)
     most = max(seg.min_sections, min(seg.max_sections, tokens // options.tokens_per_section))
-    return spans(section_starts(vectors, transcript.line_weights, replace(seg, max_sections=most)), len(transcript.lines))
+    return spans(
+        section_starts(vectors, transcript.line_weights, replace(seg, max_sections=most)), len(transcript.lines)
+    )
 
 
 @dataclass
@@ -148,14 +151,22 @@ class _Choice:
     score: float
 
 
-def _scored(transcript: Transcript, span: tuple[int, int], weights: dict[str, float], options: DigestOptions) -> list[_Choice]:
+def _scored(
+    transcript: Transcript, span: tuple[int, int], weights: dict[str, float], options: DigestOptions
+) -> list[_Choice]:
     first, last = span
     idx = [k for k, s in enumerate(transcript.sentences) if first <= s.line <= last and quotable(s, options)]
     if not idx:
         return []
     top = max(weights.values(), default=0.0) or 1.0
-    salience = np.array([sum(weights.get(t, 0.0) for t in set(transcript.sentences[k].terms)) / top
-                         / np.sqrt(len(set(transcript.sentences[k].terms))) for k in idx])
+    salience = np.array(
+        [
+            sum(weights.get(t, 0.0) for t in set(transcript.sentences[k].terms))
+            / top
+            / np.sqrt(len(set(transcript.sentences[k].terms)))
+            for k in idx
+        ]
+    )
     salience = salience / (salience.max() or 1.0)
     vecs = transcript.sentence_vectors[idx]
     norms = np.linalg.norm(vecs, axis=1)
@@ -178,22 +189,54 @@ def heading_terms(weights: dict[str, float], section_text: str, speakers: set[st
     """The section's most distinctive terms a heading can stand on: names of things first (a Latin
     term written with a capital or a digit inside a sentence, or a Chinese word), never a speaker's
     name ("Maya" heads nothing) and never conversation ("welcome", "believe")."""
+
     def named(term: str) -> bool:
         if _CJK_TERM.search(term) or re.search(r"\d", term):
             return True
         inside = re.finditer(rf"(?<=[^.!?\s] )({re.escape(term)})(?![A-Za-z0-9])", section_text, re.IGNORECASE)
         return any(not m.group(1).islower() for m in inside)
 
-    ranked = sorted(((w * (3 if named(t) else 1), t) for t, w in weights.items()
-                     if w > 0 and t not in speakers and t not in _CALENDAR), reverse=True)
+    ranked = sorted(
+        (
+            (w * (3 if named(t) else 1), t)
+            for t, w in weights.items()
+            if w > 0 and t not in speakers and t not in _CALENDAR
+        ),
+        reverse=True,
+    )
     return [t for _, t in ranked[:n]]
 
 
 _CJK_TERM = re.compile(r"[\u3400-\u9fff]")
 # When something was said is not what a section is about.
-_CALENDAR = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
-                       "yesterday", "tomorrow", "week", "weekend", "january", "february", "march", "april", "may",
-                       "june", "july", "august", "september", "october", "november", "december"])
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "week",
+        "weekend",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
 
 
 def _quote(transcript: Transcript, s: Sentence, language: str) -> str:
@@ -204,8 +247,14 @@ def _quote(transcript: Transcript, s: Sentence, language: str) -> str:
     return f"{line.speaker} ({when}): “{s.text}”" if when else f"{line.speaker}: “{s.text}”"
 
 
-def extractive_digest(transcript: Transcript, *, title: str, number: str | None = None, language: str | None = None,
-                      options: DigestOptions | None = None) -> Digest:
+def extractive_digest(
+    transcript: Transcript,
+    *,
+    title: str,
+    number: str | None = None,
+    language: str | None = None,
+    options: DigestOptions | None = None,
+) -> Digest:
     """Sections in the conversation's order, each with 1–4 quoted sentences, and 5–9 summary
     bullets. No sentence appears twice: the summary takes each chosen section's best sentence
     and the section quotes the next ones (a digest that repeats itself fails the checker)."""
@@ -214,7 +263,9 @@ def extractive_digest(transcript: Transcript, *, title: str, number: str | None 
     section_spans = segment(transcript, options)
     docs = [[t for s in transcript.sentences if a <= s.line <= b for t in s.terms] for a, b in section_spans]
     weights = salient_terms(docs)
-    ranked = [sorted(_scored(transcript, span, w, options), key=lambda c: -c.score) for span, w in zip(section_spans, weights)]
+    ranked = [
+        sorted(_scored(transcript, span, w, options), key=lambda c: -c.score) for span, w in zip(section_spans, weights)
+    ]
     picks = summary_choices(ranked, options)
     used = {id(c) for _, c in picks}
     said = [shingles(c.sentence.text) for _, c in picks]
@@ -242,16 +293,21 @@ def extractive_digest(transcript: Transcript, *, title: str, number: str | None 
         section_text = " ".join(transcript.lines[i].text for i in range(span[0], span[1] + 1))
         top_terms = heading_terms(w, section_text, speaker_words)
         topic = ("、" if language == "zh" else ", ").join(_display(t, section_text) for t in top_terms) or (
-            f"第{number_}段" if language == "zh" else f"Part {number_}")
-        hook_from = [c for c in candidates if c.sentence.words <= 20 and top_terms and top_terms[0] in c.sentence.terms
-                     and fresh(c)]
+            f"第{number_}段" if language == "zh" else f"Part {number_}"
+        )
+        hook_from = [
+            c
+            for c in candidates
+            if c.sentence.words <= 20 and top_terms and top_terms[0] in c.sentence.terms and fresh(c)
+        ]
         hook = ""
         if hook_from:
             hook = f"“{hook_from[0].sentence.text}”"
             said.append(shingles(hook))
         chosen.sort(key=lambda c: (c.sentence.line, c.vector_index))
-        sections.append(Section(topic, hook, [Bullet(_quote(transcript, c.sentence, language)) for c in chosen],
-                                span[0], span[1]))
+        sections.append(
+            Section(topic, hook, [Bullet(_quote(transcript, c.sentence, language)) for c in chosen], span[0], span[1])
+        )
 
     # A summary bullet is the quote alone: its section's topic would repeat the heading word for word.
     summary = [_quote(transcript, c.sentence, language) for _, c in picks]
@@ -265,8 +321,11 @@ def summary_choices(ranked: list[list[_Choice]], options: DigestOptions) -> list
     of each section that has another one left to quote, the best first when there are more
     than summary_max; next-best sentences when there are fewer than summary_min."""
     picks = [(k, r[0]) for k, r in enumerate(ranked) if len(r) >= 2]
-    picks = [p for n, p in enumerate(picks)  # one sentence said twice in two sections is one pick
-             if not any(near_duplicate(shingles(p[1].sentence.text), shingles(q[1].sentence.text)) for q in picks[:n])]
+    picks = [
+        p
+        for n, p in enumerate(picks)  # one sentence said twice in two sections is one pick
+        if not any(near_duplicate(shingles(p[1].sentence.text), shingles(q[1].sentence.text)) for q in picks[:n])
+    ]
     picks = sorted(picks, key=lambda p: -p[1].score)[: options.summary_max]
     depth = 1
     while len(picks) < options.summary_min:
@@ -280,7 +339,9 @@ def summary_choices(ranked: list[list[_Choice]], options: DigestOptions) -> list
 
 def _name_speakers(digest: Digest, transcript: Transcript) -> None:
     """Full name at a speaker's first mention, the given name after (quotations untouched)."""
-    flat = name_speakers(digest.summary + [b.text for s in digest.sections for b in s.bullets], speakers(transcript.turns))
+    flat = name_speakers(
+        digest.summary + [b.text for s in digest.sections for b in s.bullets], speakers(transcript.turns)
+    )
     digest.summary = flat[: len(digest.summary)]
     rest = iter(flat[len(digest.summary) :])
     for s in digest.sections:
@@ -290,8 +351,11 @@ def _name_speakers(digest: Digest, transcript: Transcript) -> None:
 
 def transcript_material(transcript: Transcript) -> list[str]:
     """The transcript as the checker's material: each line with its speaker and time code, as quoted."""
-    return ["\n".join(f"[{time_code(transcript.time_of(i))}] {ln.speaker}: {ln.text}"
-                      for i, ln in enumerate(transcript.lines))]
+    return [
+        "\n".join(
+            f"[{time_code(transcript.time_of(i))}] {ln.speaker}: {ln.text}" for i, ln in enumerate(transcript.lines)
+        )
+    ]
 
 
 def summary_sentences(digest: Digest) -> list[str]:

@@ -84,8 +84,10 @@ def read_meetings(path: Path, problems: list[str]) -> list[Meeting]:
             refs = [q["answer"] for q in row.get("general_query_list") or [] if q.get("answer")]
             topics = topic_labels(row["topic_list"], len(turns))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            problems.append(f"{path}:{no}: skipped, not a meeting ({type(exc).__name__}: {exc}); each line needs "
-                            "meeting_transcripts [{speaker, content}], topic_list [{relevant_text_span}] and general_query_list")
+            problems.append(
+                f"{path}:{no}: skipped, not a meeting ({type(exc).__name__}: {exc}); each line needs "
+                "meeting_transcripts [{speaker, content}], topic_list [{relevant_text_span}] and general_query_list"
+            )
             continue
         if not turns or not refs or len(set(topics)) < 2:
             problems.append(f"{path}:{no}: skipped, it needs turns, a reference summary and two topics or more")
@@ -198,8 +200,14 @@ def _mean(values) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
-def evaluate(path: Path, *, folds: int = 5, embed: Callable | None = None,
-             progress: Callable[[str], None] | None = None, problems: list[str] | None = None) -> Report:
+def evaluate(
+    path: Path,
+    *,
+    folds: int = 5,
+    embed: Callable | None = None,
+    progress: Callable[[str], None] | None = None,
+    problems: list[str] | None = None,
+) -> Report:
     problems = problems if problems is not None else []
     meetings = read_meetings(path, problems)
     folds = max(2, min(folds, len(meetings)))
@@ -209,8 +217,10 @@ def evaluate(path: Path, *, folds: int = 5, embed: Callable | None = None,
     refs = [boundaries(m.topics) for m in meetings]
 
     kinds = ("lexical", "use") if embed is not None else ("lexical",)
-    seg_grid = [SegmentOptions(vectors=v, window=w, cutoff=c)
-                for v, w, c in product(kinds, GRID_SEGMENT["window"], GRID_SEGMENT["cutoff"])]
+    seg_grid = [
+        SegmentOptions(vectors=v, window=w, cutoff=c)
+        for v, w, c in product(kinds, GRID_SEGMENT["window"], GRID_SEGMENT["cutoff"])
+    ]
     say(f"segmentation grid: {len(seg_grid)} points")
     base = DigestOptions()
     seg_table: dict[SegmentOptions, list[tuple[float, float, int]]] = {}
@@ -240,10 +250,14 @@ def evaluate(path: Path, *, folds: int = 5, embed: Callable | None = None,
     for f in range(folds):
         train = [i for i in range(len(meetings)) if fold_of[i] != f]
         test = [i for i in range(len(meetings)) if fold_of[i] == f]
-        seg = min(seg_grid, key=lambda s: (_mean(seg_table[s][i][1] for i in train), _mean(seg_table[s][i][0] for i in train)))
+        seg = min(
+            seg_grid, key=lambda s: (_mean(seg_table[s][i][1] for i in train), _mean(seg_table[s][i][0] for i in train))
+        )
         say(f"fold {f + 1}: segmentation {seg}")
-        candidates = [replace(base, segment=seg, centrality=c, min_words=w)
-                      for c, w in product(GRID_SUMMARY["centrality"], GRID_SUMMARY["min_words"])]
+        candidates = [
+            replace(base, segment=seg, centrality=c, min_words=w)
+            for c, w in product(GRID_SUMMARY["centrality"], GRID_SUMMARY["min_words"])
+        ]
         opts = max(candidates, key=lambda o: _mean(sum(summary_row(o)[i][0]) for i in train))
         rows = summary_row(opts)
         for i in test:
@@ -252,8 +266,24 @@ def evaluate(path: Path, *, folds: int = 5, embed: Callable | None = None,
             b_pk, b_wd = segmentation_scores(refs[i], boundaries(equal_split(len(m.turns), count)))
             lead = " ".join(first_sentences(m.turns, rows[i][2]))
             longer = " ".join(first_sentences(m.turns, rows[i][2], rows[i][1]))
-            held_scores.append((f, Scores(pk_, wd, b_pk, b_wd, count, rows[i][0], rouge(m.references, lead),
-                                          rouge(m.references, longer), rows[i][1], len(lead.split()), rows[i][2])))
+            held_scores.append(
+                (
+                    f,
+                    Scores(
+                        pk_,
+                        wd,
+                        b_pk,
+                        b_wd,
+                        count,
+                        rows[i][0],
+                        rouge(m.references, lead),
+                        rouge(m.references, longer),
+                        rows[i][1],
+                        len(lead.split()),
+                        rows[i][2],
+                    ),
+                )
+            )
         report.folds.append(Fold(f + 1, len(test), seg, opts, _average([s for g, s in held_scores if g == f])))
     report.overall = _average([s for _, s in held_scores])
     picks = [(fo.options.segment, fo.options.centrality, fo.options.min_words) for fo in report.folds]
@@ -267,32 +297,47 @@ def _average(scores: list[Scores]) -> Scores:
         return tuple(_mean(getattr(s, name)[k] for s in scores) for k in range(3))
 
     return Scores(
-        pk=_mean(s.pk for s in scores), windowdiff=_mean(s.windowdiff for s in scores),
-        base_pk=_mean(s.base_pk for s in scores), base_windowdiff=_mean(s.base_windowdiff for s in scores),
-        sections=_mean(s.sections for s in scores), rouge=tri("rouge"), base_rouge=tri("base_rouge"), long_rouge=tri("long_rouge"),
-        words=_mean(s.words for s in scores), base_words=_mean(s.base_words for s in scores),
+        pk=_mean(s.pk for s in scores),
+        windowdiff=_mean(s.windowdiff for s in scores),
+        base_pk=_mean(s.base_pk for s in scores),
+        base_windowdiff=_mean(s.base_windowdiff for s in scores),
+        sections=_mean(s.sections for s in scores),
+        rouge=tri("rouge"),
+        base_rouge=tri("base_rouge"),
+        long_rouge=tri("long_rouge"),
+        words=_mean(s.words for s in scores),
+        base_words=_mean(s.base_words for s in scores),
         bullets=_mean(s.bullets for s in scores),
     )
 
 
 def report_lines(report: Report) -> list[str]:
     """The report as the command prints it."""
+
     def seg_line(s: Scores) -> str:
-        return (f"Pk {s.pk:.3f} (equal split {s.base_pk:.3f})  WindowDiff {s.windowdiff:.3f} "
-                f"(equal split {s.base_windowdiff:.3f})  sections {s.sections:.1f}")
+        return (
+            f"Pk {s.pk:.3f} (equal split {s.base_pk:.3f})  WindowDiff {s.windowdiff:.3f} "
+            f"(equal split {s.base_windowdiff:.3f})  sections {s.sections:.1f}"
+        )
 
     def rouge_line(s: Scores) -> str:
         r, b, g = s.rouge, s.base_rouge, s.long_rouge
-        return (f"ROUGE-1/2/L F1 {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f} in {s.words:.0f} words (first {s.bullets:.1f} "
-                f"sentences {b[0]:.3f}/{b[1]:.3f}/{b[2]:.3f} in {s.base_words:.0f} words; first sentences to "
-                f"{s.words:.0f} words {g[0]:.3f}/{g[1]:.3f}/{g[2]:.3f})")
+        return (
+            f"ROUGE-1/2/L F1 {r[0]:.3f}/{r[1]:.3f}/{r[2]:.3f} in {s.words:.0f} words (first {s.bullets:.1f} "
+            f"sentences {b[0]:.3f}/{b[1]:.3f}/{b[2]:.3f} in {s.base_words:.0f} words; first sentences to "
+            f"{s.words:.0f} words {g[0]:.3f}/{g[1]:.3f}/{g[2]:.3f})"
+        )
 
-    out = [f"{report.meetings} meetings, {report.reference_topics:.1f} reference topics on average; "
-           f"{len(report.folds)}-fold cross-validation, scores on held-apart folds only"]
+    out = [
+        f"{report.meetings} meetings, {report.reference_topics:.1f} reference topics on average; "
+        f"{len(report.folds)}-fold cross-validation, scores on held-apart folds only"
+    ]
     for f in report.folds:
         seg = f.segment
-        out.append(f"fold {f.number} ({f.meetings} meetings; tuned on the others: {seg.vectors} vectors, window "
-                   f"{seg.window}, cutoff {seg.cutoff}, centrality {f.options.centrality}, min words {f.options.min_words})")
+        out.append(
+            f"fold {f.number} ({f.meetings} meetings; tuned on the others: {seg.vectors} vectors, window "
+            f"{seg.window}, cutoff {seg.cutoff}, centrality {f.options.centrality}, min words {f.options.min_words})"
+        )
         out += ["  " + seg_line(f.scores), "  " + rouge_line(f.scores)]
     out += ["all held-apart folds", "  " + seg_line(report.overall), "  " + rouge_line(report.overall)]
     return out

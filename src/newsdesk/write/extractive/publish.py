@@ -70,16 +70,27 @@ def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
     with engine.connect() as conn:
-        ids = [r.id for r in conn.execute(select(events.c.id).order_by(desc(events.c.importance), events.c.id).limit(limit))]
-        current = {(r.event_id, r.language): r.material_key for r in conn.execute(
-            select(analyses.c.event_id, analyses.c.language, analyses.c.material_key).where(analyses.c.event_id.in_(ids)))}
+        ids = [
+            r.id
+            for r in conn.execute(select(events.c.id).order_by(desc(events.c.importance), events.c.id).limit(limit))
+        ]
+        current = {
+            (r.event_id, r.language): r.material_key
+            for r in conn.execute(
+                select(analyses.c.event_id, analyses.c.language, analyses.c.material_key).where(
+                    analyses.c.event_id.in_(ids)
+                )
+            )
+        }
     stored = 0
     for event_id in ids:
         with engine.connect() as conn:
             brief = event_brief(conn, event_id)
         if brief.get("members"):
-            stored += sum(store_card(engine, brief, language, stored_key=current.get((event_id, language)))
-                          for language in languages)
+            stored += sum(
+                store_card(engine, brief, language, stored_key=current.get((event_id, language)))
+                for language in languages
+            )
     return stored
 
 
@@ -92,8 +103,11 @@ def store_card(engine: Engine, brief: dict, language: str, *, stored_key: str | 
     values = {**card_values(engine, brief, language), "material_key": key, **event_size(brief)}
     with engine.begin() as conn:  # an upsert: two workers on one event leave one row
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
-        conn.execute(ins.values(event_id=brief["event_id"], language=language, **values).on_conflict_do_update(
-            index_elements=["event_id", "language"], set_=values))
+        conn.execute(
+            ins.values(event_id=brief["event_id"], language=language, **values).on_conflict_do_update(
+                index_elements=["event_id", "language"], set_=values
+            )
+        )
     return True
 
 
@@ -102,18 +116,36 @@ def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1)
     checked against the members' own text, the check recorded as the analysis's `attempt`."""
     card = extractive_card(brief, language)
     row = card.analysis()
-    result = check_output(row["headline"] + "\n\n" + row["body"], card.material(brief["members"]),
-                          levels=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
-                          language=language)
+    result = check_output(
+        row["headline"] + "\n\n" + row["body"],
+        card.material(brief["members"]),
+        levels=[m["material_level"] for m in brief["members"] if m["role"] != "duplicate"],
+        language=language,
+    )
     record_check(engine, "analysis", f"{brief['event_id']}:{language}", attempt, result.errors)
-    return {"headline": row["headline"], "body": row["body"], "status": "clean" if result.passed else "flagged",
-            "flags": [f.as_dict() for f in result.findings], "attempts": 1, "model": MODEL,
-            "created_at": datetime.now(UTC)}
+    return {
+        "headline": row["headline"],
+        "body": row["body"],
+        "status": "clean" if result.passed else "flagged",
+        "flags": [f.as_dict() for f in result.findings],
+        "attempts": 1,
+        "model": MODEL,
+        "created_at": datetime.now(UTC),
+    }
 
 
-def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: str | int | None = None,
-                    language: str = "zh", embed: Embed | None = None, options: DigestOptions | None = None,
-                    key: str | None = None, stands_in_for: str | None = None) -> EpisodeResult:
+def publish_episode(
+    engine: Engine,
+    turns: list[Turn],
+    *,
+    title: str,
+    number: str | int | None = None,
+    language: str = "zh",
+    embed: Embed | None = None,
+    options: DigestOptions | None = None,
+    key: str | None = None,
+    stands_in_for: str | None = None,
+) -> EpisodeResult:
     """The extractive digest of an episode, checked against its transcript and stored.
 
     `stands_in_for`: the material key of a written edition that failed its checks; the digest is
@@ -121,9 +153,15 @@ def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: st
     options = options or DigestOptions()
     number = str(number) if number not in (None, "") else None
     key = key or episode_slug(title, number)
-    mkey = stands_in_for or material_key("extractive-episode", EXTRACTIVE_FORMAT,
-                                         [[t.speaker, t.text, t.start] for t in turns], title, number, language,
-                                         repr(options))
+    mkey = stands_in_for or material_key(
+        "extractive-episode",
+        EXTRACTIVE_FORMAT,
+        [[t.speaker, t.text, t.start] for t in turns],
+        title,
+        number,
+        language,
+        repr(options),
+    )
     row = stored_edition(engine, key, language)
     if row and row["material_key"] == mkey and (row.get("meta") or {}).get("extractive"):  # not the draft it replaces
         return reuse(row, language)
@@ -133,55 +171,99 @@ def publish_episode(engine: Engine, turns: list[Turn], *, title: str, number: st
     record_check(engine, "episode", key, 1, errors)
     findings = [f.detail for f in errors]
     result = EpisodeResult(key, language, digest.render(), digest, "flagged" if findings else "clean", findings, mkey)
-    save_edition(engine, result, {
-        "number": number, "extractive": True, "replaces_failed": stands_in_for is not None,
-        "summary_bullets": len(digest.summary),
-        "sections": len(digest.sections), "bullets_per_section": [len(s.bullets) for s in digest.sections],
-        "section_lines": [[s.first_line, s.last_line] for s in digest.sections], "turns": len(turns),
-        "findings": findings,
-    })
+    save_edition(
+        engine,
+        result,
+        {
+            "number": number,
+            "extractive": True,
+            "replaces_failed": stands_in_for is not None,
+            "summary_bullets": len(digest.summary),
+            "sections": len(digest.sections),
+            "bullets_per_section": [len(s.bullets) for s in digest.sections],
+            "section_lines": [[s.first_line, s.last_line] for s in digest.sections],
+            "turns": len(turns),
+            "findings": findings,
+        },
+    )
     return result
 
 
 def _fingerprint(briefs: list[dict]) -> list:
-    return [[b["event_id"], b.get("outlets"), b.get("independent_outlets"),
-             [[m["item_id"], m.get("title"), m.get("summary"), structured_summary(m.get("extra")), m.get("body"),
-               m.get("material_level"), m.get("role")]
-              for m in b.get("members") or []]] for b in briefs]
+    return [
+        [
+            b["event_id"],
+            b.get("outlets"),
+            b.get("independent_outlets"),
+            [
+                [
+                    m["item_id"],
+                    m.get("title"),
+                    m.get("summary"),
+                    structured_summary(m.get("extra")),
+                    m.get("body"),
+                    m.get("material_level"),
+                    m.get("role"),
+                ]
+                for m in b.get("members") or []
+            ],
+        ]
+        for b in briefs
+    ]
 
 
-def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: datetime | None = None,
-                   **caps) -> str:
+def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: datetime | None = None, **caps) -> str:
     """The extractive weekly report of `week` (default: the newest), checked part by part and stored.
     `caps` are the weekly's max_sections / per_section / max_briefs. Returns its status."""
     with engine.begin() as conn:
         week = week or model_weekly.latest_week(conn, settings.timezone)
         if week is None:
-            raise model_weekly.WeeklyError("the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first")
+            raise model_weekly.WeeklyError(
+                "the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first"
+            )
         model_weekly.parse_week(week)
         briefs, vectors = load_week(conn, settings, week)
         stories = week_stories(conn, [b["event_id"] for b in briefs], LANGUAGE, settings.timezone)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
     language = LANGUAGE
-    digest = material_key("extractive-weekly", EXTRACTIVE_FORMAT, week, settings.site_name, _fingerprint(briefs),
-                          stories_fingerprint(stories), caps)
+    digest = material_key(
+        "extractive-weekly",
+        EXTRACTIVE_FORMAT,
+        week,
+        settings.site_name,
+        _fingerprint(briefs),
+        stories_fingerprint(stories),
+        caps,
+    )
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == digest:
             return "unchanged"
     report = extractive_weekly(briefs, vectors, language=language, stories=stories, week=week, **caps)
     material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
-    parts = [report.summary + "\n\n" + "\n\n".join(report.overview), *(t.prose for t in report.themes),
-             "\n\n".join(b.line() for b in report.briefs)]
+    parts = [
+        report.summary + "\n\n" + "\n\n".join(report.overview),
+        *(t.prose for t in report.themes),
+        "\n\n".join(b.line() for b in report.briefs),
+    ]
     errors = [f for part in parts for f in check_output(part, material, language=language).errors]
     passed = record_check(engine, "weekly", week, 1, errors)
     status = "clean" if passed else "flagged"
-    store_weekly(engine, settings, week=week, summary=report.summary, overview=report.overview,
-                 sections=[t.text for t in report.themes], briefs=[b.line() for b in report.briefs],
-                 meta={**report.meta(), "flags": [f.as_dict() for f in errors]}, status=status, material_key=digest, now=now)
+    store_weekly(
+        engine,
+        settings,
+        week=week,
+        summary=report.summary,
+        overview=report.overview,
+        sections=[t.text for t in report.themes],
+        briefs=[b.line() for b in report.briefs],
+        meta={**report.meta(), "flags": [f.as_dict() for f in errors]},
+        status=status,
+        material_key=digest,
+        now=now,
+    )
     return status
-
 
 
 PART_NAMES = {"summary": "摘要与概览", "section": "主题 {n}", "briefs": "简讯第 {n} 组"}  # the weekly is in Chinese
@@ -197,6 +279,7 @@ class _WeeklyStandIns:
 
     def __init__(self, engine: Engine, row: dict, model: str | None, tz: str):
         from newsdesk.cluster import event_brief
+
         self.engine, self.row, self.model, self.meta = engine, row, model, dict(row["meta"])
         self.failed = {f["part"]: [Finding.load(x) for x in f["findings"]] for f in self.meta.get("flags") or []}
         for n, section in enumerate(self.meta["sections"], 1):
@@ -212,8 +295,20 @@ class _WeeklyStandIns:
 
     def stand_in(self, part: str, text: str, extractive):
         """The failed draft of one part kept for the operator; `extractive()` is what readers get instead."""
-        return stand_in(self.engine, Draft("weekly", f"{self.row['key']}:{part}", LANGUAGE, f"{self.row['key']} {part}",
-                                           text, self.failed[part], self.model, self.row["material_key"]), extractive)
+        return stand_in(
+            self.engine,
+            Draft(
+                "weekly",
+                f"{self.row['key']}:{part}",
+                LANGUAGE,
+                f"{self.row['key']} {part}",
+                text,
+                self.failed[part],
+                self.model,
+                self.row["material_key"],
+            ),
+            extractive,
+        )
 
     def passes(self, text: str, event_ids, facts=()) -> bool:
         material = [member_material(m) for i in event_ids if i in self.briefs for m in self.briefs[i]["members"]]
@@ -225,13 +320,32 @@ class _WeeklyStandIns:
             if f"section {n}" not in self.failed:
                 out.append(section)
                 continue
-            theme = self.stand_in(f"section {n}", section["text"], lambda events=section["events"]: extractive_theme(
-                [i for i in events if i in self.cards], self.cards, self.briefs, self.idf, LANGUAGE,
-                stories=self.stories, week=self.row["key"]))
+            theme = self.stand_in(
+                f"section {n}",
+                section["text"],
+                lambda events=section["events"]: extractive_theme(
+                    [i for i in events if i in self.cards],
+                    self.cards,
+                    self.briefs,
+                    self.idf,
+                    LANGUAGE,
+                    stories=self.stories,
+                    week=self.row["key"],
+                ),
+            )
             if theme.events and self.passes(theme.prose, theme.events):  # else the theme is left out
-                out.append({"heading": theme.heading, "status": "clean", "findings": [], "events": theme.events,
-                            "text": theme.text, "story_lines": theme.story_lines, "extractive": True,
-                            "replaces_failed": True})
+                out.append(
+                    {
+                        "heading": theme.heading,
+                        "status": "clean",
+                        "findings": [],
+                        "events": theme.events,
+                        "text": theme.text,
+                        "story_lines": theme.story_lines,
+                        "extractive": True,
+                        "replaces_failed": True,
+                    }
+                )
         return out
 
     def summary(self, sections: list[dict]) -> tuple[str, list[str]]:
@@ -239,8 +353,11 @@ class _WeeklyStandIns:
         if "summary" not in self.failed:
             return summary, overview
         themes = [Theme(s["heading"], s["events"], []) for s in sections]
-        return self.stand_in("summary", "\n\n".join([summary, *overview]), lambda: extractive_summary(
-            themes, self.briefs, self.meta.get("events") or len(self.briefs), LANGUAGE)[:2])
+        return self.stand_in(
+            "summary",
+            "\n\n".join([summary, *overview]),
+            lambda: extractive_summary(themes, self.briefs, self.meta.get("events") or len(self.briefs), LANGUAGE)[:2],
+        )
 
     def brief_items(self) -> list[dict]:
         out = []
@@ -259,8 +376,16 @@ class _WeeklyStandIns:
         for b in batch:
             own = item_brief(self.briefs[b["event_id"]], LANGUAGE) if b["event_id"] in self.briefs else None
             if own and self.passes(own.line(), [b["event_id"]]):
-                out.append({"event_id": b["event_id"], "title": own.title, "source": own.source, "text": own.text,
-                            "part": part, "extractive": True})
+                out.append(
+                    {
+                        "event_id": b["event_id"],
+                        "title": own.title,
+                        "source": own.source,
+                        "text": own.text,
+                        "part": part,
+                        "extractive": True,
+                    }
+                )
         return out
 
 
@@ -280,9 +405,25 @@ def stand_in_weekly(engine: Engine, settings, week: str, *, model: str | None = 
     briefs = parts.brief_items()
     replaced = [_part_name(p) for p in parts.failed]
     kept = {k: v for k, v in parts.meta.items() if k not in ("week", "properties")}  # store_weekly writes these anew
-    meta = {**kept, "summary": summary, "overview": overview, "sections": sections, "briefs": briefs,
-            "flags": [], "extractive_parts": replaced}
-    store_weekly(engine, settings, week=week, summary=summary, overview=overview, sections=[s["text"] for s in sections],
-                 briefs=[f"{b['title']} — {b['source']} / {b['text']}" for b in briefs], meta=meta, status="clean",
-                 material_key=row["material_key"])
+    meta = {
+        **kept,
+        "summary": summary,
+        "overview": overview,
+        "sections": sections,
+        "briefs": briefs,
+        "flags": [],
+        "extractive_parts": replaced,
+    }
+    store_weekly(
+        engine,
+        settings,
+        week=week,
+        summary=summary,
+        overview=overview,
+        sections=[s["text"] for s in sections],
+        briefs=[f"{b['title']} — {b['source']} / {b['text']}" for b in briefs],
+        meta=meta,
+        status="clean",
+        material_key=row["material_key"],
+    )
     return replaced

@@ -107,18 +107,34 @@ class ExtractiveWeekly:
     facts: list[str] = field(default_factory=list)  # computed counts the text states, for the checker's material
 
     def render(self, title: str, properties: dict) -> str:
-        return render_weekly(title, {**properties, "summary": self.summary}, self.overview,
-                             [t.text for t in self.themes], [b.line() for b in self.briefs])
+        return render_weekly(
+            title,
+            {**properties, "summary": self.summary},
+            self.overview,
+            [t.text for t in self.themes],
+            [b.line() for b in self.briefs],
+        )
 
     def meta(self) -> dict:
         """The parts the weekly edition stores in `meta` (the model-written report's keys)."""
         return {
             "summary": self.summary,
             "overview": self.overview,
-            "sections": [{"heading": t.heading, "status": "clean", "findings": [], "events": t.events, "text": t.text,
-                          "story_lines": t.story_lines} for t in self.themes],
-            "briefs": [{"event_id": b.event_id, "item_id": b.item_id, "title": b.title, "source": b.source, "text": b.text}
-                       for b in self.briefs],
+            "sections": [
+                {
+                    "heading": t.heading,
+                    "status": "clean",
+                    "findings": [],
+                    "events": t.events,
+                    "text": t.text,
+                    "story_lines": t.story_lines,
+                }
+                for t in self.themes
+            ],
+            "briefs": [
+                {"event_id": b.event_id, "item_id": b.item_id, "title": b.title, "source": b.source, "text": b.text}
+                for b in self.briefs
+            ],
             "flags": [],
             "events": self.events,
             "extractive": True,
@@ -143,7 +159,7 @@ def theme_heading(headlines: list[str], idf: dict[str, float], language: str) ->
     chosen = sorted(pool, key=lambda t: (-counts[t], -idf.get(t, 0.0)))[:HEADING_TERMS]
     # Shown in the order the lead headline says them, as its sources wrote them.
     lead = headlines[0].lower()
-    chosen.sort(key=lambda t: (lead.find(t) if t in lead else len(lead)))
+    chosen.sort(key=lambda t: lead.find(t) if t in lead else len(lead))
     return ("、" if language == "zh" else ", ").join(_display(t, headlines) for t in chosen) or headlines[0]
 
 
@@ -157,37 +173,67 @@ def item_brief(brief: dict, language: str) -> Brief:
     members = [m for m in brief.get("members") or [] if m.get("role") != "duplicate"]
     with_text = [m for m in members if member_text(m).strip()]
     if with_text:
-        item = min(with_text, key=lambda m: (m.get("language") != language, LEVEL_RANK.get(m.get("material_level"), 9),
-                                             m.get("role") != "lead"))
+        item = min(
+            with_text,
+            key=lambda m: (
+                m.get("language") != language,
+                LEVEL_RANK.get(m.get("material_level"), 9),
+                m.get("role") != "lead",
+            ),
+        )
     else:
         _, item_id = choose_headline(members, language, brief.get("title") or "")
         item = next((m for m in members if m["item_id"] == item_id), members[0])
-    own = [s for s in sentences(member_text(item)) if is_complete(s) and 5 <= length(s) <= 70 and not describes_article(s)]
+    own = [
+        s for s in sentences(member_text(item)) if is_complete(s) and 5 <= length(s) <= 70 and not describes_article(s)
+    ]
     # Figures first, then the item's own order.
     picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
     picked.sort(key=own.index)
     text = join(picked) or ("只有标题。" if language == "zh" else "Title only.")
-    return Brief(brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text)
+    return Brief(
+        brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text
+    )
 
 
-def extractive_weekly(briefs: list[dict], vectors: dict[int, np.ndarray], *, language: str = "zh",
-                      stories: dict[int, dict] | None = None, week: str = "",
-                      max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION,
-                      max_briefs: int = MAX_BRIEFS) -> ExtractiveWeekly:
+def extractive_weekly(
+    briefs: list[dict],
+    vectors: dict[int, np.ndarray],
+    *,
+    language: str = "zh",
+    stories: dict[int, dict] | None = None,
+    week: str = "",
+    max_sections: int = MAX_SECTIONS,
+    per_section: int = PER_SECTION,
+    max_briefs: int = MAX_BRIEFS,
+) -> ExtractiveWeekly:
     """The week's report from its events (cluster.event_brief dicts, most important first), each
     event's vector (mean of its members' item vectors) and, to thread themes by story, the week's
     stories (editions.weekly.week_stories, in `language`) and its key."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
-    candidates = [WeekEvent(id=b["event_id"], title=cards[b["event_id"]].headline, score=float(len(briefs) - n),
-                            sources=[], material="", members=[], fingerprint=[], vector=vectors.get(b["event_id"]))
-                  for n, b in enumerate(briefs)]
-    groups = group_themes([e for e in candidates if e.vector is not None], max_sections=max_sections,
-                          per_section=per_section)
+    candidates = [
+        WeekEvent(
+            id=b["event_id"],
+            title=cards[b["event_id"]].headline,
+            score=float(len(briefs) - n),
+            sources=[],
+            material="",
+            members=[],
+            fingerprint=[],
+            vector=vectors.get(b["event_id"]),
+        )
+        for n, b in enumerate(briefs)
+    ]
+    groups = group_themes(
+        [e for e in candidates if e.vector is not None], max_sections=max_sections, per_section=per_section
+    )
     idf = headline_idf(cards)
 
-    themes = [extractive_theme([e.id for e in group], cards, by_id, idf, language, stories=stories, week=week)
-              for group in groups]
+    themes = [
+        extractive_theme([e.id for e in group], cards, by_id, idf, language, stories=stories, week=week)
+        for group in groups
+    ]
     themed = {i for t in themes for i in t.events}
     chosen = [item_brief(b, language) for b in briefs if b["event_id"] not in themed][:max_briefs]
     summary, overview, facts = extractive_summary(themes, by_id, len(briefs), language)
@@ -204,9 +250,16 @@ def headline_idf(cards: dict[int, ExtractiveCard]) -> dict[str, float]:
     return {t: math.log((1 + len(headlines)) / (1 + c)) for t, c in df.items()}
 
 
-def extractive_theme(event_ids: list[int], cards: dict[int, ExtractiveCard], by_id: dict[int, dict],
-                     idf: dict[str, float], language: str, *, stories: dict[int, dict] | None = None,
-                     week: str = "") -> Theme:
+def extractive_theme(
+    event_ids: list[int],
+    cards: dict[int, ExtractiveCard],
+    by_id: dict[int, dict],
+    idf: dict[str, float],
+    language: str,
+    *,
+    stories: dict[int, dict] | None = None,
+    week: str = "",
+) -> Theme:
     """One theme of these events (most important first): named from their headlines, each event told
     by its card's lead sentences; with `stories`, the events of one story together under their line."""
     zh = language == "zh"
@@ -216,14 +269,18 @@ def extractive_theme(event_ids: list[int], cards: dict[int, ExtractiveCard], by_
     for i in told:
         card = cards[i]
         lead = join([s.text for s in card.lead if s.text != card.headline]) or card.disclosure
-        paragraphs.append(f"{card.headline}（{_outlets(by_id[i])}）{lead}" if zh else
-                          f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}")
+        paragraphs.append(
+            f"{card.headline}（{_outlets(by_id[i])}）{lead}"
+            if zh
+            else f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}"
+        )
     # Named in the order of importance: the lead headline's terms come first.
     return Theme(theme_heading([cards[i].headline for i in event_ids], idf, language), list(told), paragraphs, entries)
 
 
-def extractive_summary(themes: list[Theme], by_id: dict[int, dict], events: int,
-                       language: str) -> tuple[str, list[str], list[str]]:
+def extractive_summary(
+    themes: list[Theme], by_id: dict[int, dict], events: int, language: str
+) -> tuple[str, list[str], list[str]]:
     """The summary (the week's counts and its themes' names), one overview line per theme with its
     coverage, and the computed facts they state (for the checker's material)."""
     zh = language == "zh"
@@ -237,8 +294,11 @@ def extractive_summary(themes: list[Theme], by_id: dict[int, dict], events: int,
         outlets = sum(by_id[i].get("outlets") or 0 for i in t.events)
         independent = sum(by_id[i].get("independent_outlets") or 0 for i in t.events)
         facts += [f"{outlets} outlets", f"{independent} independent"]
-        overview.append(f"{t.heading}：{len(t.events)} 个事件，{outlets} 个来源报道，其中 {independent} 个独立。" if zh else
-                        f"{t.heading}: {len(t.events)} events, {outlets} outlets, {independent} of them independent.")
+        overview.append(
+            f"{t.heading}：{len(t.events)} 个事件，{outlets} 个来源报道，其中 {independent} 个独立。"
+            if zh
+            else f"{t.heading}: {len(t.events)} events, {outlets} outlets, {independent} of them independent."
+        )
     return summary, overview, facts
 
 
