@@ -270,7 +270,7 @@ class LLM:
             try:
                 with self._slots:
                     raw = self.backend.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
-            except TransientError as exc:
+            except (TransientError, FatalError) as exc:
                 record(
                     self.engine,
                     run_id=self.run_id,
@@ -280,26 +280,17 @@ class LLM:
                     latency_ms=int((time.monotonic() - started) * 1000),
                     error=str(exc),
                 )
-                if attempt >= self.retries:
-                    raise LLMUnavailable(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
-                wait = (
-                    exc.retry_after
-                    if exc.retry_after is not None
-                    else self.backoff_base * (2**attempt) * (0.5 + random.random())
-                )
-                time.sleep(min(wait, self.max_retry_after))
-                attempt += 1
-                continue
-            except FatalError as exc:
-                record(
-                    self.engine,
-                    run_id=self.run_id,
-                    stage=stage,
-                    backend=self.backend.name,
-                    model=self.model,
-                    latency_ms=int((time.monotonic() - started) * 1000),
-                    error=str(exc),
-                )
+                if isinstance(exc, TransientError):
+                    if attempt >= self.retries:
+                        raise LLMUnavailable(f"{exc}; gave up after {attempt + 1} attempts (llm.retries)") from None
+                    wait = (
+                        exc.retry_after
+                        if exc.retry_after is not None
+                        else self.backoff_base * (2**attempt) * (0.5 + random.random())
+                    )
+                    time.sleep(min(wait, self.max_retry_after))
+                    attempt += 1
+                    continue
                 raise (LLMUnavailable if exc.unavailable else LLMError)(str(exc)) from None
             cost = self.price.cost(raw.prompt_tokens, raw.completion_tokens, raw.cached_tokens)
             with self._lock:
