@@ -244,7 +244,7 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
     load_week(sqlite_engine, shared, limit=6)
     settings = Settings()
     settings.llm.backend = "embedded"
-    settings.llm.max_tokens = 600  # one event's heading, thesis, four fields and synthesis fit
+    settings.llm.max_tokens = 1000  # a section of one event, with room for a long summary
     settings.llm.retries = 0  # a retry would only queue behind the request the server is still on
     llm = open_llm(settings, sqlite_engine)
     with sqlite_engine.connect() as conn:
