@@ -171,3 +171,29 @@ def test_eval_digest_command_prints_the_report_and_one_line_for_a_bad_file(share
     assert "3 meetings" in result.output and "all held-apart folds" in result.output and "WindowDiff" in result.output
     bad = CliRunner().invoke(cli.app, ["eval", "digest", str(tmp_path / "missing.jsonl")])
     assert bad.exit_code == 2 and "cannot read it" in bad.output
+
+
+def test_eval_digest_defaults_scores_the_shipped_parameters_untuned(shared, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+    from newsdesk.write.extractive.episode import DigestOptions, segment
+    from newsdesk.write.extractive.evaluate import evaluate_defaults, turn_labels
+
+    rows = sorted((shared / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
+    path = tmp_path / "three.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    report = evaluate_defaults(path)
+    assert report.defaults and report.chosen == DigestOptions() and not report.folds
+    # The sections scored are the digest's own, made with the shipped options.
+    pks = []
+    for m in read_meetings(path, []):
+        t = prepare(m.turns)
+        labels = turn_labels(t, segment(t, DigestOptions()))
+        pks.append(segmentation_scores(boundaries(m.topics), boundaries(labels))[0])
+    assert report.overall.pk == pytest.approx(sum(pks) / len(pks))
+    assert 0 < report.overall.rouge[0] < 1
+    monkeypatch.setattr(cli, "_state", {})
+    result = CliRunner().invoke(cli.app, ["eval", "digest", str(path), "--defaults"])
+    assert result.exit_code == 0, result.output
+    assert "nothing tuned" in result.output and "held-apart" not in result.output

@@ -1104,9 +1104,14 @@ def eval_digest(
     embed: bool = typer.Option(
         False, "--embed", help="Also try embedding vectors (USE) for the sections: slow on a CPU."
     ),
+    defaults: bool = typer.Option(
+        False,
+        "--defaults",
+        help="Score the shipped parameters on every meeting, no tuning (a held-out file; seconds, not the folds' half hour).",
+    ),
 ) -> None:
     """Sections (Pk, WindowDiff) and summary (ROUGE) of the extractive episode digest, held-apart folds, beside baselines."""
-    from newsdesk.write.extractive.evaluate import evaluate, report_lines
+    from newsdesk.write.extractive.evaluate import evaluate, evaluate_defaults, report_lines
 
     embedder = None
     if embed:
@@ -1114,7 +1119,10 @@ def eval_digest(
 
         embedder = make_embedder(settings()).embed
     problems: list[str] = []
-    report = evaluate(file, folds=folds, embed=embedder, problems=problems, progress=err.print)
+    if defaults:
+        report = evaluate_defaults(file, embed=embedder, problems=problems, progress=err.print)
+    else:
+        report = evaluate(file, folds=folds, embed=embedder, problems=problems, progress=err.print)
     for problem in problems:
         err.print(problem, soft_wrap=True)
     for text in report_lines(report):

@@ -14,7 +14,9 @@ Two things are measured, each beside a baseline:
 Parameters (vectors, window, depth cutoff; sentence scoring and length) are tuned by k-fold
 cross-validation over the meetings: for each fold, the grid point best on the other folds
 (WindowDiff for the segmentation, then mean ROUGE F1 for the summary) is scored on the
-held-apart fold, and only held-apart scores are reported.
+held-apart fold, and only held-apart scores are reported. `evaluate_defaults` scores the
+shipped parameters (DigestOptions()) on every meeting with no tuning at all: the way to
+measure a file that was never tuned on, and the quick check after a change.
 """
 
 from __future__ import annotations
@@ -193,6 +195,7 @@ class Report:
     folds: list[Fold] = field(default_factory=list)
     overall: Scores = field(default_factory=Scores)
     chosen: DigestOptions | None = None  # the grid point most folds chose
+    defaults: bool = False  # the shipped parameters scored on every meeting, nothing tuned
 
 
 def _mean(values) -> float:
@@ -260,35 +263,66 @@ def evaluate(
         ]
         opts = max(candidates, key=lambda o: _mean(sum(summary_row(o)[i][0]) for i in train))
         rows = summary_row(opts)
-        for i in test:
-            t, m = prepared[i], meetings[i]
-            pk_, wd, count = seg_table[seg][i]
-            b_pk, b_wd = segmentation_scores(refs[i], boundaries(equal_split(len(m.turns), count)))
-            lead = " ".join(first_sentences(m.turns, rows[i][2]))
-            longer = " ".join(first_sentences(m.turns, rows[i][2], rows[i][1]))
-            held_scores.append(
-                (
-                    f,
-                    Scores(
-                        pk_,
-                        wd,
-                        b_pk,
-                        b_wd,
-                        count,
-                        rows[i][0],
-                        rouge(m.references, lead),
-                        rouge(m.references, longer),
-                        rows[i][1],
-                        len(lead.split()),
-                        rows[i][2],
-                    ),
-                )
-            )
+        held_scores += [(f, meeting_scores(meetings[i], refs[i], seg_table[seg][i], rows[i])) for i in test]
         report.folds.append(Fold(f + 1, len(test), seg, opts, _average([s for g, s in held_scores if g == f])))
     report.overall = _average([s for _, s in held_scores])
     picks = [(fo.options.segment, fo.options.centrality, fo.options.min_words) for fo in report.folds]
     seg, c, w = max(picks, key=picks.count)
     report.chosen = replace(base, segment=seg, centrality=c, min_words=w)
+    return report
+
+
+def meeting_scores(m: Meeting, reference: str, segmented: tuple, summarised: tuple) -> Scores:
+    """One meeting's scores beside its baselines: segmented (Pk, WindowDiff, sections) and
+    summarised (ROUGE triple, summary words, summary bullets)."""
+    pk_, wd, count = segmented
+    scores, words, bullets = summarised
+    b_pk, b_wd = segmentation_scores(reference, boundaries(equal_split(len(m.turns), count)))
+    lead = " ".join(first_sentences(m.turns, bullets))
+    longer = " ".join(first_sentences(m.turns, bullets, words))
+    return Scores(
+        pk_,
+        wd,
+        b_pk,
+        b_wd,
+        count,
+        scores,
+        rouge(m.references, lead),
+        rouge(m.references, longer),
+        words,
+        len(lead.split()),
+        bullets,
+    )
+
+
+def score_meeting(m: Meeting, t: Transcript, reference: str, options: DigestOptions) -> Scores:
+    """The digest `options` make of one meeting, scored: sections and summary from the same digest."""
+    digest = extractive_digest(t, title=m.name, language="en", options=options)
+    spans = [(s.first_line, s.last_line) for s in digest.sections]
+    segmented = (*segmentation_scores(reference, boundaries(turn_labels(t, spans))), len(spans))
+    text = " ".join(summary_sentences(digest))
+    return meeting_scores(m, reference, segmented, (rouge(m.references, text), len(text.split()), len(digest.summary)))
+
+
+def evaluate_defaults(
+    path: Path,
+    *,
+    options: DigestOptions | None = None,
+    embed: Callable | None = None,
+    progress: Callable[[str], None] | None = None,
+    problems: list[str] | None = None,
+) -> Report:
+    """The shipped parameters on every meeting, untuned: one 'fold' holding them all."""
+    problems = problems if problems is not None else []
+    options = options or DigestOptions()
+    meetings = read_meetings(path, problems)
+    say = progress or (lambda _: None)
+    say(f"scoring the shipped parameters on {len(meetings)} meetings, no tuning")
+    scores = [score_meeting(m, prepare(m.turns, embed), boundaries(m.topics), options) for m in meetings]
+    report = Report(meetings=len(meetings), reference_topics=_mean(len(set(m.topics)) for m in meetings))
+    report.overall = _average(scores)
+    report.chosen = options
+    report.defaults = True
     return report
 
 
@@ -328,10 +362,17 @@ def report_lines(report: Report) -> list[str]:
             f"{s.words:.0f} words {g[0]:.3f}/{g[1]:.3f}/{g[2]:.3f})"
         )
 
-    out = [
-        f"{report.meetings} meetings, {report.reference_topics:.1f} reference topics on average; "
-        f"{len(report.folds)}-fold cross-validation, scores on held-apart folds only"
-    ]
+    head = f"{report.meetings} meetings, {report.reference_topics:.1f} reference topics on average; "
+    if report.defaults and report.chosen:
+        seg, o = report.chosen.segment, report.chosen
+        return [
+            head + "the shipped parameters, nothing tuned on this file: "
+            f"{seg.vectors} vectors, window {seg.window}, cutoff {seg.cutoff}, centrality {o.centrality}, "
+            f"min words {o.min_words}",
+            "  " + seg_line(report.overall),
+            "  " + rouge_line(report.overall),
+        ]
+    out = [head + f"{len(report.folds)}-fold cross-validation, scores on held-apart folds only"]
     for f in report.folds:
         seg = f.segment
         out.append(
