@@ -193,6 +193,8 @@ def test_daily_page_shows_tabs_cards_and_check_status(published):
     # The flagged analysis is withheld: the card lists its sources and says there is no analysis.
     assert "只有标题。" not in page and "分析尚未生成" in page and "42%" not in page
     assert ">精选 <small>1</small>" in page
+    # A card on its first day is no update (Jinja's card.update was dict.update, always true).
+    assert "update-mark" not in page and "更新" not in page
 
 
 def test_rss_and_json_feed_parse_back(published):
