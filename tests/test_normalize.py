@@ -118,3 +118,25 @@ def test_to_utc_variants():
     assert naive == expected and naive.tzinfo is not None
     for bad in (None, "", "not a date", "yesterday-ish", True, [1, 2]):
         assert to_utc(bad) is None
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("2026-02-26", True),
+        ("Thu, 26 Feb 2026", True),
+        # Feeds that know only the day write it as midnight (ai-blogs: Anthropic's news feed): no time was stated.
+        ("Thu, 26 Feb 2026 00:00:00 +0000", True),
+        ("Thu, 09 Jul 2026 00:00:00 -0700", True),
+        ("2026-02-26T00:00:00Z", True),
+        ("2026-02-26T00:00:00.000+08:00", True),
+        ("Thu, 26 Feb 2026 10:00:00 +0000", False),
+        ("Thu, 26 Feb 2026 00:00:30 +0000", False),
+        ("2026-02-26T14:00:00Z", False),
+        ("1772100000", False),
+    ],
+)
+def test_date_only(raw, expected):
+    from newsdesk.ingest.normalize import date_only
+
+    assert date_only(raw) is expected

@@ -399,9 +399,14 @@ def _real_day(year: int, month: int, day: int) -> bool:
     return True
 
 
+# A stated time of exactly midnight: what feeds that know only the day write ("… 00:00:00 +0000").
+_MIDNIGHT = re.compile(r"(?:^|[T\s])00:00(?::00(?:\.0+)?)?(?=$|[\sZz+-])")
+
+
 def date_only(value) -> bool:
-    """True when a source's date carries no time of day ("2026-03-01", a `date`): it is stored at
-    00:00 UTC, which is no time the source stated, so readers are shown the day alone."""
+    """True when a source's date carries no time of day ("2026-03-01", a `date`, or a time of
+    exactly midnight, as feeds that know only the day write it): its stored time is no time the
+    source stated, so readers are shown the day alone."""
     if isinstance(value, datetime):
         return False
     if isinstance(value, date):
@@ -411,4 +416,6 @@ def date_only(value) -> bool:
     if not isinstance(value, str):
         return False
     s = value.strip()
-    return bool(s) and not re.fullmatch(r"[\d.]+", s) and not re.search(r"\d:\d|T\d{4}", s)
+    if not s or re.fullmatch(r"[\d.]+", s):
+        return False
+    return bool(_MIDNIGHT.search(s)) or not re.search(r"\d:\d|T\d{4}", s)
