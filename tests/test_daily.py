@@ -343,3 +343,54 @@ def test_off_topic_events_close_the_day_under_other(sqlite_engine):
         body, meta = conn.execute(select(editions.c.body, editions.c.meta).where(editions.c.key == "2026-03-12")).one()
     assert [c["other"] for c in meta["cards"]] == [False, False, True]
     assert body.index("# 其他") > body.index("RAG 论文") and body.index("# 其他") < body.index("艾滋病为何难以痊愈")
+
+
+def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
+    """Paul Graham's feed lists essays from 1995 beside this month's: first seen in one run, the old
+    ones were old when they came and get no daily page; a harvest backfilled weeks at once keeps its days."""
+    from newsdesk.days import back_catalogue, day_events, event_dates
+
+    settings = Settings(languages=["zh"])
+    first_run, later = datetime(2026, 7, 4, tzinfo=UTC), datetime(2026, 8, 22, tzinfo=UTC)
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        essay = add_event(
+            conn,
+            title="How to Start a Startup",
+            when=datetime(1995, 3, 1, tzinfo=UTC),
+            score=1.0,
+            members=[("simonw", "How to Start a Startup", "https://pg.example/1995", datetime(1995, 3, 1, tzinfo=UTC), "lead")],
+            now=first_run,
+        )
+        new = add_event(
+            conn,
+            title="A new essay",
+            when=datetime(2026, 7, 1, tzinfo=UTC),
+            score=1.0,
+            members=[("simonw", "A new essay", "https://pg.example/2026", datetime(2026, 7, 1, tzinfo=UTC), "lead")],
+            now=first_run,
+        )
+        # Weeks older than the newest item, all seen at once (a harvest backfill): still news.
+        backfilled = add_event(
+            conn,
+            title="Six weeks back",
+            when=datetime(2026, 5, 20, tzinfo=UTC),
+            score=1.0,
+            members=[("simonw", "Six weeks back", "https://pg.example/may", datetime(2026, 5, 20, tzinfo=UTC), "lead")],
+            now=first_run,
+        )
+        # A source's newest item when first seen counts, not one that came later.
+        add_event(
+            conn,
+            title="Much later",
+            when=later,
+            score=1.0,
+            members=[("jqzx", "Much later", "https://jqzx.example/late", later, "lead")],
+            now=later,
+        )
+        assert back_catalogue(conn) == {essay}
+        days = event_dates(conn, settings.timezone)
+        assert date(1995, 3, 1) not in days and date(2026, 5, 20) in days and date(2026, 7, 1) in days
+        assert day_events(conn, date(1995, 3, 1), settings.timezone) == []
+        assert [e.id for e in day_events(conn, date(2026, 7, 1), settings.timezone)] == [new]
+        assert [e.id for e in day_events(conn, date(2026, 5, 20), settings.timezone)] == [backfilled]

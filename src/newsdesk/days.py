@@ -4,7 +4,9 @@ An event belongs to the local date of its first report (`first_published_at`), a
 Techmeme: GPT-5.4, launched on 03-05, is 03-05's news however long the coverage runs. On a
 later day it shows again only if it grew that day, that is when an outlet that had not covered
 it yet reported it (a copy or a second piece from an outlet already counted is no growth); that
-card is an update, with the day's new reports first. Both the published daily edition and the
+card is an update, with the day's new reports first. A feed's back catalogue is not news: an
+event whose every report was already old when its source's feed listed it (`back_catalogue`) has
+no day. Both the published daily edition and the
 web app's feed take a day's events from `day_events`, so they list the same events in the same
 order.
 """
@@ -17,7 +19,7 @@ from itertools import groupby
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from newsdesk.store.schema import event_members, events, items
@@ -26,6 +28,10 @@ from newsdesk.store.schema import event_members, events, items
 UPDATE_WEIGHT = 0.5
 # Reports that can make an event grow: a syndicated or duplicate copy adds no outlet of its own.
 GROWING_ROLES = ("lead", "member")
+# A feed lists its back catalogue too (Paul Graham's essays from 1994 on, Anthropic's posts of
+# 2023): an item published this long before the newest item its source had when newsdesk first saw
+# it was old when it arrived. Long enough for a harvest backfilled months at once.
+BACK_CATALOGUE = timedelta(days=180)
 
 
 def zone(tz: str | ZoneInfo) -> ZoneInfo:
@@ -84,9 +90,40 @@ def growth_days(
     return out
 
 
+def back_catalogue(conn: Connection, first_before: datetime | None = None) -> set[int]:
+    """The events that are a feed's back catalogue, not news: every report was published more than
+    BACK_CATALOGUE before the newest item its source had when newsdesk first saw the report. They
+    stay stored, searchable and on their own pages, but no day lists them. first_before: only
+    events first reported before it (none can be old before the store's newest item, less the window)."""
+    newest_item = conn.execute(select(func.max(items.c.published_at))).scalar()
+    if newest_item is None:
+        return set()
+    old_enough = newest_item - BACK_CATALOGUE
+    if first_before is not None and first_before <= old_enough:
+        old_enough = first_before
+    candidates = select(events.c.id).where(events.c.first_published_at < old_enough)
+    # The newest item its source had when each item was first seen (its own run's items included).
+    newest = func.max(items.c.published_at).over(partition_by=items.c.source_id, order_by=items.c.first_seen_at)
+    dated = select(items.c.id, items.c.published_at, newest.label("newest")).subquery()
+    rows = conn.execute(
+        select(event_members.c.event_id, dated.c.published_at, dated.c.newest)
+        .join(dated, dated.c.id == event_members.c.item_id)
+        .where(event_members.c.event_id.in_(candidates))
+    )
+    old: dict[int, bool] = {}
+    for r in rows:
+        old[r.event_id] = old.get(r.event_id, True) and r.published_at < r.newest - BACK_CATALOGUE
+    return {e for e, is_old in old.items() if is_old}
+
+
 def event_dates(conn: Connection, tz: str | ZoneInfo) -> list[date]:
     """Every local date that has an event on it (a first report or an update), oldest first."""
-    firsts = {local_time(moment, tz).date() for moment in conn.execute(select(events.c.first_published_at)).scalars()}
+    archive = back_catalogue(conn)
+    firsts = {
+        local_time(r.first_published_at, tz).date()
+        for r in conn.execute(select(events.c.id, events.c.first_published_at))
+        if r.id not in archive
+    }
     grown = {day for days in growth_days(conn, tz).values() for day in days}
     return sorted(firsts | grown)
 
@@ -122,9 +159,14 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
     is never the day's featured news: its tab is at most p1.
     """
     start, end = local_day_bounds(day, tz)
-    fresh = conn.execute(
-        select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
-    ).all()
+    archive = back_catalogue(conn, first_before=end)
+    fresh = [
+        r
+        for r in conn.execute(
+            select(events).where(events.c.first_published_at >= start, events.c.first_published_at < end)
+        )
+        if r.id not in archive
+    ]
     earlier = (
         conn.execute(
             select(event_members.c.event_id)
