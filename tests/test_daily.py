@@ -388,7 +388,20 @@ def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
             members=[("jqzx", "Much later", "https://jqzx.example/late", later, "lead")],
             now=later,
         )
+        # An undated item of the same run (a harvest replayed months on, stamped with the time it was
+        # seen) makes nothing of its source old.
+        seen = datetime(2027, 3, 1, tzinfo=UTC)
+        stamped = add_event(
+            conn,
+            title="No date of its own",
+            when=seen,
+            score=1.0,
+            members=[("simonw", "No date of its own", "https://pg.example/undated", seen, "lead")],
+            now=first_run,
+        )
+        conn.execute(update(items).where(items.c.url == "https://pg.example/undated").values(dated_by="first_seen"))
         assert back_catalogue(conn) == {essay}
+        assert stamped not in back_catalogue(conn)
         days = event_dates(conn, settings.timezone)
         assert date(1995, 3, 1) not in days and date(2026, 5, 20) in days and date(2026, 7, 1) in days
         assert day_events(conn, date(1995, 3, 1), settings.timezone) == []

@@ -135,6 +135,8 @@ def test_week_measures(days):
     assert m["ndcg@10"] == pytest.approx(((7 + 1 / log2(5)) / IDEAL1 + 1 / log2(3)) / 2)
     assert (m["glue@10"], m["split@10"], m["noise@10"]) == pytest.approx((1 / 6, 1 / 6, 1 / 6))
     assert (m["featured"], m["featured precision"], m["days without featured"]) == (2, 0.5, 1)
+    # both featured cards fall on day 1, which has a tier-3 event: its best tier is 3
+    assert (m["featured precision, tier-3 days"], m["featured top tier"]) == (0.5, 0.5)
     assert m["zh about-the-article"] == pytest.approx(1 / 2)
     assert (m["weekly tier-3 in themes"], m["weekly tier-3 anywhere"]) == pytest.approx((1 / 3, 2 / 3))
     assert m["weekly themed tier 0-1"] == pytest.approx(1 / 2)

@@ -152,3 +152,38 @@ def test_featured_is_the_few_events_a_day_must_show():
     slow = [{"importance": FEATURED_FLOOR - 0.1, "tab": "all", "eligible": True, "starred": False}]
     day_tabs(slow)
     assert slow[0]["tab"] == "all"
+
+
+def test_a_how_to_led_by_building_or_using_is_routine():
+    """A first party's how-to ("Building frontend UIs with Codex and Figma", OpenAI's developer
+    blog) ranked #2 on a real day: a headline that opens on what you build or use is a how-to."""
+    from newsdesk.kinds import read_kinds
+
+    assert read_kinds("Building frontend UIs with Codex and Figma", "").routine == "how-to"
+    assert read_kinds("Using Claude Code for data pipelines", "").routine == "how-to"
+    assert read_kinds("AI Agent公司应该怎样组织人才", "").routine == "how-to"
+    assert read_kinds("OpenAI builds a new datacenter in Texas", "").routine == ""
+
+
+def test_a_media_outlet_named_after_its_owner_is_not_the_company_speaking():
+    """腾讯科技 is Tencent's news site, reporting Nvidia's results: not Tencent speaking, let alone
+    Nvidia. An outlet named after a major company counts as first party only as its own channel."""
+    from newsdesk.rank import first_party_name
+
+    assert first_party_name("OpenAI Developer Blog") and first_party_name("Anthropic News")
+    assert first_party_name("Google DeepMind Blog") and first_party_name("Claude")
+    assert not first_party_name("腾讯科技") and not first_party_name("阿里研究院观察")
+    assert not first_party_name("The Verge")
+
+
+def test_a_title_only_event_is_not_featured_on_its_own():
+    """A lead card a reader cannot read past its headline (Anthropic's RSP v3, whose feed gives no
+    summary) is not the day's featured news alone; a second outlet or any material makes it so."""
+    facts = _facts(independent_outlets=1, best_authority=1.5, first_party=True)
+    from newsdesk.rank import text_facts
+
+    facts |= text_facts([("Anthropic’s Responsible Scaling Policy: Version 3.0", "")])
+    _, parts, tab = score_event(facts | {"title_only": True}, NOW)
+    assert tab != "featured" and parts["importance"] >= 3.5
+    assert score_event(facts, NOW)[2] == "featured"
+    assert score_event(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2}, NOW)[2] == "featured"

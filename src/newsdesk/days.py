@@ -19,7 +19,7 @@ from itertools import groupby
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
 from newsdesk.store.schema import event_members, events, items
@@ -95,15 +95,18 @@ def back_catalogue(conn: Connection, first_before: datetime | None = None) -> se
     BACK_CATALOGUE before the newest item its source had when newsdesk first saw the report. They
     stay stored, searchable and on their own pages, but no day lists them. first_before: only
     events first reported before it (none can be old before the store's newest item, less the window)."""
-    newest_item = conn.execute(select(func.max(items.c.published_at))).scalar()
+    newest_item = conn.execute(select(func.max(items.c.published_at)).where(items.c.dated_by != "first_seen")).scalar()
     if newest_item is None:
         return set()
     old_enough = newest_item - BACK_CATALOGUE
     if first_before is not None and first_before <= old_enough:
         old_enough = first_before
     candidates = select(events.c.id).where(events.c.first_published_at < old_enough)
-    # The newest item its source had when each item was first seen (its own run's items included).
-    newest = func.max(items.c.published_at).over(partition_by=items.c.source_id, order_by=items.c.first_seen_at)
+    # The newest item its source had when each item was first seen (its own run's items included),
+    # of those the source dated: an undated item stamped with the time it was seen says nothing of
+    # how old its feed's other items were (a harvest backfilled months later).
+    dated_only = case((items.c.dated_by != "first_seen", items.c.published_at))
+    newest = func.max(dated_only).over(partition_by=items.c.source_id, order_by=items.c.first_seen_at)
     dated = select(items.c.id, items.c.published_at, newest.label("newest")).subquery()
     rows = conn.execute(
         select(event_members.c.event_id, dated.c.published_at, dated.c.newest)
@@ -112,7 +115,8 @@ def back_catalogue(conn: Connection, first_before: datetime | None = None) -> se
     )
     old: dict[int, bool] = {}
     for r in rows:
-        old[r.event_id] = old.get(r.event_id, True) and r.published_at < r.newest - BACK_CATALOGUE
+        is_old = r.newest is not None and r.published_at < r.newest - BACK_CATALOGUE
+        old[r.event_id] = old.get(r.event_id, True) and is_old
     return {e for e, is_old in old.items() if is_old}
 
 

@@ -281,12 +281,16 @@ HOWTO = _words(
     r"\bworkflow\b",
     r"\bplaybook\b",
     r"\bcheat ?sheet\b",
+    # A headline that opens on what you build or use with a tool ("Building frontend UIs with Codex
+    # and Figma"): a how-to, however first-party its blog.
+    r"^\s*(building|using|creating|making|writing|running|deploying|getting started)\b",
     "教程",
     "手把手",
     "指南",
     "攻略",
     "如何",
     "怎么",
+    "怎样",
     "实操",
     "保姆级",
     "入门",

@@ -15,6 +15,7 @@ their own; a reader's star always features.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -69,6 +70,19 @@ UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of 
 
 
 FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
+# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI").
+_CHANNEL = re.compile(
+    r"^(\s|[-·|:&]|blog|news|newsroom|developers?|research|engineering|ai|labs?|official|team|docs|changelog|"
+    r"code|platform|官方|博客|开发者|研究院?)*$",
+    re.IGNORECASE,
+)
+TITLE_ONLY = ("title", "failed")  # material levels that give a reader nothing past the headline
+
+
+def first_party_name(name: str) -> bool:
+    """An outlet named as a major company's own channel (OpenAI Blog, Claude), not a media outlet
+    named after its owner (腾讯科技 is Tencent's news site, not Tencent speaking)."""
+    return bool(MAJOR.search(name)) and bool(_CHANNEL.match(MAJOR.sub(" ", name)))
 
 
 def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozenset()) -> dict:
@@ -117,6 +131,13 @@ def importance_parts(facts: dict) -> dict:
 ALWAYS_SHOWN = ("coverage", "echo", "authority", "engagement", "feedback")
 
 
+def unread(facts: dict) -> bool:
+    """Every report is a headline alone and no second outlet confirms it: the card can say nothing
+    past its title (Anthropic's statements, whose feed gives no summary), so it never leads a day
+    as its featured news on its own; it can still be p1."""
+    return bool(facts.get("title_only")) and facts["independent_outlets"] < 2
+
+
 def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
     """(score, parts, tab) for one event's facts: those of importance_parts, and last_published_at."""
     parts = importance_parts(facts)
@@ -124,6 +145,8 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
     kinds = facts.get("kinds") or Kinds()
     if kinds.names():  # what the rules read, in words, beside the numbers
         parts["kinds"] = ", ".join(kinds.names())
+    if unread(facts):
+        parts["material"] = "title only, one outlet: not featured on its own"
     age_h = max(0.0, (now - facts["last_published_at"]).total_seconds() / 3600)
     parts["recency"] = round(0.5 ** (age_h / HALF_LIFE_HOURS), 4)
     score = round(importance * parts["recency"], 4)
@@ -132,7 +155,7 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
         tab = "featured"
     elif not kinds.on_topic or facts.get("undated") or kinds.routine:
         tab = "all"  # off-topic, undated or routine: never the day's news on its own
-    elif importance >= FEATURED:
+    elif importance >= FEATURED and not unread(facts):
         tab = "featured"
     elif importance >= P1 and facts["feedback"] >= 0:
         tab = "p1"
@@ -169,6 +192,7 @@ def rank_events(
         reports: dict[int, list] = defaultdict(list)  # the original reports, lead first
         first_party: set[int] = set()
         undated: dict[int, bool] = {}
+        title_only: dict[int, bool] = {}
         rows = conn.execute(
             select(
                 event_members.c.event_id,
@@ -183,6 +207,7 @@ def rank_events(
                 items.c.body,
                 items.c.extra,
                 items.c.dated_by,
+                items.c.material_level,
             )
             .join(items, items.c.id == event_members.c.item_id)
             .join(sources, sources.c.id == items.c.source_id)
@@ -194,8 +219,9 @@ def rank_events(
             engagement[r.event_id] += _engagement(r.engagement or {})
             if r.role in ("lead", "member"):
                 reports[r.event_id].append((r.title or "", material_of(r.summary, r.body, r.extra)))
-                if r.category in FIRST_PARTY_CATEGORIES or MAJOR.search(r.name or ""):
+                if r.category in FIRST_PARTY_CATEGORIES or first_party_name(r.name or ""):
                     first_party.add(r.event_id)
+                title_only[r.event_id] = title_only.get(r.event_id, True) and r.material_level in TITLE_ONLY
             undated[r.event_id] = undated.get(r.event_id, True) and r.dated_by == "first_seen"
         votes: dict[int, float] = defaultdict(float)
         starred: set[int] = set()
@@ -229,6 +255,7 @@ def rank_events(
                 "without": without,
                 "first_party": ev.id in first_party,
                 "undated": undated.get(ev.id, False),
+                "title_only": title_only.get(ev.id, False),
                 "last_published_at": ev.last_published_at,
             }
             score, parts, tab = score_event(facts, now)
@@ -240,7 +267,11 @@ def rank_events(
                 "tab": tab,
                 "importance": parts["importance"],
                 "starred": facts["starred"],
-                "eligible": kinds.on_topic and not kinds.routine and not facts["undated"] and facts["feedback"] >= 0,
+                "eligible": kinds.on_topic
+                and not kinds.routine
+                and not facts["undated"]
+                and not unread(facts)
+                and facts["feedback"] >= 0,
             }
             scored.append(entry)
             # An event's day is that of its first report (days.py).

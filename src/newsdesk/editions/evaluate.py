@@ -22,7 +22,10 @@ whose members belong to two labelled events is glue). Measures, per day and per 
     split@10    top-ten cards whose event already has a card higher on the page
     noise@10    top-ten cards whose event is tier 0
     featured    cards in the featured tab; precision = those of a tier-3 event of that day;
-                days with a tier-2/3 event and no featured card
+                days with a tier-2/3 event and no featured card. Beside it, on the guide's days
+                without a tier-3 event (where a featured card cannot be right by that measure):
+                precision on days with a tier-3 event only, and "top tier" = featured cards of
+                the best tier the day has (tier 3, else tier 2 on a day without a lead story)
     about       share of the zh edition's cards whose first sentence describes the article
                 ("本文…", "深度解读…", "介绍了…", "this post explores…") instead of the news
     weekly      share of the week's tier-3 events in a theme, anywhere in the weekly (themes or
@@ -245,6 +248,8 @@ class DayScore:
     noise: int = 0
     featured: int = 0
     featured_right: int = 0
+    featured_top: int = 0  # featured cards of the day's best labelled tier (3, else 2)
+    has_tier3: bool = False
     needs_featured: bool = False  # the day has a tier-2/3 event
     zh_cards: int = 0
     zh_about: int = 0
@@ -269,6 +274,8 @@ def score_day(
     todays = [lab for lab in labels.values() if lab.day == day]
     s.placeable = sum(lab.tier >= 2 for lab in todays)
     s.needs_featured = s.placeable > 0
+    s.has_tier3 = any(lab.tier == 3 for lab in todays)
+    best = 3 if s.has_tier3 else 2
     seen: set[str] = set()
     gains = []
     for n, card in enumerate(cards):
@@ -288,6 +295,7 @@ def score_day(
         if card.get("tab") == "featured":
             s.featured += 1
             s.featured_right += bool(today and today.tier == 3)
+            s.featured_top += bool(today and today.tier >= best)
         if event:
             seen.add(event)
     ideal_gains = sorted((gain(lab.tier) for lab in todays), reverse=True)
@@ -325,6 +333,11 @@ def expected_dcg(groups: list[list[float]]) -> float:
     return total
 
 
+def _share(days: list[DayScore], part: str, whole: str) -> float | None:
+    num, den = (sum(getattr(d, part) for d in days), sum(getattr(d, whole) for d in days))
+    return num / den if den else None
+
+
 @dataclass
 class WeekScore:
     week: str
@@ -337,8 +350,7 @@ class WeekScore:
     weekly_status: str = ""  # clean | flagged | none (no weekly built)
 
     def share(self, part: str, whole: str) -> float | None:
-        num, den = (sum(getattr(d, part) for d in self.days), sum(getattr(d, whole) for d in self.days))
-        return num / den if den else None
+        return _share(self.days, part, whole)
 
     def mean(self, name: str) -> float | None:
         values = [getattr(d, name) for d in self.days if getattr(d, name) is not None]
@@ -354,6 +366,10 @@ class WeekScore:
             "noise@10": self.share("noise", "top"),
             "featured": featured,
             "featured precision": self.share("featured_right", "featured"),
+            "featured precision, tier-3 days": _share(
+                [d for d in self.days if d.has_tier3], "featured_right", "featured"
+            ),
+            "featured top tier": self.share("featured_top", "featured"),
             "days without featured": sum(d.needs_featured and not d.featured for d in self.days),
             "zh about-the-article": self.share("zh_about", "zh_cards"),
             "weekly clean": 1.0 if self.weekly_status == "clean" else 0.0,  # a flagged weekly is not published
@@ -551,7 +567,8 @@ def week_lines(ws: WeekScore) -> list[str]:
     return [
         f"placement {_fmt(m['placement'])}  ndcg@10 {_fmt(m['ndcg@10'])}  glue@10 {_fmt(m['glue@10'])}  "
         f"split@10 {_fmt(m['split@10'])}  noise@10 {_fmt(m['noise@10'])}",
-        f"featured {m['featured']} (precision vs tier 3 {_fmt(m['featured precision'])}), "
+        f"featured {m['featured']} (precision vs tier 3 {_fmt(m['featured precision'])}, on days with a tier-3 "
+        f"event {_fmt(m['featured precision, tier-3 days'])}, of the day's best tier {_fmt(m['featured top tier'])}), "
         f"{m['days without featured']} days with news and no featured event; "
         f"zh cards opening about the article {_fmt(m['zh about-the-article'])}",
         f"weekly ({ws.weekly_status}): tier-3 events in themes {_fmt(m['weekly tier-3 in themes'])}, anywhere "
@@ -569,6 +586,8 @@ FOLD_MEASURES = [
     "noise@10",
     "featured",
     "featured precision",
+    "featured precision, tier-3 days",
+    "featured top tier",
     "days without featured",
     "zh about-the-article",
     "weekly clean",
@@ -583,13 +602,13 @@ FOLD_MEASURES = [
 def fold_lines(weeks: list[WeekScore]) -> list[str]:
     """One column per week (each a held-apart fold: nothing is tuned on it here), then their mean."""
     summaries = [w.summary() for w in weeks]
-    out = [f"{'measure':26s}" + "".join(f"{w.week:>10s}" for w in weeks) + f"{'mean':>10s}"]
+    out = [f"{'measure':32s}" + "".join(f"{w.week:>10s}" for w in weeks) + f"{'mean':>10s}"]
     for name in FOLD_MEASURES:
         values = [s[name] for s in summaries]
         known = [v for v in values if v is not None]
         mean = sum(known) / len(known) if known else None
         cells = "".join(f"{_fmt(v):>10s}" for v in values)
-        out.append(f"{name:26s}{cells}{_fmt(float(mean) if mean is not None else None):>10s}")
+        out.append(f"{name:32s}{cells}{_fmt(float(mean) if mean is not None else None):>10s}")
     return out
 
 
