@@ -359,7 +359,15 @@ def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
             title="How to Start a Startup",
             when=datetime(1995, 3, 1, tzinfo=UTC),
             score=1.0,
-            members=[("simonw", "How to Start a Startup", "https://pg.example/1995", datetime(1995, 3, 1, tzinfo=UTC), "lead")],
+            members=[
+                (
+                    "simonw",
+                    "How to Start a Startup",
+                    "https://pg.example/1995",
+                    datetime(1995, 3, 1, tzinfo=UTC),
+                    "lead",
+                )
+            ],
             now=first_run,
         )
         new = add_event(
