@@ -24,6 +24,10 @@ LABELS: dict[str, dict[str, str]] = {
     "back": {"zh": "返回当日", "en": "Back to the day"},
     "lang_zh": {"zh": "中文", "en": "Chinese"},
     "lang_en": {"zh": "英文", "en": "English"},
+    # a card part shown in another language than its edition's (editions/cards.py language_mark)
+    "written_zh": {"zh": "中文报道", "en": "In Chinese"},
+    "written_en": {"zh": "英文报道", "en": "In English"},
+    "written_other": {"zh": "其他语言报道", "en": "In another language"},
     "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
     "events_n": {"zh": "个事件", "en": "events"},
@@ -271,6 +275,10 @@ class Labels:
         """A source category's reader-facing name ('zh-media' -> 中文媒体); an unknown one as it is."""
         entry = LABELS.get("category-" + name)
         return entry[self.language] if entry else name
+
+    def written_in(self, code: str) -> str:
+        """The mark of text written in language `code` (zh, en, other) shown in this edition."""
+        return self["written_" + (code if code in UI_LANGUAGES else "other")]
 
     def get(self, key: str) -> str:
         """For keys that come from data (a category has no translation: it shows as it is)."""

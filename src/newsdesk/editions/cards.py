@@ -28,9 +28,19 @@ text (a feed's markup removed), escaped where they are rendered:
     follows    the earlier event this one follows up (cluster/stories.py): {event_id, headline}, or None
     story      the story it is part of, or None: {story_id, title, events: [{event_id, headline,
                date (local YYYY-MM-DD), follows_event_id}]}, its events in time order
+    text_language   {headline, lead}: the language each is written in (zh, en or other; lead "" when
+               the card has none), read from the text itself, not from the source's catalog entry
+    language_mark   {headline, lead}: the label a part shown in another language than the edition's
+               carries ("英文报道" / "In Chinese"), "" for a part in the edition's language; the lead
+               is marked only when its language differs from the headline's (one mark per language)
+    compact    the card has no text in the edition's language: the English edition shows it compact,
+               as what it is (its original headline, marked, and the start of its extract)
+    excerpt    a compact card's extract, cut to a line
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Row
@@ -38,6 +48,7 @@ from sqlalchemy.engine import Connection, Row
 from newsdesk.cluster.timelines import story_facts
 from newsdesk.days import minute
 from newsdesk.findings import load_findings
+from newsdesk.ingest.normalize import detect_language
 from newsdesk.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
@@ -45,6 +56,7 @@ from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 
 SUMMARY_CHARS = 280
+EXCERPT_CHARS = 160  # a compact card's extract: about one sentence
 MEMBERS_SHOWN = 3  # a card lists this many reports; the rest fold behind "N more"
 
 
@@ -200,7 +212,49 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "notes": notes,
     }
     card["badges"] = badges(card, language)
+    card.update(language_marks(card["headline"], lead_text(card), language))
     return card
+
+
+def lead_text(card: dict) -> str:
+    """What a card says under its headline: its analysis's prose, else the lead item's summary."""
+    return (card["analysis"] or {}).get("body") or card["summary"] or ""
+
+
+def language_marks(headline: str, lead: str, language: str) -> dict:
+    """The languages a card's headline and lead are written in, the marks a part in another
+    language than the edition's carries, and whether the card is compact (nothing in the
+    edition's language). Read from the text: a harvest item under an English headline is
+    summarised in Chinese, and a written analysis is in the language it was asked for."""
+    t = Labels(language)
+    head = detect_language(headline)
+    lead_language = detect_language(lead) if lead.strip() else ""
+    foreign = {part: code != language for part, code in (("headline", head), ("lead", lead_language)) if code}
+    marks = {
+        "headline": t.written_in(head) if foreign.get("headline") else "",
+        "lead": t.written_in(lead_language) if foreign.get("lead") and lead_language != head else "",
+    }
+    compact = all(foreign.values())
+    return {
+        "text_language": {"headline": head, "lead": lead_language},
+        "language_mark": marks,
+        "compact": compact,
+        "excerpt": first_sentence(lead) if compact else "",
+    }
+
+
+# A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)"
+_ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\([^()\n]{1,80}\))")
+
+
+def first_sentence(lead: str) -> str:
+    """A compact card's extract: the lead's first sentence with its outlet, whole (a cut sentence
+    is never shown), else the start of the text cut at EXCERPT_CHARS."""
+    text = " ".join(plain_text(lead).split())
+    found = _ATTRIBUTED.match(text)
+    if found and len(found.group(0)) <= 2 * EXCERPT_CHARS:
+        return found.group(0)
+    return snippet(text, EXCERPT_CHARS)
 
 
 def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_language: bool = False) -> list[dict]:
@@ -261,9 +315,16 @@ def event_path(language: str, event_id: int) -> str:
 
 def top_stories(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
-    Each is {event_id, headline, outlets, tab}: one line with its outlet count, linking to the card."""
+    Each is {event_id, headline, outlets, tab, mark}: one line with its outlet count, linking to the
+    card; `mark` is the headline's language mark when it is in another language ("" else)."""
     chosen = [c for c in cards if c["tab"] == "featured"] + [c for c in cards if c["tab"] == "p1"]
     return [
-        {"event_id": c["event_id"], "headline": c["headline"], "outlets": c["outlets"], "tab": c["tab"]}
+        {
+            "event_id": c["event_id"],
+            "headline": c["headline"],
+            "outlets": c["outlets"],
+            "tab": c["tab"],
+            "mark": (c.get("language_mark") or {}).get("headline", ""),  # cards stored before marks have none
+        }
         for c in chosen[:TOP_STORIES]
     ]

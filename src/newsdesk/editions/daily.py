@@ -25,8 +25,8 @@ from newsdesk.labels import Labels
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
-# Bump when the card layout changes so every stored day is rebuilt once.
-DAILY_FORMAT = 5
+# Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards).
+DAILY_FORMAT = 6
 
 
 @dataclass
@@ -51,6 +51,9 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
     line), the prose."""
     t = Labels(language)
     headline = f"[{card['headline']}]({_page(card, language, base_url)})" if base_url else card["headline"]
+    marks = card.get("language_mark") or {}  # cards stored before language marks have none
+    if marks.get("headline"):
+        headline += f" ({marks['headline']})" if language == "en" else f"（{marks['headline']}）"
     facts = [
         t.update if card.get("update") else "",  # cards stored before updates have no such key
         t[card["tab"]] if card["tab"] in ("featured", "p1") else "",
@@ -58,6 +61,13 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
     ]
     facts += [b["text"] for b in card.get("badges") or []]  # cards stored before badges have none
     lines = [f"## {number}. {headline}", "", " · ".join(f for f in facts if f), ""]
+    if card.get("compact") and language == "en":  # nothing in English: shown for what it is, compact
+        first = card["members"][:1]
+        return "\n".join(
+            lines
+            + ([card["excerpt"], ""] if card.get("excerpt") else [])
+            + [f"- {_member_link(m)} — {m['outlet']} · {m['published_at']}" for m in first]
+        )
     if card.get("follows"):  # cards stored before stories have no such key
         lines += [f"{t.follow_up_of} {card['follows']['headline']}", ""]
     lines.append(f"{t.members}:")
@@ -70,12 +80,13 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
         )
     lines.append("")
     analysis = card["analysis"]
+    lead_mark = [f"*{marks['lead']}*", ""] if marks.get("lead") else []
     if analysis is None:
         lines.append(t.no_analysis)
         if card["summary"]:
-            lines += ["", card["summary"]]
+            lines += ["", *lead_mark, card["summary"]]
     else:
-        lines.append(analysis["body"].strip())
+        lines += [*lead_mark, analysis["body"].strip()]
     return "\n".join(lines)
 
 
@@ -91,7 +102,8 @@ def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
     for s in top:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
         outlets = t.top_one_outlet if s["outlets"] <= 1 else t.top_outlets.format(n=s["outlets"])
-        lines.append(f"- {number[s['event_id']]}. {headline} · {outlets}")
+        mark = f" · {s['mark']}" if s.get("mark") else ""
+        lines.append(f"- {number[s['event_id']]}. {headline}{mark} · {outlets}")
     return "\n".join(lines)
 
 

@@ -84,8 +84,9 @@ class ExtractiveCard:
 
     def body(self) -> str:
         """The card's prose: the lead with each sentence's source, coverage, disclosure."""
-        zh = self.language == "zh"
-        # A title-only event's lead is its headline, which the card already shows.
+        # A title-only event's lead is its headline, which the card already shows. The lead is written
+        # as its sentences' language writes (an English lead in the zh edition keeps its spaces).
+        zh = bool(self.lead) and _lang(self.lead[0].text) == "zh"
         said = [
             f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in self.lead if s.text != self.headline
         ]

@@ -60,7 +60,7 @@ from newsdesk.write.weekly_edition import (
     week_stories,
 )
 
-EXTRACTIVE_FORMAT = 3  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 4  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:

@@ -1,0 +1,107 @@
+"""Each edition in its language: on a real day of the harvest replayed offline and on the demo,
+every card headline and lead of the en edition is English and of the zh edition Chinese, or is
+marked as written in another language; an event with material in the edition's language leads
+with it; one without keeps its place and is shown for what it is (compact in the en edition)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import PACK, SHARED
+from sqlalchemy import select
+
+from newsdesk.config import Settings, WriteSettings
+from newsdesk.editions.cards import first_sentence, language_marks
+from newsdesk.editions.languages import edition_languages, unmarked_parts
+from newsdesk.ingest.normalize import detect_language
+from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+from newsdesk.store import open_store
+from newsdesk.store.schema import editions
+
+DAY = "2026-02-26"  # a day of the dev week 2026-W09 (never the held-out W11)
+STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "publish"]
+
+
+def _replay(tmp_path, source, **run) -> tuple[Settings, dict]:
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), write=WriteSettings(by="extractive"))
+    engine = open_store(s.database)
+    report = run_pipeline(engine, s, stages=STAGES, source=source, **run)
+    assert report.problems == []
+    with engine.connect() as conn:
+        rows = conn.execute(select(editions).where(editions.c.kind == "daily")).mappings().all()
+    engine.dispose()
+    return s, {(r["key"], r["language"]): r["meta"]["cards"] for r in rows}
+
+
+@pytest.fixture(scope="module")
+def real_day(tmp_path_factory):
+    """The harvest's items of DAY, imported and run offline as `replay-real` runs them."""
+    folder = tmp_path_factory.mktemp("real-day")
+    day = folder / "harvest-day.jsonl"
+    with open(SHARED / "fixtures" / "news" / "ai-daily-harvest.jsonl", encoding="utf-8") as f:
+        day.write_text("".join(line for line in f if (json.loads(line).get("pub_date") or "")[:10] == DAY))
+    return _replay(folder, day)
+
+
+@pytest.fixture(scope="module")
+def demo_offline(tmp_path_factory):
+    return _replay(tmp_path_factory.mktemp("demo-offline"), PACK, limits=DEMO_LIMITS)
+
+
+def _editions(replayed, day=None):
+    _, cards = replayed
+    return [(key, lang, c) for (key, lang), c in sorted(cards.items()) if day is None or key == day]
+
+
+@pytest.mark.parametrize("which", ["real_day", "demo_offline"])
+def test_every_card_is_in_its_editions_language_or_marked(which, request):
+    replayed = request.getfixturevalue(which)
+    shown = _editions(replayed, DAY if which == "real_day" else None)
+    assert {lang for _, lang, _ in shown} == {"zh", "en"}
+    for key, lang, cards in shown:
+        assert cards, key
+        wrong = [(c["headline"], unmarked_parts(c, lang)) for c in cards if unmarked_parts(c, lang)]
+        assert wrong == [], (key, lang)
+    for lang in ("zh", "en"):
+        counts = edition_languages([c for _, code, cards in shown for c in cards if code == lang], lang)
+        assert counts.unmarked == 0 and counts.headline_own > 0, counts.line()  # not vacuous: cards in the language
+
+
+def test_material_in_the_editions_language_leads_and_the_rest_keeps_its_place(real_day):
+    s, cards = real_day
+    zh, en = cards[(DAY, "zh")], cards[(DAY, "en")]
+    assert [c["event_id"] for c in zh] == [c["event_id"] for c in en]  # the ranking is the same in both
+    for card in en:
+        english = [m for m in card["members"] if detect_language(m["title"]) == "en"]
+        if english:  # an event with an English headline in its coverage leads with one in the en edition
+            assert detect_language(card["headline"]) == "en", card["headline"]
+        else:  # none: its original headline, marked, compact
+            assert card["compact"] and card["language_mark"]["headline"] == "In Chinese", card["headline"]
+    assert any(c["compact"] for c in en) and any(not c["compact"] for c in en)
+    assert any(c["language_mark"]["headline"] == "英文报道" for c in zh)  # English coverage the zh edition shows as such
+    page = (Path(s.site_dir) / "en" / "daily" / f"{DAY}.html").read_text(encoding="utf-8")
+    compact = next(c for c in en if c["compact"])
+    assert 'class="card compact other-language"' in page and "In Chinese" in page
+    assert compact["excerpt"] == "" or compact["excerpt"] in page.replace("&#34;", '"').replace("&#39;", "'")
+
+
+def test_a_part_in_another_language_is_marked_once():
+    assert unmarked_parts({"headline": "英伟达财报超预期", "summary": "营收681亿美元。"}, "en") == ["headline", "lead"]
+    marks = language_marks("英伟达财报超预期", "营收681亿美元，同比增长73%。（量子位）", "en")
+    assert marks["language_mark"] == {"headline": "In Chinese", "lead": ""} and marks["compact"]
+    assert marks["excerpt"] == "营收681亿美元，同比增长73%。（量子位）"
+    english_headline = language_marks("Nvidia beats estimates", "营收681亿美元。（量子位）", "en")
+    assert english_headline["language_mark"] == {"headline": "", "lead": "In Chinese"}
+    assert not english_headline["compact"]
+    assert language_marks("Claude Code Remote Control", "", "zh")["language_mark"]["headline"] == "英文报道"
+    assert language_marks("英伟达财报", "营收681亿美元。", "zh")["language_mark"] == {"headline": "", "lead": ""}
+    card = {"headline": "英伟达财报", "summary": "营收681亿美元。", **marks}
+    assert unmarked_parts(card, "en") == []
+
+
+def test_a_compact_cards_extract_is_its_first_whole_sentence():
+    lead = "Q4营收681亿美元（同比+73%）。（量子位）英伟达称数据中心收入623亿美元。（机器之心）"
+    assert first_sentence(lead) == "Q4营收681亿美元（同比+73%）。（量子位）"
+    assert first_sentence("It ships today. (The Verge) More later. (Ars)") == "It ships today. (The Verge)"
