@@ -80,7 +80,9 @@ def test_material_in_the_editions_language_leads_and_the_rest_keeps_its_place(re
         else:  # none: its original headline, marked, compact
             assert card["compact"] and card["language_mark"]["headline"] == "In Chinese", card["headline"]
     assert any(c["compact"] for c in en) and any(not c["compact"] for c in en)
-    assert any(c["language_mark"]["headline"] == "英文报道" for c in zh)  # English coverage the zh edition shows as such
+    assert any(
+        c["language_mark"]["headline"] == "英文报道" for c in zh
+    )  # English coverage the zh edition shows as such
     page = (Path(s.site_dir) / "en" / "daily" / f"{DAY}.html").read_text(encoding="utf-8")
     compact = next(c for c in en if c["compact"])
     assert 'class="card compact other-language"' in page and "In Chinese" in page
