@@ -10,12 +10,19 @@ terms alternating), each beside a static file as large as that page, all from th
 server in one run.
 
 Sequential (default): one client, interleaved. With --concurrency C: C clients at once
-(asyncio, C connections), at most --requests requests per kind of page and at most
---seconds of wall time, kinds interleaved; prints p50 / p99 and errors per kind.
-The search index is built once before the server starts and timed on its own (docs/s).
+(C kept-alive connections over a few lines of asyncio HTTP/1.1, uvloop where installed:
+an HTTP library's client at 200 connections took as much CPU as the server it measured, on
+the same cores), at most --requests requests per kind of page and at most --seconds of
+wall time, kinds interleaved; prints p50 / p99 and errors per kind, and the CPU the
+client used. --runs N repeats that on the same server and prints the medians over the
+runs (the first meets cold caches; event pages are drawn at random from all the events,
+so most are a first read in every run). Readers send no cookie, as a first visit does.
+The search index is built once before the server starts and timed on its own (docs/s);
+--store FILE keeps the built store (and index) for the next run.
 
     .venv/bin/python benchmarks/web_render.py [--requests 100]
-    .venv/bin/python benchmarks/web_render.py --events 10000 --concurrency 200 --requests 400 --seconds 120
+    .venv/bin/python benchmarks/web_render.py --events 10000 --concurrency 200 --requests 400 --runs 3 \
+        --store /tmp/web-bench-10k.db
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import insert
@@ -186,8 +194,31 @@ def pct(ms: list[float], q: float) -> float:
     return ms[min(len(ms) - 1, int(round(q * (len(ms) - 1))))]
 
 
+async def _get(conn: list, host: str, port: int, path: str) -> tuple[int, int]:
+    """One GET on a kept-alive connection (opened on first use): status and body size. A few lines of
+    HTTP/1.1 over asyncio streams, not an HTTP library: 200 clients on the same 2 cores as the server
+    must cost it as little CPU as can be (httpx's client took about as much as the server did)."""
+    if not conn:
+        conn.extend(await asyncio.open_connection(host, port))
+    reader, writer = conn
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    if length is None:
+        raise ValueError("an answer without Content-Length")
+    await reader.readexactly(length)
+    return int(head[9:12]), length
+
+
 async def concurrent(base: str, kinds: dict, clients: int, per_kind: int, seconds: float):
-    """`clients` requests in flight at once until each kind had `per_kind` or `seconds` ran out."""
+    """`clients` requests in flight at once, one kept-alive connection each, until each kind had
+    `per_kind` or `seconds` ran out. Returns each kind's times (ms), sizes and errors, the wall time
+    and the CPU seconds this client process used meanwhile."""
+    host, port = urlsplit(base).hostname, urlsplit(base).port
     order = [kind for i in range(per_kind) for kind in kinds]  # interleaved, as in the sequential run
     results: dict[str, list[float]] = {k: [] for k in kinds}
     sizes: dict[str, list[int]] = {k: [] for k in kinds}
@@ -195,30 +226,59 @@ async def concurrent(base: str, kinds: dict, clients: int, per_kind: int, second
     counter = {k: 0 for k in kinds}
     deadline = time.monotonic() + seconds
     queue = iter(order)
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
 
-        async def worker():
-            for kind in queue:
-                if time.monotonic() > deadline:
-                    return
-                i = counter[kind]
-                counter[kind] += 1
-                t0 = time.perf_counter()
-                try:
-                    r = await client.get(kinds[kind](i))
-                    elapsed = (time.perf_counter() - t0) * 1000
-                    if r.status_code != 200:
-                        errors[kind].append(f"HTTP {r.status_code}")
-                        continue
-                    results[kind].append(elapsed)
-                    sizes[kind].append(len(r.content))
-                except httpx.HTTPError as exc:
-                    errors[kind].append(type(exc).__name__)
+    async def worker():
+        conn: list = []
+        for kind in queue:
+            if time.monotonic() > deadline:
+                break
+            i = counter[kind]
+            counter[kind] += 1
+            t0 = time.perf_counter()
+            try:
+                status, size = await asyncio.wait_for(_get(conn, host, port, kinds[kind](i)), 60)
+            except (OSError, EOFError, ValueError, TimeoutError, asyncio.IncompleteReadError) as exc:
+                errors[kind].append(type(exc).__name__)
+                if conn:
+                    conn[1].close()
+                    conn.clear()
+                continue
+            if status != 200:
+                errors[kind].append(f"HTTP {status}")
+                continue
+            results[kind].append((time.perf_counter() - t0) * 1000)
+            sizes[kind].append(size)
+        if conn:
+            conn[1].close()
 
-        t0 = time.monotonic()
-        await asyncio.gather(*(worker() for _ in range(clients)))
-    return results, sizes, errors, time.monotonic() - t0
+    t0, cpu0 = time.monotonic(), time.process_time()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return results, sizes, errors, time.monotonic() - t0, time.process_time() - cpu0
+
+
+def report(pages: dict, results: dict, sizes: dict, errors: dict) -> dict[str, tuple[float, float, float | None]]:
+    """Prints p50 / p99 / errors of each kind beside its static twin; returns kind -> (p50, p99, ratio)."""
+    print(
+        f"{'':20} {'n':>5} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'median bytes':>13} {'p50 / same-size static':>23}"
+    )
+    figures = {}
+    for kind in pages:
+        for row in (kind, f"static ~{kind}"):
+            if not results[row]:
+                print(f"{row:20} {0:5} {len(errors[row]):6}   (no answers: {', '.join(sorted(set(errors[row])))})")
+                continue
+            p50, p99 = statistics.median(results[row]), pct(results[row], 0.99)
+            twin = results[f"static ~{kind}"]
+            ratio = p50 / statistics.median(twin) if twin else None
+            figures[row] = (p50, p99, ratio)
+            print(
+                f"{row:20} {len(results[row]):5} {len(errors[row]):6} {p50:9.1f} {p99:9.1f} "
+                f"{int(statistics.median(sizes[row])):13,} {f'{ratio:23.2f}' if ratio else f'{chr(45):>23}'}"
+            )
+        bad = sorted(set(errors[kind]))
+        if bad:
+            print(f"{'':20} errors: {', '.join(bad)}")
+    return figures
 
 
 def main() -> None:
@@ -228,6 +288,10 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=0, help="clients at once (0: one client, sequential)")
     ap.add_argument("--seconds", type=float, default=120, help="with --concurrency: stop sending after this long")
     ap.add_argument("--workers", type=int, default=None, help="server processes (default: as newsdesk serve chooses)")
+    ap.add_argument("--runs", type=int, default=1, help="times to repeat the measurement on the same server")
+    ap.add_argument(
+        "--store", help="keep the built store in this SQLite file and reuse it when it exists (same --events)"
+    )
     ap.add_argument("--serve", nargs=4, metavar=("URL", "PORT", "STATIC_DIR", "WORKERS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -238,13 +302,17 @@ def main() -> None:
     workers = args.workers or default_workers(f"sqlite:///{tempfile.gettempdir()}/x.db")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/bench.db"
+        url = f"sqlite:///{Path(args.store).resolve() if args.store else Path(tmp) / 'bench.db'}"
         t0 = time.perf_counter()
-        days = build_store(url, args.events)
-        print(
-            f"store: {args.events} events, {args.events * ITEMS_PER_EVENT} items, {SOURCES} sources over {days} days "
-            f"(daily editions included) built in {time.perf_counter() - t0:.1f} s"
-        )
+        if args.store and Path(args.store).exists():
+            days = max(1, args.events // EVENTS_PER_DAY)
+            print(f"store: reusing {args.store} ({args.events} events over {days} days, as built before)")
+        else:
+            days = build_store(url, args.events)
+            print(
+                f"store: {args.events} events, {args.events * ITEMS_PER_EVENT} items, {SOURCES} sources over "
+                f"{days} days (daily editions included) built in {time.perf_counter() - t0:.1f} s"
+            )
         # The search index is built once and then kept up incrementally; time that once, apart from page renders.
         from newsdesk.search import SearchIndex, segment
         from newsdesk.store import open_store
@@ -254,7 +322,10 @@ def main() -> None:
         t0 = time.perf_counter()
         indexed = SearchIndex(engine).refresh()
         took = time.perf_counter() - t0
-        print(f"search index: {indexed} documents segmented and indexed in {took:.1f} s ({indexed / took:.0f} docs/s)")
+        if indexed:
+            print(
+                f"search index: {indexed} documents segmented and indexed in {took:.1f} s ({indexed / took:.0f} docs/s)"
+            )
         engine.dispose()
         import socket
 
@@ -292,51 +363,59 @@ def main() -> None:
                     kinds[f"static ~{kind}"] = lambda i, _n=name: f"/bench-static/{_n}"
                 for path_of in kinds.values():  # warm up every route once
                     timed(client, path_of(0))
-                if args.concurrency:
-                    results, sizes, errors, wall = asyncio.run(
-                        concurrent(base, kinds, args.concurrency, args.requests, args.seconds)
-                    )
-                else:
-                    results = {k: [] for k in kinds}
-                    sizes = {k: [] for k in kinds}
-                    errors = {k: [] for k in kinds}
-                    t0 = time.monotonic()
-                    # Interleaved, so drift in machine load hits every kind alike.
-                    for i in range(args.requests):
-                        for kind, path_of in kinds.items():
-                            ms, size = timed(client, path_of(i))
-                            results[kind].append(ms)
-                            sizes[kind].append(size)
-                    wall = time.monotonic() - t0
+                runs = []
+                for _ in range(args.runs):
+                    if args.concurrency:
+                        runs.append(run_async(concurrent(base, kinds, args.concurrency, args.requests, args.seconds)))
+                    else:
+                        runs.append(sequential(client, kinds, args.requests))
         finally:
             child.terminate()
             child.wait(20)
 
-    done = sum(len(v) for v in results.values())
     how = f"{args.concurrency} clients at once" if args.concurrency else "one client, interleaved"
-    print(
-        f"\n{how}, keep-alive, loopback, {workers} server process(es): {done} requests answered in {wall:.1f} s "
-        f"({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors"
-    )
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(
-        f"{'':20} {'n':>5} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'median bytes':>13} {'p50 / same-size static':>23}"
-    )
-    for kind in pages:
-        for row in (kind, f"static ~{kind}"):
-            if not results[row]:
-                print(f"{row:20} {0:5} {len(errors[row]):6}   (no answers: {', '.join(sorted(set(errors[row])))})")
-                continue
-            p50, p99 = statistics.median(results[row]), pct(results[row], 0.99)
-            twin = results[f"static ~{kind}"]
-            ratio = f"{p50 / statistics.median(twin):23.1f}" if twin else f"{'-':>23}"
-            print(
-                f"{row:20} {len(results[row]):5} {len(errors[row]):6} {p50:9.1f} {p99:9.1f} "
-                f"{int(statistics.median(sizes[row])):13,} {ratio}"
-            )
-        bad = sorted(set(errors[kind]))
-        if bad:
-            print(f"{'':20} errors: {', '.join(bad)}")
+    summary: dict[str, list[tuple]] = {}
+    for n, (results, sizes, errors, wall, cpu) in enumerate(runs, 1):
+        done = sum(len(v) for v in results.values())
+        print(
+            f"\nrun {n} of {len(runs)}: {how}, keep-alive, loopback, {workers} server process(es): {done} requests "
+            f"answered in {wall:.1f} s ({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors; "
+            f"the client itself used {cpu:.1f} s of CPU ({cpu / wall:.0%} of one core)"
+        )
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for row, figures in report(pages, results, sizes, errors).items():
+            summary.setdefault(row, []).append((*figures, len(errors[row])))
+    if len(runs) > 1:
+        print(f"\nmedians over {len(runs)} runs (errors: all runs together)")
+        print(f"{'':20} {'errors':>6} {'p50 ms':>9} {'p99 ms':>9} {'p50 / same-size static':>23}")
+        for row, per_run in summary.items():
+            p50, p99 = (statistics.median(f[i] for f in per_run) for i in (0, 1))
+            ratios = [f[2] for f in per_run if f[2] is not None]
+            ratio = f"{statistics.median(ratios):23.2f}" if ratios else f"{'-':>23}"
+            print(f"{row:20} {sum(f[3] for f in per_run):6} {p50:9.1f} {p99:9.1f} {ratio}")
+
+
+def sequential(client: httpx.Client, kinds: dict, requests: int):
+    """One client, kinds interleaved, so drift in machine load hits every kind alike."""
+    results: dict[str, list[float]] = {k: [] for k in kinds}
+    sizes: dict[str, list[int]] = {k: [] for k in kinds}
+    errors: dict[str, list[str]] = {k: [] for k in kinds}
+    t0, cpu0 = time.monotonic(), time.process_time()
+    for i in range(requests):
+        for kind, path_of in kinds.items():
+            ms, size = timed(client, path_of(i))
+            results[kind].append(ms)
+            sizes[kind].append(size)
+    return results, sizes, errors, time.monotonic() - t0, time.process_time() - cpu0
+
+
+def run_async(coroutine):
+    """The client's event loop: uvloop's where installed (less of the client's CPU per request)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ from newsdesk.push.subscriptions import (
 from newsdesk.read import auth, queries
 from newsdesk.search import SearchIndex
 from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
-from newsdesk.web.cache import ClearOnWrite, ReadCache
+from newsdesk.web.cache import CachedPages, ClearOnWrite, ReadCache
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -114,6 +114,19 @@ class SecurityHeaders:
         await chosen(scope, receive, send)
 
 
+class LazyCsrf:
+    """The session's CSRF token, made when a page shows a form with it and not before: a reader's
+    page without a form sets no session cookie, and can be kept and shown to every reader."""
+
+    def __init__(self, request: Request):
+        self.request = request
+
+    def __str__(self) -> str:
+        return auth.csrf_token(self.request)
+
+    __html__ = __str__  # a URL-safe token: nothing to escape
+
+
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
@@ -145,6 +158,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         tz,
         reads,
     )
+    app.add_middleware(CachedPages, cache=reads, key=lambda scope: reader_page_key(Request(scope)))
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
     # carries a login's secret; the login itself is in the store (read/auth.py), which logout ends.
     app.add_middleware(
@@ -168,7 +182,9 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 
     # The event card's template is shared with the published site; it lives with the card builder.
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined)
+    # auto_reload off: templates are read once per process (a restart shows edited ones), not looked
+    # up on disk again for every page (a fifth of a cached feed page's time went on those stat calls).
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False)
     env.filters.update(
         clean=render.clean_html,
         text=render.plain_text,
@@ -197,7 +213,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             t=Labels(lang),
             ui=lang,
             user=auth.current_user(request),
-            csrf=auth.csrf_token(request),
+            csrf=LazyCsrf(request),
             writes_enabled=bool(settings.web_token),
             writes_off=auth.WRITES_OFF[lang],
             flash=request.session.pop("flash", None),
@@ -207,6 +223,23 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         )
         context.setdefault("error", None)
         return HTMLResponse(env.get_template(template).render(**context), status_code=status)
+
+    def reader_page_key(request: Request) -> tuple | None:
+        """What names a page every reader is shown alike (no login, no flash message in the session),
+        as kept in the read cache once rendered; None for a personal page, which is never kept."""
+        session = request.scope["session"]  # not request.session: asking is no use of the session
+        if session.get("login") or session.get("flash"):
+            return None
+        return ("page", request.url.path, request.url.query, ui_lang(request))
+
+    def reader_page(request: Request, template: str, read) -> Response:
+        """`template` filled with read()'s context; for a reader, rendered once per version of the
+        store and kept, so CachedPages answers the next ask for it from memory."""
+        request.session  # noqa: B018 -- the page depends on it: SessionMiddleware then says `Vary: Cookie`
+        key = reader_page_key(request)
+        if key is None:
+            return page(request, template, **read())
+        return HTMLResponse(reads.get(key, lambda: bytes(page(request, template, **read()).body)))
 
     def require_writer(request: Request, csrf: str | None) -> str:
         """The logged-in user allowed to write, after the CSRF check; raises otherwise."""
@@ -245,8 +278,11 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
                 return queries.feed(conn, chosen, tab, tz, page_no, lang), *neighbour_days(conn, chosen, tz, dates)
 
-        data, prev_day, next_day = reads.get(("feed", day, tab, page_no, lang), read)
-        return page(request, "feed.html", feed=data, prev_day=prev_day, next_day=next_day)
+        def context():
+            data, prev_day, next_day = reads.get(("feed", day, tab, page_no, lang), read)
+            return {"feed": data, "prev_day": prev_day, "next_day": next_day}
+
+        return reader_page(request, "feed.html", context)
 
     @app.get("/events/{event_id}", response_class=HTMLResponse, include_in_schema=False)
     def event_page(request: Request, event_id: int):
@@ -257,25 +293,29 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             with engine.connect() as conn:
                 return queries.event_detail(conn, event_id, tz, lang, operator=operator)
 
+        def context():
+            detail = read()
+            if detail is None:
+                raise HTTPException(404, f"event {event_id} does not exist")
+            return {"event": detail}
+
         # The operator's page carries the clusterer's reasons: read live, never shared.
-        detail = read() if operator else reads.get(("event", event_id, lang), read)
-        if detail is None:
-            raise HTTPException(404, f"event {event_id} does not exist")
-        return page(request, "event.html", event=detail)
+        return page(request, "event.html", **context()) if operator else reader_page(request, "event.html", context)
 
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
     def search_page(request: Request, q: str = ""):
-        results = {"events": [], "items": []}
-        if q.strip():
-            lang, query = ui_lang(request), q[:200]
+        lang, query = ui_lang(request), q[:200]
 
-            def read():
-                hits = index.search(query)
-                with engine.connect() as conn:
-                    return queries.search_results(conn, hits, lang)
+        def read():
+            hits = index.search(query)
+            with engine.connect() as conn:
+                return queries.search_results(conn, hits, lang)
 
-            results = reads.get(("search", query, lang), read)
-        return page(request, "search.html", q=q, results=results)
+        def context():
+            results = reads.get(("search", query, lang), read) if q.strip() else {"events": [], "items": []}
+            return {"q": q, "results": results}
+
+        return reader_page(request, "search.html", context)
 
     def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
         kind, language = EDITION_PATHS[segment], lang or ui_lang(request)
@@ -286,12 +326,13 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 chosen = key or (archive[0]["key"] if archive else None)
                 return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
 
-        archive, chosen, shown = reads.get(
-            ("edition", kind, key, language), read
-        )  # readers' meta only, no writer's notes
-        if chosen and shown is None:
-            raise HTTPException(404, f"no {kind} edition {chosen!r}")
-        return page(request, "edition.html", kind=kind, segment=segment, archive=archive, edition=shown)
+        def context():
+            archive, chosen, shown = reads.get(("edition", kind, key, language), read)  # readers' meta only
+            if chosen and shown is None:
+                raise HTTPException(404, f"no {kind} edition {chosen!r}")
+            return {"kind": kind, "segment": segment, "archive": archive, "edition": shown}
+
+        return reader_page(request, "edition.html", context)
 
     for segment in EDITION_PATHS:
 

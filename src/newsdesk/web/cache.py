@@ -1,27 +1,33 @@
-"""What the reader pages read, kept in each server process until the store changes.
+"""What the reader pages read and show, kept in each server process until the store changes.
 
 A feed page reads the day's events, their members, analyses, stories and votes, and the
 list of every day with news (a scan of all events): tens of queries that give the same
-answer until a run, a vote or an edition changes the store. ReadCache keeps those answers
+answer until a run, a vote or an edition changes the store, then renders them (Markdown and
+sanitizing of every analysis) into the same HTML. ReadCache keeps those answers and pages
 keyed by what the page asked for, and drops them all when the store's version moves.
 
-The version is one aggregate per table a reader page shows (row count and newest stamp of
-editions, events, members, items, analyses, checks, votes, sources and the search index), read
-at most once every CHECK_EVERY seconds per process: a new edition, event or vote shows
-within that long, on every worker process, without any process telling another.
+The version is read at most once every CHECK_EVERY seconds per process: a new edition,
+event or vote shows within that long, on every worker process, without any process
+telling another. On an SQLite file it is `PRAGMA data_version` on a connection of the
+cache's own, which moves with every commit by any other connection or process and costs
+microseconds; on other databases one aggregate per table a reader page shows (row count
+and newest stamp of editions, events, members, items, analyses, checks, votes, sources and
+the search index).
 
 A write through this process (a vote, a source) empties its cache at once (ClearOnWrite).
 Only what every reader is shown goes in: pages for the logged-in operator (clusterer's
 reasons, writer's notes, drafts, subscriptions) are read live and never cached, and the
 parts of a page that belong to one session (user, CSRF token, flash) are added per request.
+A reader's page once rendered is answered by CachedPages straight from memory, in the
+server's event loop, before routing and without a worker thread.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
@@ -32,6 +38,7 @@ from newsdesk.store.schema import analyses, checks, editions, event_members, eve
 T = TypeVar("T")
 CHECK_EVERY = 1.0  # seconds a process answers from its cache before it looks at the store's version again
 MAX_ENTRIES = 4096  # a crawler walking every event cannot grow a process without bound
+MAX_PAGE_BYTES = 64 * 2**20  # rendered pages kept per process (a day's feed page is ~0.4 MB on a busy day)
 
 _STAMPS = (
     (editions, editions.c.updated_at),
@@ -53,12 +60,21 @@ class ReadCache:
         self.check_every = check_every
         self._lock = threading.Lock()
         self._entries: dict[Hashable, object] = {}
+        self._bytes = 0  # of the rendered pages among the entries
         self._computing: dict[Hashable, threading.Lock] = {}
         self._version: tuple | None = None
         self._generation = 0  # counts the clears: an answer computed across one is not kept
         self._checked = float("-inf")
+        self._connect_probe = _data_version_connect(engine)
+        self._probe: Any = None
+        self._probe_lock = threading.Lock()
 
     def version(self) -> tuple:
+        if self._connect_probe is not None:
+            with self._probe_lock:  # its own lock: the event loop's page() never waits for the store
+                if self._probe is None:
+                    self._probe = self._connect_probe()
+                return ("sqlite", self._probe.execute("PRAGMA data_version").fetchone()[0])
         parts: list = []
         with self.engine.connect() as conn:
             for table, stamp in _STAMPS:
@@ -83,13 +99,25 @@ class ReadCache:
         with self._lock:
             if version != self._version:
                 self._version = version
-                self._entries.clear()
-                self._generation += 1
+                self._drop_all()
+
+    def _drop_all(self) -> None:
+        self._entries.clear()
+        self._bytes = 0
+        self._generation += 1
 
     def clear(self) -> None:
         with self._lock:
-            self._entries.clear()
-            self._generation += 1
+            self._drop_all()
+
+    def page(self, key: Hashable) -> bytes | None:
+        """A rendered page kept for key, if the store's version was looked at within check_every;
+        never waits for the store (the event loop asks)."""
+        with self._lock:
+            if time.monotonic() - self._checked >= self.check_every:
+                return None  # due for a look at the version: the request goes the long way, which looks
+            found = self._entries.get(key)
+        return found if isinstance(found, bytes) else None
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The cached answer for key, or compute() once (concurrent askers of one key wait for it)."""
@@ -103,14 +131,35 @@ class ReadCache:
                 if key in self._entries:
                     return self._entries[key]  # type: ignore[return-value]
                 generation = self._generation
-            value = compute()
+            try:
+                value = compute()
+            finally:
+                with self._lock:
+                    self._computing.pop(key, None)
             with self._lock:
-                self._computing.pop(key, None)
                 if generation == self._generation:  # else the store moved meanwhile: the answer may be older
-                    if len(self._entries) >= MAX_ENTRIES:
-                        self._entries.pop(next(iter(self._entries)))  # the oldest entry
-                    self._entries[key] = value
+                    self._keep(key, value)
         return value
+
+    def _keep(self, key: Hashable, value: object) -> None:
+        self._entries[key] = value
+        self._bytes += len(value) if isinstance(value, bytes) else 0
+        while len(self._entries) > MAX_ENTRIES or self._bytes > MAX_PAGE_BYTES:
+            oldest = self._entries.pop(next(iter(self._entries)))
+            self._bytes -= len(oldest) if isinstance(oldest, bytes) else 0
+
+
+def _data_version_connect(engine: Engine) -> Callable[[], Any] | None:
+    """How to open a connection of the cache's own to an SQLite file, to ask its data_version (a value
+    that moves with commits by other connections only); None for other databases and for an in-memory
+    SQLite store (a second connection would open another, empty one)."""
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return None
+    if "mode=memory" in str(engine.url):
+        return None
+    args, kwargs = engine.dialect.create_connect_args(engine.url)
+    kwargs["check_same_thread"] = False  # asked under the probe's lock, from whichever thread looks
+    return lambda: engine.dialect.connect(*args, **kwargs)
 
 
 class ClearOnWrite:
@@ -133,3 +182,31 @@ class ClearOnWrite:
             await send(message)
 
         await self.app(scope, receive, clearing_send)
+
+
+class CachedPages:
+    """ASGI middleware: a GET whose page ReadCache holds, rendered for this version of the store, is
+    answered from memory here, in the event loop: no routing, no worker thread, no query. Anything
+    else (a page not rendered yet, a version due for a look, a personal page) goes on to the app,
+    which renders and keeps it. `key` names the page a request asks for, or None when it is not one
+    every reader is shown alike; it runs inside SessionMiddleware, so the session is known."""
+
+    def __init__(self, app, *, cache: ReadCache, key: Callable[[dict], Hashable | None]):
+        self.app = app
+        self.cache = cache
+        self.key = key
+
+    async def __call__(self, scope: dict, receive: Callable[[], Awaitable[dict]], send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            key = self.key(scope)
+            body = self.cache.page(key) if key is not None else None
+            if body is not None:
+                headers = [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"vary", b"Cookie"),  # the interface language and the login are cookies
+                ]
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
