@@ -31,7 +31,12 @@ from typer.core import TyperGroup
 
 from newsdesk.config import Settings, load_settings
 from newsdesk.errors import OK, PARTIAL, NewsdeskError, error_line
+from newsdesk.publish.outputs import EDITION_KINDS
 from newsdesk.store import StoreError, damaged, open_store, unusable_store
+
+# The pipeline's stages as `run --stage` names them (pipeline.STAGE_NAMES, which tests/test_docs.py
+# holds this to), without importing the pipeline (a second) for every command's help.
+STAGES_HELP = ", ".join(["ingest", "cluster", "stories", "rank", "write", *EDITION_KINDS, "publish", "search", "push"])
 
 
 class NewsdeskGroup(TyperGroup):
@@ -580,8 +585,7 @@ def run_cmd(
     stages: list[str] = typer.Option(
         None,
         "--stage",
-        help="Only these stages, in pipeline order (repeatable): "
-        "ingest, cluster, stories, rank, write, daily, weekly, episode, publish, search, push.",
+        help=f"Only these stages, in pipeline order (repeatable): {STAGES_HELP}.",
     ),
     every: str = typer.Option(
         None,

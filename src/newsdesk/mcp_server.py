@@ -12,8 +12,7 @@ the message and calls again.
 
 from __future__ import annotations
 
-import datetime
-import re
+import inspect
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
@@ -29,13 +28,12 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from newsdesk.config import Settings
+from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind, kind_names
 from newsdesk.read import auth, queries
 from newsdesk.read.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
 from newsdesk.search import SearchIndex
 
 Language = Literal["zh", "en"]
-EditionKind = Literal["daily", "weekly", "episode"]
-_WEEK = re.compile(r"^\d{4}-W\d{2}$")
 _URI = "newsdesk://editions/{kind}/{key}/{language}"
 
 
@@ -48,7 +46,7 @@ class NewsdeskMCP(MCPServer):
 
     async def list_resources(self) -> list[Resource]:
         with self._engine.connect() as conn:
-            refs = [(kind, ref) for kind in queries.EDITION_KINDS for ref in queries.edition_keys(conn, kind)]
+            refs = [(kind.name, ref) for kind in KINDS for ref in queries.edition_keys(conn, kind.name)]
         return [
             Resource(
                 uri=_URI.format(kind=kind, key=ref["key"], language=lang),
@@ -61,19 +59,44 @@ class NewsdeskMCP(MCPServer):
         ] + await super().list_resources()
 
 
-def _edition(engine: Engine, kind: str, key: str | None, language: str, example: str) -> dict:
+def _edition(engine: Engine, kind: EditionKind, key: str | None, language: str) -> dict:
+    if key is not None and (problem := kind.key_problem(key)):
+        raise ToolError(problem)
     with engine.connect() as conn:
-        archive = queries.edition_keys(conn, kind)
+        archive = queries.edition_keys(conn, kind.name)
         if not archive:
-            raise ToolError(f"no {kind} edition is stored yet; build one with `newsdesk {kind}` (or `newsdesk run`)")
+            raise ToolError(
+                f"no {kind.name} edition is stored yet; build one with `newsdesk run --stage {kind.name}` (or `newsdesk run`)"
+            )
         key = key or archive[0]["key"]
-        found = queries.edition(conn, kind, key, language)
+        found = queries.edition(conn, kind.name, key, language)
     if found is None:
         known = ", ".join(a["key"] for a in archive[:10])
         raise ToolError(
-            f"no {kind} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {example}"
+            f"no {kind.name} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {kind.example}"
         )
     return found
+
+
+def _add_edition_tool(server: MCPServer, engine: Engine, kind: EditionKind) -> None:
+    """The kind's tool (daily_edition, weekly_report, …): one edition as markdown, its key argument
+    named as the kind names it (date, week, key)."""
+
+    def tool(language: Language = "zh", **key: str | None) -> Edition:
+        return Edition.model_validate(_edition(engine, kind, key.get(kind.key_name), language))
+
+    # The SDK builds the tool's arguments from the signature: give it the kind's own key argument.
+    param = inspect.Parameter.KEYWORD_ONLY
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(
+                kind.key_name, param, default=None, annotation=Annotated[str | None, Field(description=kind.key_help)]
+            ),
+            inspect.Parameter("language", param, default="zh", annotation=Language),
+        ],
+        return_annotation=Edition,
+    )
+    server.tool(name=kind.tool, description=kind.about)(tool)
 
 
 def build_server(engine: Engine, settings: Settings, index: SearchIndex | None = None) -> NewsdeskMCP:
@@ -89,7 +112,7 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
             "(outlet, headline, link, material level), how many outlets covered it and how many independently, "
             "and an analysis that passed its checks (written, or extractive: chosen from the material by code, "
             "also in place of a draft that failed). search_events finds events; get_event shows one; "
-            "daily_edition, weekly_report and episode_digest return the published editions as markdown."
+            f"{', '.join(k.tool for k in KINDS[:-1])} and {KINDS[-1].tool} return the published editions as markdown."
         ),
     )
 
@@ -117,42 +140,16 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
             raise ToolError(f"event {event_id} does not exist; find event ids with search_events or daily_edition")
         return detail
 
-    @server.tool()
-    def daily_edition(
-        date: Annotated[str | None, Field(description="YYYY-MM-DD; omit for the newest")] = None,
-        language: Language = "zh",
-    ) -> Edition:
-        """The daily edition of one day (in settings.timezone) as markdown, with its event cards in `meta`."""
-        if date is not None:
-            try:
-                datetime.date.fromisoformat(date)
-            except ValueError:
-                raise ToolError(f"date {date!r} is not a date; write it as YYYY-MM-DD, e.g. 2025-02-27") from None
-        return _edition(engine, "daily", date, language, "2025-02-27")
+    for kind in KINDS:
+        _add_edition_tool(server, engine, kind)
 
     @server.tool()
-    def weekly_report(
-        week: Annotated[str | None, Field(description="ISO week like 2025-W09; omit for the newest")] = None,
-        language: Language = "zh",
-    ) -> Edition:
-        """The weekly report of one ISO week as markdown: summary, themed sections, briefs."""
-        if week is not None and not _WEEK.match(week):
-            raise ToolError(f"week {week!r} is not an ISO week; write it as YYYY-Www, e.g. 2025-W09")
-        return _edition(engine, "weekly", week, language, "2025-W09")
-
-    @server.tool()
-    def episode_digest(
-        key: Annotated[
-            str | None, Field(description="the episode's key from list_editions; omit for the newest")
-        ] = None,
-        language: Language = "zh",
-    ) -> Edition:
-        """A podcast episode's digest (摘要 + 精读; in English: Summary + Deep dive) as markdown."""
-        return _edition(engine, "episode", key, language, "a key from list_editions(kind='episode')")
-
-    @server.tool()
-    def list_editions(kind: EditionKind) -> list[EditionRef]:
+    def list_editions(
+        kind: Annotated[str, Field(json_schema_extra={"enum": list(EDITION_KINDS)})],
+    ) -> list[EditionRef]:
         """The archive of one kind of edition: each key with its languages and titles, newest first."""
+        if kind not in EDITION_KINDS:
+            raise ToolError(f"edition kind {kind!r}: use {kind_names()}")
         with engine.connect() as conn:
             return queries.edition_keys(conn, kind)
 
@@ -180,8 +177,8 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
                 raise ToolError(f"event {event_id} does not exist; find event ids with search_events") from None
 
     def read_edition(kind: str, key: str, language: str) -> str:
-        if kind not in queries.EDITION_KINDS:
-            raise ResourceNotFoundError(f"edition kind {kind!r}: use one of {', '.join(queries.EDITION_KINDS)}")
+        if kind not in EDITION_KINDS:
+            raise ResourceNotFoundError(f"edition kind {kind!r}: use {kind_names()}")
         with engine.connect() as conn:
             found = queries.edition(conn, kind, key, language)
         if found is None or found["language"] != language:

@@ -25,9 +25,10 @@ from sqlalchemy.engine import Engine
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError, error_line
 from newsdesk.llm.client import LazyLLM
+from newsdesk.publish.outputs import KINDS, EditionKind
 from newsdesk.store import damaged, unusable_store
 from newsdesk.store.leases import owner_id
-from newsdesk.store.schema import editions, items, llm_usage, transcripts
+from newsdesk.store.schema import editions, llm_usage
 from newsdesk.store.stage_runs import run_finished, run_started, stage_holder, stage_lease
 from newsdesk.write.writers import ModelWriters, Writers, writers
 
@@ -147,48 +148,16 @@ def write_stage(ctx: RunContext) -> StageResult:
     return result
 
 
-def daily_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.editions.daily import build_dailies
+def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
+    """The stage of one kind of edition: its build (editions/build.py), with this run's writers and caps."""
 
-    return StageResult({"daily_built": sum(bool(d.built) for d in build_dailies(ctx.engine, ctx.settings))})
-
-
-def weekly_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.write.weekly import latest_week
-
-    with ctx.engine.connect() as conn:
-        week = latest_week(conn, ctx.settings.timezone)
-    if week is None:
-        return StageResult()
-    stats = ctx.writers.weekly(ctx.engine, ctx.settings, week, **ctx.limits.weekly())
-    return StageResult({"weekly_parts_replaced": len(stats.replaced)} if stats.replaced else {})
-
-
-def _episodes(engine: Engine) -> list[dict]:
-    """Podcast items with a stored transcript."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(items.c.id, items.c.title, items.c.extra, items.c.source_id, transcripts.c.turns)
-            .join(transcripts, transcripts.c.item_id == items.c.id)
-            .order_by(items.c.published_at)
-        ).all()
-    return [dict(r._mapping) for r in rows]
-
-
-def episode_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.model import Turn
-
-    episodes = _episodes(ctx.engine)
-    for done, ep in enumerate(episodes, 1):
-        ctx.writers.episode(
-            ctx.engine,
-            ctx.settings,
-            [Turn(**t) for t in ep["turns"]],
-            title=ep["title"],
-            number=(ep["extra"] or {}).get("episode"),
+    def run(ctx: RunContext) -> StageResult:
+        assert ctx.writers is not None  # chosen in __post_init__
+        return StageResult(
+            kind.build(ctx.engine, ctx.settings, ctx.writers, caps=ctx.limits.weekly(), progress=ctx.progress)
         )
-        ctx.progress(done, len(episodes))
-    return StageResult({"episodes": len(episodes)})
+
+    return run
 
 
 def publish_stage(ctx: RunContext) -> StageResult:
@@ -220,9 +189,7 @@ STAGES = [
     Stage("stories", stories_stage),
     Stage("rank", rank_stage),
     Stage("write", write_stage),
-    Stage("daily", daily_stage),
-    Stage("weekly", weekly_stage),
-    Stage("episode", episode_stage),
+    *(Stage(kind.name, edition_stage(kind)) for kind in KINDS),
     Stage("publish", publish_stage),
     Stage("search", search_stage),
     Stage("push", push_stage),

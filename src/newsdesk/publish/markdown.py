@@ -2,14 +2,13 @@
 
 Hugo and Jekyll read the front matter directly; Notion's Markdown import takes the page
 body and the properties it recognizes (title, date, tags, status). The weekly report
-also carries its seed-003 property block (type, status, date, slug, summary) there.
+also carries its seed-003 property block (type, status, date, slug, summary) there. What each
+kind's file holds is its entry's in publish/outputs.py; the pieces they are made of are here.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time
-from zoneinfo import ZoneInfo
 
 import yaml
 
@@ -30,49 +29,32 @@ def split_front_matter(text: str) -> tuple[dict, str]:
     return yaml.safe_load(head) or {}, body
 
 
-def edition_slug(edition: dict) -> str:
-    if edition["kind"] == "weekly":
-        return (edition["meta"].get("properties") or {}).get("slug") or f"ai-weekly-{edition['key']}"
-    return f"{edition['kind']}-{edition['key']}"
+def untitled_body(edition: dict) -> str:
+    """An edition's stored text without its "# title" line: the title lives in the front matter."""
+    body = edition["body"]
+    if body.startswith("# "):
+        return body.split("\n", 1)[1].lstrip("\n") if "\n" in body else ""
+    return body
 
 
-def period_end(edition: dict, tz: str) -> datetime | None:
-    """The last moment of the day or ISO week an edition covers, local; None for other kinds."""
-    try:
-        if edition["kind"] == "daily":
-            last = date.fromisoformat(edition["key"])
-        elif edition["kind"] == "weekly":
-            year, week = edition["key"].split("-W")
-            last = date.fromisocalendar(int(year), int(week), 7)
-        else:
-            return None
-    except ValueError:
-        return None
-    return datetime.combine(last, time(23, 59, 59), ZoneInfo(tz))
+def headlines_summary(edition: dict) -> str:
+    """A day's summary line: its first five headlines."""
+    return " / ".join(c["headline"] for c in edition["meta"].get("cards", [])[:5])
 
 
-def edition_time(edition: dict, tz: str) -> datetime:
-    """When an edition was published, as its feed item and front matter date it: its last update,
-    but never after the end of the day or week it covers, so a February week built (or replayed)
-    in December is dated February, while today's edition carries the time it last changed."""
-    updated: datetime = edition["updated_at"].astimezone(ZoneInfo(tz))
-    end = period_end(edition, tz)
-    return min(updated, end) if end else updated
+def weekly_front(meta: dict) -> dict:
+    """The weekly report's front matter beyond the common fields: its seed-003 type and status."""
+    props = meta.get("properties", {})
+    return {"type": props.get("type", "Post"), "status": props.get("status", "Published")}
 
 
-def edition_date(edition: dict, tz: str) -> str:
-    if edition["kind"] == "daily":
-        return edition["key"]
-    return edition_time(edition, tz).isoformat(timespec="seconds")
+def weekly_slug(edition: dict) -> str:
+    return (edition["meta"].get("properties") or {}).get("slug") or f"ai-weekly-{edition['key']}"
 
 
-def edition_summary(edition: dict) -> str:
-    meta = edition["meta"]
-    if edition["kind"] == "weekly":
-        return meta.get("summary", "")
-    if edition["kind"] == "daily":
-        return " / ".join(c["headline"] for c in meta.get("cards", [])[:5])
-    return meta.get("summary") if isinstance(meta.get("summary"), str) else ""
+def weekly_markdown(edition: dict) -> str:
+    """The weekly report's body from its parts; a report stored before its parts were kept, as stored."""
+    return weekly_body(edition["meta"]) if "sections" in edition["meta"] else untitled_body(edition)
 
 
 def weekly_body(meta: dict) -> str:
@@ -117,33 +99,9 @@ def extractive_note(meta: dict, language: str) -> str:
     return ""
 
 
-def edition_markdown(edition: dict, tz: str) -> str:
-    """The edition as a Markdown document with front matter."""
-    meta = edition["meta"]
-    fields = {
-        "title": edition["title"],
-        "date": edition_date(edition, tz),
-        "slug": edition_slug(edition),
-        "summary": edition_summary(edition),
-        "tags": [
-            "AI",
-            {"daily": "daily", "weekly": "weekly", "episode": "episode"}.get(edition["kind"], edition["kind"]),
-        ],
-        "lang": edition["language"],
-    }
-    if edition["kind"] == "weekly":
-        props = meta.get("properties", {})
-        fields.update({"type": props.get("type", "Post"), "status": props.get("status", "Published")})
-        body = weekly_body(meta)
-    else:
-        fields["status"] = "Published"  # only editions that passed their checks are published
-        body = edition["body"]
-        if edition["kind"] == "episode":
-            body = digest_markdown(body)  # the title lives in the front matter
-        elif body.startswith("# "):  # the title lives in the front matter
-            body = body.split("\n", 1)[1].lstrip("\n") if "\n" in body else ""
-    note = extractive_note(meta, edition["language"])
+def document(fields: dict, body: str, note: str) -> str:
+    """A Markdown file: front matter, then the body; `note` (which parts code chose) opens the body."""
     if note:  # a daily page marks its extractive cards one by one
-        fields["extractive"] = True
+        fields = {**fields, "extractive": True}
         body = f"*{note}*\n\n{body}"
     return front_matter(fields) + "\n" + markdown_source(body)

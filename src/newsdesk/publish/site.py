@@ -33,7 +33,7 @@ from newsdesk.editions.cards import event_path, top_stories
 from newsdesk.errors import NewsdeskError
 from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
-from newsdesk.publish.markdown import digest_markdown, edition_markdown, edition_summary, edition_time
+from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
 from newsdesk.render import markdown_html, publishable, safe_url
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import editions
@@ -76,7 +76,6 @@ def _environment() -> Environment:
         paragraphs=paragraphs,
         markdown=markdown_html,
         safe_name=safe_name,
-        digest_markdown=digest_markdown,
     )
     return env
 
@@ -86,7 +85,7 @@ def _load(engine: Engine) -> list[dict]:
         # Only what passed its checks is published: a flagged edition stays in the store, unpublished.
         rows = conn.execute(
             select(editions)
-            .where(editions.c.status == "clean")
+            .where(editions.c.status == "clean", editions.c.kind.in_(EDITION_KINDS))
             .order_by(editions.c.kind, editions.c.key.desc(), editions.c.language)
         )
         # One cleaning for every file published; the writers' notes stay in the store.
@@ -110,7 +109,7 @@ def _inputs_key(rows: list[dict], settings: Settings) -> str:
 
 
 def edition_path(edition: dict, lang: str | None = None) -> str:
-    folder = {"daily": "daily", "weekly": "weekly", "episode": "episodes"}.get(edition["kind"], edition["kind"])
+    folder = EDITION_KINDS[edition["kind"]].folder
     return f"{lang or edition['language']}/{folder}/{safe_name(edition['key'])}.html"
 
 
@@ -149,25 +148,26 @@ class _Site:
                 return edition_path(self.by[(edition["kind"], edition["key"], other)])
         return None
 
-    def of(self, kind: str, lang: str) -> list[dict]:
-        return [r for r in self.rows if r["kind"] == kind and r["language"] == lang]
+    def of(self, kind: str, lang: str | None = None) -> list[dict]:
+        """The stored editions of a kind, in one language or in any, newest key first."""
+        return [r for r in self.rows if r["kind"] == kind and lang in (None, r["language"])]
 
     def build(self) -> dict[str, bytes]:
         self.files["style.css"] = resources.files("newsdesk.publish").joinpath("templates", "style.css").read_bytes()
         for r in self.rows:
-            {"daily": self.daily, "weekly": self.weekly}.get(r["kind"], self.episode)(r)
-            self.files[edition_path(r)[: -len(".html")] + ".md"] = edition_markdown(r, self.settings.timezone).encode()
+            kind = EDITION_KINDS[r["kind"]]
+            self.tabbed(r) if kind.cards else self.one(r, kind)
+            self.files[edition_path(r)[: -len(".html")] + ".md"] = kind.markdown(r, self.settings.timezone).encode()
         for lang in self.languages:
-            feeds = [kind for kind in ("daily", "weekly") if self.of(kind, lang)]
-            for kind in feeds:
-                self.feed(kind, lang)
+            feeds = [kind.name for kind in KINDS if kind.feed and self.of(kind.name, lang)]
+            for name in feeds:
+                self.feed(EDITION_KINDS[name], lang)
             self.page(
                 f"{lang}/index.html",
                 "language.html",
                 lang=lang,
-                dailies=self.of("daily", lang),
-                weeklies=self.of("weekly", lang) or [r for r in self.rows if r["kind"] == "weekly"],
-                episodes=self.of("episode", lang),
+                # A kind written in one language only (the weekly) is listed on every language's page.
+                sections=[(kind, self.of(kind.name, lang) or self.of(kind.name)) for kind in KINDS],
                 feeds=feeds,
                 edition_path=edition_path,
                 other=next((o for o in self.languages if o != lang), None),
@@ -176,26 +176,30 @@ class _Site:
             "index.html",
             "index.html",
             lang=self.languages[0] if self.languages else "zh",
+            kinds=KINDS,
+            # The newest of each kind whose keys are days or weeks (an episode's key is a name: no order).
             languages=[
-                (lang, Labels(lang), self.of("daily", lang)[:1], self.of("weekly", lang)[:1]) for lang in self.languages
+                (lang, Labels(lang), [rows[0] for k in KINDS if k.last_day and (rows := self.of(k.name, lang))])
+                for lang in self.languages
             ],
             edition_path=edition_path,
         )
         return self.files
 
-    def daily(self, r: dict) -> None:
+    def tabbed(self, r: dict) -> None:
+        """An edition of event cards (the daily): a page per tab, and a page per card."""
         meta, lang, day = r["meta"], r["language"], r["key"]
         cards = {c["event_id"]: c for c in meta.get("cards", [])}
         top = top_stories(meta.get("cards", []))
         tabs = meta.get("tabs") or [{"id": "all", "label": Labels(lang).all, "events": list(cards)}]
-        base = f"{lang}/daily/{safe_name(day)}"
+        base = edition_path(r)[: -len(".html")]
         tab_paths = {
             t["id"]: (f"{base}.html" if t["id"] == "all" else f"{base}-{safe_name(t['id'])}.html") for t in tabs
         }
         for tab in tabs:
             self.page(
                 tab_paths[tab["id"]],
-                "daily.html",
+                EDITION_KINDS[r["kind"]].page,
                 lang=lang,
                 edition=r,
                 day=day,
@@ -212,18 +216,17 @@ class _Site:
                 event_path(lang, card["event_id"]), "event.html", lang=lang, card=card, day=day, day_path=f"{base}.html"
             )
 
-    def weekly(self, r: dict) -> None:
-        self.page(edition_path(r), "weekly.html", lang=r["language"], edition=r, meta=r["meta"], twin=self.twin(r))
+    def one(self, r: dict, kind: EditionKind) -> None:
+        """An edition on one page: its kind's template."""
+        page = dict(edition=r, meta=r["meta"], body=kind.body(r), twin=self.twin(r))
+        self.page(edition_path(r), kind.page, lang=r["language"], **page)
 
-    def episode(self, r: dict) -> None:
-        self.page(edition_path(r), "episode.html", lang=r["language"], edition=r, twin=self.twin(r))
-
-    def feed(self, kind: str, lang: str) -> None:
+    def feed(self, kind: EditionKind, lang: str) -> None:
         entries = []
-        for r in sorted(self.of(kind, lang), key=lambda r: r["key"], reverse=True)[:30]:
+        for r in sorted(self.of(kind.name, lang), key=lambda r: r["key"], reverse=True)[:30]:
             url = self.base_url + edition_path(r)
-            template = "feed_daily.html" if kind == "daily" else "feed_weekly.html"
-            content = self.env.get_template(template).render(
+            assert kind.feed is not None  # only the kinds with a feed get one
+            content = self.env.get_template(kind.feed).render(
                 root=self.base_url, edition=r, meta=r["meta"], t=Labels(lang)
             )
             entries.append(
@@ -231,23 +234,23 @@ class _Site:
                     id=url,
                     title=r["title"],
                     url=url,
-                    updated=edition_time(r, self.settings.timezone),
-                    summary=edition_summary(r),
+                    updated=kind.time(r, self.settings.timezone),
+                    summary=kind.summary(r),
                     content_html=content,
                 )
             )
-        name = Labels(lang)[kind]
+        name = Labels(lang)[kind.name]
         feed = Feed(
             title=f"{self.settings.site_name} · {name}",
             home_url=self.base_url + f"{lang}/index.html",
-            feed_url=self.base_url + f"{lang}/{kind}.xml",
+            feed_url=self.base_url + f"{lang}/{kind.name}.xml",
             language=lang,
             description=f"{self.settings.site_name} {name}",
             entries=entries,
         )
-        self.files[f"{lang}/{kind}.xml"] = rss(feed)
-        feed.feed_url = self.base_url + f"{lang}/{kind}.json"
-        self.files[f"{lang}/{kind}.json"] = json_feed(feed)
+        self.files[f"{lang}/{kind.name}.xml"] = rss(feed)
+        feed.feed_url = self.base_url + f"{lang}/{kind.name}.json"
+        self.files[f"{lang}/{kind.name}.json"] = json_feed(feed)
 
 
 def publish_site(engine: Engine, settings: Settings) -> PublishStats:

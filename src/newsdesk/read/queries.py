@@ -39,7 +39,6 @@ from newsdesk.write.failed import failed_drafts
 
 PAGE_SIZE = 30
 FEEDBACK_KINDS = ("up", "down", "star")
-EDITION_KINDS = ("daily", "weekly", "episode")
 
 
 class InputError(NewsdeskError, ValueError):

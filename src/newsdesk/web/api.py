@@ -7,16 +7,17 @@ NEWSDESK_WEB_TOKEN); a header a browser never sends by itself, so no CSRF token 
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 from sqlalchemy.engine import Engine
 
 from newsdesk.cluster.timelines import story_page
 from newsdesk.config import Settings
 from newsdesk.days import latest_day, neighbour_days
 from newsdesk.pipeline import STAGE_NAMES
+from newsdesk.publish.outputs import EDITION_KINDS, kind_names
 from newsdesk.push import subscriptions as push
 from newsdesk.read import auth, queries
 from newsdesk.read.shapes import (
@@ -105,6 +106,10 @@ def build_api(
         throttle.wrong(request)
         return False
 
+    def known(kind: str) -> None:
+        if kind not in EDITION_KINDS:  # the schema lists the kinds; the registry (publish/outputs.py) says
+            raise HTTPException(404, f"no edition kind {kind!r}; use {kind_names()}")
+
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
     def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1, le=MAX_PAGE), lang: str = "zh"):
         with engine.connect() as conn:
@@ -156,12 +161,19 @@ def build_api(
     @api.get(
         "/editions/{kind}", response_model=list[EditionRef], summary="Archive of daily, weekly or episode editions"
     )
-    def edition_archive(kind: Literal["daily", "weekly", "episode"]):
+    def edition_archive(kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})]):
+        known(kind)
         with engine.connect() as conn:
             return queries.edition_keys(conn, kind)
 
     @api.get("/editions/{kind}/{key}", response_model=Edition, summary="One edition in one language")
-    def edition(kind: Literal["daily", "weekly", "episode"], key: str, request: Request, lang: str = "zh"):
+    def edition(
+        kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})],
+        key: str,
+        request: Request,
+        lang: str = "zh",
+    ):
+        known(kind)
         with engine.connect() as conn:
             # The operator's token adds the writer's notes (a corrected quote, a dropped sentence) to meta.
             found = queries.edition(conn, kind, key, lang, operator=operator(request))

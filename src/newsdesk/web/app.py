@@ -42,7 +42,7 @@ from newsdesk.days import event_dates, neighbour_days
 from newsdesk.ingest.poll import short
 from newsdesk.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
-from newsdesk.publish.markdown import digest_markdown
+from newsdesk.publish.outputs import BY_SEGMENT, KINDS
 from newsdesk.publish.site import paragraphs
 from newsdesk.push.send import push_test
 from newsdesk.push.subscriptions import (
@@ -59,7 +59,6 @@ from newsdesk.web.cache import CachedPages, ClearOnWrite, ReadCache
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
-EDITION_PATHS = {"daily": "daily", "weekly": "weekly", "episodes": "episode"}  # URL segment -> edition kind
 
 
 def _local_path(target: str | None) -> str:
@@ -189,7 +188,6 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         clean=render.clean_html,
         text=render.plain_text,
         markdown=render.markdown_html,
-        digest_markdown=digest_markdown,
         paragraphs=paragraphs,
         snippet=render.snippet,
         link=render.safe_url,
@@ -201,6 +199,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     env.globals["event_url"] = lambda event_id: (
         f"/events/{event_id}"
     )  # the shared card and story templates link with it
+    env.globals["edition_kinds"] = KINDS  # the menu links each kind's pages
 
     def ui_lang(request: Request) -> str:
         lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
@@ -318,7 +317,8 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         return reader_page(request, "search.html", context)
 
     def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
-        kind, language = EDITION_PATHS[segment], lang or ui_lang(request)
+        kind, language = BY_SEGMENT[segment].name, lang or ui_lang(request)
+        body = BY_SEGMENT[segment].body
 
         def read():
             with engine.connect() as conn:
@@ -330,11 +330,12 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             archive, chosen, shown = reads.get(("edition", kind, key, language), read)  # readers' meta only
             if chosen and shown is None:
                 raise HTTPException(404, f"no {kind} edition {chosen!r}")
-            return {"kind": kind, "segment": segment, "archive": archive, "edition": shown}
+            shown_body = body(shown) if shown else ""  # its Markdown, as the site's page and file give it
+            return {"kind": kind, "segment": segment, "archive": archive, "edition": shown, "body": shown_body}
 
         return reader_page(request, "edition.html", context)
 
-    for segment in EDITION_PATHS:
+    for segment in BY_SEGMENT:
 
         def latest(request: Request, lang: str | None = None, _segment=segment):
             return edition_page(request, _segment, None, lang)

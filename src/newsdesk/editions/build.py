@@ -1,0 +1,70 @@
+"""Each kind of edition's build, as its stage runs it: what is due, handed to whoever writes.
+
+    build_daily(engine, settings, writers, caps={}, progress=…)    # every day with events (editions/daily.py)
+    build_weekly(engine, settings, writers, caps={…}, progress=…)  # the week of the newest event
+    build_episode(engine, settings, writers, caps={}, progress=…)  # every episode with a transcript
+
+Each returns the facts its stage reports. `writers` (write/writers.py) says who writes; `caps` are
+the run's limits on a weekly's size (pipeline.Limits.weekly()); a build with no use for them ignores
+them. The registry of kinds (publish/outputs.py) names one of these for each kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from newsdesk.config import Settings
+from newsdesk.model import Turn
+from newsdesk.store.schema import items, transcripts
+
+if TYPE_CHECKING:
+    from newsdesk.write.writers import Writers
+
+Progress = Callable[[int, int | None], None]
+Build = Callable[..., dict[str, Any]]  # (engine, settings, writers, *, caps, progress) -> the stage's facts
+
+
+def build_daily(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+    from newsdesk.editions.daily import build_dailies
+
+    return {"daily_built": sum(bool(d.built) for d in build_dailies(engine, settings))}
+
+
+def build_weekly(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+    from newsdesk.write.weekly import latest_week
+
+    with engine.connect() as conn:
+        week = latest_week(conn, settings.timezone)
+    if week is None:
+        return {}
+    stats = writers.weekly(engine, settings, week, **caps)
+    return {"weekly_parts_replaced": len(stats.replaced)} if stats.replaced else {}
+
+
+def episodes(engine: Engine) -> list[dict]:
+    """Podcast items with a stored transcript, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(items.c.id, items.c.title, items.c.extra, items.c.source_id, transcripts.c.turns)
+            .join(transcripts, transcripts.c.item_id == items.c.id)
+            .order_by(items.c.published_at)
+        ).all()
+    return [dict(r._mapping) for r in rows]
+
+
+def build_episode(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+    due = episodes(engine)
+    for done, ep in enumerate(due, 1):
+        writers.episode(
+            engine,
+            settings,
+            [Turn(**t) for t in ep["turns"]],
+            title=ep["title"],
+            number=(ep["extra"] or {}).get("episode"),
+        )
+        progress(done, len(due))
+    return {"episodes": len(due)}

@@ -1,0 +1,238 @@
+"""Every kind of edition (publish/outputs.py) has what the site, the Markdown files, the feeds, the
+pipeline, the web app, the JSON API and the MCP server read of it; and a new kind takes only the
+files docs/adding-an-output.md names: a throwaway kind, added the way the checklist says, is built by
+its stage, published, served, listed by the API and offered as an MCP tool."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from jinja2 import TemplateNotFound
+from sqlalchemy import select
+
+from newsdesk import pipeline
+from newsdesk.config import Settings
+from newsdesk.editions.build import Progress
+from newsdesk.labels import LABELS, UI_LANGUAGES
+from newsdesk.mcp_server import build_server
+from newsdesk.publish import markdown as md
+from newsdesk.publish.markdown import split_front_matter
+from newsdesk.publish.outputs import BY_SEGMENT, EDITION_KINDS, KINDS, EditionKind
+from newsdesk.publish.site import _environment, publish_site
+from newsdesk.store.edition_rows import store_edition
+from newsdesk.store.schema import editions
+from newsdesk.web.app import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+NOW = datetime(2026, 3, 13, 4, 0, tzinfo=UTC)
+
+# One stored edition of each kind, as its build stores it (the least its templates read).
+SAMPLES = {
+    "daily": (
+        "2026-03-12",
+        "日报 2026-03-12",
+        "# 日报 2026-03-12\n\n全部 · 2026-03-12\n",
+        {"cards": [], "tabs": [{"id": "all", "label": "全部", "events": []}]},
+    ),
+    "weekly": (
+        "2026-W11",
+        "AI周报 2026-W11 | newsdesk",
+        "AI周报 2026-W11 | newsdesk\n",
+        {"week": "2026-W11", "summary": "本周概要", "overview": ["概览一"], "sections": [], "briefs": []},
+    ),
+    "episode": (
+        "110-a-talk",
+        "110. A talk",
+        "110. A talk\n\n摘要\n\n• 第一点\n\n精读\n\n1. 第一节\n\n正文\n",
+        {"summary": "第一点"},
+    ),
+}
+
+
+def store_samples(engine, kinds=SAMPLES) -> None:
+    with engine.begin() as conn:
+        for name, (key, title, body, meta) in kinds.items():
+            for language in ("zh", "en"):
+                store_edition(
+                    conn,
+                    kind=name,
+                    key=key,
+                    language=language,
+                    title=title,
+                    body=body,
+                    meta=meta,
+                    status="clean",
+                    material_key=f"{name}-{key}",
+                    now=NOW,
+                )
+
+
+def test_every_kind_has_a_sample_here():
+    assert set(SAMPLES) == set(EDITION_KINDS), "add a stored sample of the new kind to SAMPLES"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_kind_has_its_templates_words_stage_and_renderers(kind):
+    env = _environment()
+    for template in filter(None, (kind.page, kind.feed)):
+        try:
+            env.get_template(template)
+        except TemplateNotFound:
+            pytest.fail(f"{kind.name}: its template {template} is not in publish/templates")
+    assert set(LABELS[kind.name]) >= set(UI_LANGUAGES), f"{kind.name}: add its name to labels.py in every language"
+    assert kind.name in pipeline.STAGE_NAMES and kind.tool and kind.about and kind.key_help
+
+    key, title, body, meta = SAMPLES[kind.name]
+    row = {"kind": kind.name, "key": key, "language": "zh", "title": title, "body": body, "meta": meta}
+    fields, text = split_front_matter(kind.markdown({**row, "updated_at": NOW}, "Asia/Shanghai"))
+    assert fields["title"] == title and fields["tags"] == ["AI", kind.name] and fields["status"] == "Published"
+    assert fields["slug"] and isinstance(fields["summary"], str) and text.strip()
+    assert kind.time({**row, "updated_at": datetime(2030, 1, 1, tzinfo=UTC)}, "UTC").year == (
+        2026 if kind.last_day else 2030
+    ), "an edition of a past period is dated within it"
+    assert kind.key_problem(key) is None and (kind.key_form is None or kind.key_problem("not a key"))
+
+
+def test_kinds_do_not_share_a_place():
+    for field in ("name", "segment", "folder", "tool"):
+        values = [getattr(k, field) for k in KINDS]
+        assert len(values) == len(set(values)), f"two kinds share a {field}"
+    assert set(BY_SEGMENT) == {k.segment for k in KINDS}
+
+
+def _mcp(engine, settings, name: str, arguments: dict):
+    server = build_server(engine, settings)
+
+    async def call():
+        tools = {t.name for t in await server.list_tools()}
+        return tools, await server.call_tool(name, arguments)
+
+    return anyio.run(call)
+
+
+def _is_reachable(engine, settings, kind: EditionKind, key: str, title: str) -> None:
+    """The edition is on the site, in its Markdown file, in its feed, on the web app's pages and menu,
+    in the JSON API and behind the kind's MCP tool."""
+    site = Path(settings.site_dir)
+    page = (site / f"zh/{kind.folder}/{key}.html").read_text("utf-8")
+    assert (key if kind.cards else title) in page  # a day's page is titled by its day and tab
+    fields, _ = split_front_matter((site / f"zh/{kind.folder}/{key}.md").read_text("utf-8"))
+    assert fields["title"] == title and fields["tags"] == ["AI", kind.name]
+    assert (site / f"zh/{kind.name}.xml").exists() == bool(kind.feed)
+    assert f"{kind.folder}/{key}.html" in (site / "zh/index.html").read_text("utf-8")  # the language page lists it
+
+    with TestClient(create_app(engine, settings)) as client:
+        assert client.get(f"/{kind.segment}/{key}").status_code == 200
+        newest = client.get(f"/{kind.segment}")
+        assert newest.status_code == 200 and f"<strong>{key}</strong>" in newest.text  # the newest, in its archive
+        assert (f'href="/{kind.segment}"' in client.get("/sources").text) == kind.menu
+        assert [e["key"] for e in client.get(f"/api/editions/{kind.name}").json()] == [key]
+        assert client.get(f"/api/editions/{kind.name}/{key}").json()["kind"] == kind.name
+        assert kind.name in client.get("/openapi.json").text
+    tools, result = _mcp(engine, settings, kind.tool, {kind.key_name: key, "language": "en"})
+    assert kind.tool in tools and not result.is_error, result.content
+    found = result.structured_content.get("result", result.structured_content)
+    assert (found["kind"], found["key"], found["language"]) == (kind.name, key, "en")
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_kind_is_published_served_and_offered(sqlite_engine, tmp_path, kind):
+    settings = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"))
+    store_samples(sqlite_engine)
+    publish_site(sqlite_engine, settings)
+    key, title, _, _ = SAMPLES[kind.name]
+    _is_reachable(sqlite_engine, settings, kind, key, title)
+
+
+# --- a throwaway kind -------------------------------------------------------------------
+#
+# docs/adding-an-output.md's checklist for a kind assembled from what is stored (no writer of its
+# own) with the one-page template: its entry (publish/outputs.py), its build (editions/build.py),
+# its name (labels.py) and its sample (SAMPLES above). Below, each is what that file would hold;
+# nothing else in the package is touched.
+
+
+def build_memo(engine, settings, writers, *, caps: dict, progress: Progress) -> dict:
+    """editions/build.py's part: a memo per stored daily edition, its lead headline or that it had none."""
+    with engine.connect() as conn:
+        days = conn.execute(select(editions).where(editions.c.kind == "daily")).all()
+    with engine.begin() as conn:
+        for day in days:
+            lead = next(iter(day.meta.get("cards", [])), {}).get("headline", "—")
+            store_edition(
+                conn,
+                kind="memo",
+                key=day.key,
+                language=day.language,
+                title=f"{day.title} · memo",
+                body=f"# {day.title} · memo\n\n{lead}\n",
+                meta={"summary": lead},
+                status="clean",
+                material_key=f"memo-{day.material_key}",
+            )
+    return {"memos": len(days)}
+
+
+MEMO = EditionKind(  # publish/outputs.py's part: its entry in KINDS
+    "memo",
+    segment="memos",
+    folder="memos",
+    page="edition.html",
+    build=build_memo,
+    body=md.untitled_body,
+    summary=lambda edition: edition["meta"].get("summary", ""),
+    last_day=date.fromisoformat,
+    tool="daily_memo",
+    about="The memo of one day: its lead headline.",
+    key_name="date",
+    key_help="YYYY-MM-DD; omit for the newest",
+    key_form=(r"\d{4}-\d{2}-\d{2}", "a date", "YYYY-MM-DD"),
+    example="2026-03-12",
+)
+
+
+@pytest.fixture
+def memo_kind():
+    """The throwaway kind registered as its files would register it, and taken out again."""
+    assert MEMO.name not in LABELS and MEMO.name not in EDITION_KINDS, "pick a throwaway name nothing uses"
+    KINDS.append(MEMO)
+    EDITION_KINDS[MEMO.name], BY_SEGMENT[MEMO.segment] = MEMO, MEMO
+    LABELS[MEMO.name] = {"zh": "备忘", "en": "Memos"}  # labels.py's part
+    # pipeline.STAGES reads KINDS when it is imported; an entry added at run time is added as it would be.
+    pipeline.STAGES.insert(pipeline.STAGE_NAMES.index("publish"), pipeline.Stage("memo", pipeline.edition_stage(MEMO)))
+    pipeline.STAGE_NAMES[:] = [s.name for s in pipeline.STAGES]
+    try:
+        yield MEMO
+    finally:
+        KINDS.remove(MEMO)
+        del EDITION_KINDS[MEMO.name], BY_SEGMENT[MEMO.segment], LABELS[MEMO.name]
+        pipeline.STAGES[:] = [s for s in pipeline.STAGES if s.name != "memo"]
+        pipeline.STAGE_NAMES[:] = [s.name for s in pipeline.STAGES]
+
+
+def test_a_new_kind_takes_only_the_checklists_files(sqlite_engine, tmp_path, memo_kind):
+    settings = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"))
+    store_samples(sqlite_engine, {"daily": SAMPLES["daily"]})
+    report = pipeline.run_pipeline(sqlite_engine, settings, stages=["memo", "publish"])
+    assert report.problems == [] and report.facts["memos"] == 2
+    _is_reachable(sqlite_engine, settings, memo_kind, "2026-03-12", "日报 2026-03-12 · memo")
+
+
+def test_the_checklist_names_the_files_a_new_kind_takes():
+    """The docs' checklist and this module's throwaway kind agree on what a kind takes."""
+    page = (ROOT / "docs" / "adding-an-output.md").read_text("utf-8")
+    checklist = page.split("## A new kind of edition", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"^\d+\. `([^`]+)`", checklist, re.M)
+    assert named == [
+        "src/newsdesk/publish/outputs.py",
+        "src/newsdesk/editions/build.py",
+        "src/newsdesk/labels.py",
+        "tests/test_outputs.py",
+    ]
+    for path in named:
+        assert (ROOT / path).exists(), path
