@@ -338,3 +338,11 @@ def test_the_written_weekly_numbers_a_story_together_and_publishes_its_line(stor
 
     _check_threaded(engine, settings, ev, meta, told)
     assert all(x in row["body"] for s in meta["sections"] for x in s["story_lines"])
+
+
+def test_a_date_of_another_year_than_the_week_says_its_year():
+    s = _story(11, (4, "Quillfin 发布", "2029-05-07"), (8, "Quillfin 召回", "2030-05-17"))
+    assert story_entries([8], {8: s}, WEEK, "zh") == [Entry([8], "续：Quillfin 发布（2029-05-07）")]
+    assert story_entries([4, 8], {4: s, 8: s}, WEEK, "en")[0].line == (
+        "Story: Quillfin 发布 (2029-05-07) → Quillfin 召回 (05-17)"
+    )

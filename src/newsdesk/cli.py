@@ -1040,6 +1040,11 @@ def eval_clusters(
             f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
             f"F1 {story['followup_f1']:.3f}"
         )
+        console.print(
+            f"follow-up links P {story['link_precision']:.3f}  R {story['link_recall']:.3f}  "
+            f"F1 {story['link_f1']:.3f}  ({story['links']} links, {story['links_right']} right, "
+            f"{story['links_split']} inside one gold event; {story['links_needed']} needed)"
+        )
     if out:
         try:
             assigned = result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)}

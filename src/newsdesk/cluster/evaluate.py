@@ -231,7 +231,7 @@ STORY_GRID = {
     "threshold": (0.5, 0.6, 0.7, 0.8),
     "name_weight": (0.5, 1.0),
     "min_cosine": (0.3, 0.4),
-    "min_idf": (1.0, 2.0),
+    "min_name_idf": (1.0, 2.0, 3.0),
 }
 
 
@@ -269,21 +269,64 @@ def story_scores(pred_story: list, rows: list[EvalItem]) -> dict:
     }
 
 
+def link_scores(links: list, events: list, rows: list[EvalItem]) -> dict:
+    """The follow-up links as a reader sees them ("B, follow-up of A"), each found event read as
+    the gold event most of its items belong to. A link is right when both ends are in one gold
+    story; a link between two parts of one gold event (the clusterer split it) is neither right
+    nor wrong, and counted apart. Recall: right links over the links each gold story needs (its
+    events less one)."""
+    votes: dict = {}
+    for r, e in zip(rows, events):
+        votes.setdefault(e, Counter())[r.event] += 1
+    gold = {e: c.most_common(1)[0][0] for e, c in votes.items()}
+    story = {r.event: r.story for r in rows}
+    right = wrong = split = 0
+    for link in links:
+        a, b = gold[link.event], gold[link.follows]
+        if a == b:
+            split += 1
+        elif story[a] and story[a] == story[b]:
+            right += 1
+        else:
+            wrong += 1
+    needed = sum(len(evs) - 1 for evs in _gold_story_events(rows).values())
+    p, r = (right / (right + wrong) if right + wrong else 1.0), (right / needed if needed else 1.0)
+    return {
+        "links": len(links),
+        "links_right": right,
+        "links_needed": needed,
+        "links_split": split,
+        "link_precision": p,
+        "link_recall": r,
+        "link_f1": 2 * p * r / (p + r) if p + r else 0.0,
+    }
+
+
+def _gold_story_events(rows: list[EvalItem]) -> dict[str, set]:
+    out: dict[str, set] = {}
+    for r in rows:
+        if r.story:
+            out.setdefault(r.story, set()).add(r.event)
+    return out
+
+
 def _sketches(docs: list[Doc], events: list) -> list:
     from newsdesk.cluster.stories import sketch
 
     members: dict = {}
     titles: dict = {}
     for d, e in sorted(zip(docs, events), key=lambda de: (de[0].ts, str(de[0].key))):
-        members.setdefault(e, []).append((d.ts, d.vector, d.terms, d.roundup))
+        members.setdefault(e, []).append((d.ts, d.vector, d.terms, d.roundup, d.text))
         titles.setdefault(e, d.text.split("\n", 1)[0])  # the store titles an event by its first report
     return [sketch(e, ds, titles[e]) for e, ds in members.items()]
 
 
-def _story_of(sketches: list, config) -> dict:
+def _story_of(sketches: list, config) -> tuple[dict, list]:
+    """Each event's story (the key of its first event) and the links."""
     from newsdesk.cluster.stories import StoryLinker, story_keys
 
-    return story_keys([s.key for s in sketches], StoryLinker(config).run(sketches))
+    links = StoryLinker(config).run(sketches)
+    return story_keys([s.key for s in sketches], links), links
 
 
 def evaluate_stories(
@@ -293,16 +336,16 @@ def evaluate_stories(
 
     k = 0: the default story thresholds on the whole file. k >= 2: folds split by gold story (a
     story's events stay in one fold); each fold's events linked with the thresholds that scored
-    best (F0.5 of the pairs across events) on the other k-1 folds. Returns the scores and the thresholds
-    chosen per fold.
+    best (F0.5 of the links) on the other k-1 folds. Returns the scores (item pairs, and links:
+    link_scores, summed over the folds) and the thresholds chosen per fold.
     """
     from newsdesk.cluster.stories import StoryConfig
 
     docs = [Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)]
     if not k:
         events = cluster_docs(docs, event_config)
-        root = _story_of(_sketches(docs, events), StoryConfig())
-        return story_scores([root[e] for e in events], rows), []
+        root, links = _story_of(_sketches(docs, events), StoryConfig())
+        return {**story_scores([root[e] for e in events], rows), **link_scores(links, events, rows)}, []
     grid = STORY_GRID if grid is None else grid
     names = list(grid)
     configs = [StoryConfig(**dict(zip(names, values))) for values in product(*(grid[n] for n in names))]
@@ -311,6 +354,7 @@ def evaluate_stories(
     fold = [fold_of[_gold_story(r)] for r in rows]
     pred: list = [None] * len(rows)
     chosen = []
+    counts: Counter = Counter()
     for f in range(k):
         train = [i for i in range(len(rows)) if fold[i] != f]
         test = [i for i in range(len(rows)) if fold[i] == f]
@@ -321,16 +365,27 @@ def evaluate_stories(
 
         def objective(config, sketches=train_sketches, events=train_events, gold=train_rows):
             # F0.5 of the links: a wrong "follow-up of" misleads a reader more than a missing one.
-            root = _story_of(sketches, config)
-            s = story_scores([root[e] for e in events], gold)
-            p, r = s["followup_precision"], s["followup_recall"]
-            return (1.25 * p * r / (0.25 * p + r) if p + r else 0.0), s["story_pairwise_f1"]
+            root, links = _story_of(sketches, config)
+            s = link_scores(links, events, gold)
+            p, r = s["link_precision"], s["link_recall"]
+            return (1.25 * p * r / (0.25 * p + r) if p + r else 0.0), -s["links"]
 
         best = max(configs, key=objective)
         chosen.append({n: getattr(best, n) for n in names})
         test_docs = [docs[i] for i in test]
         test_events = cluster_docs(test_docs, event_config)
-        root = _story_of(_sketches(test_docs, test_events), best)
+        root, links = _story_of(_sketches(test_docs, test_events), best)
         for i, e in zip(test, test_events):
             pred[i] = (f, root[e])
-    return story_scores(pred, rows), chosen
+        fold_links = link_scores(links, test_events, [rows[i] for i in test])
+        counts.update({n: fold_links[n] for n in ("links", "links_right", "links_needed", "links_split")})
+    judged = counts["links"] - counts["links_split"]
+    p = counts["links_right"] / judged if judged else 1.0
+    r = counts["links_right"] / counts["links_needed"] if counts["links_needed"] else 1.0
+    linked = {
+        **counts,
+        "link_precision": p,
+        "link_recall": r,
+        "link_f1": 2 * p * r / (p + r) if p + r else 0.0,
+    }
+    return {**story_scores(pred, rows), **linked}, chosen

@@ -15,6 +15,7 @@ look-back holds, never on the length of the history.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from newsdesk.store.leases import advisory_lock
 from newsdesk.store.schema import event_members, events, items, stories, story_events
 
 DAY = 86400.0
+_LOWER = re.compile(r"(?<![A-Za-z0-9])[a-z]{3,}(?![A-Za-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class StoryConfig:
     # a word one earlier event used is still rare; in a busy one this changes little.
     prior_events: int = 20
     min_cosine: float = 0.30  # however many names two events share, their texts must be this close
+    # A shared name used by more than ~1 in e^min_name_idf events of the look-back is a family
+    # word of the period (the OpenClaw craze, Claude Code), not what threads two events.
+    min_name_idf: float = 2.0
 
 
 @dataclass
@@ -54,6 +59,9 @@ class Sketch:
     title: str = ""
     roundup: bool = False  # a digest of several stories (terms.is_roundup): in no story, it lists many
     headline_terms: frozenset[str] = frozenset()  # the words of its title: what it is about
+    names: dict[str, str] = field(default_factory=dict)  # terms.names of its members' texts: name -> written form
+    headline_names: frozenset[str] = frozenset()  # the names in its members' headlines
+    lowercase: frozenset[str] = frozenset()  # the Latin words its texts write in lowercase: words, not names
 
 
 @dataclass
@@ -62,13 +70,23 @@ class Link:
     follows: object
     score: float
     reason: str
+    name: str = ""  # the specific name the two share, as written: what threads the story
 
 
-def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool]], title: str = "") -> Sketch:
-    """The sketch of an event from its members' (publish time, vector, words, is a roundup)."""
+def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool, str]], title: str = "") -> Sketch:
+    """The sketch of an event from its members' (publish time, vector, words, is a roundup, text)."""
     v = np.sum([m[1] for m in members], axis=0).astype(np.float32)
     n = float(np.linalg.norm(v))
-    from newsdesk.cluster.terms import terms
+    from newsdesk.cluster.terms import names, terms
+
+    found: dict[str, str] = {}
+    in_headlines: set[str] = set()
+    for m in members:
+        head, _, rest = m[4].partition("\n")
+        mine = names(head)
+        in_headlines |= mine.keys()
+        for k, written in (names(rest) | mine).items():
+            found.setdefault(k, written)
 
     return Sketch(
         key,
@@ -79,6 +97,9 @@ def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool]], t
         title,
         all(m[3] for m in members),
         terms(title),
+        found,
+        frozenset(in_headlines),
+        frozenset(w for m in members for w in _LOWER.findall(m[4])),
     )
 
 
@@ -101,30 +122,66 @@ class StoryLinker:
         order = sorted(sketches, key=lambda s: (s.first_ts, str(s.key)))
         window: list[Sketch] = []
         df: Counter = Counter()
+        name_df: Counter = Counter()  # events of the look-back using each name
+        lower_df: Counter = Counter()  # ... writing each Latin word in lowercase
         start = 0  # window[start:] are the events in the look-back
         links = []
         for s in order:
             horizon = s.first_ts - cfg.lookback_days * DAY
             while start < len(window) and window[start].first_ts < horizon:
-                for w in window[start].terms:
-                    df[w] -= 1
-                    if df[w] <= 0:
-                        del df[w]
+                gone = window[start]
+                for counter, words in ((df, gone.terms), (name_df, gone.names), (lower_df, gone.lowercase)):
+                    for w in words:
+                        counter[w] -= 1
+                        if counter[w] <= 0:
+                            del counter[w]
                 start += 1
             if s.roundup:
                 continue  # neither follows nor is followed: a digest lists several stories
             if (check is None or s.key in check) and s.key not in linked:
-                link = self._best(s, window[start:], df, lambda e: by_key.get(first_of.get(e.key, e.key), e))
+                link = self._best(
+                    s, window[start:], df, (name_df, lower_df), lambda e: by_key.get(first_of.get(e.key, e.key), e)
+                )
                 if link is not None:
                     links.append(link)
                     first_of[s.key] = first_of.setdefault(link.follows, link.follows)
             window.append(s)
             df.update(s.terms)
+            name_df.update(s.names.keys())
+            lower_df.update(s.lowercase)
             if start > 1024 and start * 2 > len(window):  # keep the list as short as the look-back
                 window, start = window[start:], 0
         return links
 
-    def _best(self, s: Sketch, earlier: list[Sketch], df: Counter, first) -> Link | None:
+    def _threads(self, s: Sketch, e: Sketch, n: int, counts: tuple[Counter, Counter]) -> list[str]:
+        """The specific names that `s` shares with `e`'s headline: a versioned release, or a name
+        neither a family word nor one that many events of the look-back use.
+        None when the only such name is weak (terms.is_weak: a person, an acronym, a word)."""
+        from newsdesk.cluster.terms import is_family, is_weak
+
+        name_df, lower_df = counts
+
+        def idf(name: str) -> float:
+            return math.log((n + 1) / (name_df.get(name, 0) + 1))
+
+        found = [
+            k
+            for k in s.names
+            if k in e.headline_names and not is_family(k) and (k.startswith("v:") or idf(k) >= self.config.min_name_idf)
+        ]
+        weak = {k for k in found if is_weak(k, s.names[k], lower_df)}
+        if len(found) == len(weak):
+            return []
+        # Most telling first: strong, a release, in both headlines (the launch's product, not its
+        # maker named in the follow-up's body), longer, rarer.
+        return sorted(
+            found,
+            key=lambda k: (k in weak, not k.startswith("v:"), k not in s.headline_names, -len(k.split()), -idf(k), k),
+        )
+
+    def _best(
+        self, s: Sketch, earlier: list[Sketch], df: Counter, counts: tuple[Counter, Counter], first
+    ) -> Link | None:
         cfg = self.config
         candidates = [e for e in earlier if e.first_ts < s.first_ts]
         if not candidates or not s.terms:
@@ -148,21 +205,25 @@ class StoryLinker:
                 continue  # a follow-up names what it follows
             if e.headline_terms and not any(w in e.headline_terms for w in shared):
                 continue  # ... what its headline is about, not only words both bodies happen to use ("Hugging Face", "billion")
+            threads = self._threads(s, e, n, counts)
+            if not threads:
+                continue  # ... by a specific name: "Claude" threads no story, "GPT-5.4" or "Seedance" may
             root = first(e)
             if root is not e and (
-                float(root.vector @ s.vector) < cfg.min_cosine or not any(w in root.terms for w in mine)
+                float(root.vector @ s.vector) < cfg.min_cosine or not self._threads(s, root, n, counts)
             ):
                 continue  # a story is about one thing: a follow-up names its first event too, not only a bridge
             theirs = sum(x for w in e.terms if (x := idf(w)) >= cfg.min_idf and (df.get(w, 0) > 1 or w in mine))
             overlap = sum(mine[w] for w in shared) / min(linkable, theirs)
             score = c + cfg.name_weight * min(1.0, overlap)
             if score >= cfg.threshold and (best is None or score > best[0]):
-                best = (score, e, c, sorted(shared, key=lambda w: (-mine[w], w)))
+                best = (score, e, c, threads)
         if best is None:
             return None
-        score, e, c, shared = best
-        reason = f"cosine {c:.2f}; shared names {', '.join(shared[:5])}; score {score:.2f} ≥ {cfg.threshold:.2f}"
-        return Link(s.key, e.key, round(score, 4), reason)
+        score, e, c, threads = best
+        written = [e.names.get(k) or s.names[k] for k in threads]  # as the followed headline writes it
+        reason = f"names {', '.join(written[:5])}; cosine {c:.2f}; score {score:.2f} ≥ {cfg.threshold:.2f}"
+        return Link(s.key, e.key, round(score, 4), reason, written[0])
 
 
 def story_keys(keys: list, links: list[Link]) -> dict:
@@ -260,7 +321,7 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     for r in rows:
         text = item_text(r.item_title, r.summary, r.body)
         members.setdefault(r.event_id, []).append(
-            (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text))
+            (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text), text)
         )
         titles[r.event_id] = r.title
     return [sketch(e, m, titles[e]) for e, m in members.items()]
@@ -296,7 +357,7 @@ def _apply(conn: Connection, links: list[Link], now: datetime, stats: StoryStats
             if theirs is None:
                 theirs = conn.execute(
                     insert(stories).values(
-                        title="",
+                        title=link.name,  # what threads it ("GPT-5.4", "Seedance 2.0"), not its first headline
                         first_published_at=now,
                         last_published_at=now,
                         event_count=0,
@@ -348,7 +409,6 @@ def _refresh_stories(conn: Connection, story_ids: set[int], now: datetime) -> No
             by_story.setdefault(r.story_id, []).append(r)
         for story_id, evs in by_story.items():
             facts = {
-                "title": evs[0].title,
                 "first_published_at": evs[0].first_published_at,
                 "last_published_at": max(e.last_published_at for e in evs),
                 "event_count": len(evs),

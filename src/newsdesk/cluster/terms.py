@@ -272,3 +272,390 @@ class TermWindow:
             return 0.0, []
         shared.sort(key=lambda w: (-weights[w], w))
         return sum(weights[w] * event_terms[w] / event_size for w in shared) / total, shared
+
+
+# --- names: what a follow-up must share with what it follows --------------------------------
+
+# Words that alone thread no story: the big companies, their model families and the people in
+# every week's news. "Claude" names Claude's constitution and Claude Code's remote control alike;
+# a name made only of these and common words ("Claude Code", "OpenAI Codex") is no better.
+FAMILY = frozenset(
+    [
+        "ai",
+        "agi",
+        "agent",
+        "agents",
+        "llm",
+        "llms",
+        "model",
+        "models",
+        "openai",
+        "anthropic",
+        "google",
+        "deepmind",
+        "meta",
+        "microsoft",
+        "nvidia",
+        "apple",
+        "amazon",
+        "aws",
+        "xai",
+        "tesla",
+        "spacex",
+        "ibm",
+        "intel",
+        "amd",
+        "oracle",
+        "samsung",
+        "huawei",
+        "alibaba",
+        "tencent",
+        "baidu",
+        "bytedance",
+        "musk",
+        "altman",
+        "amodei",
+        "hassabis",
+        "zuckerberg",
+        "nadella",
+        "pichai",
+        "huang",
+        "karpathy",
+        "claude",
+        "gpt",
+        "chatgpt",
+        "gemini",
+        "codex",
+        "copilot",
+        "llama",
+        "qwen",
+        "deepseek",
+        "kimi",
+        "grok",
+        "mistral",
+        "glm",
+        "minimax",
+        "doubao",
+        "cursor",
+        "sora",
+        "veo",
+        "opus",
+        "sonnet",
+        "haiku",
+        "github",
+        "hugging",
+        "face",
+        "huggingface",
+        "阿里",
+        "阿里巴巴",
+        "阿里云",
+        "腾讯",
+        "字节",
+        "字节跳动",
+        "百度",
+        "华为",
+        "小米",
+        "谷歌",
+        "微软",
+        "苹果",
+        "英伟达",
+        "亚马逊",
+        "马斯克",
+        "奥特曼",
+        "智谱",
+        "月之暗面",
+        "豆包",
+        "千问",
+        "通义",
+        "通义千问",
+        "元宝",
+        "火山",
+        "火山引擎",
+        "美团",
+        "京东",
+        "蚂蚁",
+        "快手",
+        "特斯拉",
+        "黄仁勋",
+        "美国",
+        "中国",
+    ]
+)
+# Common English words a headline capitalises ("How", "First", "New"): no name alone or together.
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "as",
+        "at",
+        "by",
+        "if",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "so",
+        "to",
+        "up",
+        "we",
+        "be",
+        "do",
+        "go",
+        "my",
+        "no",
+        "us",
+        "how",
+        "why",
+        "what",
+        "when",
+        "where",
+        "who",
+        "which",
+        "first",
+        "last",
+        "next",
+        "best",
+        "top",
+        "big",
+        "real",
+        "open",
+        "free",
+        "full",
+        "live",
+        "new",
+        "now",
+        "one",
+        "two",
+        "three",
+        "here",
+        "there",
+        "this",
+        "that",
+        "these",
+        "those",
+        "then",
+        "than",
+        "just",
+        "only",
+        "even",
+        "still",
+        "really",
+        "get",
+        "got",
+        "gets",
+        "make",
+        "makes",
+        "made",
+        "take",
+        "takes",
+        "build",
+        "building",
+        "built",
+        "run",
+        "runs",
+        "running",
+        "use",
+        "uses",
+        "used",
+        "writing",
+        "write",
+        "writes",
+        "read",
+        "reading",
+        "think",
+        "thinking",
+        "learn",
+        "learning",
+        "work",
+        "works",
+        "working",
+        "inside",
+        "behind",
+        "beyond",
+        "against",
+        "without",
+        "within",
+        "between",
+        "through",
+        "across",
+        "around",
+        "under",
+        "part",
+        "day",
+        "week",
+        "year",
+        "month",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "time",
+        "times",
+        "way",
+        "ways",
+        "thing",
+        "things",
+        "introducing",
+        "introduces",
+        "introduced",
+        "announcing",
+        "announces",
+        "announced",
+        "launch",
+        "launches",
+        "launched",
+        "release",
+        "releases",
+        "released",
+        "update",
+        "updates",
+        "updated",
+        "meet",
+        "meets",
+        "says",
+        "say",
+        "said",
+        "tells",
+        "told",
+        "code",
+        "coding",
+        "data",
+        "source",
+        "software",
+        "app",
+        "apps",
+        "tool",
+        "tools",
+        "system",
+        "systems",
+        "platform",
+        "team",
+        "teams",
+        "research",
+        "paper",
+        "report",
+        "review",
+        "guide",
+        "explained",
+        "interview",
+        "podcast",
+        "episode",
+        "video",
+        "world",
+        "future",
+        "era",
+        "age",
+        "state",
+        "power",
+        "market",
+        "markets",
+        "money",
+        "deal",
+        "deals",
+        "job",
+        "jobs",
+        "people",
+        "company",
+    ]
+)
+_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?")
+_PERSON_TAGS = {"nr", "nrt", "nrfg"}  # jieba: a person's (or a brand's) name
+_NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which is a name when it is rare ("论文" is nz)
+_tags: dict[str, str] | None = None
+
+
+def _proper_cjk(text: str) -> list[str]:
+    """Chinese proper nouns: words jieba's dictionary tags as a person's or (when rare) an
+    organisation's name, and words it does not know (灵波, 即梦)."""
+    global _tags
+    if _tags is None:
+        _cut("")  # loads jieba quietly
+        import jieba.posseg
+
+        _tags = jieba.posseg.dt.word_tag_tab  # the dictionary's tags: a look-up, not the slower tagger
+    out = []
+    for word in _cut(text):
+        if len(word) >= 2 and all(_CJK.match(ch) for ch in word) and word not in _STOP:
+            freq, flag = _jieba.dt.FREQ.get(word) or 0, _tags.get(word, "")
+            if flag in _PERSON_TAGS or not freq or (flag in _NOUN_TAGS and freq < 300):
+                out.append(word)
+    return out
+
+
+def _latin_names(text: str) -> dict[str, str]:
+    """Capitalised Latin words (OpenClaw, Moltbook) and runs of them (Nano Banana, Agentic
+    Engineering Patterns, and each two or three adjacent words of a run) -> how the text writes them."""
+    out: dict[str, str] = {}
+    run: list[str] = []
+    end = -1
+
+    def flush():
+        words = [w for w in run if w.lower() not in _COMMON]
+        for w in words:
+            out.setdefault(w.lower(), w)
+        for n in (2, 3):
+            for i in range(len(run) - n + 1):
+                gram = run[i : i + n]
+                if any(w.lower() not in _COMMON for w in gram):
+                    out.setdefault(" ".join(gram).lower(), " ".join(gram))
+        run.clear()
+
+    for m in _LATIN_TOKEN.finditer(text):
+        word = re.sub(r"['’][a-z]+$", "", m.group(0))
+        capital = word[0].isupper() or any(ch.isupper() for ch in word[1:])
+        if any(ch.isdigit() for ch in word) or not capital or word.lower() in _STOP:
+            flush()
+            end = m.end()
+            continue
+        if run and text[end : m.start()] != " ":
+            flush()
+        run.append(word)
+        end = m.end()
+    flush()
+    return out
+
+
+def names(text: str) -> dict[str, str]:
+    """The names a text uses, each -> its written form: versioned releases ("v:gpt-5.4", family and
+    version without the variant), capitalised Latin words and runs of them, Chinese proper nouns.
+    Common words and family words (FAMILY) are kept: the story linker decides what they may do."""
+    out: dict[str, str] = {}
+    for span, anchor in sorted(_models_spans(text)):
+        family, _, rest = anchor[len("model:") :].partition("-")
+        out.setdefault(f"v:{family}-{rest.split('-', 1)[0]}", text[span[0] : span[1]])
+    out.update({k: v for k, v in _latin_names(text).items() if k not in out})
+    for word in _proper_cjk(text):
+        out.setdefault(word, word)
+    return out
+
+
+def _models_spans(text: str):
+    from newsdesk.cluster.anchors import _models
+
+    return _models(text)
+
+
+_ACRONYM = re.compile(r"^[A-Z]{2,5}s?$")  # API, CLI, VLA, ICLR: a term or a venue, in many stories
+_CAMEL = re.compile(r"^[A-Za-z][a-z0-9]*[A-Z]")  # OpenClaw, WorldArena, xAI: written as no English word is
+
+
+def is_weak(name: str, written: str, lowercase: frozenset[str] = frozenset()) -> bool:
+    """A name that threads a story only beside another: a person's name alone (two talks of one
+    person are two stories), an acronym, a single word the look-back also writes in lowercase
+    (`lowercase`: "Rust", "Token", "Skills" are words before they are names), a two-character
+    Chinese word jieba does not know (爆火, 算力 are slang as often as names)."""
+    if name.startswith("v:") or " " in name:
+        return False
+    if _CJK.match(name):
+        return len(name) <= 2 or _jieba.dt.FREQ.get(name) is not None
+    if _ACRONYM.match(written):
+        return True
+    return not _CAMEL.match(written) and name in lowercase
+
+
+def is_family(name: str) -> bool:
+    """A name that alone threads no story: a family word, or a run of family and common words."""
+    if name.startswith("v:"):
+        return False
+    return all(w in FAMILY or w in _COMMON or w in _STOP for w in name.split())

@@ -29,10 +29,19 @@ def _headlines(conn: Connection, thread_events: list[dict], language: str) -> di
     return {e["event_id"]: plain_text(written.get(e["event_id"]) or e["title"]) for e in thread_events}
 
 
+def _title(thread: dict, headlines: dict[int, str]) -> str:
+    """What threads the story (the name its links share, stored by the linker: "GPT-5.4"); a store
+    from before names titled a story by its first event, which reads best in its headline here."""
+    first = thread["events"][0] if thread["events"] else None
+    if first is not None and (not thread["title"] or thread["title"] == first["title"]):
+        return headlines[first["event_id"]]
+    return plain_text(thread["title"])
+
+
 def _timeline(thread: dict, headlines: dict[int, str], tz) -> dict:
     return {
         "story_id": thread["story_id"],
-        "title": headlines[thread["events"][0]["event_id"]] if thread["events"] else plain_text(thread["title"]),
+        "title": _title(thread, headlines),
         "events": [
             {
                 "event_id": e["event_id"],
@@ -52,6 +61,11 @@ def story_facts(conn: Connection, event_ids: list[int], language: str, tz) -> di
     out = {}
     for event_id, thread in threads.items():
         follows = thread["follows_event_id"]
+        starts = {e["event_id"]: e["first_published_at"] for e in thread["events"]}
+        if follows is not None and starts[follows] > starts[event_id]:
+            # The two events' first reports changed order after the link was made (an earlier
+            # report joined the follow-up): it does not follow what now began later.
+            follows = None
         out[event_id] = {
             "follows": None if follows is None else {"event_id": follows, "headline": headlines[follows]},
             "story": _timeline(thread, headlines, tz),

@@ -136,7 +136,8 @@ def story_line(story: dict, shown: list[int], monday: str, language: str) -> str
     timeline = {e["event_id"]: e for e in story["events"]}
 
     def dated(e: dict) -> str:
-        return t.dated.format(headline=e["headline"], date=e["date"][5:])  # MM-DD: the week says the year
+        # MM-DD: the week says the year, unless the event is of another year (a replayed 2025 launch)
+        return t.dated.format(headline=e["headline"], date=e["date"][5:] if e["date"][:4] == monday[:4] else e["date"])
 
     parts = []
     if len(shown) > 1:
