@@ -276,10 +276,10 @@ def link_scores(links: list, events: list, rows: list[EvalItem]) -> dict:
     nor wrong, and counted apart. Recall: right links over the links each gold story needs (its
     events less one)."""
     votes: dict = {}
-    for r, e in zip(rows, events):
-        votes.setdefault(e, Counter())[r.event] += 1
+    for row, e in zip(rows, events):
+        votes.setdefault(e, Counter())[row.event] += 1
     gold = {e: c.most_common(1)[0][0] for e, c in votes.items()}
-    story = {r.event: r.story for r in rows}
+    story = {row.event: row.story for row in rows}
     right = wrong = split = 0
     for link in links:
         a, b = gold[link.event], gold[link.follows]

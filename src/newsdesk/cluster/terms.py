@@ -14,6 +14,7 @@ import logging
 import math
 import re
 from collections import Counter
+from collections.abc import Collection
 
 from newsdesk.cluster.anchors import model_anchors, model_family
 from newsdesk.cluster.dedup import normalize_text
@@ -565,6 +566,14 @@ _NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which 
 _tags: dict[str, str] | None = None
 
 
+def _frequency(word: str) -> int:
+    """How often jieba's dictionary has the word (0: it does not know it)."""
+    import jieba
+
+    _cut("")  # loads jieba quietly
+    return jieba.dt.FREQ.get(word) or 0
+
+
 def _proper_cjk(text: str) -> list[str]:
     """Chinese proper nouns: words jieba's dictionary tags as a person's or (when rare) an
     organisation's name, and words it does not know (灵波, 即梦)."""
@@ -577,7 +586,7 @@ def _proper_cjk(text: str) -> list[str]:
     out = []
     for word in _cut(text):
         if len(word) >= 2 and all(_CJK.match(ch) for ch in word) and word not in _STOP:
-            freq, flag = _jieba.dt.FREQ.get(word) or 0, _tags.get(word, "")
+            freq, flag = _frequency(word), _tags.get(word, "")
             if flag in _PERSON_TAGS or not freq or (flag in _NOUN_TAGS and freq < 300):
                 out.append(word)
     return out
@@ -640,7 +649,7 @@ _ACRONYM = re.compile(r"^[A-Z]{2,5}s?$")  # API, CLI, VLA, ICLR: a term or a ven
 _CAMEL = re.compile(r"^[A-Za-z][a-z0-9]*[A-Z]")  # OpenClaw, WorldArena, xAI: written as no English word is
 
 
-def is_weak(name: str, written: str, lowercase: frozenset[str] = frozenset()) -> bool:
+def is_weak(name: str, written: str, lowercase: Collection[str] = frozenset()) -> bool:
     """A name that threads a story only beside another: a person's name alone (two talks of one
     person are two stories), an acronym, a single word the look-back also writes in lowercase
     (`lowercase`: "Rust", "Token", "Skills" are words before they are names), a two-character
@@ -648,7 +657,7 @@ def is_weak(name: str, written: str, lowercase: frozenset[str] = frozenset()) ->
     if name.startswith("v:") or " " in name:
         return False
     if _CJK.match(name):
-        return len(name) <= 2 or _jieba.dt.FREQ.get(name) is not None
+        return len(name) <= 2 or _frequency(name) > 0
     if _ACRONYM.match(written):
         return True
     return not _CAMEL.match(written) and name in lowercase
