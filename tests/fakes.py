@@ -259,14 +259,6 @@ def _title_of(block: str) -> str:
     return re.search(r"标题：(.+)", block).group(1).strip()
 
 
-def _cut_whole(text: str, limit: int) -> str:
-    """The first `limit` characters, less a Latin word the cut would split (the checker flags 'Cod' for Codex)."""
-    cut = text[:limit]
-    if len(text) > limit and re.match(r"[A-Za-z]", text[limit]):
-        cut = re.sub(r"[A-Za-z-]+$", "", cut)
-    return cut.strip()
-
-
 class CopyingBackend:
     """Answers each weekly schema with text lifted from the material. `defects` plants errors
     in first drafts: 'number' (a figure not in the material), 'repeat' (overview copies the summary),
@@ -286,12 +278,9 @@ class CopyingBackend:
         material = user.split("材料：\n\n", 1)[1]
         rewrite = len(messages) > 2 and not self.stubborn
         required = schema["required"]
-        if "heading" in required:
+        if "thesis" in required:
             blocks = _blocks(material)
-            first = _title_of(blocks[1])
             out = {
-                # Numbers left out: a cut at 14 characters could turn "13 亿美元" into "3 亿美元".
-                "heading": _cut_whole(re.sub(r"[，。：:,.！？!?“”\"「」『』（）()|\s\d]+", " ", first), 14),
                 "thesis": "本节几条材料指向同一个方向，值得合起来看。",
                 "items": [
                     {

@@ -1,6 +1,7 @@
-"""The extractive weekly on the demo pack's week: themes from the weekly's own grouping,
-named from their events' headlines, each event told by its own items; briefs told only by
-their own item; the report's form; the checker passes it part by part."""
+"""The extractive weekly on the demo pack's week: themes from the week's lead events
+(write/weekly_themes.py, the written weekly's too), named from their lead headlines, each event
+told by its own items; an overview line per theme with its lead's figure, attributed; briefs told
+only by their own item; the report's form; the checker passes it part by part."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
-from newsdesk.write.extractive.text import sentences
-from newsdesk.write.extractive.weekly import extractive_weekly, load_week
+from newsdesk.write.extractive.text import key_numbers, sentences
+from newsdesk.write.extractive.weekly import extractive_weekly, load_week, theme_events
 from newsdesk.write.weekly_edition import properties
+from newsdesk.write.weekly_themes import is_news, leads
 
 WEEK = "2025-W09"
 
@@ -29,25 +31,51 @@ def demo(demo_briefs):  # this module's demo: the demo pack's week, loaded
         return load_week(conn, s, WEEK)
 
 
-def test_the_weekly_groups_with_the_weeklys_own_grouping_and_names_themes_from_headlines(demo):
-    briefs, vectors = demo
-    assert extractive_weekly_module.group_themes is model_weekly.group_themes  # one grouping, imported
-    report = extractive_weekly(briefs, vectors, language="zh")
-    assert len(report.themes) >= 3
+def test_every_lead_is_in_a_theme_named_from_its_lead_headline(demo):
+    briefs = demo
+    assert extractive_weekly_module.build_themes is model_weekly.build_themes  # one grouping, imported
+    report = extractive_weekly(briefs, language="zh")
     by_id = {b["event_id"]: b for b in briefs}
+    cards = {i: extractive_card(b, "zh") for i, b in by_id.items()}
+    themed = {i for t in report.themes for i in t.events}
+    assert {e.id for e in leads(theme_events(briefs, cards))} <= themed
+    assert len({len(t.events) for t in report.themes}) > 1  # themes vary in size
     for theme in report.themes:
-        headlines = [extractive_card(by_id[i], "zh").headline for i in theme.events]
-        for term in theme.heading.split("、"):
-            assert any(term.lower() in h.lower() for h in headlines), (term, headlines)
+        lead = cards[theme.events[0]].headline
+        # Whole clauses of the lead headline, a company named in it before them: no bag of words.
+        for part in re.split(r"：|，", theme.heading):
+            assert part.lower() in lead.lower(), (part, lead)
+        assert "、" not in theme.heading or "、" in lead
         assert len(theme.paragraphs) == len(theme.events)
         for event_id, paragraph in zip(theme.events, theme.paragraphs):
-            card = extractive_card(by_id[event_id], "zh")
+            card = cards[event_id]
             assert paragraph.startswith(card.headline)  # the item belongs to its theme's event
             material = "\n".join(own_text(m) for m in by_id[event_id]["members"])
             for s in sentences(paragraph[len(card.headline) :].split("）", 1)[1]):
                 assert s in material or s in card.disclosure, s
-    themed = {i for t in report.themes for i in t.events}
     assert report.briefs and not themed & {b.event_id for b in report.briefs}
+    assert all(is_news(by_id[b.event_id]["score_parts"]) for b in report.briefs)  # routine items are left out
+
+
+def test_each_overview_line_is_its_lead_events_hardest_fact_attributed(demo):
+    briefs = demo
+    report = extractive_weekly(briefs, language="zh")
+    by_id = {b["event_id"]: b for b in briefs}
+    assert len(report.overview) == len(report.themes)
+    with_figures = 0
+    for theme, line in zip(report.themes, report.overview):
+        card = extractive_card(by_id[theme.events[0]], "zh")
+        assert line.startswith(theme.heading + "：")
+        fact, source = re.fullmatch(r"(.+)（([^（）]+)）", line[len(theme.heading) + 1 :]).groups()
+        sources = {m["source_name"] for m in by_id[theme.events[0]]["members"]}
+        assert any(x in sources for x in source.split("、")), (source, sources)
+        said = [s.text for s in card.lead]
+        assert fact in said or fact == card.headline
+        if any(key_numbers(s) for s in said if len(s) <= 90 and s != card.headline):
+            with_figures += 1
+            assert key_numbers(fact)  # the figure, when its lead has one
+    assert with_figures >= 2
+    assert "个事件" not in "".join(report.overview)  # lines of news, not counts
 
 
 def assert_passes_part_by_part(report, briefs, language):
@@ -64,15 +92,15 @@ def assert_passes_part_by_part(report, briefs, language):
 
 
 def test_an_english_weekly_passes_too_with_a_title_only_event_told_by_its_disclosure(demo):
-    briefs, vectors = demo
-    report = extractive_weekly(briefs, vectors, language="en")
+    briefs = demo
+    report = extractive_weekly(briefs, language="en")
     assert any("Title only:" in p for t in report.themes for p in t.paragraphs)
     assert_passes_part_by_part(report, briefs, "en")
 
 
 def test_a_brief_is_told_only_by_its_own_item(demo):
-    briefs, vectors = demo
-    report = extractive_weekly(briefs, vectors, language="zh", max_sections=3, per_section=2, max_briefs=12)
+    briefs = demo
+    report = extractive_weekly(briefs, language="zh", max_sections=3, per_section=2, max_briefs=12)
     assert len(report.briefs) >= 5
     items = {m["item_id"]: m for b in briefs for m in b["members"]}
     for brief in report.briefs:
@@ -87,8 +115,8 @@ def test_a_brief_is_told_only_by_its_own_item(demo):
 
 
 def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_part(demo):
-    briefs, vectors = demo
-    report = extractive_weekly(briefs, vectors, language="zh")
+    briefs = demo
+    report = extractive_weekly(briefs, language="zh")
     assert_passes_part_by_part(report, briefs, "zh")
     props = properties(WEEK, report.summary, "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
     text = report.render(f"AI周报 {WEEK} | newsdesk", props)
@@ -96,6 +124,6 @@ def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_p
     assert parsed["properties"]["slug"] == f"ai-weekly-{WEEK}"
     assert [s["heading"] for s in parsed["sections"]] == [t.heading for t in report.themes]
     assert len(parsed["briefs"]) == len(report.briefs)
-    assert re.match(r"本周共 \d+ 个事件，\d+ 个主题：", report.summary)
+    assert report.summary.startswith("本周的主线：" + report.themes[0].heading)
     meta = report.meta()
     assert meta["extractive"] and [s["events"] for s in meta["sections"]] == [t.events for t in report.themes]

@@ -121,13 +121,14 @@ def test_a_bad_policy_file_stops_every_writer_with_the_same_error(sqlite_engine,
         system_prompt("zh", settings)
     with pytest.raises(ConfigError, match="missing.md"):
         write_episode(sqlite_engine, settings, None, [Turn("A", "hello there")], title="t")
-    from test_weekly import (
-        load_week,  # a week with events, so the weekly gets as far as its prompts
+    from test_weekly import (  # a week with events, so the weekly gets as far as its prompts
+        HARVEST_WEEK,
+        load_week,
     )
 
     load_week(sqlite_engine, __import__("conftest").SHARED, limit=5)
     with pytest.raises(ConfigError, match="missing.md"):
-        build_weekly(sqlite_engine, settings, None, "2026-W11")
+        build_weekly(sqlite_engine, settings, None, HARVEST_WEEK)
 
 
 def test_a_chat_prompt_file_splits_into_system_and_user():

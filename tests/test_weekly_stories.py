@@ -76,7 +76,7 @@ QUILLFIN = [  # shown the week before (Tue) -> first deliveries (Mon) -> a recal
         "zhiku",
         "quill-2",
         24 * 6,
-        "夹爪故障：Quillfin 停止发货并召回",
+        "夹爪故障：AI 仓储机械臂 Quillfin 停止发货并召回",
         "客户反映 Quillfin 的夹爪会让包裹滑落，Marlowe Robotics 已停止发货，并将逐台维修。",
         "zh",
     ),
@@ -304,9 +304,9 @@ def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
 
     engine, settings, ev = store
     with engine.connect() as conn:
-        briefs, vectors = load_week(conn, settings, WEEK)
+        briefs = load_week(conn, settings, WEEK)
         stories = week_stories(conn, [b["event_id"] for b in briefs], "en", settings.timezone)
-    report = extractive_weekly(briefs, vectors, language="en", stories=stories, week=WEEK, max_sections=4)
+    report = extractive_weekly(briefs, language="en", stories=stories, week=WEEK, max_sections=4)
     h = _headlines(engine, ev, "en")
     theme = next(t for t in report.themes if ev["launch-1"] in t.events)
     assert f"Story: {h['launch-1']} (05-13) → {h['bench-1']} (05-15) → {h['fix-1']} (05-18)" in theme.text.split("\n\n")
@@ -315,7 +315,7 @@ def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
         f"Story: {h['quill-1']} (05-13) → {h['quill-2']} (05-19); continues: {h['quill-0']} (05-07)"
     ]
     # Without the stories, the same themes are told as before: no line, each event where it ranks.
-    plain = extractive_weekly(briefs, vectors, language="en", max_sections=4)
+    plain = extractive_weekly(briefs, language="en", max_sections=4)
     assert all(not t.story_lines and t.text == "\n\n".join([t.heading, *t.paragraphs]) for t in plain.themes)
 
 

@@ -2,11 +2,12 @@
 
 How a week becomes a report:
 1. The week's events (newest member inside the ISO week, newsroom timezone), by score.
-2. Themes: the top events are grouped by their vectors (mean of the members' item
-   vectors), agglomerating the pair of groups whose centroids are most similar.
-3. One structured LLM call per theme writes heading, thesis, per-event fields and the
-   closing synthesis; one call writes the summary and the overview; briefs are written
-   in small batches. Code, not the model, assembles the text, so the form is fixed: a
+2. Themes (write/weekly_themes.py, shared with the extractive weekly): each of the week's lead
+   events with the events that share a specific name with it, named by code from its lead
+   headline (the model is told the name, and cannot change it).
+3. One structured LLM call per theme writes thesis, per-event fields and the closing
+   synthesis; one call writes the summary and the overview (each line its lead event's
+   hardest fact, attributed); briefs, the week's other news, are written in small batches. Code, not the model, assembles the text, so the form is fixed: a
    theme's events of one story are numbered together in date order, and the published
    section shows them as one entry under its story line (write/weekly_edition.py).
 4. Every written part is checked against its material; a failing part is written once
@@ -20,7 +21,6 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
-import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
@@ -52,15 +52,13 @@ from newsdesk.write.weekly_edition import (
     week_stories,
     with_story_lines,
 )
+from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, is_news
 
-WEEKLY_FORMAT = 1
+WEEKLY_FORMAT = 2  # bump when what a weekly is built from changes: stored weeklies are rebuilt
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
-MAX_CANDIDATES = 30  # events considered for themes; the rest can only be briefs
-MAX_SECTIONS = 6
-MIN_SECTIONS = 3
-PER_SECTION = 5
-MAX_GROUP = 6
-THEME_SIMILARITY = 0.35  # multilingual USE: related stories ≈0.4–0.7, unrelated ≈0.1
+MAX_SECTIONS = MAX_LEADS
+MIN_SECTIONS = MIN_LEADS
+PER_SECTION = MAX_THEME
 MAX_BRIEFS = 12
 BRIEF_BATCH = 6
 BODY_CHARS = 800  # of each member's body sent to the model
@@ -110,8 +108,13 @@ class WeekEvent:
     material: str  # what the writer may use, as sent to the model
     members: list[int]
     fingerprint: list  # what changes the report when it changes
-    vector: np.ndarray | None = None
+    titles: list[str] = field(default_factory=list)  # its reports' own titles, lead first
+    parts: dict = field(default_factory=dict)  # events.score_parts (rank.py)
     brief: str = ""  # the brief's sentences, once written
+
+    def theme_event(self) -> ThemeEvent:
+        joins = not (self.parts.get("off_topic") or self.parts.get("undated"))
+        return ThemeEvent(self.id, self.title, self.score, self.titles, is_news(self.parts), joins)
 
 
 def _material_text(title: str, rows: list) -> str:
@@ -173,75 +176,11 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
                 material=_material_text(title, members[:4]),
                 members=[m.id for m in members],
                 fingerprint=[r.id, title, round(r.importance, 4), sorted(m.content_hash for m in members)],
+                titles=[m.title or "" for m in members],
+                parts=dict(r.score_parts or {}),
             )
         )
     return out
-
-
-def attach_vectors(conn: Connection, settings: Settings, chosen: list[WeekEvent]) -> None:
-    """Each event's vector: the normalized mean of its members' item vectors (embedded if missing)."""
-    from newsdesk.cluster.embed import ensure_vectors, make_embedder
-
-    vectors = ensure_vectors(conn, make_embedder(settings), [i for e in chosen for i in e.members])
-    for e in chosen:
-        found = [vectors[i] for i in e.members if i in vectors]
-        if found:
-            mean = np.mean(found, axis=0)
-            e.vector = mean / (np.linalg.norm(mean) or 1.0)
-
-
-# --- themes ----------------------------------------------------------------------------
-
-
-def best_similarity(groups: list, cents: list) -> float:
-    best = -2.0
-    for i in range(len(groups)):
-        for j in range(i + 1, len(groups)):
-            if len(groups[i]) + len(groups[j]) <= MAX_GROUP:
-                best = max(best, float(cents[i] @ cents[j]))
-    return best
-
-
-def group_themes(
-    chosen: list[WeekEvent], *, max_sections: int = MAX_SECTIONS, per_section: int = PER_SECTION
-) -> list[list[WeekEvent]]:
-    """Agglomerative grouping on centroid cosine, best pair first, groups capped at MAX_GROUP.
-
-    Merging stops at THEME_SIMILARITY, unless fewer than MIN_SECTIONS groups of two or more
-    exist: then the closest pairs of single events keep pairing up until there are enough
-    (a thin week needs more themes, not bigger ones).
-    """
-    groups = [[e] for e in chosen if e.vector is not None]
-
-    def centroid(g):
-        v = np.mean([e.vector for e in g], axis=0)
-        return v / (np.linalg.norm(v) or 1.0)
-
-    def multi():
-        return sum(len(g) > 1 for g in groups)
-
-    cents = [centroid(g) for g in groups]
-    while len(groups) > 1:
-        best, pair = -2.0, None
-        below = best_similarity(groups, cents) < THEME_SIMILARITY
-        for i in range(len(groups)):
-            for j in range(i + 1, len(groups)):
-                if len(groups[i]) + len(groups[j]) > MAX_GROUP or (below and len(groups[i]) + len(groups[j]) > 2):
-                    continue
-                sim = float(cents[i] @ cents[j])
-                if sim > best:
-                    best, pair = sim, (i, j)
-        if pair is None or (best < THEME_SIMILARITY and multi() >= MIN_SECTIONS):
-            break
-        i, j = pair
-        groups[i] = groups[i] + groups[j]
-        cents[i] = centroid(groups[i])
-        del groups[j], cents[j]
-    themed = [g for g in groups if len(g) > 1]
-    if len(themed) < MIN_SECTIONS:  # a thin week: single strong events become sections
-        themed += sorted((g for g in groups if len(g) == 1), key=lambda g: -g[0].score)[: MIN_SECTIONS - len(themed)]
-    themed.sort(key=lambda g: -sum(e.score for e in g))
-    return [sorted(g, key=lambda e: -e.score)[:per_section] for g in themed[:max_sections]]
 
 
 # --- prompts and schemas -----------------------------------------------------------------
@@ -261,9 +200,8 @@ def _text(most: int) -> dict:
 
 SECTION_SCHEMA = {
     "type": "object",
-    "required": ["heading", "thesis", "items", "synthesis"],
+    "required": ["thesis", "items", "synthesis"],
     "properties": {
-        "heading": _text(60),
         "thesis": _text(400),
         "items": {
             "type": "array",
@@ -449,26 +387,23 @@ def _item_paragraphs(group: list[WeekEvent], data: dict) -> dict[int, str]:
     return {e.id: item_paragraph(e, by_n[n]) for n, e in enumerate(group, 1) if n in by_n}
 
 
-def _heading(data: dict) -> str:
-    return " ".join(data["heading"].split()).rstrip("。")
-
-
-def published_section(part: Part, group: list[WeekEvent], stories: dict[int, dict], week: str) -> tuple[str, list[str]]:
+def published_section(
+    part: Part, group: list[WeekEvent], heading: str, stories: dict[int, dict], week: str
+) -> tuple[str, list[str]]:
     """The section as readers get it, and its story lines. The lines are stored headlines and dates
     arranged by code, added after the check: the model cannot change them, so they must not send
     its draft into a rewrite."""
     paragraphs = _item_paragraphs(group, part.data)
     blocks, lines = with_story_lines(paragraphs, story_entries(list(paragraphs), stories, week, LANGUAGE))
-    return section_text(_heading(part.data), part.data["thesis"], blocks, part.data["synthesis"]), lines
+    return section_text(heading, part.data["thesis"], blocks, part.data["synthesis"]), lines
 
 
-def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part, list[WeekEvent]]:
-    """The written section and the events it actually covers (the others fall back to briefs)."""
+def _section(writer: _Writer, number: int, group: list[WeekEvent], heading: str) -> tuple[Part, list[WeekEvent]]:
+    """The written section under its theme's heading (code's, from the lead headline: the model is
+    told it) and the events it actually covers (the others fall back to briefs)."""
 
     def assemble(data):
-        return section_text(
-            _heading(data), data["thesis"], list(_item_paragraphs(group, data).values()), data["synthesis"]
-        )
+        return section_text(heading, data["thesis"], list(_item_paragraphs(group, data).values()), data["synthesis"])
 
     def covered(data):
         ns = {f.get("n") for f in data["items"]}
@@ -483,7 +418,8 @@ def _section(writer: _Writer, number: int, group: list[WeekEvent]) -> tuple[Part
             )
         ]
 
-    part = writer.write(f"section {number}", "weekly_section.md", numbered(group), SECTION_SCHEMA, assemble, covered)
+    material = f"本节标题（已定）：{heading}\n\n{numbered(group)}"
+    part = writer.write(f"section {number}", "weekly_section.md", material, SECTION_SCHEMA, assemble, covered)
     written = {f.get("n") for f in part.data["items"]}
     return part, [e for n, e in enumerate(group, 1) if n in written]
 
@@ -538,15 +474,15 @@ def brief_line(e: WeekEvent, text: str) -> str:
 
 
 def _sections(
-    writer: _Writer, groups: list[list[WeekEvent]], stories: dict[int, dict]
+    writer: _Writer, themes: list[tuple[str, list[WeekEvent]]], stories: dict[int, dict]
 ) -> tuple[list[Part], list[dict], set[int]]:
-    """The themes written side by side: their parts, their meta (with the text as published), and
-    the ids of the events they cover."""
+    """The themes (heading, events) written side by side: their parts, their meta (with the text as
+    published), and the ids of the events they cover."""
 
     def write_section(job):
-        number, group = job
+        number, (heading, group) = job
         try:
-            return _section(writer, number, group)
+            return _section(writer, number, group, heading)
         except BudgetExhausted:
             raise  # nothing is stored; the cached calls make the next run cheap
         except LLMError as exc:  # one theme failing leaves its events to the briefs
@@ -554,16 +490,16 @@ def _sections(
             return None
 
     sections, meta, themed = [], [], set()
-    for group, written in zip(groups, in_parallel(writer.llm, write_section, enumerate(groups, 1))):
+    for (heading, group), written in zip(themes, in_parallel(writer.llm, write_section, enumerate(themes, 1))):
         if written is None:
             continue
         part, kept = written
         sections.append(part)
         themed |= {e.id for e in kept}
-        text, lines = published_section(part, group, stories, writer.week)
+        text, lines = published_section(part, group, heading, stories, writer.week)
         meta.append(
             {
-                "heading": part.text.split("\n\n", 1)[0],
+                "heading": heading,
                 "status": part.status,
                 "findings": part.findings,
                 "events": [e.id for e in kept],
@@ -667,19 +603,25 @@ def build_weekly(
             stats.status = "unchanged"
             return stats
 
-    candidates = all_events[:MAX_CANDIDATES]
-    with engine.begin() as conn:
-        attach_vectors(conn, settings, candidates)
-    groups = group_themes(candidates, max_sections=max_sections, per_section=per_section)
+    by_id = {e.id: e for e in all_events}
+    named = build_themes([e.theme_event() for e in all_events], LANGUAGE, most=max_sections, per_theme=per_section)
     # A theme's events of one story are numbered together, in date order: the model reads them as
     # a sequence, and the section can show them as one entry.
-    groups = [
-        in_entry_order(g, story_entries([e.id for e in g], stories, week, LANGUAGE), key=lambda e: e.id) for g in groups
+    themes = [
+        (
+            n.heading,
+            in_entry_order(
+                [by_id[i] for i in n.events], story_entries(n.events, stories, week, LANGUAGE), key=lambda e: e.id
+            ),
+        )
+        for n in named
     ]
+    groups = [g for _, g in themes]
     writer = _Writer(engine, llm, week, banned)
-    # Themes are written side by side; briefs wait for them (they take the events no theme kept).
-    sections, section_meta, themed = _sections(writer, groups, stories)
-    brief_parts = _briefs(writer, [e for e in all_events if e.id not in themed][:max_briefs])
+    # Themes are written side by side; briefs wait for them (they take the week's other news).
+    sections, section_meta, themed = _sections(writer, themes, stories)
+    news = [e for e in all_events if e.id not in themed and is_news(e.parts)]
+    brief_parts = _briefs(writer, news[:max_briefs])
     top = _summary(writer, sections, [m["heading"] for m in section_meta], [e for g in groups for e in g])
     summary_text, *overview = top.text.split("\n\n")
 

@@ -11,12 +11,12 @@ Both writers arrange a theme's items with `story_entries` and publish the lines 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.timelines import story_facts
-from newsdesk.days import local_time
+from newsdesk.days import local_day_bounds, local_time
 from newsdesk.labels import Labels
 from newsdesk.store.edition_rows import store_edition
 
@@ -27,11 +27,19 @@ def weekly_title(week: str, site_name: str) -> str:
     return f"AI周报 {week} | {site_name}"
 
 
+def published_at(week: str, now: datetime, tz: str) -> datetime:
+    """The report's date: when it is built while its week runs (live), else its week's last minute,
+    never a build time after the week (a February week rebuilt in December is still February's)."""
+    monday = date.fromisocalendar(int(week[:4]), int(week.split("W")[1]), 1)
+    _, end = local_day_bounds(monday + timedelta(days=6), tz)
+    return min(now, end - timedelta(minutes=1))
+
+
 def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> dict:
     return {
         "type": "Post",
         "status": "Published" if status == "clean" else "Flagged",
-        "date": local_time(now, tz).strftime("%b %d, %Y %H:%M"),
+        "date": local_time(published_at(week, now, tz), tz).strftime("%b %d, %Y %H:%M"),
         "slug": f"ai-weekly-{week}",
         "summary": summary,
     }

@@ -47,7 +47,6 @@ from newsdesk.write.extractive.weekly import (
     extractive_summary,
     extractive_theme,
     extractive_weekly,
-    headline_idf,
     item_brief,
     load_week,
 )
@@ -222,7 +221,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
                 "the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first"
             )
         model_weekly.parse_week(week)
-        briefs, vectors = load_week(conn, settings, week)
+        briefs = load_week(conn, settings, week)
         stories = week_stories(conn, [b["event_id"] for b in briefs], LANGUAGE, settings.timezone)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
@@ -230,6 +229,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
     digest = material_key(
         "extractive-weekly",
         EXTRACTIVE_FORMAT,
+        model_weekly.WEEKLY_FORMAT,
         week,
         settings.site_name,
         _fingerprint(briefs),
@@ -239,7 +239,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == digest:
             return "unchanged"
-    report = extractive_weekly(briefs, vectors, language=language, stories=stories, week=week, **caps)
+    report = extractive_weekly(briefs, language=language, stories=stories, week=week, **caps)
     material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
     parts = [
@@ -291,7 +291,6 @@ class _WeeklyStandIns:
             self.stories = week_stories(conn, sorted(ids), LANGUAGE, tz)
         self.briefs = {i: b for i, b in briefs.items() if b.get("members")}
         self.cards = {i: extractive_card(b, LANGUAGE) for i, b in self.briefs.items()}
-        self.idf = headline_idf(self.cards)
 
     def stand_in(self, part: str, text: str, extractive):
         """The failed draft of one part kept for the operator; `extractive()` is what readers get instead."""
@@ -323,12 +322,12 @@ class _WeeklyStandIns:
             theme = self.stand_in(
                 f"section {n}",
                 section["text"],
-                lambda events=section["events"]: extractive_theme(
+                lambda events=section["events"], heading=section["heading"]: extractive_theme(
                     [i for i in events if i in self.cards],
                     self.cards,
                     self.briefs,
-                    self.idf,
                     LANGUAGE,
+                    heading=heading,
                     stories=self.stories,
                     week=self.row["key"],
                 ),
@@ -356,7 +355,7 @@ class _WeeklyStandIns:
         return self.stand_in(
             "summary",
             "\n\n".join([summary, *overview]),
-            lambda: extractive_summary(themes, self.briefs, self.meta.get("events") or len(self.briefs), LANGUAGE)[:2],
+            lambda: extractive_summary(themes, self.briefs, self.cards, LANGUAGE)[:2],
         )
 
     def brief_items(self) -> list[dict]:

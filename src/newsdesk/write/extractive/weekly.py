@@ -1,27 +1,22 @@
-"""The extractive weekly report: the week's events grouped into themes by the weekly's own
-grouping (write.weekly.group_themes over the events' vectors), each theme named from its
-events' own headlines, each event told by its card's lead facts, and the briefs.
+"""The extractive weekly report: the week's lead stories as themes (write/weekly_themes.py: each
+lead event with the events that share a specific name with it, named by that name and what its
+lead headline says), each event told by its card's lead facts, an overview line per theme with
+its lead event's hardest fact, and the briefs.
 
-    briefs, vectors = load_week(conn, settings, "2025-W09")
-    report = extractive_weekly(briefs, vectors, language="zh")
+    briefs = load_week(conn, settings, "2025-W09")
+    report = extractive_weekly(briefs, language="zh")
     report.render(title, properties)    # the model-written report's form, block for block
 
-A theme's heading is the terms its events' headlines share (rarest in the week first), or
-for a theme whose headlines share none, its lead event's most distinctive headline terms.
 A brief is one item: its title, its source and 1–3 sentences of that item's own text (the
-ones with figures first), never a sentence from another member of the event. Given the week's
+ones with figures first), never a sentence from another member of the event. Briefs are the
+week's other news by importance; routine and off-topic events are left out. Given the week's
 stories (editions.weekly.week_stories), a theme's events of one story are one entry under
 their story line, as in the written report.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
@@ -37,14 +32,6 @@ from newsdesk.write.extractive.text import (
     key_numbers,
     length,
     sentences,
-    terms,
-)
-from newsdesk.write.weekly import (
-    MAX_BRIEFS,
-    MAX_SECTIONS,
-    PER_SECTION,
-    WeekEvent,
-    group_themes,
 )
 from newsdesk.write.weekly_edition import (
     Entry,
@@ -52,9 +39,11 @@ from newsdesk.write.weekly_edition import (
     story_entries,
     with_story_lines,
 )
+from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, ThemeEvent, build_themes, is_news, name_theme
 
 MAX_BRIEF_SENTENCES = 3
-HEADING_TERMS = 3
+MAX_BRIEFS = 12
+FACT_CHARS = 90  # an overview line's fact: one sentence a reader takes in at a glance
 
 
 @dataclass
@@ -141,28 +130,6 @@ class ExtractiveWeekly:
         }
 
 
-def _display(term: str, texts: list[str]) -> str:
-    for text in texts:
-        m = re.search(rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text, re.I)
-        if m:
-            return m.group(0)
-    return term
-
-
-def theme_heading(headlines: list[str], idf: dict[str, float], language: str) -> str:
-    """The terms the theme's headlines share, rarest in the week first; else the most
-    distinctive terms of its first (lead) headline."""
-    per = [set(terms(h)) for h in headlines]
-    counts = Counter(t for s in per for t in s)
-    shared = [t for t, c in counts.items() if c >= 2]
-    pool = shared or list(dict.fromkeys(terms(headlines[0])))
-    chosen = sorted(pool, key=lambda t: (-counts[t], -idf.get(t, 0.0)))[:HEADING_TERMS]
-    # Shown in the order the lead headline says them, as its sources wrote them.
-    lead = headlines[0].lower()
-    chosen.sort(key=lambda t: lead.find(t) if t in lead else len(lead))
-    return ("、" if language == "zh" else ", ").join(_display(t, headlines) for t in chosen) or headlines[0]
-
-
 def _outlets(brief: dict) -> str:
     names = list(dict.fromkeys(m.get("source_name") or "" for m in brief.get("members") or []))
     return "、".join(names[:2])
@@ -196,73 +163,63 @@ def item_brief(brief: dict, language: str) -> Brief:
     )
 
 
+def theme_events(briefs: list[dict], cards: dict[int, ExtractiveCard]) -> list[ThemeEvent]:
+    """The week's events as the themes read them: shown headline, importance, reports' titles."""
+    out = []
+    for b in briefs:
+        parts = b.get("score_parts") or {}
+        titles = [m.get("title") or "" for m in b.get("members") or [] if m.get("role") != "duplicate"]
+        importance = float(parts.get("importance", b.get("score") or 0.0))
+        joins = not (parts.get("off_topic") or parts.get("undated"))
+        out.append(ThemeEvent(b["event_id"], cards[b["event_id"]].headline, importance, titles, is_news(parts), joins))
+    return out
+
+
 def extractive_weekly(
     briefs: list[dict],
-    vectors: dict[int, np.ndarray],
     *,
     language: str = "zh",
     stories: dict[int, dict] | None = None,
     week: str = "",
-    max_sections: int = MAX_SECTIONS,
-    per_section: int = PER_SECTION,
+    max_sections: int = MAX_LEADS,
+    per_section: int = MAX_THEME,
     max_briefs: int = MAX_BRIEFS,
 ) -> ExtractiveWeekly:
-    """The week's report from its events (cluster.event_brief dicts, most important first), each
-    event's vector (mean of its members' item vectors) and, to thread themes by story, the week's
-    stories (editions.weekly.week_stories, in `language`) and its key."""
+    """The week's report from its events (cluster.event_brief dicts, most important first) and, to
+    thread themes by story, the week's stories (editions.weekly.week_stories, in `language`) and its key."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
-    candidates = [
-        WeekEvent(
-            id=b["event_id"],
-            title=cards[b["event_id"]].headline,
-            score=float(len(briefs) - n),
-            sources=[],
-            material="",
-            members=[],
-            fingerprint=[],
-            vector=vectors.get(b["event_id"]),
-        )
-        for n, b in enumerate(briefs)
-    ]
-    groups = group_themes(
-        [e for e in candidates if e.vector is not None], max_sections=max_sections, per_section=per_section
-    )
-    idf = headline_idf(cards)
-
+    named = build_themes(theme_events(briefs, cards), language, most=max_sections, per_theme=per_section)
     themes = [
-        extractive_theme([e.id for e in group], cards, by_id, idf, language, stories=stories, week=week)
-        for group in groups
+        extractive_theme(n.events, cards, by_id, language, heading=n.heading, stories=stories, week=week) for n in named
     ]
     themed = {i for t in themes for i in t.events}
-    chosen = [item_brief(b, language) for b in briefs if b["event_id"] not in themed][:max_briefs]
-    summary, overview, facts = extractive_summary(themes, by_id, len(briefs), language)
+    news = [b for b in briefs if b["event_id"] not in themed and is_news(b.get("score_parts") or {})]
+    chosen = [item_brief(b, language) for b in news][:max_briefs]
+    summary, overview, facts = extractive_summary(themes, by_id, cards, language)
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
     # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
     facts += sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
 
 
-def headline_idf(cards: dict[int, ExtractiveCard]) -> dict[str, float]:
-    """How rare each headline term is in the week: what names a theme."""
-    headlines = [c.headline for c in cards.values()]
-    df = Counter(t for h in headlines for t in set(terms(h)))
-    return {t: math.log((1 + len(headlines)) / (1 + c)) for t, c in df.items()}
-
-
 def extractive_theme(
     event_ids: list[int],
     cards: dict[int, ExtractiveCard],
     by_id: dict[int, dict],
-    idf: dict[str, float],
     language: str,
     *,
+    heading: str | None = None,
     stories: dict[int, dict] | None = None,
     week: str = "",
 ) -> Theme:
-    """One theme of these events (most important first): named from their headlines, each event told
-    by its card's lead sentences; with `stories`, the events of one story together under their line."""
+    """One theme of these events (most important first), each told by its card's lead sentences;
+    with `stories`, the events of one story together under their line. Without a `heading`, it is
+    named as the week's themes are: by the name its events share and what its lead headline says."""
     zh = language == "zh"
+    if heading is None:
+        events = theme_events([by_id[i] for i in event_ids], cards)
+        heading = name_theme(events, language).heading
     entries = story_entries(event_ids, stories, week, language) if stories else []
     told = [i for entry in entries for i in entry.events] or event_ids
     paragraphs = []
@@ -274,39 +231,44 @@ def extractive_theme(
             if zh
             else f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}"
         )
-    # Named in the order of importance: the lead headline's terms come first.
-    return Theme(theme_heading([cards[i].headline for i in event_ids], idf, language), list(told), paragraphs, entries)
+    return Theme(heading, list(told), paragraphs, entries)
+
+
+def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
+    """The lead sentence with the most figures (the first on a tie) and its source; None without one."""
+    said = [s for s in card.lead if s.text != card.headline and len(s.text) <= FACT_CHARS and key_numbers(s.text)]
+    if not said:
+        return None
+    best = max(said, key=lambda s: len(key_numbers(s.text)))
+    return best.text, best.source
 
 
 def extractive_summary(
-    themes: list[Theme], by_id: dict[int, dict], events: int, language: str
+    themes: list[Theme], by_id: dict[int, dict], cards: dict[int, ExtractiveCard], language: str
 ) -> tuple[str, list[str], list[str]]:
-    """The summary (the week's counts and its themes' names), one overview line per theme with its
-    coverage, and the computed facts they state (for the checker's material)."""
+    """The summary (the week's main lines: its first themes), one overview line per theme with its
+    lead event's hardest fact, attributed, and the computed facts they state (for the checker's material)."""
     zh = language == "zh"
     heads = [t.heading for t in themes]
     if zh:
-        summary = f"本周共 {events} 个事件，{len(themes)} 个主题：" + "；".join(heads) + "。"
+        summary = "本周的主线：" + "；".join(heads[:3]) + "。" + ("其余见下文各节。" if len(heads) > 3 else "")
     else:
-        summary = f"This week: {events} events in {len(themes)} themes: " + "; ".join(heads) + "."
-    overview, facts = [], [f"events {events}", f"themes {len(themes)}"]
+        summary = "This week's main lines: " + "; ".join(heads[:3]) + "." + (" More below." if len(heads) > 3 else "")
+    overview = []
     for t in themes:
-        outlets = sum(by_id[i].get("outlets") or 0 for i in t.events)
-        independent = sum(by_id[i].get("independent_outlets") or 0 for i in t.events)
-        facts += [f"{outlets} outlets", f"{independent} independent"]
-        overview.append(
-            f"{t.heading}：{len(t.events)} 个事件，{outlets} 个来源报道，其中 {independent} 个独立。"
-            if zh
-            else f"{t.heading}: {len(t.events)} events, {outlets} outlets, {independent} of them independent."
-        )
-    return summary, overview, facts
+        card = cards.get(t.events[0])
+        fact = hardest_fact(card) if card else None
+        if fact is None:  # no figure in its lead: the story is told by its lead headline
+            text, source = (card.headline if card else t.heading), _outlets(by_id[t.events[0]])
+        else:
+            text, source = fact
+        overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
+    return summary, overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
 
 
-def load_week(conn, settings, week: str) -> tuple[list[dict], dict[int, np.ndarray]]:
-    """The week's event briefs (most important first) and their vectors, from the store."""
+def load_week(conn, settings, week: str) -> list[dict]:
+    """The week's event briefs (most important first), from the store."""
     from newsdesk.cluster import event_brief
-    from newsdesk.write.weekly import attach_vectors, week_events
+    from newsdesk.write.weekly import week_events
 
-    events = week_events(conn, settings, week)
-    attach_vectors(conn, settings, events)
-    return [event_brief(conn, e.id) for e in events], {e.id: e.vector for e in events if e.vector is not None}
+    return [event_brief(conn, e.id) for e in week_events(conn, settings, week)]

@@ -1,0 +1,476 @@
+"""The weekly's themes: the week's lead stories, each with the events that share a specific name with it.
+
+Both writers (write/weekly.py with a model, write/extractive/weekly.py without) take their themes here;
+nothing in it depends on the edition's language but the words a heading is cut from.
+
+1. Leads: the week's most important events by the day ranking's importance (rank.py, in
+   events.score_parts), on topic and not routine: those worth LEAD_FLOOR, at least MIN_LEADS, until
+   there are MAX_LEADS themes. Every lead is in a theme.
+2. Each event's names, from its headlines (the one shown and its reports' titles): versioned products
+   (cluster/anchors.py), amounts and counts, Latin product and company names, Chinese words; one
+   spelling per company across languages (英伟达 = nvidia). Words every headline uses are left out.
+3. Two events are tied by the names they share, each counted by how specific it is in the week: a
+   name two events of the week hold counts 1, one that k hold 1/(k-1); a Chinese word (not a name
+   jieba can tell apart from prose) counts WORD_WEIGHT of that. A tie needs TIE.
+4. Each lead, most important first, starts a theme. The week's other important events (the pool: on
+   topic and dated, worth POOL_FLOOR; a routine one too: the review of a launch goes with the launch) and the later leads join the lead they are tied to most, at
+   most MAX_THEME to a theme, most important first. No chaining: a member joins through its lead.
+5. A theme is named by what it shares: the name most of its events hold, with the clause of its lead
+   headline that says what happened ("英伟达：吸金681亿美元"); a lone lead by its own name and clause.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from newsdesk.cluster.anchors import model_anchors, number_anchors
+from newsdesk.kinds import MAJOR
+
+# Chosen by held-apart folds over the editorial dev weeks (eval/editorial/README.md): each week's
+# best setting chosen on the other five.
+LEAD_FLOOR = 2.2  # importance a lead needs (rank.py's P1 is 2.5)
+MIN_LEADS = 3
+MAX_LEADS = 14
+POOL_FLOOR = 2.0  # importance an event needs to join a lead's theme
+MAX_THEME = 5
+TIE = 1.0  # one name only the two events share, or two names three events share
+WORD_WEIGHT = 0.5  # a shared Chinese word: two rare ones make a tie, one does not
+
+# One spelling per company or person across languages: what ties a Chinese and an English headline.
+ALIASES = {
+    "英伟达": "nvidia",
+    "谷歌": "google",
+    "微软": "microsoft",
+    "苹果": "apple",
+    "亚马逊": "amazon",
+    "马斯克": "musk",
+    "通义": "qwen",
+    "千问": "qwen",
+    "深度求索": "deepseek",
+    "月之暗面": "kimi",
+    "moonshot": "kimi",
+    "智谱": "glm",
+    "zhipu": "glm",
+    "字节跳动": "bytedance",
+    "字节": "bytedance",
+    "阿里巴巴": "alibaba",
+    "阿里": "alibaba",
+    "腾讯": "tencent",
+    "百度": "baidu",
+    "华为": "huawei",
+    "小米": "xiaomi",
+    "奥特曼": "altman",
+    "黄仁勋": "jensen",
+    "扎克伯格": "zuckerberg",
+    "五角大楼": "pentagon",
+    "哈萨比斯": "hassabis",
+}
+# Words any headline may use: they say what kind of news it is, not which.
+GENERIC = frozenset(
+    [
+        "ai",
+        "agent",
+        "agents",
+        "agentic",
+        "llm",
+        "llms",
+        "model",
+        "models",
+        "new",
+        "open",
+        "source",
+        "api",
+        "app",
+        "apps",
+        "sota",
+        "ceo",
+        "paper",
+        "papers",
+        "code",
+        "coding",
+        "data",
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "how",
+        "why",
+        "what",
+        "who",
+        "when",
+        "your",
+        "you",
+        "our",
+        "we",
+        "its",
+        "this",
+        "that",
+        "now",
+        "first",
+        "best",
+        "more",
+        "most",
+        "top",
+        "just",
+        "get",
+        "gets",
+        "make",
+        "makes",
+        "build",
+        "building",
+        "built",
+        "using",
+        "use",
+        "launch",
+        "launches",
+        "launched",
+        "release",
+        "releases",
+        "released",
+        "update",
+        "updates",
+        "review",
+        "guide",
+        "tutorial",
+        "free",
+        "faster",
+        "better",
+        "big",
+        "inside",
+        "state",
+        "week",
+        "weekly",
+        "today",
+        "news",
+        "ainews",
+        "daily",
+        "podcast",
+        "episode",
+        "interview",
+        "introducing",
+        "announcing",
+        "announces",
+        "report",
+        "research",
+        "lab",
+        "labs",
+        "tool",
+        "tools",
+        "tech",
+        "company",
+        "startup",
+        "startups",
+        "vs",
+        "via",
+        "not",
+        "all",
+        "can",
+        "will",
+        "one",
+        "two",
+        "three",
+        "world",
+        "human",
+        "humans",
+        "发布",
+        "开源",
+        "模型",
+        "大模型",
+        "智能体",
+        "人工智能",
+        "公司",
+        "团队",
+        "论文",
+        "技术",
+        "全新",
+        "首个",
+        "重磅",
+        "刚刚",
+        "最新",
+        "突破",
+        "能力",
+        "推出",
+        "上线",
+        "宣布",
+        "数据",
+        "训练",
+        "推理",
+        "用户",
+        "产品",
+        "行业",
+        "时代",
+        "未来",
+        "中国",
+        "美国",
+        "全球",
+        "国产",
+        "世界",
+        "一个",
+        "我们",
+        "网友",
+        "实测",
+        "速递",
+        "独家",
+        "深度",
+        "报告",
+        "技术报告",
+        "编程",
+        "代码",
+        "工具",
+        "应用",
+        "平台",
+        "系统",
+        "算法",
+        "方法",
+        "框架",
+        "研究",
+        "团队",
+        "首次",
+        "正式",
+        "全面",
+        "超越",
+        "登顶",
+        "开发者",
+        "开发",
+        "免费",
+        "效率",
+        "性能",
+        "问题",
+        "时刻",
+        "新闻",
+        "周报",
+        "日报",
+        "一文",
+        "读懂",
+        "揭秘",
+        "解读",
+        "分析",
+        "访谈",
+        "对话",
+        "官方",
+        "亲自",
+        "直接",
+        "已经",
+        "终于",
+        "真的",
+        "这个",
+        "可以",
+        "什么",
+        "怎么",
+        "为什么",
+        "如何",
+        "没有",
+        "不是",
+        "就是",
+        "还是",
+        "一次",
+        "一场",
+        "一天",
+        "今天",
+        "今年",
+        "明年",
+        "成为",
+        "实现",
+        "进入",
+        "打造",
+        "背后",
+    ]
+)
+# Headline clauses that are the outlet's cry, not the news.
+_HYPE = re.compile(
+    r"^(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|划重点)\W*$",
+    re.I,
+)
+_CLAUSE = re.compile(r"[，,：:！!？?｜|；;。、\[\]【】「」“”\"《》()（）]+|\s[-—–]\s|——")
+# A clause that is only its subject's cry ("Anthropic 再出手", "美国网友酸了").
+_HYPE_VERB = re.compile(
+    r"^.{0,14}(?:再出手|又出手|出手了|放大招|开大了?|炸场|杀疯了|急了|酸了|火了|慌了|看呆了|赢麻了)$"
+)
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-+][A-Za-z0-9]+)*")
+HEADING_CHARS = 40  # seed 003's headings run to 24 characters; a headline's clause may need more
+
+
+@dataclass
+class ThemeEvent:
+    id: int
+    headline: str  # as the edition shows it
+    importance: float
+    titles: list[str] = field(default_factory=list)  # its reports' own titles, lead first
+    eligible: bool = True  # on topic, dated, not routine: may lead a theme, join one, be a brief
+    joins: bool = True  # on topic and dated: may join a theme it is tied to, routine or not
+
+
+@dataclass
+class Named:
+    events: list[int]  # most important first
+    heading: str
+    shared: str  # the name the theme is built on, as the lead headline writes it
+
+
+def _chinese_words(text: str) -> list[str]:
+    from newsdesk.write.extractive.text import terms
+
+    return [t for t in terms(text) if re.fullmatch(r"[\u3400-\u9fff]{2,}", t)]
+
+
+def names(text: str) -> dict[str, str]:
+    """The names in one headline: key -> how the headline writes it."""
+    found: dict[str, str] = {}
+    for key in model_anchors(text) | {a for a in number_anchors(text) if not a.startswith("num:") or len(a) > 6}:
+        found.setdefault(key, key.split(":", 1)[1])
+    for m in _LATIN.finditer(text):
+        word = m.group(0)
+        low = word.lower()
+        if len(word) < 2 or low in GENERIC or (word.islower() and not any(c.isdigit() for c in word)):
+            continue  # a lower-case Latin word is prose, not a name
+        found.setdefault(ALIASES.get(low, low), word)
+    companies = [alias for alias in ALIASES if alias in text and not alias.isascii()]
+    for alias in companies:  # jieba may not split a company out ("英伟达业绩" -> 英, 伟达业绩)
+        found.setdefault(ALIASES[alias], alias)
+    for word in _chinese_words(text):
+        if word not in GENERIC and not any(word in a or a in word for a in companies):
+            found.setdefault(ALIASES.get(word, word), word)
+    return found
+
+
+def is_name(key: str) -> bool:
+    """A product, company, person or figure; not a Chinese word of the headline's prose."""
+    return ":" in key or key.isascii() or key in ALIASES.values()
+
+
+def shown_name(key: str, shown: str, headline: str) -> str:
+    """How a headline writes a name: a versioned product as spelled there ("Nano Banana 2" for
+    model:banana-2); an amount or count never names a theme ("")."""
+    if not key.startswith("model:"):
+        return "" if ":" in key else shown
+    family, _, version = key.split(":", 1)[1].partition("-")
+    version = version.split("-")[0]
+    m = re.search(rf"(?:[A-Z][A-Za-z]+ )?{re.escape(family)}[ \-_]?{re.escape(version)}(?![\d.])", headline, re.I)
+    return m.group(0) if m else ""
+
+
+def event_names(e: ThemeEvent) -> dict[str, str]:
+    """An event's names from its shown headline first, then its reports' titles."""
+    out: dict[str, str] = {}
+    for text in [e.headline, *e.titles[:3]]:
+        for key, shown in names(text).items():
+            out.setdefault(key, shown)
+    return out
+
+
+def is_news(score_parts: dict) -> bool:
+    """Whether an event may lead or join a theme, or be a brief: on topic, dated, not routine (rank.py's parts)."""
+    return not (score_parts.get("off_topic") or score_parts.get("routine") or score_parts.get("undated"))
+
+
+def leads(events: list[ThemeEvent]) -> list[ThemeEvent]:
+    """The week's lead events, most important first: news worth LEAD_FLOOR. Each is in a theme
+    (its own, or the earlier lead's it is tied to) while there are fewer than MAX_LEADS themes."""
+    return sorted((e for e in events if e.eligible and e.importance >= LEAD_FLOOR), key=lambda e: -e.importance)
+
+
+def build_themes(
+    events: list[ThemeEvent], language: str = "zh", *, most: int = MAX_LEADS, per_theme: int = MAX_THEME
+) -> list[Named]:
+    """The week's themes from all its events (any order): at most `most` leads, each with the events
+    tied to it, at most `per_theme` in all. A lead tied to an earlier one joins its theme. A thin
+    week (fewer than MIN_LEADS themes so) takes its themes from all its news, whatever their importance."""
+    keys = {e.id: event_names(e) for e in events}
+    held = Counter(k for e in events for k in keys[e.id])
+
+    def tie(a: ThemeEvent, b: ThemeEvent) -> float:
+        shared = keys[a.id].keys() & keys[b.id].keys()
+        return sum((1.0 if is_name(k) else WORD_WEIGHT) / (held[k] - 1) for k in shared if held[k] > 1)
+
+    for floor in (POOL_FLOOR, -math.inf):
+        groups = _group(events, tie, floor, most, per_theme)
+        if len(groups) >= MIN_LEADS:
+            break
+    return [name_theme(members, language, keys, held) for members in groups]
+
+
+def _group(events: list[ThemeEvent], tie, floor: float, most: int, per_theme: int) -> list[list[ThemeEvent]]:
+    """Most important first: each event joins the theme whose lead it is tied to most (a theme fills
+    with its strongest members), or leads one of its own while there is room."""
+    lead_floor = LEAD_FLOOR if floor > -math.inf else -math.inf
+    groups: dict[int, list[ThemeEvent]] = {}
+    for e in sorted((e for e in events if e.joins and e.importance >= floor), key=lambda e: -e.importance):
+        ties = {i: tie(g[0], e) for i, g in groups.items() if len(g) < per_theme}
+        best = max(ties, key=lambda i: ties[i], default=None)
+        if best is not None and ties[best] >= TIE:
+            groups[best].append(e)
+        elif e.eligible and len(groups) < most and (e.importance >= lead_floor or len(groups) < MIN_LEADS):
+            groups[e.id] = [e]
+    return list(groups.values())
+
+
+def name_theme(
+    members: list[ThemeEvent],
+    language: str = "zh",
+    keys: dict[int, dict[str, str]] | None = None,
+    held: Counter | None = None,
+) -> Named:
+    """The theme's heading from its lead headline: the name most members hold (the rarest in the
+    week on a tie) and the clause that says what happened to it. `keys` and `held`: every event's
+    names and how many events of the week hold each (default: the members' own)."""
+    keys = keys or {e.id: event_names(e) for e in members}
+    held = held or Counter(k for e in members for k in keys[e.id])
+    lead = members[0]
+    own = names(lead.headline) or keys[lead.id]
+    shown = {k: shown_name(k, v, lead.headline) for k, v in own.items()}
+    shown = {k: v for k, v in shown.items() if v}
+    shared = ""
+    if len(members) > 1 and shown:
+        best = min(shown, key=lambda k: (-sum(k in keys[e.id] for e in members), held[k]))
+        if sum(best in keys[e.id] for e in members) > 1:
+            shared = shown[best]
+    told = " ".join(clauses(lead.headline, cries=True))  # a company named only in a question does not head it
+    company = shared or next((v for v in sorted(shown.values(), key=told.find) if v in told and MAJOR.search(v)), "")
+    return Named(
+        [e.id for e in members], theme_heading(lead.headline, shared, list(shown.values()), company, language), shared
+    )
+
+
+def clauses(headline: str, *, cries: bool = False) -> list[str]:
+    """The headline's clauses that tell the news: not the outlet's cry ("刚刚", "Anthropic 再出手",
+    kept with `cries`: it names who acted), not a question ("V4底座浮现？")."""
+    out = []
+    # An English headline's commas join a list ("Hybrid reasoning, a $150 model and …"), not clauses.
+    pattern = _CLAUSE.pattern if not headline.isascii() else _CLAUSE.pattern.replace(",", "")
+    for m in re.finditer(r"(.+?)(" + pattern + r"|$)", headline):
+        part, end = m.group(1).strip(" ·-—"), m.group(2)
+        if (
+            len(part) >= 2
+            and not _HYPE.match(part)
+            and (cries or not _HYPE_VERB.search(part))
+            and "?" not in end
+            and "？" not in end
+        ):
+            out.append(part)
+    return out
+
+
+def theme_heading(headline: str, shared: str, found: list[str], company: str, language: str = "zh") -> str:
+    """What the lead headline says, in whole clauses (no name is cut): the first clause that holds
+    `shared` (else the first that holds a name in `found`, else the first), and a short clause with
+    a figure after it; `company` before it when the clause does not name it."""
+    parts = clauses(headline) or [headline.strip()]
+    fits = [p for p in parts if len(p) <= HEADING_CHARS] or parts
+
+    def holds(p: str, name: str) -> bool:
+        return bool(name) and name.lower() in p.lower()
+
+    head = next((p for p in fits if holds(p, shared)), None) if shared else None
+    head = head or next((p for p in fits if any(holds(p, n) for n in found)), fits[0])
+    figure = [p for p in fits if re.search(r"\d", p) and p != head and not re.search(r"\d", head)]
+    sep = ", " if head.isascii() else "，"
+    if figure and len(head) + len(figure[0]) < HEADING_CHARS:
+        head = f"{head}{sep}{figure[0]}"
+    if company and not holds(head, company):
+        head = f"{company}{'：' if language == 'zh' else ': '}{head}"
+    return head
