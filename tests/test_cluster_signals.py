@@ -319,3 +319,35 @@ def test_across_languages_a_shared_product_word_is_not_one_happening(embedder):
     assert got["x1"] != got["x2"]
     loose = _place(embedder, items, ClusterConfig(bare_cross_language=0.0))
     assert loose["x1"] == loose["x2"]
+
+
+def test_two_headlines_stating_one_specific_amount_at_launch_are_one_event(embedder):
+    """Nvidia's quarter on a real day (2026-02-26): two outlets, two wordings, cosine 0.40 between
+    them, one figure (681亿美元) in both headlines. A round figure proves nothing: two rounds of
+    20亿元 the same day stay apart."""
+    got = _place(
+        embedder,
+        NOISE
+        + [
+            (
+                "q1",
+                5,
+                1,
+                "zh",
+                "吸金681亿美元，英伟达业绩没有暴雷，Blackwell全年出货600万颗",
+                "数据中心业务收入623亿美元，占比超91%；下一代Rubin芯片将于下半年量产。",
+            ),
+            (
+                "q2",
+                5,
+                9,
+                "zh",
+                "暴增73%，英伟达上个财季再创记录，营收681亿美元远超行业预测",
+                "净利润增长94%，给出了下一季780亿美元的乐观指引，华尔街分析师普遍上调目标价。",
+            ),
+            ("r1", 5, 2, "zh", "具身智能公司星海图完成20亿元融资", "本轮由多家产业资本领投，资金用于量产。"),
+            ("r2", 5, 8, "zh", "蔚来芯片子公司获20亿元首轮投资", "合肥国投、IDG 等入股，估值未披露。"),
+        ],
+    )
+    assert got["q1"] == got["q2"]
+    assert got["r1"] != got["r2"]

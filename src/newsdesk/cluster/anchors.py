@@ -196,6 +196,7 @@ _MONEY_DOLLAR = re.compile(
 )
 _MONEY_EN = re.compile(_NUM + r"\s?(thousand|million|billion|trillion)\s(?:US\s)?(?:dollars|usd)", re.IGNORECASE)
 _MONEY_ZH = re.compile(_NUM + r"\s?(万亿|千亿|百亿|十亿|亿|千万|百万|十万|万)?\s?(美元|美金|元|人民币|欧元|英镑)")
+MONEY_PATTERNS = (_MONEY_DOLLAR, _MONEY_EN, _MONEY_ZH)  # an amount of money; group 1 is its number
 # Other counted things: "174人", "182 people", "30%", "70B" parameters.
 _COUNT = re.compile(r"(?<![\d.\-])(\d{2,}(?:,\d{3})*(?:\.\d+)?)(?![\d.])\s?(%|％|人|people|percent)?")
 _YEAR = re.compile(r"^(19|20)\d\d$")

@@ -44,6 +44,8 @@ from newsdesk.cluster.anchors import (
     ANCHOR_WEIGHT,
     anchor_kind,
     extract_anchors,
+    MONEY_PATTERNS,
+    number_anchors,
     same_release,
     subjects,
     version_conflict,
@@ -82,6 +84,7 @@ class ClusterConfig:
     evidence_words: float = 0.15  # rare shared words are evidence from this share of the item's rarity on
     thin_words: int = 10  # an item saying fewer words than this beyond its headline has little material
     lead_slack: float = 0.10  # a joiner may fall this far below the threshold to the event's first report
+    amount_bonus: float = 0.25  # both headlines state one specific amount (681亿美元), at launch
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -143,7 +146,22 @@ class Doc:
         if self.said is None and "\n" in self.text:
             self.said = _words(self.text.split("\n", 1)[1])
         self.subjects = subjects(self.text)
+        self.amounts = headline_amounts(self.headline)
         self.roundup = is_roundup(self.text)
+
+
+_SIGNIFICANT = re.compile(r"[1-9](?:[\d,.]*[1-9])?")
+
+
+def headline_amounts(headline_text: str) -> frozenset[str]:
+    """The specific amounts a headline states, as money anchors: "营收681亿美元" and "$68.1B" are
+    one figure. A round one ($1B, 20亿) is in many stories of a week and is left out."""
+    found = set()
+    for m in (m for rx in MONEY_PATTERNS for m in rx.finditer(headline_text)):
+        digits = _SIGNIFICANT.search(m.group(1).replace(",", "").replace(".", ""))
+        if digits and len(digits.group(0)) >= 2:
+            found |= {a for a in number_anchors(m.group(0)) if anchor_kind(a) == "money"}
+    return frozenset(found)
 
 
 def _thin(doc: Doc, cfg: ClusterConfig) -> bool:
@@ -175,6 +193,7 @@ class _Event:
     anchors: Counter = field(default_factory=Counter)
     terms: Counter = field(default_factory=Counter)  # word -> members using it
     subjects: set = field(default_factory=set)  # the releases members are about
+    amounts: set = field(default_factory=set)  # the specific amounts members' headlines state
     size: int = 0
     thin: bool = True  # every member has little material (a title, a line): its centroid is a headline's
     roundup: bool = False  # a digest's own event: nothing else joins it
@@ -391,7 +410,9 @@ class Clusterer:
                     margins[key] = (margin, s, lang)
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms)  # rare shared words are evidence even when they add no score
-            reach = cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + max(cfg.arbiter_band, 0.0)
+            reach = (
+                cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + cfg.amount_bonus + max(cfg.arbiter_band, 0.0)
+            )
             for key, (margin, s, lang) in margins.items():
                 if margin < -reach:
                     continue
@@ -420,6 +441,13 @@ class Clusterer:
                     why.append(
                         f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})"
                     )
+                # Two headlines stating one specific figure at launch report one happening (Nvidia's
+                # quarter, 681亿美元, in two outlets' words), however differently they are worded.
+                amount = sorted(doc.amounts & ev.amounts)
+                if amount and cfg.amount_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
+                    evidence.append("amount")
+                    score += cfg.amount_bonus
+                    why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
                 sim, words = self.words.similarity(weights, ev.terms, ev.size)
                 if sim and cfg.term_weight:
                     score += cfg.term_weight * sim
@@ -517,6 +545,7 @@ class Clusterer:
         ev.roundup = ev.roundup or (p.opened and self.config.roundups and doc.roundup)
         ev.terms.update(doc.terms)
         ev.subjects |= doc.subjects
+        ev.amounts |= doc.amounts
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)
