@@ -106,3 +106,22 @@ def test_structured_summary_keeps_claim_evidence_and_highlights_not_the_implicat
 )
 def test_describes_article(sentence, about):
     assert describes_article(sentence) is about
+
+
+def test_a_sales_line_never_leads():
+    """GPT-5.4's English card led with Windsurf's promotional pricing (a real replay, 03-05)."""
+    from newsdesk.write.extractive.card import lead_sentences
+    from newsdesk.write.extractive.text import is_promotion
+
+    assert is_promotion("For a limited time, self serve users enjoy promotional pricing starting at 1x credits.")
+    assert is_promotion("限时优惠：前 1000 名报名免费领取算力券。")
+    assert not is_promotion("GPT-5.4 scores 83% on GDPval, OpenAI said.")
+    windsurf = {
+        "item_id": 1,
+        "source_name": "Windsurf Blog",
+        "material_level": "summary",
+        "summary": "GPT-5.4 is now available in Windsurf with multiple reasoning effort levels. "
+        "For a limited time, self serve users enjoy promotional pricing starting at 1x credits.",
+    }
+    lead = lead_sentences([windsurf], "en", {"gpt-5.4"}, set())
+    assert [s.text for s in lead] == ["GPT-5.4 is now available in Windsurf with multiple reasoning effort levels."]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from newsdesk.write.extractive.text import (
     describes_article,
     is_cjk,
+    is_promotion,
     is_complete,
     key_numbers,
     length,
@@ -205,6 +206,7 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
                     or not is_complete(s)
                     or not MIN_WORDS <= length(s) <= MAX_WORDS
                     or describes_article(s)
+                    or is_promotion(s)
                 ):
                     continue
                 seen.add(flat)

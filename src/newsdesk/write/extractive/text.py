@@ -54,6 +54,13 @@ _ABOUT_ARTICLE_EN = re.compile(
     r"|^(?:learn|discover|find out) (?:how|what|why)\b",
     re.I,
 )
+# A sales line, not the news: a limited-time price, a discount, a sign-up call (a vendor's post on
+# a lab's release: "For a limited time, self serve users enjoy promotional pricing…").
+_PROMOTION = re.compile(
+    r"\bfor a limited time\b|\bpromotional pricing\b|\bdiscount(?:ed)?\b|\b(?:sign|register) (?:up|now)\b"
+    r"|\buse code\b|\bfree trial\b|限时|优惠|折扣|报名|免费领|抢购|邀请码",
+    re.I,
+)
 _QUOTE_CHARS = re.compile(r"[“”「」『』\"]")
 _OPEN_CLOSE = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"), ("《", "》"))
 
@@ -89,6 +96,11 @@ def describes_article(sentence: str) -> bool:
     """The sentence says what an article does (解读 / 介绍了 / "this post explores"), not what happened."""
     s = sentence.strip()
     return bool(_ABOUT_ARTICLE_ZH.search(s) if is_cjk(s) else _ABOUT_ARTICLE_EN.search(s))
+
+
+def is_promotion(sentence: str) -> bool:
+    """The sentence sells (a limited-time price, a discount, a sign-up): it never leads a card."""
+    return bool(_PROMOTION.search(sentence))
 
 
 def length(sentence: str) -> int:
