@@ -30,7 +30,7 @@ from newsdesk.store.schema import event_members, events, feedback, items, source
 HALF_LIFE_HOURS = 36.0
 FEATURED = 3.5  # importance for the featured tab
 FEATURED_PER_DAY = 5
-FEATURED_FLOOR = 2.4  # a day's top event is featured, when nothing else is, from this importance
+FEATURED_FLOOR = 2.0  # a day's top event is featured, when nothing else is, from this importance
 P1 = 2.5
 FEEDBACK_WEIGHT = {"up": 1.0, "star": 2.0, "down": -2.0}
 
