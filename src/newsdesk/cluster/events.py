@@ -42,9 +42,9 @@ import numpy as np
 
 from newsdesk.cluster.anchors import (
     ANCHOR_WEIGHT,
+    MONEY_PATTERNS,
     anchor_kind,
     extract_anchors,
-    MONEY_PATTERNS,
     number_anchors,
     same_release,
     subjects,
@@ -411,7 +411,11 @@ class Clusterer:
             # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms)  # rare shared words are evidence even when they add no score
             reach = (
-                cfg.anchor_bonus_cap + cfg.term_weight + cfg.subject_bonus + cfg.amount_bonus + max(cfg.arbiter_band, 0.0)
+                cfg.anchor_bonus_cap
+                + cfg.term_weight
+                + cfg.subject_bonus
+                + cfg.amount_bonus
+                + max(cfg.arbiter_band, 0.0)
             )
             for key, (margin, s, lang) in margins.items():
                 if margin < -reach:

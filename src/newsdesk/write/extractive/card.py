@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from newsdesk.write.extractive.text import (
     describes_article,
     is_cjk,
-    is_promotion,
     is_complete,
+    is_promotion,
     key_numbers,
     length,
     near_duplicate,
