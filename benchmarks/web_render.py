@@ -96,7 +96,12 @@ def build_store(url: str, n_events: int) -> int:
                     material_level=rnd.choice(["full", "summary", "summary", "title", "paywalled"]),
                 )
             )
-        upsert_items(conn, batch, now=START + n_items * step + timedelta(hours=1))
+        # Seen a day at a time, as a newsroom polling its feeds sees them (all seen at the end, the
+        # first months would be a feed's back catalogue, which gets no day: days.py).
+        per_day = len(batch) // days
+        for d in range(days):
+            chunk = batch[d * per_day : (d + 1) * per_day] if d < days - 1 else batch[d * per_day :]
+            upsert_items(conn, chunk, now=max(item.published_at for item in chunk) + timedelta(hours=1))
         ids = {
             guid: (iid, when)
             for iid, guid, when in conn.execute(
@@ -354,10 +359,12 @@ def main() -> None:
                     "event page": lambda i: f"/events/{rnd.randint(1, args.events)}",
                     "search": lambda i: "/search?" + str(httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]})),
                 }
-                # One static file per page kind, as large as that page's typical response.
+                # One static file per page kind, as large as that page's median response over the
+                # requests to come (16 spread over them: days differ from a few cards to fifty).
                 kinds = dict(pages)
+                spread = [k * args.requests // 16 for k in range(16)]
                 for kind, path_of in pages.items():
-                    size = int(statistics.median(timed(client, path_of(i))[1] for i in range(8)))
+                    size = int(statistics.median(timed(client, path_of(i))[1] for i in spread))
                     name = kind.replace(" ", "-") + ".html"
                     (static_dir / name).write_bytes(b"x" * size)
                     kinds[f"static ~{kind}"] = lambda i, _n=name: f"/bench-static/{_n}"
@@ -365,22 +372,28 @@ def main() -> None:
                     timed(client, path_of(0))
                 runs = []
                 for _ in range(args.runs):
+                    server_cpu = tree_cpu(child.pid)
                     if args.concurrency:
                         runs.append(run_async(concurrent(base, kinds, args.concurrency, args.requests, args.seconds)))
                     else:
                         runs.append(sequential(client, kinds, args.requests))
+                    runs[-1] += (tree_cpu(child.pid) - server_cpu, tree_rss(child.pid))
         finally:
             child.terminate()
             child.wait(20)
 
     how = f"{args.concurrency} clients at once" if args.concurrency else "one client, interleaved"
     summary: dict[str, list[tuple]] = {}
-    for n, (results, sizes, errors, wall, cpu) in enumerate(runs, 1):
+    for n, (results, sizes, errors, wall, cpu, server_cpu, rss) in enumerate(runs, 1):
         done = sum(len(v) for v in results.values())
         print(
             f"\nrun {n} of {len(runs)}: {how}, keep-alive, loopback, {workers} server process(es): {done} requests "
-            f"answered in {wall:.1f} s ({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors; "
-            f"the client itself used {cpu:.1f} s of CPU ({cpu / wall:.0%} of one core)"
+            f"answered in {wall:.1f} s ({done / wall:.0f}/s), {sum(len(v) for v in errors.values())} errors"
+        )
+        print(
+            f"CPU: the server's processes {server_cpu:.1f} s ({server_cpu * 1000 / max(1, done):.1f} ms a request, "
+            f"all kinds together; {rss / 2**20:.0f} MiB resident at the end), the client {cpu:.1f} s "
+            f"({cpu / wall:.0%} of one core)"
         )
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for row, figures in report(pages, results, sizes, errors).items():
@@ -407,6 +420,50 @@ def sequential(client: httpx.Client, kinds: dict, requests: int):
             results[kind].append(ms)
             sizes[kind].append(size)
     return results, sizes, errors, time.monotonic() - t0, time.process_time() - cpu0
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and every process below it (uvicorn's supervisor and its workers), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo.extend(children.get(found[-1], []))
+    return found
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by pid and the processes below it; 0 without /proc."""
+    if not Path("/proc").is_dir():
+        return 0.0
+    ticks = 0
+    for p in _tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of pid and the processes below it; 0 without /proc."""
+    if not Path("/proc").is_dir():
+        return 0
+    pages = 0
+    for p in _tree(pid):
+        try:
+            pages += int(Path(f"/proc/{p}/statm").read_text().split()[1])
+        except OSError:
+            continue
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def run_async(coroutine):

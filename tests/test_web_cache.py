@@ -146,3 +146,51 @@ def test_the_operator_page_is_read_live_and_never_shared(server):
 
     with httpx.Client(base_url=str(client.base_url), timeout=30) as reader:  # a reader after the operator
         assert "cosine 0.17" not in reader.get("/events/1").text
+
+
+def test_a_readers_page_sets_no_cookie_and_comes_back_the_same(server):
+    engine, client = server
+    with httpx.Client(base_url=str(client.base_url), timeout=30) as reader:
+        first = reader.get("/events/1")
+        again = reader.get("/events/1")
+        english = reader.get("/events/1?ui=en")
+    assert first.status_code == again.status_code == 200
+    # No session for a reader who fills in no form: nothing personal in the page, so one copy serves all.
+    assert "set-cookie" not in first.headers and "set-cookie" not in again.headers
+    assert first.content == again.content and first.headers["vary"] == again.headers["vary"] == "Cookie"
+    assert english.content != first.content and 'lang="en"' in english.text  # the language is part of the key
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+    assert csrf and csrf.group(1) not in first.text  # the login form does make one, and it stays out
+
+
+def test_the_page_cache_is_bounded_in_bytes_and_sees_another_connections_commit(sqlite_engine, monkeypatch):
+    from newsdesk.web import cache as web_cache
+
+    monkeypatch.setattr(web_cache, "MAX_PAGE_BYTES", 250)
+    reads = web_cache.ReadCache(sqlite_engine, check_every=0)
+    for n in range(3):
+        reads.get(("page", n), lambda n=n: bytes([n]) * 100)
+    assert [reads.get(("page", n), lambda: b"again") for n in range(3)] == [
+        b"again",
+        bytes([1]) * 100,
+        bytes([2]) * 100,
+    ]
+    assert reads.page(("page", 2)) is None  # check_every 0: a look is always due, so the loop never answers
+
+    before = reads.version()
+    with sqlite_engine.begin() as conn:  # a commit through another connection: the run's, the next process's
+        sync_sources(conn, [Source(id="another", name="Another", url="https://another.example.com/feed")])
+    assert reads.version() != before
+
+
+def test_an_in_memory_store_is_versioned_by_its_tables():
+    from newsdesk.store import open_store
+    from newsdesk.web.cache import ReadCache
+
+    engine = open_store("sqlite://")
+    reads = ReadCache(engine)
+    before = reads.version()
+    with engine.begin() as conn:
+        sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
+    assert reads.version() != before and before[0] != "sqlite"
+    engine.dispose()
