@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from newsdesk.cluster.anchors import model_anchors, number_anchors
 from newsdesk.kinds import MAJOR
 
-# Chosen by held-apart folds over the editorial dev weeks (eval/editorial/README.md): each week's
-# best setting chosen on the other five.
+# Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
+# week's score under the setting chosen on the other five).
 LEAD_FLOOR = 2.2  # importance a lead needs (rank.py's P1 is 2.5)
 MIN_LEADS = 3
 MAX_LEADS = 14
-POOL_FLOOR = 2.0  # importance an event needs to join a lead's theme
+POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
 MAX_THEME = 5
 TIE = 1.0  # one name only the two events share, or two names three events share
 WORD_WEIGHT = 0.5  # a shared Chinese word: two rare ones make a tie, one does not
@@ -282,10 +282,9 @@ GENERIC = frozenset(
     ]
 )
 # Headline clauses that are the outlet's cry, not the news.
-_HYPE = re.compile(
-    r"^(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|划重点)\W*$",
-    re.I,
-)
+_CRY = r"(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|一文看懂|划重点)"
+_HYPE = re.compile(rf"^{_CRY}\W*$", re.I)
+_CRY_PREFIX = re.compile(rf"^{_CRY}\s*(?=\S)", re.I)  # "一文读懂GPT-5.4" tells GPT-5.4
 _CLAUSE = re.compile(r"[，,：:！!？?｜|；;。、\[\]【】「」“”\"《》()（）]+|\s[-—–]\s|——")
 # A clause that is only its subject's cry ("Anthropic 再出手", "美国网友酸了").
 _HYPE_VERB = re.compile(
@@ -395,17 +394,28 @@ def build_themes(
 
 
 def _group(events: list[ThemeEvent], tie, floor: float, most: int, per_theme: int) -> list[list[ThemeEvent]]:
-    """Most important first: each event joins the theme whose lead it is tied to most (a theme fills
-    with its strongest members), or leads one of its own while there is room."""
+    """The leads first, most important first: each starts a theme while there is room, unless it
+    is tied to an earlier lead. Then the others, most important first: each joins the theme whose
+    lead it is tied to most (a theme fills with its strongest members)."""
     lead_floor = LEAD_FLOOR if floor > -math.inf else -math.inf
+    ranked = sorted((e for e in events if e.joins and e.importance >= floor), key=lambda e: -e.importance)
     groups: dict[int, list[ThemeEvent]] = {}
-    for e in sorted((e for e in events if e.joins and e.importance >= floor), key=lambda e: -e.importance):
+
+    def join(e: ThemeEvent) -> bool:
         ties = {i: tie(g[0], e) for i, g in groups.items() if len(g) < per_theme}
         best = max(ties, key=lambda i: ties[i], default=None)
         if best is not None and ties[best] >= TIE:
             groups[best].append(e)
-        elif e.eligible and len(groups) < most and (e.importance >= lead_floor or len(groups) < MIN_LEADS):
-            groups[e.id] = [e]
+            return True
+        return False
+
+    for e in ranked:
+        if e.eligible and (e.importance >= lead_floor or len(groups) < MIN_LEADS) and not join(e):
+            if len(groups) < most:
+                groups[e.id] = [e]
+    for e in ranked:
+        if not any(e in g for g in groups.values()):
+            join(e)
     return list(groups.values())
 
 
@@ -443,7 +453,7 @@ def clauses(headline: str, *, cries: bool = False) -> list[str]:
     # An English headline's commas join a list ("Hybrid reasoning, a $150 model and …"), not clauses.
     pattern = _CLAUSE.pattern if not headline.isascii() else _CLAUSE.pattern.replace(",", "")
     for m in re.finditer(r"(.+?)(" + pattern + r"|$)", headline):
-        part, end = m.group(1).strip(" ·-—"), m.group(2)
+        part, end = _CRY_PREFIX.sub("", m.group(1).strip(" ·-—")), m.group(2)
         if (
             len(part) >= 2
             and not _HYPE.match(part)

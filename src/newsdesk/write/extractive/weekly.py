@@ -262,7 +262,10 @@ def extractive_summary(
             text, source = (card.headline if card else t.heading), _outlets(by_id[t.events[0]])
         else:
             text, source = fact
-        overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
+        if text.startswith(t.heading):  # the heading is the headline's first clause: said once
+            overview.append(f"{text}（{source}）" if zh else f"{text} ({source})")
+        else:
+            overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
     return summary, overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
 
 
