@@ -410,9 +410,9 @@ def _group(events: list[ThemeEvent], tie, floor: float, most: int, per_theme: in
         return False
 
     for e in ranked:
-        if e.eligible and (e.importance >= lead_floor or len(groups) < MIN_LEADS) and not join(e):
-            if len(groups) < most:
-                groups[e.id] = [e]
+        starts = e.eligible and (e.importance >= lead_floor or len(groups) < MIN_LEADS)
+        if starts and not join(e) and len(groups) < most:
+            groups[e.id] = [e]
     for e in ranked:
         if not any(e in g for g in groups.values()):
             join(e)
