@@ -48,20 +48,20 @@ def main() -> None:
             for p in report.problems:
                 print("   problem:", p)
             with engine.connect() as conn:
-                per_stage = conn.execute(
+                per_output = conn.execute(
                     select(
-                        llm_usage.c.stage,
+                        llm_usage.c.output,
                         func.count(),
                         func.sum(llm_usage.c.prompt_tokens),
                         func.sum(llm_usage.c.cached_tokens),
                         func.sum(llm_usage.c.completion_tokens),
                     )
                     .where(llm_usage.c.run_id == report.run_id, llm_usage.c.cache_hit.is_(False))
-                    .group_by(llm_usage.c.stage)
+                    .group_by(llm_usage.c.output)
                 ).all()
-            for stage, calls, prompt, cached, completion in per_stage:
+            for output, calls, prompt, cached, completion in per_output:
                 print(
-                    f"   {stage:10s} {calls:3d} calls  prompt {prompt or 0:6d} tokens ({cached or 0} cached)  "
+                    f"   {output:10s} {calls:3d} calls  prompt {prompt or 0:6d} tokens ({cached or 0} cached)  "
                     f"completion {completion or 0:6d} tokens"
                 )
         first, second = rows[0][1], rows[1][1]

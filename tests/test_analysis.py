@@ -206,7 +206,7 @@ def test_invented_number_is_regenerated_once_then_kept_for_the_operator_and_the_
     assert (row["status"], row["model"], row["flags"]) == ("clean", "extractive", [])
     assert "87.2%" not in row["body"] and "82.7%" in row["body"]
     draft = rows(engine, failed_drafts)[0]
-    assert (draft["kind"], draft["subject_id"], draft["material_key"]) == (
+    assert (draft["output"], draft["subject_id"], draft["material_key"]) == (
         "analysis",
         f"{two_events[0]}:zh",
         row["material_key"],

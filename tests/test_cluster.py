@@ -279,7 +279,7 @@ def test_the_model_rules_on_borderline_merges_through_the_llm_layer(sqlite_engin
     assert stats.arbitrated == 1 and len(fake.requests) == 1
     with sqlite_engine.connect() as conn:
         reasons = [r.reason for r in conn.execute(select(event_members.c.reason).order_by(event_members.c.item_id))]
-        assert conn.execute(select(llm_usage.c.stage)).scalars().all() == ["arbitrate"]
+        assert conn.execute(select(llm_usage.c.output)).scalars().all() == ["arbitrate"]
     assert "arbiter: split (a different announcement)" in reasons[1]
 
     # An endpoint that is down gives no ruling: the score decides and clustering goes on.

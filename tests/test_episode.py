@@ -185,7 +185,7 @@ def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
     assert spans == sorted(spans) and all(a[1] + 1 == b[0] for a, b in zip(spans, spans[1:]))
     with sqlite_engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.key == "qmsum-3")).mappings().one()
-        check_rows = conn.execute(select(checks).where(checks.c.subject == "episode")).mappings().all()
+        check_rows = conn.execute(select(checks).where(checks.c.output == "episode")).mappings().all()
     assert row["language"] == "zh" and row["body"] == result.text and row["status"] == result.status
     assert row["meta"]["sections"] == len(digest.sections) and len(check_rows) == 1
     assert check_rows[0]["passed"] == (result.status == "clean")

@@ -19,7 +19,7 @@ VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "
 
 def _checks(engine, subject: str) -> int:
     with engine.connect() as conn:
-        return conn.execute(select(func.count()).select_from(checks).where(checks.c.subject == subject)).scalar()
+        return conn.execute(select(func.count()).select_from(checks).where(checks.c.output == subject)).scalar()
 
 
 def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engine):

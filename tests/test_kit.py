@@ -194,7 +194,7 @@ def test_the_docs_example_of_adding_an_output_runs(sqlite_engine):
     assert first[0] == second[0] and "营销词" in first[0]["content"]  # the shared prefix carries the policy
     assert "number not in the material: 87.2%" in second[-1]["content"]
     with sqlite_engine.connect() as conn:
-        rows = conn.execute(select(checks).where(checks.c.subject == "post")).mappings().all()
+        rows = conn.execute(select(checks).where(checks.c.output == "post")).mappings().all()
     assert [(r["attempt"], r["passed"]) for r in rows] == [(1, False), (2, True)]
 
 

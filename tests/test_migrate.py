@@ -30,6 +30,8 @@ RENAMED = {
     ("events", "first_seen_at"): "first_published_at",
     ("events", "last_seen_at"): "last_published_at",
     ("items", "material"): "material_level",
+    ("checks", "subject"): "output",
+    ("llm_usage", "stage"): "output",
 }
 
 
@@ -424,3 +426,49 @@ def test_migrate_command_upgrades_a_store_made_before_alembic(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert f"revision {head()}" in out.stdout
+
+
+def test_the_output_columns_are_renamed_with_every_row_kept(store_url):
+    """Revision 0013: checks.subject, failed_drafts.kind and llm_usage.stage become `output`; a store at
+    0012 with rows in all three upgrades with their values, and a failed draft of the same part and
+    material still lands on its one row (the unique constraint follows the column)."""
+    from alembic import command
+
+    from newsdesk.store.migrate import config
+    from newsdesk.store.schema import checks, failed_drafts, llm_usage
+    from newsdesk.write.failed import Draft, stand_in
+
+    eng = create_engine(store_url)
+    with eng.connect() as conn:
+        command.upgrade(config(conn), "0012")
+        conn.commit()
+        conn.exec_driver_sql(
+            "INSERT INTO checks (subject, subject_id, attempt, passed, findings, at) "
+            "VALUES ('weekly', '2026-W10', 1, false, '[]', '2026-03-08 10:00:00+00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO failed_drafts (kind, subject_id, language, title, text, findings, model, material_key,"
+            " created_at) VALUES ('analysis', '12:zh', 'zh', 't', 'draft', '[]', 'm', 'k1', '2026-03-08 10:00:00+00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO llm_usage (at, run_id, stage, backend, model, prompt_tokens, completion_tokens,"
+            " cached_tokens, latency_ms, cost_usd, cache_hit) VALUES"
+            " ('2026-03-08 10:00:00+00:00', 'r1', 'translation', 'openai', 'm', 10, 5, 0, 100, 0.0, false)"
+        )
+        conn.commit()
+    eng.dispose()
+
+    eng = open_store(store_url)
+    try:
+        with eng.connect() as conn:
+            assert current(conn) == head()
+            assert conn.execute(select(checks.c.output, checks.c.subject_id)).all() == [("weekly", "2026-W10")]
+            assert conn.execute(select(llm_usage.c.output, llm_usage.c.run_id)).all() == [("translation", "r1")]
+        assert _schema_differences(eng) == []
+        again = Draft("analysis", "12:zh", "zh", "t", "draft, again", [], "m", "k1")
+        assert stand_in(eng, again, lambda: "stand-in") == "stand-in"
+        with eng.connect() as conn:
+            rows = conn.execute(select(failed_drafts.c.output, failed_drafts.c.subject_id, failed_drafts.c.text)).all()
+        assert rows == [("analysis", "12:zh", "draft, again")]
+    finally:
+        eng.dispose()

@@ -303,10 +303,10 @@ def test_junk_drafts_are_never_published_and_the_operator_sees_them(junk):
     assert "模型写的稿件没有通过核查" in "".join(t for p, t in texts.items() if p.startswith("zh/daily/"))
     assert all(m["extractive"] for _, m in episode) and any(m.get("replaces_failed") for _, m in episode)
     assert weekly.get("extractive_parts") or weekly.get("extractive")
-    # The drafts stay in the store, with their findings, each kind of part.
-    kinds = {d.kind for d in drafts}
-    assert {"analysis", "weekly", "episode"} <= kinds and all(d.findings for d in drafts)
-    assert len([d for d in drafts if d.kind == "analysis"]) == len(written)
+    # The drafts stay in the store, with their findings, every output.
+    outputs = {d.output for d in drafts}
+    assert {"analysis", "weekly", "episode"} <= outputs and all(d.findings for d in drafts)
+    assert len([d for d in drafts if d.output == "analysis"]) == len(written)
     assert any(ECHO in d.text for d in drafts) and any("987.65" in d.text for d in drafts)
     with TestClient(create_app(engine, s)) as client:
         assert client.get("/drafts", follow_redirects=False).status_code == 303  # readers are sent to the login

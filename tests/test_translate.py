@@ -72,7 +72,7 @@ def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
     assert sorted(q for _, _, q in find_quotes(zh.text)) == sorted(q for _, _, q in find_quotes(en.text))
     with sqlite_engine.connect() as conn:
         rows = conn.execute(select(editions.c.language, editions.c.status).where(editions.c.key == "qmsum-3")).all()
-        subjects = conn.execute(select(checks.c.subject)).scalars().all()
+        subjects = conn.execute(select(checks.c.output)).scalars().all()
     assert sorted(r.language for r in rows) == ["en", "zh"]
     assert subjects.count("translation") == 1
     # Second run: the stored English edition is current; no model call.
@@ -106,5 +106,5 @@ def test_a_unit_still_wrong_after_the_retry_is_flagged(shared, sqlite_engine):
     assert shape(parse_digest(en.text, "en")) == shape(zh.digest)
     with sqlite_engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.language == "en")).mappings().one()
-        check = conn.execute(select(checks).where(checks.c.subject == "translation")).mappings().one()
+        check = conn.execute(select(checks).where(checks.c.output == "translation")).mappings().one()
     assert row["status"] == "flagged" and check["passed"] is False and check["findings"]

@@ -200,7 +200,7 @@ def seed_store(engine) -> None:
         )
         conn.execute(
             insert(checks).values(
-                subject="analysis",
+                output="analysis",
                 subject_id="2:zh",
                 attempt=1,
                 passed=False,
@@ -301,7 +301,7 @@ def seed_store(engine) -> None:
         )
         conn.execute(
             insert(failed_drafts).values(
-                kind="analysis",
+                output="analysis",
                 subject_id="2:zh",
                 language="zh",
                 title="Cognition 估值 250 亿美元",
@@ -322,7 +322,7 @@ def seed_store(engine) -> None:
             conn.execute(
                 insert(llm_usage).values(
                     at=at,
-                    stage=stage,
+                    output=stage,
                     backend="openai",
                     model="m",
                     prompt_tokens=p,
@@ -622,15 +622,15 @@ def test_sources_health_add_and_disable(client, sqlite_engine):
 # --- the rest ------------------------------------------------------------------------------
 
 
-def test_usage_per_day_and_stage(client):
+def test_usage_per_day_and_output(client):
     data = client.get("/api/usage", params={"days": 30}).json()
     total = data["total"]
     assert (total["calls"], total["cache_hits"], total["prompt_tokens"], total["cached_tokens"]) == (3, 1, 4500, 1900)
     assert total["cached_share"] == pytest.approx(1900 / 4500)
     assert total["cost_usd"] == pytest.approx(0.034)
-    stages = {s["stage"]: s for s in data["per_stage"]}
-    assert stages["analysis"]["calls"] == 2 and stages["translation"]["cost_usd"] == pytest.approx(0.004)
-    assert len(data["per_day"]) == 2 and len(data["per_day_stage"]) == 3
+    outputs = {s["output"]: s for s in data["per_output"]}
+    assert outputs["analysis"]["calls"] == 2 and outputs["translation"]["cost_usd"] == pytest.approx(0.004)
+    assert len(data["per_day"]) == 2 and len(data["per_day_output"]) == 3
     html = client.get("/usage").text
     assert "42.2%" in html and "0.0340" in html
 

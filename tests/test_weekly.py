@@ -175,7 +175,7 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, t
     # Every part was checked and recorded under the week's key.
     with sqlite_engine.connect() as conn:
         rows = conn.execute(
-            select(checks).where(checks.c.subject == "weekly", checks.c.subject_id == HARVEST_WEEK)
+            select(checks).where(checks.c.output == "weekly", checks.c.subject_id == HARVEST_WEEK)
         ).all()
     assert len(rows) == len(report["sections"]) + 1 + stats.briefs // weekly.BRIEF_BATCH + (
         stats.briefs % weekly.BRIEF_BATCH > 0

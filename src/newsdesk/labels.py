@@ -188,8 +188,9 @@ LABELS: dict[str, dict[str, str]] = {
     "cost": {"zh": "估算费用 (USD)", "en": "Estimated cost (USD)"},
     "total": {"zh": "合计", "en": "Total"},
     "per_day": {"zh": "按天", "en": "Per day"},
-    "per_stage": {"zh": "按阶段", "en": "Per stage"},
-    "per_day_stage": {"zh": "按天和阶段", "en": "Per day and stage"},
+    "per_output": {"zh": "按内容", "en": "Per output"},
+    "per_day_output": {"zh": "按天和内容", "en": "Per day and output"},
+    "output": {"zh": "内容", "en": "Output"},  # what a model call was for: analysis, weekly, episode, …
     "last_days": {"zh": "最近天数", "en": "Last days"},
     # push
     "subscriptions": {"zh": "推送", "en": "Push"},

@@ -194,7 +194,7 @@ class LLM:
             record(
                 self.engine,
                 run_id=self.run_id,
-                stage=stage,
+                output=stage,  # the output the call is for: llm_usage.output
                 backend=self.backend.name,
                 model=self.model,
                 cache_hit=True,
@@ -274,7 +274,7 @@ class LLM:
                 record(
                     self.engine,
                     run_id=self.run_id,
-                    stage=stage,
+                    output=stage,
                     backend=self.backend.name,
                     model=self.model,
                     latency_ms=int((time.monotonic() - started) * 1000),
@@ -300,7 +300,7 @@ class LLM:
             record(
                 self.engine,
                 run_id=self.run_id,
-                stage=stage,
+                output=stage,  # the output the call is for: llm_usage.output
                 backend=self.backend.name,
                 model=raw.model,
                 prompt_tokens=raw.prompt_tokens,

@@ -82,7 +82,7 @@ def record(
     engine: Engine,
     *,
     run_id: str | None,
-    stage: str,
+    output: str,
     backend: str,
     model: str,
     prompt_tokens: int = 0,
@@ -98,7 +98,7 @@ def record(
             insert(llm_usage).values(
                 at=datetime.now(UTC),
                 run_id=run_id,
-                stage=stage,
+                output=output,
                 backend=backend,
                 model=model,
                 prompt_tokens=prompt_tokens,

@@ -204,7 +204,7 @@ def event_detail(
         ((str(k), v) for k, v in (row.score_parts or {}).items()),
         key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0,
     )
-    # The writer records each attempt's check as subject 'analysis', subject_id '<event id>:<language>'.
+    # The writer records each attempt's check as output 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     # A failed attempt's findings quote its draft: they are the operator's (/drafts), never a reader's.
     detail["checks"] = (
@@ -218,7 +218,7 @@ def event_detail(
             }
             for c in conn.execute(
                 select(checks)
-                .where((checks.c.subject == "analysis") & checks.c.subject_id.in_(subjects))
+                .where((checks.c.output == "analysis") & checks.c.subject_id.in_(subjects))
                 .order_by(checks.c.at, checks.c.id)
             )
         ]
@@ -423,13 +423,13 @@ def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None =
     now = now or datetime.now(UTC)
     since = now - timedelta(days=days)
     per_day: dict[str, dict] = {}
-    per_stage: dict[str, dict] = {}
-    per_day_stage: dict[tuple[str, str], dict] = {}
+    per_output: dict[str, dict] = {}
+    per_day_output: dict[tuple[str, str], dict] = {}
     total = _usage_bucket()
     rows = conn.execute(
         select(
             llm_usage.c.at,
-            llm_usage.c.stage,
+            llm_usage.c.output,
             llm_usage.c.prompt_tokens,
             llm_usage.c.completion_tokens,
             llm_usage.c.cached_tokens,
@@ -442,8 +442,8 @@ def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None =
         day = r.at.astimezone(tz).date().isoformat()
         for bucket in (
             per_day.setdefault(day, _usage_bucket()),
-            per_stage.setdefault(r.stage, _usage_bucket()),
-            per_day_stage.setdefault((day, r.stage), _usage_bucket()),
+            per_output.setdefault(r.output, _usage_bucket()),
+            per_day_output.setdefault((day, r.output), _usage_bucket()),
             total,
         ):
             if r.cache_hit:
@@ -460,12 +460,12 @@ def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None =
         "since": since,
         "total": _finish(total),
         "per_day": [{"day": d, **_finish(b)} for d, b in sorted(per_day.items(), reverse=True)],
-        "per_stage": [
-            {"stage": s, **_finish(b)} for s, b in sorted(per_stage.items(), key=lambda kv: -kv[1]["cost_usd"])
+        "per_output": [
+            {"output": s, **_finish(b)} for s, b in sorted(per_output.items(), key=lambda kv: -kv[1]["cost_usd"])
         ],
-        "per_day_stage": [
-            {"day": d, "stage": s, **_finish(b)}
-            for (d, s), b in sorted(per_day_stage.items(), key=lambda kv: (kv[0][0], kv[0][1]), reverse=True)
+        "per_day_output": [
+            {"day": d, "output": s, **_finish(b)}
+            for (d, s), b in sorted(per_day_output.items(), key=lambda kv: (kv[0][0], kv[0][1]), reverse=True)
         ],
     }
 

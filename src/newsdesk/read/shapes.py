@@ -252,13 +252,13 @@ class UsageDay(UsageBucket):
     day: str
 
 
-class UsageStage(UsageBucket):
-    stage: str
+class UsageOutput(UsageBucket):
+    output: str  # what the calls were for: analysis, weekly, episode, translation, arbitrate
 
 
-class UsageDayStage(UsageBucket):
+class UsageDayOutput(UsageBucket):
     day: str
-    stage: str
+    output: str
 
 
 class Usage(BaseModel):
@@ -266,8 +266,8 @@ class Usage(BaseModel):
     since: datetime
     total: UsageBucket
     per_day: list[UsageDay]
-    per_stage: list[UsageStage]
-    per_day_stage: list[UsageDayStage]
+    per_output: list[UsageOutput]
+    per_day_output: list[UsageDayOutput]
 
 
 class SearchItem(BaseModel):

@@ -321,7 +321,7 @@ llm_usage = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("at", UTCDateTime(), nullable=False),
     Column("run_id", CleanString(40)),
-    Column("stage", CleanString(40), nullable=False),  # analysis | weekly | episode | translate | arbitrate | ...
+    Column("output", CleanString(40), nullable=False),  # analysis | weekly | episode | translation | arbitrate
     Column("backend", CleanString(20), nullable=False),
     Column("model", CleanString(200), nullable=False),
     Column("prompt_tokens", Integer, nullable=False, default=0),
@@ -360,13 +360,13 @@ checks = Table(
     "checks",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("subject", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
-    Column("subject_id", CleanString(80), nullable=False),
+    Column("output", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
+    Column("subject_id", CleanString(80), nullable=False),  # which one: 12:zh | 2025-W09 | an episode key
     Column("attempt", Integer, nullable=False, default=1),
     Column("passed", Boolean, nullable=False),
     Column("findings", CleanJSON, nullable=False, default=list),
     Column("at", UTCDateTime(), nullable=False),
-    Index("ix_checks_subject", "subject", "subject_id"),
+    Index("ix_checks_output", "output", "subject_id"),
 )
 
 # A written part that still failed its checks after its one rewrite. Readers never see it: the
@@ -376,7 +376,7 @@ failed_drafts = Table(
     "failed_drafts",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("kind", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
+    Column("output", CleanString(20), nullable=False),  # analysis | weekly | episode | translation
     Column("subject_id", CleanString(120), nullable=False),  # 12:zh | 2025-W09:section 2 | episode key:en
     Column("language", CleanString(8), nullable=False),
     Column("title", CleanText, nullable=False, default=""),  # what the part is about, for the operator's list
@@ -385,7 +385,7 @@ failed_drafts = Table(
     Column("model", CleanString(200)),
     Column("material_key", CleanString(64), nullable=False),  # the material it was written from
     Column("created_at", UTCDateTime(), nullable=False),
-    UniqueConstraint("kind", "subject_id", "material_key", name="uq_failed_drafts_kind_subject_material"),
+    UniqueConstraint("output", "subject_id", "material_key", name="uq_failed_drafts_output_subject_material"),
 )
 
 # --- editions and readers -------------------------------------------------------------

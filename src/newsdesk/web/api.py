@@ -244,7 +244,7 @@ def build_api(
         except push.UnknownSubscription as exc:
             raise HTTPException(404, str(exc)) from None
 
-    @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and stage")
+    @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and output")
     def usage(days: int = Query(30, ge=1, le=366)):
         with engine.connect() as conn:
             return queries.usage(conn, tz, days)

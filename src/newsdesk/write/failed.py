@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 from newsdesk.findings import Finding, load_findings
 from newsdesk.store.schema import failed_drafts as table
 
-KINDS = ("analysis", "weekly", "episode", "translation")
+OUTPUTS = ("analysis", "weekly", "episode", "translation")
 T = TypeVar("T")
 
 
@@ -33,7 +33,7 @@ T = TypeVar("T")
 class Draft:
     """A written part that failed its checks after its rewrite."""
 
-    kind: str  # one of KINDS
+    output: str  # one of OUTPUTS
     subject_id: str  # which part: "12:zh" (an event's analysis), "2025-W09:section 2", "ep-110:en"
     language: str
     title: str
@@ -59,8 +59,8 @@ def stand_in(engine: Engine, draft: Draft, extractive: Callable[[], T]) -> T:
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
         conn.execute(
             ins.values(
-                kind=draft.kind, subject_id=draft.subject_id[:120], material_key=draft.material_key, **values
-            ).on_conflict_do_update(index_elements=["kind", "subject_id", "material_key"], set_=values)
+                output=draft.output, subject_id=draft.subject_id[:120], material_key=draft.material_key, **values
+            ).on_conflict_do_update(index_elements=["output", "subject_id", "material_key"], set_=values)
         )
     return extractive()
 
@@ -71,7 +71,7 @@ def failed_drafts(conn: Connection, limit: int = 200) -> list[dict]:
     return [{**dict(r._mapping), "findings": load_findings(r.findings)} for r in rows]
 
 
-def replaced(conn: Connection, kind: str, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
+def replaced(conn: Connection, output: str, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """Of these (subject_id, material_key) parts, the ones published in place of a failed draft."""
     found: set[tuple[str, str]] = set()
     wanted = sorted(parts)
@@ -79,7 +79,8 @@ def replaced(conn: Connection, kind: str, parts: set[tuple[str, str]]) -> set[tu
         chunk = wanted[start : start + 400]
         rows = conn.execute(
             select(table.c.subject_id, table.c.material_key).where(
-                table.c.kind == kind, or_(*(and_(table.c.subject_id == s, table.c.material_key == k) for s, k in chunk))
+                table.c.output == output,
+                or_(*(and_(table.c.subject_id == s, table.c.material_key == k) for s, k in chunk)),
             )
         )
         found |= {(r.subject_id, r.material_key) for r in rows}

@@ -138,13 +138,14 @@ def checker_errors(text: str, material: list[str], language: str = "zh") -> list
     ]
 
 
-def record_check(engine: Engine, subject: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:
-    """One row in `checks`; passed when no finding is an error. Returns passed."""
+def record_check(engine: Engine, output: str, subject_id: str, attempt: int, findings: list[Finding]) -> bool:
+    """One row in `checks` for one output (analysis, weekly, …) and which one; passed when no finding is an
+    error. Returns passed."""
     passed = not any(f.severity == "error" for f in findings)
     with engine.begin() as conn:
         conn.execute(
             insert(checks).values(
-                subject=subject,
+                output=output,
                 subject_id=subject_id[:80],
                 attempt=attempt,
                 passed=passed,
