@@ -144,7 +144,10 @@ def test_who_writes_apart_from_which_model_and_the_old_backend_as_one_line(tmp_p
     assert (new.write.by, new.llm.backend) == ("model", "embedded") and caplog.records == []
     path.write_text('[llm]\nbackend = "embedded"\n', encoding="utf-8")
     assert load_settings(path, env={}).write.by == "extractive"
-    assert 'cards, weekly and digests stay extractive unless [write] by = "model"' in caplog.records[0].getMessage()
+    assert (
+        'cards, weekly and episode digests stay extractive unless [write] by = "model"'
+        in caplog.records[0].getMessage()
+    )
     assert load_settings(None, env={"NEWSDESK_WRITE_BY": "model"}).write.by == "model"
 
 

@@ -92,9 +92,9 @@ def test_a_reader_scans_the_day_then_opens_a_card(site, page):
     url, wide, card = site
     page.goto(f"{url}/zh/daily/2026-03-12.html")
     # The headline list opens the page, before every card: featured first, then p1, with outlet counts.
-    top = page.locator(".top-stories li")
+    top = page.locator(".headlines li")
     assert top.all_inner_texts() == ["DeepSeek V4：1M 上下文 2 个来源", f"{card.headline} 5 个来源"]
-    assert page.locator(".top-stories").bounding_box()["y"] < page.locator("article.card").first.bounding_box()["y"]
+    assert page.locator(".headlines").bounding_box()["y"] < page.locator("article.card").first.bounding_box()["y"]
     top.nth(1).locator("a").click()
     assert page.evaluate("location.hash") == f"#event-{wide}"
     assert page.locator(":target").get_attribute("data-event-id") == str(wide)  # the link lands on its card
@@ -121,7 +121,7 @@ def test_a_reader_scans_the_day_then_opens_a_card(site, page):
 
     # The English page: every label English, the category by its English name.
     page.goto(f"{url}/en/daily/2026-03-12.html")
-    assert page.locator(".top-stories h2").inner_text() == "Top stories"
+    assert page.locator(".headlines h2").inner_text() == "Headlines"
     tabs = page.locator("nav.tabs a").all_inner_texts()
     assert "Chinese media 1" in tabs and not any("zh-media" in t for t in tabs)
     assert page.locator(f"#event-{wide} .badge-outlets").inner_text() == "5 outlets / 1 independent"

@@ -107,7 +107,10 @@ def test_the_glossary_bans_some_words():
 
 @pytest.mark.parametrize(("banned", "say"), _glossary_bans())
 def test_no_banned_word_is_used(banned, say):
-    pattern = re.compile(rf"\b{re.escape(banned)}\b", re.I)
+    # A word boundary where the phrase ends in a letter: "roundup (digest)" ends in a bracket.
+    pattern = re.compile(
+        (r"\b" if banned[0].isalnum() else "") + re.escape(banned) + (r"\b" if banned[-1].isalnum() else ""), re.I
+    )
     hits = [
         f"{p.relative_to(ROOT)}:{n}"
         for p in _read_texts()
@@ -115,3 +118,31 @@ def test_no_banned_word_is_used(banned, say):
         if pattern.search(line)
     ]
     assert not hits, f"{banned!r} is ruled out by docs/glossary.md (say {say!r}): {hits}"
+
+
+def test_the_glossary_names_every_kind_of_edition():
+    """A kind added to publish/outputs.py is a word readers meet: the glossary says what it is."""
+    from newsdesk.publish.outputs import KINDS
+
+    page = (DOCS / "glossary.md").read_text(encoding="utf-8")
+    kind_row = next(r for r in page.splitlines() if r.startswith("| **kind** |"))
+    missing = [k.name for k in KINDS if f"`{k.name}`" not in kind_row]
+    assert not missing, f"docs/glossary.md's kind row does not name the edition kinds {missing}"
+
+
+def test_every_command_the_docs_write_exists():
+    """A `newsdesk …` command written in the README or the docs that the CLI does not have is drift."""
+    paths = {path for path, _ in generate.commands()}
+    groups = {path.rpartition(" ")[0] for path in paths}
+    wrong = set()
+    for page in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *DOCS.glob("*.md")]:
+        for words in re.findall(r"`newsdesk ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)", page.read_text(encoding="utf-8")):
+            first = "newsdesk " + words.split()[0]
+            two = "newsdesk " + words
+            if (
+                first not in paths
+                and first not in groups
+                or (first in groups and first not in paths and two not in paths)
+            ):
+                wrong.add(f"{page.name}: newsdesk {words}")
+    assert not wrong, f"the docs name commands the CLI does not have: {sorted(wrong)}"

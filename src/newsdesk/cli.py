@@ -850,7 +850,7 @@ app.add_typer(push_app, name="push")
 
 @push_app.callback()
 def push_cmd(ctx: typer.Context) -> None:
-    """Send every subscription what is due: featured events at once, digests at their local time."""
+    """Send every subscription what is due: featured events at once, the daily and the weekly at their local time."""
     if ctx.invoked_subcommand is not None:
         return
     from newsdesk.push.send import push_due

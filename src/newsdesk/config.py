@@ -345,7 +345,7 @@ def _read_old_backend(settings: Settings, data: dict, env) -> None:
     elif "backend" in (data.get("llm") or {}) and not given_by:
         log.warning(
             f"settings: llm.backend = {settings.llm.backend!r} names the model, not who writes; cards, weekly "
-            'and digests stay extractive unless [write] by = "model"'
+            'and episode digests stay extractive unless [write] by = "model"'
         )
 
 

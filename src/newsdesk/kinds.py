@@ -5,7 +5,7 @@ Read from the words of the headline and the summary material (title, feed summar
 one rule on those words; rank.py weighs them. News kinds: a major company's release or statement,
 money with an amount (a round, an acquisition, results), policy or legal action, an incident, a
 versioned release, a paper with results. Routine kinds: a changelog, a tutorial or how-to,
-marketing, an event recap or interview, opinion, an explainer, a digest. And whether it is about AI
+marketing, an event recap or interview, opinion, an explainer, a roundup. And whether it is about AI
 at all: an item that names nothing of AI is off-topic for this newsroom (kept and searchable, shown
 under 其他 / Other at the end of the day, never featured).
 
@@ -541,7 +541,7 @@ def _routine(headline: str) -> str:
     if CHANGELOG.search(headline):
         return "changelog"
     if is_roundup(headline):
-        return "digest"
+        return "roundup"
     for name, rule in (
         ("marketing", MARKETING),
         ("how-to", HOWTO),

@@ -34,9 +34,9 @@ LABELS: dict[str, dict[str, str]] = {
     # the daily feed's tabs (a category tab is labelled with the category's own name)
     "all": {"zh": "全部", "en": "All"},
     "featured": {"zh": "精选", "en": "Featured"},
-    "p1": {"zh": "要闻", "en": "Top stories"},
+    "p1": {"zh": "要闻", "en": "Top news"},
     # the day's headline list, above the cards
-    "top_stories": {"zh": "今日要闻", "en": "Top stories"},
+    "headlines": {"zh": "今日要闻", "en": "Headlines"},
     "top_outlets": {"zh": "{n} 个来源", "en": "{n} outlets"},
     "top_one_outlet": {"zh": "1 个来源", "en": "1 outlet"},
     # a card's badges: one line in place of its notes (the full sentences are on the event page)

@@ -57,7 +57,7 @@ KIND_WEIGHT = {
 ROUTINE_WEIGHT = {
     "changelog": -1.0,
     "marketing": -1.0,
-    "digest": -0.6,
+    "roundup": -0.6,
     "how-to": -0.6,
     "recap": -0.5,
     "opinion": -0.5,

@@ -6,7 +6,7 @@ matrix of per-language centroids, and older ones are evicted as time moves on, s
 placing an item depends on how busy the window is, never on how long the history is.
 
 How an item is matched to an event:
-0. A roundup (a digest of several stories) stands alone, and nothing joins it; it points at the
+0. A roundup (an item listing several stories) stands alone, and nothing joins it; it points at the
    open events it lists (`Placement.links`).
 1. Dedup first (dedup.py): a copy of a story already in an event joins that event; so does an
    item under a near-identical headline, up to `sweep_days` back (an outlet reposting an article).
@@ -72,7 +72,7 @@ class ClusterConfig:
     term_weight: float = 0.30  # rare shared words: this times their IDF cosine to the event joins the score
     headline_jaccard: float = 0.8  # near-identical headlines (character pairs) join; 0 turns it off
     sweep_days: float = 30.0  # how far back a near-identical headline still finds its event
-    roundups: bool = True  # digests and multi-topic lists stand alone
+    roundups: bool = True  # roundups (multi-topic lists) stand alone
     launch_days: float = 1.5  # a release's launch coverage: this long after the event's first report
     subject_bonus: float = (
         0.25  # the item and a member are about one release (named in headline and summary), at launch
@@ -196,7 +196,7 @@ class _Event:
     amounts: set = field(default_factory=set)  # the specific amounts members' headlines state
     size: int = 0
     thin: bool = True  # every member has little material (a title, a line): its centroid is a headline's
-    roundup: bool = False  # a digest's own event: nothing else joins it
+    roundup: bool = False  # a roundup's own event: nothing else joins it
     headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
     lead: tuple[str, np.ndarray] | None = None  # the first member's language and vector: what a joiner must agree with
 
@@ -401,7 +401,7 @@ class Clusterer:
                 key, lang = c.event[row], c.lang[row]
                 ev = self.events[key]
                 if ev.roundup or key in out:
-                    continue  # a digest's own event, or one the arbiter ruled this item out of
+                    continue  # a roundup's own event, or one the arbiter ruled this item out of
                 if lang != doc.lang and doc.lang in ev.slots:
                     continue  # like with like: the event's own-language centroid is the better witness
                 age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY

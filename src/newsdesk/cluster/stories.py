@@ -57,7 +57,7 @@ class Sketch:
     vector: np.ndarray  # L2-normalized centroid of the members' vectors
     terms: frozenset[str]  # the members' words (terms.py): names without versions
     title: str = ""
-    roundup: bool = False  # a digest of several stories (terms.is_roundup): in no story, it lists many
+    roundup: bool = False  # a roundup of several stories (terms.is_roundup): in no story, it lists many
     headline_terms: frozenset[str] = frozenset()  # the words of its title: what it is about
     names: dict[str, str] = field(default_factory=dict)  # terms.names of its members' texts: name -> written form
     headline_names: frozenset[str] = frozenset()  # the names in its members' headlines
@@ -137,7 +137,7 @@ class StoryLinker:
                             del counter[w]
                 start += 1
             if s.roundup:
-                continue  # neither follows nor is followed: a digest lists several stories
+                continue  # neither follows nor is followed: a roundup lists several stories
             if (check is None or s.key in check) and s.key not in linked:
                 link = self._best(
                     s, window[start:], df, (name_df, lower_df), lambda e: by_key.get(first_of.get(e.key, e.key), e)

@@ -224,11 +224,11 @@ def terms(text: str) -> frozenset[str]:
 
 
 def is_roundup(text: str) -> bool:
-    """A digest of several unrelated items: named as one, or a headline listing many products.
+    """A roundup of several unrelated items: named as one, or a headline listing many products.
 
     The products are counted in the headline only: a piece comparing two rivals' launches names
     three model families in its body ("Claude Opus 4.6 vs GPT-5.3-Codex", "beats GPT-5.2") and is
-    no digest.
+    no roundup.
     """
     head = text.split("\n", 1)[0]
     if _ROUNDUP.search(head):

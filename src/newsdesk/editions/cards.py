@@ -305,7 +305,7 @@ def day_tabs(cards: list[dict], language: str) -> list[dict]:
     return tabs
 
 
-TOP_STORIES = 10  # the headline list fits one screen
+HEADLINES = 10  # the headline list fits one screen
 
 
 def event_path(language: str, event_id: int) -> str:
@@ -313,7 +313,7 @@ def event_path(language: str, event_id: int) -> str:
     return f"{language}/events/{event_id}.html"
 
 
-def top_stories(cards: list[dict]) -> list[dict]:
+def day_headlines(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
     Each is {event_id, headline, outlets, tab, mark}: one line with its outlet count, linking to the
     card; `mark` is the headline's language mark when it is in another language ("" else)."""
@@ -326,5 +326,5 @@ def top_stories(cards: list[dict]) -> list[dict]:
             "tab": c["tab"],
             "mark": (c.get("language_mark") or {}).get("headline", ""),  # cards stored before marks have none
         }
-        for c in chosen[:TOP_STORIES]
+        for c in chosen[:HEADLINES]
     ]

@@ -20,13 +20,14 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
 from newsdesk.days import day_events, event_dates
-from newsdesk.editions.cards import MEMBERS_SHOWN, day_tabs, event_cards, event_path, top_stories
+from newsdesk.editions.cards import MEMBERS_SHOWN, day_headlines, day_tabs, event_cards, event_path
 from newsdesk.labels import Labels
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
-# Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards).
-DAILY_FORMAT = 6
+# Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards;
+# 7: the headline list is 今日要闻 / Headlines).
+DAILY_FORMAT = 7
 
 
 @dataclass
@@ -94,11 +95,11 @@ def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
     """The day's headline list as Markdown: one line each with its card's number and outlet count,
     linking to the event's page at base_url when given."""
     t = Labels(language)
-    top = top_stories(cards)
+    top = day_headlines(cards)
     if not top:
         return ""
     number = {c["event_id"]: n for n, c in enumerate(cards, 1)}
-    lines = [f"## {t.top_stories}", ""]
+    lines = [f"## {t.headlines}", ""]
     for s in top:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
         outlets = t.top_one_outlet if s["outlets"] <= 1 else t.top_outlets.format(n=s["outlets"])

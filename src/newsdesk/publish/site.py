@@ -29,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from newsdesk.config import Settings
-from newsdesk.editions.cards import event_path, top_stories
+from newsdesk.editions.cards import day_headlines, event_path
 from newsdesk.errors import NewsdeskError
 from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
@@ -190,7 +190,7 @@ class _Site:
         """An edition of event cards (the daily): a page per tab, and a page per card."""
         meta, lang, day = r["meta"], r["language"], r["key"]
         cards = {c["event_id"]: c for c in meta.get("cards", [])}
-        top = top_stories(meta.get("cards", []))
+        top = day_headlines(meta.get("cards", []))
         tabs = meta.get("tabs") or [{"id": "all", "label": Labels(lang).all, "events": list(cards)}]
         base = edition_path(r)[: -len(".html")]
         tab_paths = {

@@ -1,7 +1,7 @@
 """What is due for a subscription, and the message for it.
 
 Push sends what the newsroom has published, nothing else: events come from the daily
-edition's cards (headline, coverage, analysis and its check), digests from the daily and
+edition's cards (headline, coverage, analysis and its check), the day's and the week's messages from the daily and
 weekly editions. An analysis goes out only when it passed the checks; otherwise the
 message carries the coverage and the link. Messages are markdown; Apprise renders them in
 each channel's format. A message stays short and links to its page for the rest.
@@ -22,7 +22,7 @@ from newsdesk.store.schema import deliveries, editions
 
 LEAD_CHARS = 500  # of an analysis's first paragraph; the page has the rest
 MAX_MEMBERS = 5
-MAX_DIGEST_EVENTS = 15
+MAX_MESSAGE_EVENTS = 15
 INSTANT_DAYS = 3  # featured events of the last three local days go out at once; older ones are not news
 
 
@@ -102,12 +102,12 @@ def daily_message(edition, cards: list[dict], settings: Settings, lang: str) -> 
     t = Labels(lang)
     url = _link(settings, f"?day={edition.key}")
     lines = []
-    for n, card in enumerate(cards[:MAX_DIGEST_EVENTS], 1):
+    for n, card in enumerate(cards[:MAX_MESSAGE_EVENTS], 1):
         facts = t.outlets.format(n=card["outlets"], m=card["independent_outlets"])
         page = _link(settings, f"events/{card['event_id']}")
         lines.append(f"{n}. [{card.get('headline') or card.get('title')}]({page}) — {facts}")
-    if len(cards) > MAX_DIGEST_EVENTS:
-        lines.append(f"\n{t.more_events.format(n=len(cards) - MAX_DIGEST_EVENTS)}")
+    if len(cards) > MAX_MESSAGE_EVENTS:
+        lines.append(f"\n{t.more_events.format(n=len(cards) - MAX_MESSAGE_EVENTS)}")
     lines += ["", f"[{t.read_in_full}]({url})"]
     return Message("daily", edition.key, edition.title, "\n".join(lines), url)
 

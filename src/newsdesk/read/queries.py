@@ -16,7 +16,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.days import day_events, minute
-from newsdesk.editions.cards import TOP_STORIES, day_tabs, event_cards, readable_analyses, top_stories
+from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses
 from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.health import source_health
 from newsdesk.labels import Labels
@@ -56,7 +56,7 @@ def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lan
     chosen = current["events"]
     shown = set(chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     # The headline list opens the day's first page: its featured and p1 events, wherever they fall.
-    ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:TOP_STORIES] if tab == "all" and page == 1 else []
+    ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:HEADLINES] if tab == "all" and page == 1 else []
     built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
     cards = _with_feedback(conn, [c for c in built if c["event_id"] in shown])
     return {
@@ -68,7 +68,7 @@ def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lan
         "label": current["label"],
         "tabs": tabs,
         "events": cards,
-        "top": top_stories(built),
+        "top": day_headlines(built),
     }
 
 
@@ -135,7 +135,7 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
 
 
 def _roundups(conn: Connection, event_id: int) -> list[dict]:
-    """The roundups (digests) that list this event: each points here instead of joining it."""
+    """The roundups that list this event: each points here instead of joining it."""
     rows = conn.execute(
         select(items.c.id, items.c.title, items.c.url, sources.c.name.label("outlet"), event_members.c.event_id)
         .select_from(

@@ -61,7 +61,7 @@ class Badge(BaseModel):
     title: str = Field(description="the sentence it stands for, or empty")
 
 
-class TopStory(BaseModel):
+class Headline(BaseModel):
     event_id: int
     headline: str
     outlets: int
@@ -178,7 +178,7 @@ class FeedPage(BaseModel):
     previous_day: date | None
     next_day: date | None
     events: list[EventCard]
-    top: list[TopStory] = Field(description="the day's headline list (all tab, first page): featured, then p1")
+    top: list[Headline] = Field(description="the day's headline list (all tab, first page): featured, then p1")
 
 
 class EditionRef(BaseModel):

@@ -294,7 +294,7 @@ cluster_rulings = Table(
 )
 
 roundup_links = Table(
-    # A roundup (digest) item points at the events it lists instead of joining one of them.
+    # A roundup item points at the events it lists instead of joining one of them.
     "roundup_links",
     metadata,
     Column("item_id", Integer, ForeignKey("items.id"), primary_key=True),

@@ -105,7 +105,7 @@ def policy(settings) -> str:
 
 def banned_phrases(policy_text: str) -> str:
     """The policy's banned phrases ('## 禁用…' section) as its '- ' lines: all a structured form
-    (a digest, a weekly) takes from the policy, whose other parts shape an event analysis."""
+    (an episode digest, a weekly) takes from the policy, whose other parts shape an event analysis."""
     banned = re.search(r"^##\s*禁用[^\n]*\n(.*?)(?=^##\s|\Z)", policy_text, re.M | re.S)
     if not banned:
         return ""
