@@ -240,6 +240,12 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
             return page(request, template, **read())
         return HTMLResponse(reads.get(key, lambda: bytes(page(request, template, **read()).body)))
 
+    def page_data(request: Request, key: tuple, read):
+        """What a page reads, kept under key for personal pages (the operator's, one with a flash
+        message); a reader's page is kept whole once rendered, so what it read need not be too (a
+        day's feed is ~1 MB of Python objects, its page 0.4 MB of bytes, which the cache can count)."""
+        return read() if reader_page_key(request) is not None else reads.get(key, read)
+
     def require_writer(request: Request, csrf: str | None) -> str:
         """The logged-in user allowed to write, after the CSRF check; raises otherwise."""
         if not settings.web_token:
@@ -278,7 +284,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 return queries.feed(conn, chosen, tab, tz, page_no, lang), *neighbour_days(conn, chosen, tz, dates)
 
         def context():
-            data, prev_day, next_day = reads.get(("feed", day, tab, page_no, lang), read)
+            data, prev_day, next_day = page_data(request, ("feed", day, tab, page_no, lang), read)
             return {"feed": data, "prev_day": prev_day, "next_day": next_day}
 
         return reader_page(request, "feed.html", context)
@@ -311,7 +317,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 return queries.search_results(conn, hits, lang)
 
         def context():
-            results = reads.get(("search", query, lang), read) if q.strip() else {"events": [], "items": []}
+            results = page_data(request, ("search", query, lang), read) if q.strip() else {"events": [], "items": []}
             return {"q": q, "results": results}
 
         return reader_page(request, "search.html", context)
@@ -327,7 +333,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
                 return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
 
         def context():
-            archive, chosen, shown = reads.get(("edition", kind, key, language), read)  # readers' meta only
+            archive, chosen, shown = page_data(request, ("edition", kind, key, language), read)  # readers' meta only
             if chosen and shown is None:
                 raise HTTPException(404, f"no {kind} edition {chosen!r}")
             shown_body = body(shown) if shown else ""  # its Markdown, as the site's page and file give it

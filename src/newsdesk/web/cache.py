@@ -3,8 +3,10 @@
 A feed page reads the day's events, their members, analyses, stories and votes, and the
 list of every day with news (a scan of all events): tens of queries that give the same
 answer until a run, a vote or an edition changes the store, then renders them (Markdown and
-sanitizing of every analysis) into the same HTML. ReadCache keeps those answers and pages
-keyed by what the page asked for, and drops them all when the store's version moves.
+sanitizing of every analysis) into the same HTML. ReadCache keeps a reader's page whole,
+as the bytes sent (at most MAX_PAGE_BYTES of them), and for a personal page (the operator's,
+one with a flash message) what it read, keyed by what the page asked for; it drops them all
+when the store's version moves.
 
 The version is read at most once every CHECK_EVERY seconds per process: a new edition,
 event or vote shows within that long, on every worker process, without any process
@@ -15,11 +17,11 @@ and newest stamp of editions, events, members, items, analyses, checks, votes, s
 the search index).
 
 A write through this process (a vote, a source) empties its cache at once (ClearOnWrite).
-Only what every reader is shown goes in: pages for the logged-in operator (clusterer's
-reasons, writer's notes, drafts, subscriptions) are read live and never cached, and the
-parts of a page that belong to one session (user, CSRF token, flash) are added per request.
-A reader's page once rendered is answered by CachedPages straight from memory, in the
-server's event loop, before routing and without a worker thread.
+Only what every reader is shown goes in: what only the logged-in operator sees (clusterer's
+reasons, writer's notes, drafts, subscriptions) is read live and never cached, and the parts
+of a personal page that belong to its session (user, CSRF token, flash) are added per
+request. A reader's page once rendered is answered by CachedPages straight from memory, in
+the server's event loop, before routing and without a worker thread.
 """
 
 from __future__ import annotations
