@@ -90,18 +90,22 @@ def growth_days(
     return out
 
 
-def back_catalogue(conn: Connection, first_before: datetime | None = None) -> set[int]:
+def back_catalogue(conn: Connection, between: tuple[datetime, datetime] | None = None) -> set[int]:
     """The events that are a feed's back catalogue, not news: every report was published more than
     BACK_CATALOGUE before the newest item its source had when newsdesk first saw the report. They
-    stay stored, searchable and on their own pages, but no day lists them. first_before: only
-    events first reported before it (none can be old before the store's newest item, less the window)."""
+    stay stored, searchable and on their own pages, but no day lists them. between: only events
+    first reported in [start, end) (none first reported after the store's newest item, less the
+    window, can be old: a recent day costs one query)."""
     newest_item = conn.execute(select(func.max(items.c.published_at)).where(items.c.dated_by != "first_seen")).scalar()
     if newest_item is None:
         return set()
-    old_enough = newest_item - BACK_CATALOGUE
-    if first_before is not None and first_before <= old_enough:
-        old_enough = first_before
-    candidates = select(events.c.id).where(events.c.first_published_at < old_enough)
+    candidates = select(events.c.id).where(events.c.first_published_at < newest_item - BACK_CATALOGUE)
+    if between is not None:
+        if between[0] >= newest_item - BACK_CATALOGUE:
+            return set()
+        candidates = candidates.where(
+            events.c.first_published_at >= between[0], events.c.first_published_at < between[1]
+        )
     # The newest item its source had when each item was first seen (its own run's items included),
     # of those the source dated: an undated item stamped with the time it was seen says nothing of
     # how old its feed's other items were (a harvest backfilled months later).
@@ -163,7 +167,7 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
     is never the day's featured news: its tab is at most p1.
     """
     start, end = local_day_bounds(day, tz)
-    archive = back_catalogue(conn, first_before=end)
+    archive = back_catalogue(conn, between=(start, end))
     fresh = [
         r
         for r in conn.execute(
