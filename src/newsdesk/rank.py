@@ -67,6 +67,7 @@ OFF_TOPIC = -3.0  # below every on-topic event: shown under 其他 / Other, neve
 FIRST_PARTY = 0.5  # the company itself says so: its blog, its channel
 FACTS_WEIGHT = 0.05
 UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of its own
+UNREAD = -0.8  # a headline alone from one outlet: a reader opening the page's top finds nothing to read
 
 
 FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
@@ -120,6 +121,7 @@ def importance_parts(facts: dict) -> dict:
         "first_party": FIRST_PARTY if facts.get("first_party") else 0.0,
         "off_topic": 0.0 if kinds.on_topic else OFF_TOPIC,
         "undated": UNDATED if facts.get("undated") else 0.0,
+        "unread": UNREAD if unread(facts) else 0.0,
         # Numbers in the lead report: a tie-breaker among the day's routine items, worth less than any kind.
         "facts": round(FACTS_WEIGHT * math.log2(1 + min(12, facts.get("hard_facts", 0))), 3),
     }
