@@ -41,14 +41,13 @@ from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 
 HARVEST = Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
-TEXT = frozenset({"kind", "routine", "first_party", "off_topic", "facts"})
+TEXT = frozenset({"kind", "routine", "first_party", "off_topic"})
 ROWS = {  # label: the parts left out
     "all signals": frozenset(),
     "- kind (release, money, policy, ...)": frozenset({"kind"}),
     "- routine kinds": frozenset({"routine"}),
     "- first party": frozenset({"first_party"}),
     "- off-topic": frozenset({"off_topic"}),
-    "- hard facts": frozenset({"facts"}),
     "- coverage (outlets)": frozenset({"coverage", "echo"}),
     "coverage only (no text signal)": TEXT,
 }

@@ -578,8 +578,6 @@ def read_kinds(headline: str, material: str) -> Kinds:
 
 
 NEWS_KINDS = ("major", "release", "money", "policy", "incident", "versioned", "paper")
-# Numbers and amounts in the material: the hard facts a report gives.
-_FACT = re.compile(r"[$€£¥]?\d[\d,.]*\s?(%|倍|亿|万|million|billion|[kmb]\b)?", re.IGNORECASE)
 
 
 def material_of(summary: str, body: str | None, extra: dict | None) -> str:
@@ -608,8 +606,3 @@ def event_kinds(lead: tuple[str, str], others: list[tuple[str, str]]) -> Kinds:
         found = {k: v or getattr(other, k) for k, v in found.items()}
         on_topic = on_topic or other.on_topic
     return Kinds(**found, routine=kinds.routine, on_topic=on_topic)
-
-
-def hard_facts(headline: str, material: str) -> int:
-    """How many numbers the headline and material give (a headline's count twice)."""
-    return 2 * len(_FACT.findall(headline)) + len(_FACT.findall(material))

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
-from newsdesk.kinds import MAJOR, NEWS_KINDS, Kinds, event_kinds, hard_facts, material_of
+from newsdesk.kinds import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
@@ -65,7 +65,6 @@ ROUTINE_WEIGHT = {
 }
 OFF_TOPIC = -3.0  # below every on-topic event: shown under 其他 / Other, never featured or p1
 FIRST_PARTY = 0.5  # the company itself says so: its blog, its channel
-FACTS_WEIGHT = 0.05
 UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of its own
 UNREAD = -0.8  # a headline alone from one outlet: a reader opening the page's top finds nothing to read
 
@@ -87,12 +86,12 @@ def first_party_name(name: str) -> bool:
 
 
 def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozenset()) -> dict:
-    """kinds and hard_facts of an event from its original reports [(headline, material)], lead first.
+    """The kinds of an event from its original reports [(headline, material)], lead first.
 
     without: parts of importance to leave out (benchmarks/rank_ablation.py measures what each
     adds); a kind left out also stops deciding the tab (a routine kind, off-topic)."""
     if not reports:
-        return {"kinds": Kinds(), "hard_facts": 0}
+        return {"kinds": Kinds()}
     kinds = event_kinds(reports[0], reports[1:])
     if "kind" in without:
         kinds = replace(kinds, **dict.fromkeys(NEWS_KINDS, False))
@@ -100,13 +99,13 @@ def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozens
         kinds = replace(kinds, routine="")
     if "off_topic" in without:
         kinds = replace(kinds, on_topic=True)
-    return {"kinds": kinds, "hard_facts": 0 if "facts" in without else hard_facts(*reports[0])}
+    return {"kinds": kinds}
 
 
 def importance_parts(facts: dict) -> dict:
     """Each part of an event's importance, rounded, plus their sum as `importance`. Facts:
     independent_outlets, outlets, best_authority, engagement, feedback, kinds (kinds.Kinds),
-    hard_facts, first_party, undated, and `without` (parts to leave out, see text_facts).
+    first_party, undated, title_only, and `without` (parts to leave out, see text_facts).
     A part that is zero is left out of the stored parts, except the first five."""
     kinds = facts.get("kinds") or Kinds()
     parts = {
@@ -122,8 +121,6 @@ def importance_parts(facts: dict) -> dict:
         "off_topic": 0.0 if kinds.on_topic else OFF_TOPIC,
         "undated": UNDATED if facts.get("undated") else 0.0,
         "unread": UNREAD if unread(facts) else 0.0,
-        # Numbers in the lead report: a tie-breaker among the day's routine items, worth less than any kind.
-        "facts": round(FACTS_WEIGHT * math.log2(1 + min(12, facts.get("hard_facts", 0))), 3),
     }
     parts = {k: v for k, v in parts.items() if (v or k in ALWAYS_SHOWN) and k not in facts.get("without", ())}
     parts["importance"] = round(sum(parts.values()), 3)
