@@ -31,6 +31,13 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
     assert row["meta"]["extractive"] and row["language"] == "zh" and row["key"] == first.key
     digest = parse_digest(row["body"], "zh")
     assert 5 <= len(digest.summary) <= 9 and len(digest.sections) >= 3
+    # The front matter's summary says what the episode covers (it was '' before).
+    summary = row["meta"]["summary"]
+    assert summary.startswith("本期谈到：") and digest.sections[0].topic in summary
+    from newsdesk.publish.markdown import edition_markdown, split_front_matter
+
+    fields, _ = split_front_matter(edition_markdown(dict(row), "UTC"))
+    assert fields["summary"] == summary
     assert _checks(sqlite_engine, "episode") == 1
     again = publish_episode(sqlite_engine, turns, title="The week in review", number=1)
     assert again.reused and again.text == first.text and _checks(sqlite_engine, "episode") == 1

@@ -44,7 +44,25 @@ def stored_edition(engine: Engine, key: str, language: str) -> dict | None:
         return editions_store.stored_edition(conn, "episode", key, language)
 
 
+def front_summary(digest: Digest, extractive: bool) -> str:
+    """The edition's one-paragraph summary (front matter `summary`, the feeds' description). A
+    written digest's first summary bullet is its thesis; an extractive one names what the
+    episode covers, its sections' topics, then its first quoted claim."""
+    first = digest.summary[0] if digest.summary else ""
+    if not extractive:
+        return first
+    fallback = ("其余讨论", "Further discussion")  # extractive/episode.py's heading where a section has no topic
+    seen = list(dict.fromkeys(s.topic for s in digest.sections if s.topic and s.topic not in fallback))
+    if not seen:
+        return first
+    if digest.language == "zh":
+        return f"本期谈到：{'、'.join(seen)}。{first}".strip()
+    covered = seen[0] if len(seen) == 1 else f"{', '.join(seen[:-1])} and {seen[-1]}"
+    return f"On {covered}. {first}".strip()
+
+
 def save_edition(engine: Engine, result: EpisodeResult, meta: dict) -> None:
+    meta = {**meta, "summary": meta.get("summary") or front_summary(result.digest, bool(meta.get("extractive")))}
     with engine.begin() as conn:
         editions_store.store_edition(
             conn,
