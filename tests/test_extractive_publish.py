@@ -34,9 +34,10 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
     # The front matter's summary says what the episode covers (it was '' before).
     summary = row["meta"]["summary"]
     assert summary.startswith("本期谈到：") and digest.sections[0].topic in summary
-    from newsdesk.publish.markdown import edition_markdown, split_front_matter
+    from newsdesk.publish.markdown import split_front_matter
+    from newsdesk.publish.outputs import EDITION_KINDS
 
-    fields, _ = split_front_matter(edition_markdown(dict(row), "UTC"))
+    fields, _ = split_front_matter(EDITION_KINDS["episode"].markdown(dict(row), "UTC"))
     assert fields["summary"] == summary
     assert _checks(sqlite_engine, "episode") == 1
     again = publish_episode(sqlite_engine, turns, title="The week in review", number=1)
