@@ -6,7 +6,7 @@ its stage, published, served, listed by the API and offered as an MCP tool."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -22,7 +22,7 @@ from newsdesk.labels import LABELS, UI_LANGUAGES
 from newsdesk.mcp_server import build_server
 from newsdesk.publish import markdown as md
 from newsdesk.publish.markdown import split_front_matter
-from newsdesk.publish.outputs import BY_SEGMENT, EDITION_KINDS, KINDS, EditionKind
+from newsdesk.publish.outputs import BY_SEGMENT, DAY, EDITION_KINDS, KINDS, EditionKind
 from newsdesk.publish.site import _environment, publish_site
 from newsdesk.store.edition_rows import store_edition
 from newsdesk.store.schema import editions
@@ -85,7 +85,7 @@ def test_every_kind_has_its_templates_words_stage_and_renderers(kind):
         except TemplateNotFound:
             pytest.fail(f"{kind.name}: its template {template} is not in publish/templates")
     assert set(LABELS[kind.name]) >= set(UI_LANGUAGES), f"{kind.name}: add its name to labels.py in every language"
-    assert kind.name in pipeline.STAGE_NAMES and kind.tool and kind.about and kind.key_help
+    assert kind.name in pipeline.STAGE_NAMES and kind.tool and kind.about and kind.key.help
 
     key, title, body, meta = SAMPLES[kind.name]
     row = {"kind": kind.name, "key": key, "language": "zh", "title": title, "body": body, "meta": meta}
@@ -93,9 +93,9 @@ def test_every_kind_has_its_templates_words_stage_and_renderers(kind):
     assert fields["title"] == title and fields["tags"] == ["AI", kind.name] and fields["status"] == "Published"
     assert fields["slug"] and isinstance(fields["summary"], str) and text.strip()
     assert kind.time({**row, "updated_at": datetime(2030, 1, 1, tzinfo=UTC)}, "UTC").year == (
-        2026 if kind.last_day else 2030
+        2026 if kind.key.last_day else 2030
     ), "an edition of a past period is dated within it"
-    assert kind.key_problem(key) is None and (kind.key_form is None or kind.key_problem("not a key"))
+    assert kind.key.problem(key) is None and (kind.key.pattern is None or kind.key.problem("not a key"))
 
 
 def test_kinds_do_not_share_a_place():
@@ -134,7 +134,7 @@ def _is_reachable(engine, settings, kind: EditionKind, key: str, title: str) -> 
         assert [e["key"] for e in client.get(f"/api/editions/{kind.name}").json()] == [key]
         assert client.get(f"/api/editions/{kind.name}/{key}").json()["kind"] == kind.name
         assert kind.name in client.get("/openapi.json").text
-    tools, result = _mcp(engine, settings, kind.tool, {kind.key_name: key, "language": "en"})
+    tools, result = _mcp(engine, settings, kind.tool, {kind.key.name: key, "language": "en"})
     assert kind.tool in tools and not result.is_error, result.content
     found = result.structured_content.get("result", result.structured_content)
     assert (found["kind"], found["key"], found["language"]) == (kind.name, key, "en")
@@ -181,18 +181,12 @@ def build_memo(engine, settings, writers, *, caps: dict, progress: Progress) -> 
 MEMO = EditionKind(  # publish/outputs.py's part: its entry in KINDS
     "memo",
     segment="memos",
-    folder="memos",
-    page="edition.html",
     build=build_memo,
     body=md.untitled_body,
     summary=lambda edition: edition["meta"].get("summary", ""),
-    last_day=date.fromisoformat,
     tool="daily_memo",
     about="The memo of one day: its lead headline.",
-    key_name="date",
-    key_help="YYYY-MM-DD; omit for the newest",
-    key_form=(r"\d{4}-\d{2}-\d{2}", "a date", "YYYY-MM-DD"),
-    example="2026-03-12",
+    key=DAY,
 )
 
 

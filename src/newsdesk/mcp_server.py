@@ -60,7 +60,7 @@ class NewsdeskMCP(MCPServer):
 
 
 def _edition(engine: Engine, kind: EditionKind, key: str | None, language: str) -> dict:
-    if key is not None and (problem := kind.key_problem(key)):
+    if key is not None and (problem := kind.key.problem(key)):
         raise ToolError(problem)
     with engine.connect() as conn:
         archive = queries.edition_keys(conn, kind.name)
@@ -73,7 +73,7 @@ def _edition(engine: Engine, kind: EditionKind, key: str | None, language: str) 
     if found is None:
         known = ", ".join(a["key"] for a in archive[:10])
         raise ToolError(
-            f"no {kind.name} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {kind.example}"
+            f"no {kind.name} edition {key!r}; stored ones (newest first): {known}. Pass one of them, e.g. {kind.key.example}"
         )
     return found
 
@@ -83,14 +83,14 @@ def _add_edition_tool(server: MCPServer, engine: Engine, kind: EditionKind) -> N
     named as the kind names it (date, week, key)."""
 
     def tool(language: Language = "zh", **key: str | None) -> Edition:
-        return Edition.model_validate(_edition(engine, kind, key.get(kind.key_name), language))
+        return Edition.model_validate(_edition(engine, kind, key.get(kind.key.name), language))
 
     # The SDK builds the tool's arguments from the signature: give it the kind's own key argument.
     param = inspect.Parameter.KEYWORD_ONLY
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
             inspect.Parameter(
-                kind.key_name, param, default=None, annotation=Annotated[str | None, Field(description=kind.key_help)]
+                kind.key.name, param, default=None, annotation=Annotated[str | None, Field(description=kind.key.help)]
             ),
             inspect.Parameter("language", param, default="zh", annotation=Language),
         ],
@@ -190,7 +190,7 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
     server.resource(
         _URI,
         name="edition",
-        description="One edition (daily, weekly or episode) in one language, as markdown",
+        description=f"One edition ({kind_names()}) in one language, as markdown",
         mime_type="text/markdown",
     )(read_edition)
     return server

@@ -20,28 +20,73 @@ from newsdesk.publish import markdown as md
 
 
 @dataclass(frozen=True)
+class Key:
+    """What names one edition of a kind (a day, an ISO week, an episode's slug), as an MCP tool's
+    argument asks for it and as a wrong one is told."""
+
+    name: str  # the tool's argument: date, week, key
+    help: str  # its description
+    pattern: str | None = None  # what a key looks like; None: any
+    what: str = ""  # "a date": the error's words for it, and how to write one
+    form: str = ""
+    example: str = ""  # a key, in the error that lists the stored ones
+    last_day: Callable[[str], date] | None = None  # the last day a key covers (keys that sort by time)
+
+    def problem(self, key: str) -> str | None:
+        """What is wrong with a key an assistant gave, or None."""
+        if self.pattern is None or re.fullmatch(self.pattern, key):
+            return None
+        return f"{self.name} {key!r} is not {self.what}; write it as {self.form}, e.g. {self.example}"
+
+
+def _week_end(key: str) -> date:
+    year, week = key.split("-W")
+    return date.fromisocalendar(int(year), int(week), 7)
+
+
+DAY = Key(
+    "date",
+    "YYYY-MM-DD; omit for the newest",
+    r"\d{4}-\d{2}-\d{2}",
+    "a date",
+    "YYYY-MM-DD",
+    "2025-02-27",
+    date.fromisoformat,
+)
+WEEK = Key(
+    "week",
+    "ISO week like 2025-W09; omit for the newest",
+    r"\d{4}-W\d{2}",
+    "an ISO week",
+    "YYYY-Www",
+    "2025-W09",
+    _week_end,
+)
+
+
+@dataclass(frozen=True)
 class EditionKind:
     name: str  # editions.kind; also its pipeline stage, its `newsdesk` command and its interface word (labels.py)
-    segment: str  # the web app's pages: /{segment} (the newest) and /{segment}/{key}
-    folder: str  # the site's pages: {lang}/{folder}/{key}.html, beside them {key}.md
-    page: str  # the site page of one edition (publish/templates; edition.html: its title and Markdown body)
     build: Build  # its stage's work (editions/build.py)
     body: Callable[[dict], str]  # its Markdown file's body, after the front matter (publish/markdown.py)
     summary: Callable[[dict], str]  # one line: the front matter's summary, the feed entry's description
+    page: str = "edition.html"  # the site page of one edition (publish/templates; this one: title and Markdown body)
+    segment: str = ""  # the web app's pages: /{segment} (the newest) and /{segment}/{key}; "": its name
+    folder: str = ""  # the site's pages: {lang}/{folder}/{key}.html, beside them {key}.md; "": its segment
     feed: str | None = None  # a feed entry's content (publish/templates): {lang}/{name}.xml and .json; None: no feed
     cards: bool = False  # its meta carries event cards in tabs: a site page per tab and one per card
     listed_when_empty: bool = True  # its section of a language page says "nothing yet" rather than leave out
     menu: bool = True  # the web app's menu links its pages (the daily's are the front page's days)
-    last_day: Callable[[str], date] | None = None  # the last day a key covers: no entry is dated after it
     front: Callable[[dict], dict] = lambda meta: {"status": "Published"}  # its own front matter fields
     slug: Callable[[dict], str | None] = lambda edition: None  # a slug of its own, else {name}-{key}
-    # The MCP tool that returns one edition, and its key argument as the assistant sees it.
+    # The MCP tool that returns one edition, and what names one (no entry is dated after its last day).
     tool: str = ""
     about: str = ""  # the tool's description
-    key_name: str = "key"
-    key_help: str = ""
-    key_form: tuple[str, str, str] | None = None  # (pattern, what a key is, how to write it): a wrong key is told
-    example: str = ""  # a key, in the error that lists the stored ones
+    key: Key = Key("key", "omit for the newest")
+
+    def __post_init__(self):
+        object.__setattr__(self, "segment", self.segment or self.name)
+        object.__setattr__(self, "folder", self.folder or self.segment)
 
     def time(self, edition: dict, tz: str) -> datetime:
         """When an edition was published, as its feed entry and front matter date it: its last update,
@@ -49,7 +94,7 @@ class EditionKind:
         in December is dated February, while today's edition carries the time it last changed."""
         updated: datetime = edition["updated_at"].astimezone(ZoneInfo(tz))
         try:
-            last = self.last_day(edition["key"]) if self.last_day else None
+            last = self.key.last_day(edition["key"]) if self.key.last_day else None
         except ValueError:  # a key that names no day: dated by its update
             return updated
         return min(updated, datetime.combine(last, time(23, 59, 59), ZoneInfo(tz))) if last else updated
@@ -68,70 +113,48 @@ class EditionKind:
         }
         return md.document(fields, self.body(edition), md.extractive_note(meta, edition["language"]))
 
-    def key_problem(self, key: str) -> str | None:
-        """What is wrong with a key an assistant gave, or None."""
-        if self.key_form is None or re.fullmatch(self.key_form[0], key):
-            return None
-        return f"{self.key_name} {key!r} is not {self.key_form[1]}; write it as {self.key_form[2]}, e.g. {self.example}"
-
-
-def _week_end(key: str) -> date:
-    year, week = key.split("-W")
-    return date.fromisocalendar(int(year), int(week), 7)
-
 
 KINDS = [
     EditionKind(
         "daily",
-        segment="daily",
-        folder="daily",
-        page="daily.html",
         build=build_daily,
         body=md.untitled_body,
         summary=md.headlines_summary,
+        page="daily.html",
         feed="feed_daily.html",
         cards=True,
         menu=False,
-        last_day=date.fromisoformat,
         tool="daily_edition",
         about="The daily edition of one day (in settings.timezone) as markdown, with its event cards in `meta`.",
-        key_name="date",
-        key_help="YYYY-MM-DD; omit for the newest",
-        key_form=(r"\d{4}-\d{2}-\d{2}", "a date", "YYYY-MM-DD"),
-        example="2025-02-27",
+        key=DAY,
     ),
     EditionKind(
         "weekly",
-        segment="weekly",
-        folder="weekly",
-        page="weekly.html",
         build=build_weekly,
         body=md.weekly_markdown,
         summary=lambda edition: edition["meta"].get("summary", ""),
+        page="weekly.html",
         feed="feed_weekly.html",
-        last_day=_week_end,
         front=md.weekly_front,
         slug=md.weekly_slug,
         tool="weekly_report",
         about="The weekly report of one ISO week as markdown: summary, themed sections, briefs.",
-        key_name="week",
-        key_help="ISO week like 2025-W09; omit for the newest",
-        key_form=(r"\d{4}-W\d{2}", "an ISO week", "YYYY-Www"),
-        example="2025-W09",
+        key=WEEK,
     ),
     EditionKind(
         "episode",
-        segment="episodes",
-        folder="episodes",
-        page="edition.html",
         build=build_episode,
         body=lambda edition: md.digest_markdown(edition["body"]),  # the title lives in the front matter
         summary=lambda edition: s if isinstance(s := edition["meta"].get("summary"), str) else "",
+        segment="episodes",
         listed_when_empty=False,
         tool="episode_digest",
         about="A podcast episode's digest (摘要 + 精读; in English: Summary + Deep dive) as markdown.",
-        key_help="the episode's key from list_editions; omit for the newest",
-        example="a key from list_editions(kind='episode')",
+        key=Key(
+            "key",
+            "the episode's key from list_editions; omit for the newest",
+            example="a key from list_editions(kind='episode')",
+        ),
     ),
 ]
 EDITION_KINDS = {kind.name: kind for kind in KINDS}

@@ -179,7 +179,7 @@ class _Site:
             kinds=KINDS,
             # The newest of each kind whose keys are days or weeks (an episode's key is a name: no order).
             languages=[
-                (lang, Labels(lang), [rows[0] for k in KINDS if k.last_day and (rows := self.of(k.name, lang))])
+                (lang, Labels(lang), [rows[0] for k in KINDS if k.key.last_day and (rows := self.of(k.name, lang))])
                 for lang in self.languages
             ],
             edition_path=edition_path,

@@ -83,6 +83,37 @@ def run_status(conn) -> dict:
     return {"stages": stage_status(conn, STAGE_NAMES), "sources": polling(conn), "units": units}
 
 
+def _edition_routes(api: APIRouter, engine: Engine, operator) -> None:
+    """/editions/{kind} and /editions/{kind}/{key}: the kinds are the registry's (publish/outputs.py)."""
+
+    def known(kind: str) -> None:
+        if kind not in EDITION_KINDS:  # the schema lists them too
+            raise HTTPException(404, f"no edition kind {kind!r}; use {kind_names()}")
+
+    @api.get(
+        "/editions/{kind}", response_model=list[EditionRef], summary="The archive of one kind of edition, newest first"
+    )
+    def edition_archive(kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})]):
+        known(kind)
+        with engine.connect() as conn:
+            return queries.edition_keys(conn, kind)
+
+    @api.get("/editions/{kind}/{key}", response_model=Edition, summary="One edition in one language")
+    def edition(
+        kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})],
+        key: str,
+        request: Request,
+        lang: str = "zh",
+    ):
+        known(kind)
+        with engine.connect() as conn:
+            # The operator's token adds the writer's notes (a corrected quote, a dropped sentence) to meta.
+            found = queries.edition(conn, kind, key, lang, operator=operator(request))
+        if found is None:
+            raise HTTPException(404, f"no {kind} edition {key!r}")
+        return found
+
+
 def build_api(
     engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle
 ) -> APIRouter:
@@ -105,10 +136,6 @@ def build_api(
             return True
         throttle.wrong(request)
         return False
-
-    def known(kind: str) -> None:
-        if kind not in EDITION_KINDS:  # the schema lists the kinds; the registry (publish/outputs.py) says
-            raise HTTPException(404, f"no edition kind {kind!r}; use {kind_names()}")
 
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
     def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1, le=MAX_PAGE), lang: str = "zh"):
@@ -158,28 +185,7 @@ def build_api(
             raise HTTPException(404, str(exc)) from None
         return {"id": new_id}
 
-    @api.get(
-        "/editions/{kind}", response_model=list[EditionRef], summary="Archive of daily, weekly or episode editions"
-    )
-    def edition_archive(kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})]):
-        known(kind)
-        with engine.connect() as conn:
-            return queries.edition_keys(conn, kind)
-
-    @api.get("/editions/{kind}/{key}", response_model=Edition, summary="One edition in one language")
-    def edition(
-        kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})],
-        key: str,
-        request: Request,
-        lang: str = "zh",
-    ):
-        known(kind)
-        with engine.connect() as conn:
-            # The operator's token adds the writer's notes (a corrected quote, a dropped sentence) to meta.
-            found = queries.edition(conn, kind, key, lang, operator=operator(request))
-        if found is None:
-            raise HTTPException(404, f"no {kind} edition {key!r}")
-        return found
+    _edition_routes(api, engine, operator)
 
     @api.get("/sources", response_model=list[SourceRow], summary="Every source with its health")
     def sources():

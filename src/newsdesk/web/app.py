@@ -322,37 +322,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 
         return reader_page(request, "search.html", context)
 
-    def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
-        kind, language = BY_SEGMENT[segment].name, lang or ui_lang(request)
-        body = BY_SEGMENT[segment].body
-
-        def read():
-            with engine.connect() as conn:
-                archive = queries.edition_keys(conn, kind)
-                chosen = key or (archive[0]["key"] if archive else None)
-                return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
-
-        def context():
-            archive, chosen, shown = page_data(request, ("edition", kind, key, language), read)  # readers' meta only
-            if chosen and shown is None:
-                raise HTTPException(404, f"no {kind} edition {chosen!r}")
-            shown_body = body(shown) if shown else ""  # its Markdown, as the site's page and file give it
-            return {"kind": kind, "segment": segment, "archive": archive, "edition": shown, "body": shown_body}
-
-        return reader_page(request, "edition.html", context)
-
-    for segment in BY_SEGMENT:
-
-        def latest(request: Request, lang: str | None = None, _segment=segment):
-            return edition_page(request, _segment, None, lang)
-
-        def one(request: Request, key: str, lang: str | None = None, _segment=segment):
-            return edition_page(request, _segment, key, lang)
-
-        app.add_api_route(f"/{segment}", latest, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
-        app.add_api_route(
-            f"/{segment}/{{key}}", one, methods=["GET"], response_class=HTMLResponse, include_in_schema=False
-        )
+    _edition_pages(app, engine, page_data, ui_lang, reader_page)
 
     @app.get("/sources", response_class=HTMLResponse, include_in_schema=False)
     def sources_page(request: Request):
@@ -518,6 +488,43 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         return Response("ok", media_type="text/plain")
 
     return app
+
+
+def _edition_pages(app: FastAPI, engine: Engine, page_data, ui_lang, reader_page) -> None:
+    """/{segment} (the newest) and /{segment}/{key} for every kind of edition (publish/outputs.py), with
+    the kind's archive beside it."""
+
+    def edition_page(request: Request, segment: str, key: str | None, lang: str | None):
+        kind, language = BY_SEGMENT[segment].name, lang or ui_lang(request)
+        body = BY_SEGMENT[segment].body
+
+        def read():
+            with engine.connect() as conn:
+                archive = queries.edition_keys(conn, kind)
+                chosen = key or (archive[0]["key"] if archive else None)
+                return archive, chosen, queries.edition(conn, kind, chosen, language) if chosen else None
+
+        def context():
+            archive, chosen, shown = page_data(request, ("edition", kind, key, language), read)  # readers' meta only
+            if chosen and shown is None:
+                raise HTTPException(404, f"no {kind} edition {chosen!r}")
+            shown_body = body(shown) if shown else ""  # its Markdown, as the site's page and file give it
+            return {"kind": kind, "segment": segment, "archive": archive, "edition": shown, "body": shown_body}
+
+        return reader_page(request, "edition.html", context)
+
+    for segment in BY_SEGMENT:
+
+        def latest(request: Request, lang: str | None = None, _segment=segment):
+            return edition_page(request, _segment, None, lang)
+
+        def one(request: Request, key: str, lang: str | None = None, _segment=segment):
+            return edition_page(request, _segment, key, lang)
+
+        app.add_api_route(f"/{segment}", latest, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+        app.add_api_route(
+            f"/{segment}/{{key}}", one, methods=["GET"], response_class=HTMLResponse, include_in_schema=False
+        )
 
 
 # --- serving: several processes --------------------------------------------------------
