@@ -382,7 +382,12 @@ def main() -> None:
             child.terminate()
             child.wait(20)
 
-    how = f"{args.concurrency} clients at once" if args.concurrency else "one client, interleaved"
+    print_runs(runs, pages, workers, args.concurrency)
+
+
+def print_runs(runs: list[tuple], pages: dict, workers: int, concurrency: int) -> None:
+    """Each run's table, then the medians over the runs."""
+    how = f"{concurrency} clients at once" if concurrency else "one client, interleaved"
     summary: dict[str, list[tuple]] = {}
     for n, (results, sizes, errors, wall, cpu, server_cpu, rss) in enumerate(runs, 1):
         done = sum(len(v) for v in results.values())
@@ -395,6 +400,15 @@ def main() -> None:
             f"all kinds together; {rss / 2**20:.0f} MiB resident at the end), the client {cpu:.1f} s "
             f"({cpu / wall:.0%} of one core)"
         )
+        # What the same work would take on this many idle cores (the machines measured on are shared):
+        # the server and client CPU a request, spread over every core, as a closed loop of C clients.
+        if concurrency and done:
+            rate = (os.cpu_count() or 1) / ((server_cpu + cpu) / done)
+            print(
+                f"at that CPU a request, {os.cpu_count()} idle cores would answer ~{rate:.0f} requests/s, so "
+                f"{concurrency} clients would each wait ~{concurrency / rate * 1000:.0f} ms on average "
+                "(derived, not measured)"
+            )
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         for row, figures in report(pages, results, sizes, errors).items():
             summary.setdefault(row, []).append((*figures, len(errors[row])))

@@ -40,7 +40,9 @@ from newsdesk.store.schema import analyses, checks, editions, event_members, eve
 T = TypeVar("T")
 CHECK_EVERY = 1.0  # seconds a process answers from its cache before it looks at the store's version again
 MAX_ENTRIES = 4096  # a crawler walking every event cannot grow a process without bound
-MAX_PAGE_BYTES = 64 * 2**20  # rendered pages kept per process (a day's feed page is ~0.4 MB on a busy day)
+# Rendered pages kept per process: a busy day's feed page is ~0.4 MB, so 200 days of them fit (a
+# reader walking the whole archive in turn would otherwise find each page pushed out before its turn).
+MAX_PAGE_BYTES = 128 * 2**20
 
 _STAMPS = (
     (editions, editions.c.updated_at),
