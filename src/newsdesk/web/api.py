@@ -86,17 +86,17 @@ def run_status(conn) -> dict:
 def _edition_routes(api: APIRouter, engine: Engine, operator) -> None:
     """/editions/{kind} and /editions/{kind}/{key}: the kinds are the registry's (publish/outputs.py)."""
 
-    def known(kind: str) -> None:
+    def known(kind: str) -> str:
         if kind not in EDITION_KINDS:  # the schema lists them too
             raise HTTPException(404, f"no edition kind {kind!r}; use {kind_names()}")
+        return kind
 
     @api.get(
         "/editions/{kind}", response_model=list[EditionRef], summary="The archive of one kind of edition, newest first"
     )
     def edition_archive(kind: Annotated[str, Path(json_schema_extra={"enum": list(EDITION_KINDS)})]):
-        known(kind)
         with engine.connect() as conn:
-            return queries.edition_keys(conn, kind)
+            return queries.edition_keys(conn, known(kind))
 
     @api.get("/editions/{kind}/{key}", response_model=Edition, summary="One edition in one language")
     def edition(
@@ -105,10 +105,9 @@ def _edition_routes(api: APIRouter, engine: Engine, operator) -> None:
         request: Request,
         lang: str = "zh",
     ):
-        known(kind)
         with engine.connect() as conn:
             # The operator's token adds the writer's notes (a corrected quote, a dropped sentence) to meta.
-            found = queries.edition(conn, kind, key, lang, operator=operator(request))
+            found = queries.edition(conn, known(kind), key, lang, operator=operator(request))
         if found is None:
             raise HTTPException(404, f"no {kind} edition {key!r}")
         return found
