@@ -29,6 +29,7 @@ from newsdesk.write.extractive.evaluate import (
     segmentation_scores,
     topic_labels,
 )
+from newsdesk.write.extractive.text import length
 from newsdesk.write.kit import checker_errors
 from newsdesk.write.speakers import speakers
 from newsdesk.write.transcript import TranscriptIndex, find_quotes
@@ -275,3 +276,19 @@ def test_names_are_things_said_not_sentence_starts_or_speakers():
     # "So" starts a sentence (and is said in lower case); "Maya" is a speaker; "Euro fifty" is a price.
     assert names(texts[1], proper, {"maya"}) == ["Wan two point one", "GPT-4.5"]
     assert names("It costs twenty Euro fifty.", proper) == ["Euro"]
+
+
+def test_chinese_headings_are_one_phrase_and_hooks_read_as_a_start(shared):
+    # A Chinese talk: seed 000's deep-dive paragraphs said in turn by its two speakers.
+    text = (shared / "seeds" / "000_2ccc9d946e1644f8.txt").read_text(encoding="utf-8").split("精读", 1)[1]
+    paras = [re.sub(r"[“”\"]", "", p.strip("• ").strip()) for p in text.splitlines() if p.startswith("•")]
+    transcript = prepare([Turn("郑博元" if i % 3 else "小珺", p) for i, p in enumerate(paras)])
+    digest = extractive_digest(transcript, title="110", language="zh")
+    assert len(digest.sections) >= 5
+    for s in digest.sections:
+        assert not _keyword_list(s.topic), s.topic
+        own = " ".join(ln.text for ln in transcript.lines[s.first_line : s.last_line + 1])
+        assert s.topic.lower() in own.lower() or s.topic == "其余讨论", s.topic
+        hook = s.hook.strip("“”")
+        assert not hook or (hook in own and not re.match(r"[和但而所以因为那就]", hook) and length(hook) <= 14), hook
+    assert all("——" in b and "：“" in b for b in digest.summary)  # subject——speaker：“words”

@@ -285,11 +285,7 @@ def _heading(transcript: Transcript, topic: str, candidates: list[_Choice], fres
             continue
         for clause in clauses(c.sentence.text, language):
             about = bool(topic) and topic.lower() in clause.lower()
-            if (
-                not about
-                and not numbers(clause)
-                or re.match(r"[\d$€£¥]|(?:and|but|so|or|um|uh|well|yeah)\b", clause, re.I)
-            ):
+            if not about and not numbers(clause) or _OPEN_START.match(clause):
                 continue  # a hook says something about the topic, or gives a figure, and reads as a start
             value = c.sentence.info + (0.5 if about else 0.0) + 0.1 * c.score + 0.3 * len(numbers(clause))
             if best is None or value > best[0]:
@@ -297,6 +293,8 @@ def _heading(transcript: Transcript, topic: str, candidates: list[_Choice], fres
     return heading_phrase(topic), (f"“{best[1]}”" if best else "")
 
 
+# A clause that starts on a figure, a conjunction or a filler does not read as a heading's start.
+_OPEN_START = re.compile(r"[\d$€£¥]|(?:and|but|so|or|um|uh|well|yeah)\b|[和但而所以因为那就还也或嗯呃]", re.I)
 _OPEN_END = re.compile(r"\b(?:of|the|a|an|to|and|or|but|with|for|in|on|at|as|by|from|that|which|who|kind|sort)$", re.I)
 _CLAUSE = re.compile(r"(?<=[,;:，；：。！？])\s*|(?<=[.!?])\s+|\s+—\s+")
 
@@ -304,7 +302,7 @@ _CLAUSE = re.compile(r"(?<=[,;:，；：。！？])\s*|(?<=[.!?])\s+|\s+—\s+")
 def clauses(text: str, language: str) -> list[str]:
     """A sentence's clauses short enough for a hook (at most 14 words or 28 Chinese characters), whole
     words, without a trailing comma: the sentence itself where it is short."""
-    limit = 28 if language == "zh" or is_cjk(text) else 14
+    limit = 14  # length(): words, or Chinese characters / 2
     parts = [text] + [p.strip().rstrip(",;:，；：") for p in _CLAUSE.split(text)]
     out = []
     for p in dict.fromkeys(parts):

@@ -115,7 +115,8 @@ _GENERIC = frozenset(
     ]
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+\-_']*[A-Za-z0-9+_]|[A-Za-z0-9]")
-_CJK_PROPER = ("nz", "nt", "ns", "nrt")  # jieba: other proper noun, organisation, place, transliterated name
+# jieba: organisation, place, transliterated name ("nz", other proper noun, tags common words: 聊天)
+_CJK_PROPER = ("nt", "ns", "nrt")
 
 
 def _is_named(word: str, first: bool, proper: set[str]) -> bool:
