@@ -494,3 +494,27 @@ def test_a_follow_up_that_now_begins_before_what_it_follows_is_shown_as_no_follo
         after = story_facts(conn, [ev["bench-1"]], "en", "UTC")[ev["bench-1"]]
         assert after["follows"] is None and after["story"]["events"][0]["event_id"] == ev["bench-1"]
         rollback.rollback()
+
+
+def test_two_releases_a_feed_naming_itself_and_a_word_opening_a_headline_thread_nothing():
+    from newsdesk.cluster.stories import StoryLinker, sketch
+    from newsdesk.cluster.terms import names, terms
+
+    assert "statement" not in names("Statement on the comments from the Secretary")  # grammar, not a name
+    assert "moltbook" in names("Moltbook底裤被扒了")  # a Chinese headline capitalises nothing by grammar
+    assert "introducing perplexity" not in names("Introducing Perplexity Health")  # no common word at a run's end
+    spec = [  # (key, day, headline, summary, source)
+        ("instant", 0, "GPT-5.3 Instant System Card", "What GPT-5.3 Instant was tested on.", "OpenAI News"),
+        ("five-four", 2, "Introducing GPT-5.4", "GPT-5.4 and its System Card.", "OpenAI News"),
+        ("wave", 3, "Windsurf Wave 13: Merry Shipmas", "Windsurf ships a wave of features.", "Windsurf Changelog"),
+        ("spark", 5, "GPT-5.3-Codex-Spark is now available in Windsurf", "Try it in Windsurf.", "Windsurf Changelog"),
+        ("stmt", 6, "Statement from our CEO", "On our talks with the Department.", "Halcyon News"),
+        ("stmt-2", 7, "Statement on the comments from the Secretary", "A reply.", "Halcyon News"),
+    ]
+    import numpy as np
+
+    v = np.ones(4, dtype=np.float32) / 2
+    sketches = [
+        sketch(k, [(d * 86400.0, v, terms(f"{h}\n{s}"), False, f"{h}\n{s}")], h, [src]) for k, d, h, s, src in spec
+    ]
+    assert StoryLinker().run(sketches) == []

@@ -26,10 +26,11 @@ from sqlalchemy import delete, func, insert, select, true, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.store.leases import advisory_lock
-from newsdesk.store.schema import event_members, events, items, stories, story_events
+from newsdesk.store.schema import event_members, events, items, sources, stories, story_events
 
 DAY = 86400.0
 _LOWER = re.compile(r"(?<![A-Za-z0-9])[a-z]{3,}(?![A-Za-z0-9])")
+_WORDS = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]+")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Sketch:
     names: dict[str, str] = field(default_factory=dict)  # terms.names of its members' texts: name -> written form
     headline_names: frozenset[str] = frozenset()  # the names in its members' headlines
     lowercase: frozenset[str] = frozenset()  # the Latin words its texts write in lowercase: words, not names
+    publisher: frozenset[str] = frozenset()  # the words of its sources' names ("windsurf", "changelog")
+    title_names: frozenset[str] = frozenset()  # the names of its stored title: what a story it begins is called
 
 
 @dataclass
@@ -73,8 +76,11 @@ class Link:
     name: str = ""  # the specific name the two share, as written: what threads the story
 
 
-def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool, str]], title: str = "") -> Sketch:
-    """The sketch of an event from its members' (publish time, vector, words, is a roundup, text)."""
+def sketch(
+    key, members: list[tuple[float, np.ndarray, frozenset[str], bool, str]], title: str = "", publishers=()
+) -> Sketch:
+    """The sketch of an event from its members' (publish time, vector, words, is a roundup, text)
+    and the names of the sources that published them."""
     v = np.sum([m[1] for m in members], axis=0).astype(np.float32)
     n = float(np.linalg.norm(v))
     from newsdesk.cluster.terms import names, terms
@@ -100,6 +106,8 @@ def sketch(key, members: list[tuple[float, np.ndarray, frozenset[str], bool, str
         found,
         frozenset(in_headlines),
         frozenset(w for m in members for w in _LOWER.findall(m[4])),
+        frozenset(w.lower() for p in publishers for w in _WORDS.findall(p)),
+        frozenset(names(title)),
     )
 
 
@@ -157,26 +165,46 @@ class StoryLinker:
         """The specific names that `s` shares with `e`'s headline: a versioned release, or a name
         neither a family word nor one that many events of the look-back use.
         None when the only such name is weak (terms.is_weak: a person, an acronym, a word)."""
-        from newsdesk.cluster.terms import is_family, is_weak
+        from newsdesk.cluster.terms import FAMILY, is_family, is_named, is_weak
 
         name_df, lower_df = counts
 
         def idf(name: str) -> float:
             return math.log((n + 1) / (name_df.get(name, 0) + 1))
 
+        # A company's own feed naming itself twice ("Windsurf 1.9544" and "Opus 4.6 is now
+        # available in Windsurf", both from Windsurf's changelog) is its feed, not a story.
+        own = s.publisher & e.publisher
         found = [
             k
             for k in s.names
-            if k in e.headline_names and not is_family(k) and (k.startswith("v:") or idf(k) >= self.config.min_name_idf)
+            if k in e.headline_names
+            and not is_family(k)
+            and not (own and set(k.split()) <= own | FAMILY)
+            and (k.startswith("v:") or idf(k) >= self.config.min_name_idf)
         ]
-        weak = {k for k in found if is_weak(k, s.names[k], lower_df)}
+        # A name the follow-up's headline does not carry is weak too unless its form says it is a
+        # name (a release, two words or more, OpenClaw's capitals): a body's "Dagster" or "Wie" is not.
+        weak = {
+            k
+            for k in found
+            if is_weak(k, s.names[k], lower_df) or (k not in s.headline_names and not is_named(k, s.names[k]))
+        }
         if len(found) == len(weak):
             return []
-        # Most telling first: strong, a release, in both headlines (the launch's product, not its
-        # maker named in the follow-up's body), longer, rarer.
+        # Most telling first: strong, in the followed event's own title, a release, in both
+        # headlines (the launch's product, not its maker named in the follow-up's body), longer, rarer.
         return sorted(
             found,
-            key=lambda k: (k in weak, not k.startswith("v:"), k not in s.headline_names, -len(k.split()), -idf(k), k),
+            key=lambda k: (
+                k in weak,
+                k not in e.title_names,
+                not k.startswith("v:"),
+                k not in s.headline_names,
+                -len(k.split()),
+                -idf(k),
+                k,
+            ),
         )
 
     def _best(
@@ -205,6 +233,8 @@ class StoryLinker:
                 continue  # a follow-up names what it follows
             if e.headline_terms and not any(w in e.headline_terms for w in shared):
                 continue  # ... what its headline is about, not only words both bodies happen to use ("Hugging Face", "billion")
+            if _other_release(s.headline_names, e.headline_names):
+                continue  # GPT-5.4 does not follow GPT-5.3 Instant: two releases, two stories
             threads = self._threads(s, e, n, counts)
             if not threads:
                 continue  # ... by a specific name: "Claude" threads no story, "GPT-5.4" or "Seedance" may
@@ -224,6 +254,14 @@ class StoryLinker:
         written = [e.names.get(k) or s.names[k] for k in threads]  # as the followed headline writes it
         reason = f"names {', '.join(written[:5])}; cosine {c:.2f}; score {score:.2f} ≥ {cfg.threshold:.2f}"
         return Link(s.key, e.key, round(score, 4), reason, written[0])
+
+
+def _other_release(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two headlines naming releases of one family and no release in common (terms.names' "v:family-version")."""
+    ra, rb = {k for k in a if k.startswith("v:")}, {k for k in b if k.startswith("v:")}
+    if ra & rb:
+        return False
+    return bool({k.split("-", 1)[0] for k in ra} & {k.split("-", 1)[0] for k in rb})
 
 
 def story_keys(keys: list, links: list[Link]) -> dict:
@@ -305,9 +343,11 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
             items.c.summary,
             items.c.body,
             items.c.published_at,
+            sources.c.name.label("source_name"),
         )
         .join(events, events.c.id == event_members.c.event_id)
         .join(items, items.c.id == event_members.c.item_id)
+        .join(sources, sources.c.id == items.c.source_id)
         .where(
             events.c.last_published_at >= horizon,
             events.c.first_published_at >= horizon,
@@ -318,13 +358,15 @@ def _store_sketches(conn: Connection, horizon: datetime, latest: datetime, embed
     vectors = ensure_vectors(conn, embedder or make_embedder(settings), [r.id for r in rows])
     members: dict[int, list] = {}
     titles = {}
+    publishers: dict[int, set[str]] = {}
     for r in rows:
         text = item_text(r.item_title, r.summary, r.body)
         members.setdefault(r.event_id, []).append(
             (r.published_at.timestamp(), vectors[r.id], terms(text), is_roundup(text), text)
         )
         titles[r.event_id] = r.title
-    return [sketch(e, m, titles[e]) for e, m in members.items()]
+        publishers.setdefault(r.event_id, set()).add(r.source_name)
+    return [sketch(e, m, titles[e], publishers[e]) for e, m in members.items()]
 
 
 def _first_events(conn: Connection, recent) -> dict[int, int]:

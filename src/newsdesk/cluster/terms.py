@@ -560,7 +560,22 @@ _COMMON = frozenset(
         "company",
     ]
 )
-_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?")
+_STOPLISTS = ("English", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch")
+_common_words: frozenset[str] | None = None
+
+
+def _is_common(word: str) -> bool:
+    """A common word (lowercase): ours above, or in the stoplist of a language the sources write
+    in (justext's, which trafilatura brings: "War", "System", German "Wie" open headlines too)."""
+    global _common_words
+    if _common_words is None:
+        import justext
+
+        _common_words = _COMMON.union(*(justext.get_stoplist(lang) for lang in _STOPLISTS))
+    return word in _common_words
+
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?(?![\u00c0-\u024f])")  # not the "K" of "Körber"
 _PERSON_TAGS = {"nr", "nrt", "nrfg"}  # jieba: a person's (or a brand's) name
 _NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which is a name when it is rare ("论文" is nz)
 _tags: dict[str, str] | None = None
@@ -592,33 +607,65 @@ def _proper_cjk(text: str) -> list[str]:
     return out
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？:：|｜\n]\s*$")
+
+
 def _latin_names(text: str) -> dict[str, str]:
     """Capitalised Latin words (OpenClaw, Moltbook) and runs of them (Nano Banana, Agentic
-    Engineering Patterns, and each two or three adjacent words of a run) -> how the text writes them."""
+    Engineering Patterns, Department of War, and each two or three adjacent words of a run, none
+    at either end a common word) -> how the text writes them. A plain word opening a sentence in a
+    Latin-script language is capitalised by grammar, not as a name ("Statement on ...", "Wie wir
+    ..."): it stands in runs only."""
     out: dict[str, str] = {}
     run: list[str] = []
-    end = -1
+    opens: list[bool] = []  # each word of the run: does it open a sentence
+    end = 0
+    # A Title Case headline ("The Batch: Robots Supervise Robots, Bad Labels Plague Datasets")
+    # capitalises by style: none of its plain words is a name alone, as if each opened a sentence.
+    head = text.split("\n", 1)[0]
+    long_words = re.findall(r"(?<![A-Za-z])[A-Za-z]{4,}", head)
+    title_case = len(long_words) >= 4 and sum(w[0].isupper() for w in long_words) >= 0.75 * len(long_words)
 
     def flush():
-        words = [w for w in run if w.lower() not in _COMMON]
-        for w in words:
-            out.setdefault(w.lower(), w)
+        while run and run[-1] == "of":
+            run.pop()
+            opens.pop()
+        for w, first in zip(run, opens):
+            if w != "of" and not _is_common(w.lower()) and not (first and not _CAMEL.match(w)):
+                out.setdefault(w.lower(), w)
         for n in (2, 3):
             for i in range(len(run) - n + 1):
                 gram = run[i : i + n]
-                if any(w.lower() not in _COMMON for w in gram):
+                if not any(_is_common(w.lower()) or w == "of" for w in (gram[0], gram[-1])):
                     out.setdefault(" ".join(gram).lower(), " ".join(gram))
         run.clear()
+        opens.clear()
 
     for m in _LATIN_TOKEN.finditer(text):
         word = re.sub(r"['’][a-z]+$", "", m.group(0))
+        if len(word) < 2:
+            flush()
+            end = m.end()
+            continue
         capital = word[0].isupper() or any(ch.isupper() for ch in word[1:])
+        gap = text[end : m.start()]
+        if word == "of" and run and gap == " ":
+            run.append(word)  # Department of War, Bank of America: the run goes on
+            opens.append(False)
+            end = m.end()
+            continue
         if any(ch.isdigit() for ch in word) or not capital or word.lower() in _STOP:
             flush()
             end = m.end()
             continue
-        if run and text[end : m.start()] != " ":
+        if run and gap != " ":
             flush()
+        # Opening a sentence that goes on in Latin script ("Statement on"): "Moltbook底裤被扒了" is a name
+        latin_goes_on = bool(re.match(r"\s+[A-Za-z]", text[m.end() :]))
+        opens.append(
+            (title_case and m.start() < len(head))
+            or (not run and latin_goes_on and (m.start() == 0 or bool(_SENTENCE_END.search(text[: m.start()]))))
+        )
         run.append(word)
         end = m.end()
     flush()
@@ -626,13 +673,13 @@ def _latin_names(text: str) -> dict[str, str]:
 
 
 def names(text: str) -> dict[str, str]:
-    """The names a text uses, each -> its written form: versioned releases ("v:gpt-5.4", family and
-    version without the variant), capitalised Latin words and runs of them, Chinese proper nouns.
+    """The names a text uses, each -> its written form: versioned releases ("v:gpt-5.4", anchors.py's
+    family, version and variant: GPT-5.3 Codex is not GPT-5.3), capitalised Latin words and runs
+    of them, Chinese proper nouns.
     Common words and family words (FAMILY) are kept: the story linker decides what they may do."""
     out: dict[str, str] = {}
     for span, anchor in sorted(_models_spans(text)):
-        family, _, rest = anchor[len("model:") :].partition("-")
-        out.setdefault(f"v:{family}-{rest.split('-', 1)[0]}", text[span[0] : span[1]])
+        out.setdefault("v:" + anchor[len("model:") :], text[span[0] : span[1]])
     out.update({k: v for k, v in _latin_names(text).items() if k not in out})
     for word in _proper_cjk(text):
         out.setdefault(word, word)
@@ -663,8 +710,13 @@ def is_weak(name: str, written: str, lowercase: Collection[str] = frozenset()) -
     return not _CAMEL.match(written) and name in lowercase
 
 
+def is_named(name: str, written: str) -> bool:
+    """A name by its form alone: a release, two words or more, or capitals inside a word (OpenClaw)."""
+    return name.startswith("v:") or " " in name or bool(_CAMEL.match(written) and not _ACRONYM.match(written))
+
+
 def is_family(name: str) -> bool:
     """A name that alone threads no story: a family word, or a run of family and common words."""
     if name.startswith("v:"):
         return False
-    return all(w in FAMILY or w in _COMMON or w in _STOP for w in name.split())
+    return all(w in FAMILY or w in _STOP or _is_common(w) for w in name.split())
