@@ -194,3 +194,14 @@ def test_an_in_memory_store_is_versioned_by_its_tables():
         sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
     assert reads.version() != before and before[0] != "sqlite"
     engine.dispose()
+
+
+def test_a_page_kept_for_every_reader_cannot_carry_a_csrf_token():
+    from starlette.requests import Request
+
+    from newsdesk.web.app import LazyCsrf
+
+    request = Request({"type": "http", "method": "GET", "path": "/", "headers": [], "session": {}})
+    assert len(str(LazyCsrf(request))) > 20 and "csrf" in request.session  # a personal page makes one
+    with pytest.raises(RuntimeError, match="CSRF"):
+        str(LazyCsrf(request, shared=True))

@@ -115,12 +115,16 @@ class SecurityHeaders:
 
 class LazyCsrf:
     """The session's CSRF token, made when a page shows a form with it and not before: a reader's
-    page without a form sets no session cookie, and can be kept and shown to every reader."""
+    page without a form sets no session cookie, and can be kept and shown to every reader. A page
+    kept for every reader (`shared`) must never carry one: it would hand one session's token to all."""
 
-    def __init__(self, request: Request):
+    def __init__(self, request: Request, *, shared: bool = False):
         self.request = request
+        self.shared = shared
 
     def __str__(self) -> str:
+        if self.shared:
+            raise RuntimeError("a page kept for every reader shows a form with a CSRF token; show it to users only")
         return auth.csrf_token(self.request)
 
     __html__ = __str__  # a URL-safe token: nothing to escape
@@ -205,14 +209,14 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
         return lang if lang in UI_LANGUAGES else "zh"
 
-    def page(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+    def page(request: Request, template: str, status: int = 200, shared: bool = False, **context) -> HTMLResponse:
         lang = ui_lang(request)
         context.update(
             request=request,
             t=Labels(lang),
             ui=lang,
             user=auth.current_user(request),
-            csrf=LazyCsrf(request),
+            csrf=LazyCsrf(request, shared=shared),
             writes_enabled=bool(settings.web_token),
             writes_off=auth.WRITES_OFF[lang],
             flash=request.session.pop("flash", None),
@@ -238,7 +242,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         key = reader_page_key(request)
         if key is None:
             return page(request, template, **read())
-        return HTMLResponse(reads.get(key, lambda: bytes(page(request, template, **read()).body)))
+        return HTMLResponse(reads.get(key, lambda: bytes(page(request, template, shared=True, **read()).body)))
 
     def page_data(request: Request, key: tuple, read):
         """What a page reads, kept under key for personal pages (the operator's, one with a flash
