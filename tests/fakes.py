@@ -135,6 +135,22 @@ def first_sentence(text: str, words: int = 14) -> str:
     return " ".join(text.split()[:words])
 
 
+class CardTranslator:
+    """Answers the card translation prompt (write/translate.py translate_cards) with scripted drafts,
+    one per call, the last one repeated; keeps every call's messages."""
+
+    model = "fake-translator"
+
+    def __init__(self, *drafts: dict):
+        self.drafts, self.calls = list(drafts), []
+
+    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
+        assert stage == "translation" and "headline" in schema["required"]
+        self.calls.append(messages)
+        draft = self.drafts[min(len(self.calls), len(self.drafts)) - 1]
+        return FakeReply(json.dumps(draft, ensure_ascii=False), draft, self.model)
+
+
 class EpisodeFake:
     """Answers each prompt of the episode and translation stages from the prompt's own text."""
 

@@ -6,6 +6,7 @@ with it; one without keeps its place and is shown for what it is (compact in the
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,10 @@ from newsdesk.ingest.normalize import detect_language
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
+from newsdesk.write.digest import Bullet, Digest, Section, parse_digest
 
 DAY = "2026-02-26"  # a day of the dev week 2026-W09 (never the held-out W11)
-STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "publish"]
+STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "weekly", "episode", "publish"]
 
 
 def _replay(tmp_path, source, **run) -> tuple[Settings, dict]:
@@ -30,9 +32,12 @@ def _replay(tmp_path, source, **run) -> tuple[Settings, dict]:
     report = run_pipeline(engine, s, stages=STAGES, source=source, **run)
     assert report.problems == []
     with engine.connect() as conn:
-        rows = conn.execute(select(editions).where(editions.c.kind == "daily")).mappings().all()
+        rows = conn.execute(select(editions)).mappings().all()
     engine.dispose()
-    return s, {(r["key"], r["language"]): r["meta"]["cards"] for r in rows}
+    s.editions = {
+        (r["kind"], r["key"], r["language"]): r for r in rows
+    }  # every edition, for the weekly's and episode's tests
+    return s, {(r["key"], r["language"]): r["meta"]["cards"] for r in rows if r["kind"] == "daily"}
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +112,33 @@ def test_a_compact_cards_extract_is_its_first_whole_sentence():
     lead = "Q4营收681亿美元（同比+73%）。（量子位）英伟达称数据中心收入623亿美元。（机器之心）"
     assert first_sentence(lead) == "Q4营收681亿美元（同比+73%）。（量子位）"
     assert first_sentence("It ships today. (The Verge) More later. (Ars)") == "It ships today. (The Verge)"
+
+
+def test_the_weekly_and_the_episode_digest_have_both_editions(demo_offline):
+    s, _ = demo_offline
+    weekly = {lang: row for (kind, _, lang), row in s.editions.items() if kind == "weekly"}
+    assert set(weekly) == {"zh", "en"}
+    assert weekly["en"]["title"].startswith("AI Weekly ") and "📊 The week at a glance" in weekly["en"]["body"]
+    assert weekly["zh"]["title"].startswith("AI周报 ") and "📊 本周概览" in weekly["zh"]["body"]
+    # The en weekly's parts in Chinese (the demo week's Chinese coverage) are marked, each once, on its page.
+    meta = weekly["en"]["meta"]
+    parts = [p for sec in meta["sections"] for p in re.split(r"\n\s*\n", sec["text"].strip())]
+    parts += [b["title"] + " " + b["text"] for b in meta["briefs"]]
+    chinese = [p for p in parts if detect_language(p) != "en"]
+    page = (Path(s.site_dir) / "en" / "weekly" / f"{weekly['en']['key']}.html").read_text(encoding="utf-8")
+    body = page.split('class="weekly"', 1)[1]
+    assert chinese and body.count('<span class="language-mark">In Chinese</span>') == len(chinese)
+    # The demo's episode is in English: the zh digest says so first, and that its quotes are as spoken.
+    episode = {lang: row for (kind, _, lang), row in s.editions.items() if kind == "episode"}
+    assert set(episode) == {"zh", "en"}
+    zh_lines = [ln for ln in episode["zh"]["body"].splitlines() if ln.strip()]
+    assert zh_lines[1] == "本期节目的语言是英文。下面的引文是节目原话，没有翻译。" and zh_lines[2] == "摘要"
+    assert [ln for ln in episode["en"]["body"].splitlines() if ln.strip()][1] == "Summary"
+
+
+def test_a_digest_keeps_its_language_note_when_read_back():
+    digest = Digest("Week in review", "1", ["A point."], [Section("Topic", "", [Bullet("Said it.")])], "en")
+    digest.note = "This episode is in Chinese."
+    back = parse_digest(digest.render(), "en")
+    assert back.note == digest.note and back.summary == ["A point."] and back.render() == digest.render()
+    assert parse_digest(Digest("T", None, ["A."], digest.sections, "en").render(), "en").note == ""

@@ -24,10 +24,22 @@ LABELS: dict[str, dict[str, str]] = {
     "back": {"zh": "返回当日", "en": "Back to the day"},
     "lang_zh": {"zh": "中文", "en": "Chinese"},
     "lang_en": {"zh": "英文", "en": "English"},
+    "lang_other": {"zh": "其他语言", "en": "another language"},
+    # an episode digest whose transcript is in another language than the digest's (write/episode_edition.py)
+    "episode_in": {"zh": "本期节目的语言是{language}。", "en": "This episode is in {language}."},
+    "quotes_as_spoken": {
+        "zh": "下面的引文是节目原话，没有翻译。",
+        "en": "The quotes below are as spoken, untranslated.",
+    },
     # a card part shown in another language than its edition's (editions/cards.py language_mark)
     "written_zh": {"zh": "中文报道", "en": "In Chinese"},
     "written_en": {"zh": "英文报道", "en": "In English"},
     "written_other": {"zh": "其他语言报道", "en": "In another language"},
+    # the weekly report's title line and its two fixed headings
+    "weekly_title": {"zh": "AI周报 {week} | {site}", "en": "AI Weekly {week} | {site}"},
+    "weekly_overview": {"zh": "📊 本周概览", "en": "📊 The week at a glance"},
+    "weekly_briefs": {"zh": "📌 本周简讯", "en": "📌 In brief"},
+    "edition_language": {"zh": "语言", "en": "Language"},
     "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
     "events_n": {"zh": "个事件", "en": "events"},
@@ -42,6 +54,11 @@ LABELS: dict[str, dict[str, str]] = {
     # a card's badges: one line in place of its notes (the full sentences are on the event page)
     "badge_extract": {"zh": "原文摘录", "en": "extract"},
     "badge_replaces": {"zh": "代替未过核查的稿件", "en": "in place of a failed draft"},
+    "badge_translated": {"zh": "译自{language}", "en": "translated from {language}"},
+    "translated_note": {
+        "zh": "标题和导语由模型从原文摘录译出，已核查数字和名称。",
+        "en": "The headline and lead were translated from the original extract by the model; numbers and names checked.",
+    },
     "level_full": {"zh": "全文", "en": "full text"},
     "level_summary": {"zh": "仅摘要", "en": "summary only"},
     "level_paywalled": {"zh": "付费墙", "en": "paywalled"},

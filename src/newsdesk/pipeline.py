@@ -142,6 +142,8 @@ def write_stage(ctx: RunContext) -> StageResult:
         ctx.engine, ctx.settings, limit=ctx.limits.analyses, progress=ctx.note, counted=ctx.progress
     )
     result = StageResult({"analyses_written": stats.written, "analyses_flagged": stats.flagged})
+    if stats.translated:
+        result.facts["analyses_translated"] = stats.translated
     result.problems += stats.errors
     if stats.stopped:
         result.problems.append(stats.stopped)

@@ -142,6 +142,7 @@ def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dic
             "flags": flag_lines(r["flags"] or []),
             "extractive": r["extractive"],
             "replaces_failed": r["replaces_failed"],
+            "translated_from": r.get("translated_from"),  # its headline and lead translated (write/translate.py)
         }
     return out
 
@@ -160,6 +161,17 @@ def badges(card: dict, language: str) -> list[dict]:
                 "kind": "extract",
                 "text": text,
                 "title": t.extractive + (" " + t.replaces_failed if analysis.get("replaces_failed") else ""),
+            }
+        )
+    if analysis.get("translated_from"):  # the extract's headline and lead, translated by the model
+        source = analysis["translated_from"]
+        out.append(
+            {
+                "kind": "translated",
+                "text": t.badge_translated.format(
+                    language=t["lang_" + source] if source in ("zh", "en") else t.lang_other
+                ),
+                "title": t.translated_note,
             }
         )
     levels = [m["material_level"] for m in card["members"] if m.get("material_level")]

@@ -12,6 +12,7 @@ import re
 
 import yaml
 
+from newsdesk.ingest.normalize import detect_language
 from newsdesk.labels import Labels
 from newsdesk.render import markdown_source
 
@@ -54,16 +55,27 @@ def weekly_slug(edition: dict) -> str:
 
 def weekly_markdown(edition: dict) -> str:
     """The weekly report's body from its parts; a report stored before its parts were kept, as stored."""
-    return weekly_body(edition["meta"]) if "sections" in edition["meta"] else untitled_body(edition)
+    return (
+        weekly_body(edition["meta"], edition["language"]) if "sections" in edition["meta"] else untitled_body(edition)
+    )
 
 
-def weekly_body(meta: dict) -> str:
-    out = ["## 📊 本周概览", *meta.get("overview", [])]
+def weekly_body(meta: dict, language: str = "zh") -> str:
+    t = Labels(language)
+
+    def mark(text: str) -> str:  # a part in another language than the edition's says so
+        code = detect_language(text)
+        return f"*{t.written_in(code)}* " if code != language else ""
+
+    out = [f"## {t.weekly_overview}", *meta.get("overview", [])]
     for section in meta.get("sections", []):
-        heading, _, rest = section["text"].partition("\n\n")
-        out += [f"## {heading}", rest]
-    out.append("## 📌 本周简讯")
-    out += [f"- **{b['title']}** — {b['source']} / {b['text']}" for b in meta.get("briefs", [])]
+        heading, *rest = re.split(r"\n\s*\n", section["text"].strip())
+        out += [f"## {heading}", *(mark(p) + p for p in rest)]
+    out.append(f"## {t.weekly_briefs}")
+    out += [
+        f"- {mark(b['title'] + ' ' + b['text'])}**{b['title']}** — {b['source']} / {b['text']}"
+        for b in meta.get("briefs", [])
+    ]
     return "\n\n".join(out) + "\n"
 
 

@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.config import Settings
 from newsdesk.editions.cards import day_headlines, event_path
 from newsdesk.errors import NewsdeskError
+from newsdesk.ingest.normalize import detect_language
 from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
@@ -76,6 +77,7 @@ def _environment() -> Environment:
         paragraphs=paragraphs,
         markdown=markdown_html,
         safe_name=safe_name,
+        written=detect_language,  # a text's language, for the marks on parts in another language
     )
     return env
 

@@ -353,6 +353,8 @@ analyses = Table(
     Column("reports", Integer),
     Column("tab", CleanString(12)),
     Column("created_at", UTCDateTime(), nullable=False),
+    # The language an extractive card's headline and lead were translated from (write/translate.py); NULL: not translated.
+    Column("translated_from", CleanString(8)),
     UniqueConstraint("event_id", "language", name="uq_analyses_event_language"),
 )
 

@@ -39,6 +39,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from newsdesk import render
 from newsdesk.config import Settings
 from newsdesk.days import event_dates, neighbour_days
+from newsdesk.ingest.normalize import detect_language
 from newsdesk.ingest.poll import short
 from newsdesk.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
@@ -199,6 +200,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         when=lambda v, fmt="%Y-%m-%d %H:%M": render.local_time(v, tz, fmt),
         pct=lambda v: f"{v * 100:.1f}%",
         duration=short,
+        written=detect_language,  # a text's language, for the marks on parts in another language
     )
     env.globals["event_url"] = lambda event_id: (
         f"/events/{event_id}"

@@ -54,6 +54,7 @@ class WriteStats:
     clean: int = 0
     flagged: int = 0  # drafts that failed after the rewrite: kept for the operator, the extractive card published
     unchanged: int = 0  # analysis not due (see due()): skipped without a model call
+    translated: int = 0  # extractive cards with no material in their language, translated (write/translate.py)
     failed: int = 0  # the model gave no answer; retried next run
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early: budget spent or endpoint unavailable
@@ -231,6 +232,7 @@ def write_analysis(
         "material_key": key,
         **size,
         "created_at": datetime.now(UTC),
+        "translated_from": None,
     }
     _store(engine, brief["event_id"], language, values)
     return {**values, "failed_draft": False}

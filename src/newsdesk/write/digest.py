@@ -1,7 +1,8 @@
 """An episode digest as data and its text (摘要 + 精读, or Summary + Deep dive in English).
 Its stored edition is write/episode_edition.py.
 
-    text = digest.render()              title line, 摘要 / Summary bullets, 精读 / Deep dive sections
+    text = digest.render()              title line, a note (the episode's language, when it is not the
+                                        digest's), 摘要 / Summary bullets, 精读 / Deep dive sections
     digest = parse_digest(text, "zh")   read back; DigestFormatError names the first bad line
 """
 
@@ -52,11 +53,13 @@ class Digest:
     summary: list[str]
     sections: list[Section]
     language: str = "zh"
+    note: str = ""  # one line before the summary: what a reader must know first (the episode is in English)
 
     def render(self) -> str:
         summary_head, sections_head = HEADINGS[self.language]
         colon = COLON[self.language]
-        out = [f"{self.number}. {self.title}" if self.number else self.title, "", summary_head, ""]
+        out = [f"{self.number}. {self.title}" if self.number else self.title, ""]
+        out += [self.note, "", summary_head, ""] if self.note else [summary_head, ""]
         out += [BULLET + b for b in self.summary]
         out += ["", sections_head, ""]
         for n, section in enumerate(self.sections, 1):
@@ -92,10 +95,13 @@ def parse_digest(text: str, language: str = "zh") -> Digest:
     number, title = (m.group(1), m.group(2)) if m else (None, first)
     summary: list[str] = []
     sections: list[Section] = []
+    notes: list[str] = []
     part = "title"
     for lineno, ln in numbered[1:]:
         if ln == summary_head and part == "title":
             part = "summary"
+        elif part == "title" and not notes and not ln.startswith(BULLET):
+            notes.append(ln)
         elif ln == sections_head and part == "summary":
             part = "sections"
         elif part == "summary" and ln.startswith(BULLET):
@@ -114,7 +120,7 @@ def parse_digest(text: str, language: str = "zh") -> Digest:
     for s in sections:
         if not s.bullets:
             raise DigestFormatError(f"section '{s.topic}' has no bullet")
-    return Digest(title, number, summary, sections, language)
+    return Digest(title, number, summary, sections, language, note="".join(notes))
 
 
 def clean_field(value: object) -> str:

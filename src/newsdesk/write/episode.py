@@ -34,6 +34,7 @@ from newsdesk.write.digest import (
 from newsdesk.write.episode_edition import (
     EpisodeResult,
     episode_slug,
+    language_note,
     reuse,
     save_edition,
     stored_edition,
@@ -342,7 +343,7 @@ def write_episode(
         ]
         summary_problems.append("no usable summary bullet from the model; the sections' openings stand in")
 
-    digest = Digest(title, number, summary, sections, "zh")
+    digest = Digest(title, number, summary, sections, "zh", note=language_note(turns, "zh"))
     _apply_naming(digest, w.people, w.suspects)
     text = digest.render()
     findings = _digest_findings(w, digest, text, summary_problems)

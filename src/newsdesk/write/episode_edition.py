@@ -12,9 +12,30 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
+from newsdesk.ingest.normalize import detect_language
+from newsdesk.labels import UI_LANGUAGES, Labels
+from newsdesk.model import Turn
 from newsdesk.store import edition_rows as editions_store
 from newsdesk.write.digest import Digest, parse_digest
 from newsdesk.write.transcript import QuoteReport
+
+
+def spoken_language(turns: list[Turn]) -> str:
+    """The language an episode is spoken in (zh, en or other), from turns across the whole transcript."""
+    step = max(1, len(turns) // 40)
+    return detect_language(" ".join(t.text for t in turns[::step])[:4000])
+
+
+def language_note(turns: list[Turn], language: str, *, quotes_as_spoken: bool = False) -> str:
+    """The line a digest in `language` opens with when its episode is spoken in another language
+    ("This episode is in Chinese."), and, for a digest that quotes it verbatim, that its quotes are
+    untranslated; "" when the episode is in the digest's language."""
+    spoken = spoken_language(turns)
+    if spoken == language:
+        return ""
+    t = Labels(language)
+    note = t.episode_in.format(language=t["lang_" + (spoken if spoken in UI_LANGUAGES else "other")])
+    return note + (("" if language == "zh" else " ") + t.quotes_as_spoken if quotes_as_spoken else "")
 
 
 @dataclass

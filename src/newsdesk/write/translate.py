@@ -1,4 +1,5 @@
-"""The English edition of an episode digest, one unit at a time.
+"""Translation: the English edition of an episode digest, one unit at a time; and an event card
+whose material is all in the other language, in its edition's language (translate_cards, below).
 
 The units are the title + summary, then each section. Code keeps the structure: it asks
 for exactly as many bullets as the Chinese unit has and assembles the sections in the
@@ -28,6 +29,7 @@ from newsdesk.write.digest import (
 )
 from newsdesk.write.episode_edition import (
     EpisodeResult,
+    language_note,
     reuse,
     save_edition,
     stored_edition,
@@ -251,6 +253,7 @@ def translate_episode(
 
     summary, *units = in_parallel(llm, translate, range(len(source.sections) + 1))
     digest, findings = _assemble(source, summary, units, _title(source, summary, original_title, english))
+    digest.note = language_note(turns, "en")  # a Chinese episode says so
     _naming(digest, people, uncertain_names(lines), zh.text)
     text = digest.render()
     findings += _edition_findings(text, zh, digest, index if english else None, material)
@@ -330,3 +333,123 @@ def _naming(digest: Digest, people, suspects: list[str], zh_text: str) -> None:
     for s in digest.sections:
         for b in s.bullets:
             b.text = next(rest)
+
+
+# --- an event card in the other language ------------------------------------------------------
+#
+# Offline, an event with no material in an edition's language is shown there as what it is: its
+# original headline and extract, marked (editions/cards.py). With an endpoint, the extractive card's
+# headline and lead are translated into the edition's language, checked like every part (numbers
+# kept, the checker against the event's material and the original), and the card becomes a full
+# card of its edition, marked as translated; one that still fails after its rewrite stays as it was.
+
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English", "other": "its original language"}
+CARD_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "headline": {"type": "string", "minLength": 2, "maxLength": 300},
+        "lead": {"type": "string", "maxLength": 3000},
+    },
+    "required": ["headline", "lead"],
+}
+
+
+def card_problems(source: tuple[str, str], draft: tuple[str, str], language: str) -> list[str]:
+    """What a card's translation got wrong beside the checker: a part left empty or not in
+    `language`, a number dropped or made up."""
+    from newsdesk.ingest.normalize import detect_language
+
+    problems = []
+    for name, original, text in zip(("headline", "lead"), source, draft):
+        if original.strip() and not text.strip():
+            problems.append(f"the {name} is empty")
+        elif text.strip() and detect_language(text) != language:
+            problems.append(f"the {name} is not in {LANGUAGE_NAMES[language]}")
+    a, b = numbers(" ".join(source)), numbers(" ".join(draft))
+    problems += [f"number {_fmt(v)} is missing from the translation" for v in sorted(a - b) if v >= 10 or v != int(v)]
+    problems += [f"number {_fmt(v)} is not in the original" for v in sorted(b - a) if v >= 10 or v != int(v)]
+    return problems
+
+
+def translate_card(engine: Engine, llm, brief: dict, row: dict, language: str, source_language: str) -> bool:
+    """The stored extractive card `row` of one event in `language`, its headline and lead translated
+    from `source_language` and stored in its place (same material key: the extractive writer does not
+    redo it while the event is unchanged). Returns whether the translation passed its checks."""
+    from newsdesk.store.schema import analyses
+    from newsdesk.write.extractive.card import member_material, split_notes
+
+    lead, notes = split_notes(row["body"])
+    source = (row["headline"], lead)
+    asked = messages(
+        "translate_card.md",
+        source_name=LANGUAGE_NAMES.get(source_language, LANGUAGE_NAMES["other"]),
+        target_name=LANGUAGE_NAMES[language],
+        target=language,
+        headline=row["headline"],
+        lead=lead,
+    )
+    material = [member_material(m) for m in brief["members"]] + ["\n".join(source)]
+
+    def write(errors: list[Finding]) -> tuple[str, str]:
+        again = with_feedback(asked, [f.detail for f in errors]) if errors else asked
+        data = ask_json(llm, again, stage="translation", schema=CARD_SCHEMA, max_tokens=1200)
+        return clean_field(data.get("headline")), clean_field(data.get("lead"))
+
+    def check(draft: tuple[str, str]) -> list[Finding]:
+        found = [rule(p) for p in card_problems(source, draft, language)]
+        return found + checker_errors("\n\n".join(p for p in draft if p), material, language)
+
+    subject = f"{brief['event_id']}:{language}"
+    done = checked(
+        write, check, record=lambda attempt, found: record_check(engine, "translation", subject, attempt, found)
+    )
+    if not done.passed:
+        return False  # the card stays as it was: its original text, marked
+    headline, translated = done.draft
+    with engine.begin() as conn:
+        conn.execute(
+            analyses.update()
+            .where(analyses.c.id == row["id"], analyses.c.material_key == row["material_key"])
+            .values(
+                headline=headline,
+                body="\n\n".join(p for p in [translated, *notes] if p),
+                translated_from=source_language,
+                attempts=done.attempts,
+                flags=[f.as_dict() for f in done.findings],
+            )
+        )
+    return True
+
+
+def translate_cards(engine: Engine, settings, llm, *, event_ids: list[int] | None = None) -> int:
+    """Every stored extractive card whose headline or lead is not in its edition's language (the event has
+    no material in it), translated (translate_card), most important event first. Returns how many passed."""
+    from sqlalchemy import desc, select
+
+    from newsdesk.cluster import event_brief
+    from newsdesk.ingest.normalize import detect_language
+    from newsdesk.store.schema import analyses, events
+    from newsdesk.write.extractive.card import EXTRACTIVE, split_notes
+
+    query = (
+        select(analyses)
+        .join(events, events.c.id == analyses.c.event_id)
+        .where(analyses.c.model == EXTRACTIVE, analyses.c.status == "clean", analyses.c.translated_from.is_(None))
+        .where(analyses.c.language.in_(settings.languages))
+        .order_by(desc(events.c.importance), analyses.c.event_id, analyses.c.language)
+    )
+    if event_ids is not None:
+        query = query.where(analyses.c.event_id.in_(event_ids))
+    with engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(query)]
+    done = 0
+    for row in rows:
+        lead = split_notes(row["body"])[0]
+        written = {detect_language(row["headline"])} | ({detect_language(lead)} if lead.strip() else set())
+        if written == {row["language"]}:
+            continue  # already in its edition's language
+        with engine.connect() as conn:
+            brief = event_brief(conn, row["event_id"])
+        source_language = detect_language(row["headline"] + " " + lead)
+        done += translate_card(engine, llm, brief, row, row["language"], source_language)
+    return done

@@ -20,11 +20,11 @@ from newsdesk.days import local_day_bounds, local_time
 from newsdesk.labels import Labels
 from newsdesk.store.edition_rows import store_edition
 
-LANGUAGE = "zh"  # the weekly report is written in Chinese
+LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
 
 
-def weekly_title(week: str, site_name: str) -> str:
-    return f"AI周报 {week} | {site_name}"
+def weekly_title(week: str, site_name: str, language: str = LANGUAGE) -> str:
+    return Labels(language).weekly_title.format(week=week, site=site_name)
 
 
 def published_at(week: str, now: datetime, tz: str) -> datetime:
@@ -45,12 +45,15 @@ def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> 
     }
 
 
-def render_weekly(title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str]) -> str:
+def render_weekly(
+    title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str], language: str = LANGUAGE
+) -> str:
     """The report's form: title line, property block, overview, sections, briefs; blank-line separated."""
+    t = Labels(language)
     blocks = [title]
     for key in ("type", "status", "date", "slug", "summary"):
         blocks += [key, props[key]]
-    blocks += ["📊 本周概览", *overview, *sections, "📌 本周简讯", *briefs]
+    blocks += [t.weekly_overview, *overview, *sections, t.weekly_briefs, *briefs]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -67,20 +70,21 @@ def store_weekly(
     status: str,
     material_key: str,
     now: datetime | None = None,
+    language: str = LANGUAGE,
 ) -> None:
-    """The weekly edition of `week` from its written parts: rendered, and stored with `meta`
-    (the parts as data) after its week and properties."""
+    """The weekly edition of `week` in `language` from its written parts: rendered, and stored with
+    `meta` (the parts as data) after its week and properties."""
     now = now or datetime.now(UTC)
     props = properties(week, summary, status, now, settings.timezone)
-    title = weekly_title(week, settings.site_name)
+    title = weekly_title(week, settings.site_name, language)
     with engine.begin() as conn:
         store_edition(
             conn,
             kind="weekly",
             key=week,
-            language=LANGUAGE,
+            language=language,
             title=title,
-            body=render_weekly(title, props, overview, sections, briefs),
+            body=render_weekly(title, props, overview, sections, briefs, language),
             status=status,
             material_key=material_key,
             now=now,

@@ -64,8 +64,12 @@ class ModelWriters:
 
     def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
         from newsdesk.write.analysis import write_analyses
+        from newsdesk.write.translate import translate_cards
 
-        return write_analyses(engine, settings, self.llm, limit=limit, progress=progress, counted=counted)
+        stats = write_analyses(engine, settings, self.llm, limit=limit, progress=progress, counted=counted)
+        if not stats.stopped:  # an extractive card with no material in its edition's language, translated
+            stats.translated = translate_cards(engine, settings, self.llm)
+        return stats
 
     def card(self, engine, settings, brief, language) -> bool:
         from newsdesk.write.analysis import analysis_key, due, stored_analysis, system_prompt, write_analysis
@@ -84,6 +88,7 @@ class ModelWriters:
         stats = build_weekly(engine, settings, self.llm, week, **caps)
         if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
             stats.replaced = stand_in_weekly(engine, settings, stats.week, model=self.llm.model)
+        other_editions(engine, settings, stats.week, **caps)  # the model writes the Chinese report only
         return stats
 
     def episode(self, engine, settings, turns, *, title, number=None) -> list:
@@ -119,13 +124,35 @@ class ExtractiveWriters:
             with engine.connect() as conn:
                 week = latest_week(conn, settings.timezone)
         status = publish_weekly(engine, settings, week, **caps)
-        return WeeklyStats(week=week, status=status, built=status != "unchanged")
+        built = other_editions(engine, settings, week, **caps)
+        return WeeklyStats(week=week, status=status, built=status != "unchanged" or built)
 
     def episode(self, engine, settings, turns, *, title, number=None) -> list:
         from newsdesk.write.extractive.publish import publish_episode
 
-        languages = ["zh"] + (["en"] if "en" in settings.languages else [])
-        return [publish_episode(engine, turns, title=title, number=number, language=language) for language in languages]
+        return [
+            publish_episode(engine, turns, title=title, number=number, language=language)
+            for language in edition_languages(settings)
+        ]
+
+
+def edition_languages(settings: Settings) -> list[str]:
+    """The languages every edition (daily, weekly, episode) is built in: zh, and en when configured."""
+    return ["zh"] + (["en"] if "en" in settings.languages else [])
+
+
+def other_editions(engine: Engine, settings: Settings, week: str | None, **caps) -> bool:
+    """The weekly's editions after the Chinese one (the English weekly), chosen from the material in
+    their own language: a week's events told by their material in that language first. Returns
+    whether one was built."""
+    from newsdesk.write.extractive.publish import publish_weekly
+
+    if week is None:
+        return False
+    return any(
+        publish_weekly(engine, settings, week, language=language, **caps) != "unchanged"
+        for language in edition_languages(settings)[1:]
+    )
 
 
 def writers(settings: Settings, llm) -> Writers:

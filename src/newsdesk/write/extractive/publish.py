@@ -29,6 +29,7 @@ from newsdesk.write.check import check_output
 from newsdesk.write.episode_edition import (
     EpisodeResult,
     episode_slug,
+    language_note,
     reuse,
     save_edition,
     stored_edition,
@@ -59,7 +60,7 @@ from newsdesk.write.weekly_edition import (
     week_stories,
 )
 
-EXTRACTIVE_FORMAT = 4  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 5  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
@@ -130,6 +131,7 @@ def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1)
         "attempts": 1,
         "model": MODEL,
         "created_at": datetime.now(UTC),
+        "translated_from": None,  # chosen anew: in the material's own language until translated again
     }
 
 
@@ -166,6 +168,7 @@ def publish_episode(
         return reuse(row, language)
     transcript = prepare(turns, embed)
     digest = extractive_digest(transcript, title=title, number=number, language=language, options=options)
+    digest.note = language_note(turns, language, quotes_as_spoken=True)  # its quotes are verbatim, untranslated
     errors = checker_errors(digest.prose(), transcript_material(transcript), language)
     record_check(engine, "episode", key, 1, errors)
     findings = [f.detail for f in errors]
@@ -211,9 +214,11 @@ def _fingerprint(briefs: list[dict]) -> list:
     ]
 
 
-def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: datetime | None = None, **caps) -> str:
-    """The extractive weekly report of `week` (default: the newest), checked part by part and stored.
-    `caps` are the weekly's max_sections / per_section / max_briefs. Returns its status."""
+def publish_weekly(
+    engine: Engine, settings, week: str | None = None, *, language: str = LANGUAGE, now: datetime | None = None, **caps
+) -> str:
+    """The extractive weekly report of `week` (default: the newest) in `language`, checked part by part
+    and stored. `caps` are the weekly's max_sections / per_section / max_briefs. Returns its status."""
     with engine.begin() as conn:
         week = week or model_weekly.latest_week(conn, settings.timezone)
         if week is None:
@@ -222,10 +227,9 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
             )
         model_weekly.parse_week(week)
         briefs = load_week(conn, settings, week)
-        stories = week_stories(conn, [b["event_id"] for b in briefs], LANGUAGE, settings.timezone)
+        stories = week_stories(conn, [b["event_id"] for b in briefs], language, settings.timezone)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
-    language = LANGUAGE
     digest = material_key(
         "extractive-weekly",
         EXTRACTIVE_FORMAT,
@@ -262,6 +266,7 @@ def publish_weekly(engine: Engine, settings, week: str | None = None, *, now: da
         status=status,
         material_key=digest,
         now=now,
+        language=language,
     )
     return status
 

@@ -157,7 +157,7 @@ def item_brief(brief: dict, language: str) -> Brief:
     # Figures first, then the item's own order.
     picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
     picked.sort(key=own.index)
-    text = join(picked) or ("只有标题。" if language == "zh" else "Title only.")
+    text = join(picked) or ("只有标题。" if language == "zh" else "title only.")  # lower case: not a name after "/"
     return Brief(
         brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text
     )
