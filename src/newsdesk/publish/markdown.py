@@ -39,8 +39,13 @@ def untitled_body(edition: dict) -> str:
 
 
 def headlines_summary(edition: dict) -> str:
-    """A day's summary line: its first five headlines."""
-    return " / ".join(c["headline"] for c in edition["meta"].get("cards", [])[:5])
+    """A day's summary line: its first five headlines, each in another language marked as its card is."""
+
+    def marked(card: dict) -> str:
+        mark = (card.get("language_mark") or {}).get("headline")  # cards stored before marks have none
+        return f"{card['headline']} ({mark})" if mark else card["headline"]
+
+    return " / ".join(marked(c) for c in edition["meta"].get("cards", [])[:5])
 
 
 def weekly_front(meta: dict) -> dict:
