@@ -182,7 +182,7 @@ def _close(run: list[str], numbers_after: int, out: list[str], exclude: set[str]
     tail = [w.lower() for w in run[len(run) - numbers_after :]] if numbers_after else []
     words = run if "point" in tail else run[: len(run) - numbers_after]
     words = [re.sub(r"'s$", "", w) for w in words]
-    if not words:
+    if not words or len(words) == 1 and len(words[0]) < 2:  # "M", a letter, names nothing
         return
     if all(w.lower() in exclude for w in words if w.lower() not in _NUMBER_WORDS):
         return
@@ -292,7 +292,7 @@ def topics(sections: list[list[tuple[str, list[str]]]], exclude: set[str], head:
         for x, c in counts.items():
             news = any(x in found and introduced(t, x) for (t, _), found in zip(sents, sets))
             early = any(x in found for found in sets[:head])
-            if c >= 2 or news:
+            if c >= 3 or news:  # a name said only twice is mentioned, not discussed
                 scored[x] = c * math.log(1 + n / df[x]) + (first_in[x] == k) + 0.5 * early + 3.0 * news
         if scored:
             out.append(max(scored, key=lambda x: (scored[x], len(x))))
@@ -301,8 +301,13 @@ def topics(sections: list[list[tuple[str, list[str]]]], exclude: set[str], head:
         # A two-word phrase said as often as its words is the better name ("remote control").
         best = {p: c * math.log(1 + n / phrase_df[p]) * (1.6 if " " in p else 1.0) for p, c in pc.items() if c >= 2}
         if not best:  # no noun phrase said twice: the most distinctive content word said twice
-            pc = Counter(p for p in ps if " " not in p and not set(p.split()) & exclude)
-            best = {p: c * math.log(1 + n / phrase_df[p]) for p, c in pc.items() if c >= 2}
+            pc = Counter(p for p in ps if " " not in p and p not in exclude)
+            # Likelier a thing than a doing ("aiming"), where the section offers one.
+            best = {
+                p: c * math.log(1 + n / phrase_df[p]) * (0.5 if re.search(r"(?:ing|ed|ly)$", p) else 1.0)
+                for p, c in pc.items()
+                if c >= 2
+            }
         out.append(max(best, key=lambda p: (best[p], len(p))) if best else "")
     return out
 
