@@ -260,7 +260,7 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
     writer = weekly._Writer(sqlite_engine, llm, HARVEST_WEEK)
     started = time.monotonic()
     try:
-        part, kept = weekly._section(writer, 1, chosen)
+        part, kept = weekly._section(writer, 1, chosen, chosen[0].title)
     finally:
         llm.close()
     elapsed = time.monotonic() - started
