@@ -41,7 +41,7 @@ def test_every_lead_is_in_a_theme_named_from_its_lead_headline(demo):
     assert {e.id for e in leads(theme_events(briefs, cards))} <= themed
     assert len({len(t.events) for t in report.themes}) > 1  # themes vary in size
     for theme in report.themes:
-        lead = cards[theme.events[0]].headline
+        lead = cards[theme.voice].headline
         # Whole clauses of the lead headline, a company named in it before them: no bag of words.
         for part in re.split(r"：|，", theme.heading):
             assert part.lower() in lead.lower(), (part, lead)
@@ -64,10 +64,10 @@ def test_each_overview_line_is_its_lead_events_hardest_fact_attributed(demo):
     assert len(report.overview) == len(report.themes)
     with_figures = 0
     for theme, line in zip(report.themes, report.overview):
-        card = extractive_card(by_id[theme.events[0]], "zh")
+        card = extractive_card(by_id[theme.voice], "zh")
         assert line.startswith(theme.heading)  # "heading：fact", or the fact alone when it opens with the heading
         whole, source = re.fullmatch(r"(.+)（([^（）]+)）", line).groups()
-        sources = {m["source_name"] for m in by_id[theme.events[0]]["members"]}
+        sources = {m["source_name"] for m in by_id[theme.voice]["members"]}
         assert any(x in sources for x in source.split("、")), (source, sources)
         said = [s.text for s in card.lead]
         fact = next(f for f in (whole[len(theme.heading) + 1 :], whole) if f in said or f == card.headline)

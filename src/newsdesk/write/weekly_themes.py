@@ -7,8 +7,9 @@ nothing in it depends on the edition's language but the words a heading is cut f
    events.score_parts), on topic and not routine: those worth LEAD_FLOOR, at least MIN_LEADS, until
    there are MAX_LEADS themes. Every lead is in a theme.
 2. Each event's names, from its headlines (the one shown and its reports' titles): versioned products
-   (cluster/anchors.py), amounts and counts, Latin product and company names, Chinese words; one
-   spelling per company across languages (英伟达 = nvidia). Words every headline uses are left out.
+   (cluster/anchors.py), amounts and counts, Latin product and company names (a run of them by its
+   first words: "Edit Banana" is not Banana), Chinese words; one spelling per company across
+   languages (英伟达 = nvidia). Words every headline uses are left out.
 3. Two events are tied by the names they share, each counted by how specific it is in the week: a
    name two events of the week hold counts 1, one that k hold 1/(k-1); a Chinese word (not a name
    jieba can tell apart from prose) counts WORD_WEIGHT of that. A tie needs TIE.
@@ -37,6 +38,7 @@ MAX_LEADS = 14
 POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
 MAX_THEME = 5
 TIE = 1.0  # one name only the two events share, or two names three events share
+PRODUCT_WEIGHT = 2.0
 WORD_WEIGHT = 0.5  # a shared Chinese word: two rare ones make a tie, one does not
 
 # One spelling per company or person across languages: what ties a Chinese and an English headline.
@@ -302,6 +304,12 @@ class ThemeEvent:
     titles: list[str] = field(default_factory=list)  # its reports' own titles, lead first
     eligible: bool = True  # on topic, dated, not routine: may lead a theme, join one, be a brief
     joins: bool = True  # on topic and dated: may join a theme it is tied to, routine or not
+    told: bool = True  # its material says more than its title
+
+
+def in_language(text: str, language: str) -> bool:
+    cjk = bool(re.search(r"[\u3400-\u9fff]", text))
+    return cjk if language == "zh" else not cjk
 
 
 @dataclass
@@ -309,6 +317,7 @@ class Named:
     events: list[int]  # most important first
     heading: str
     shared: str  # the name the theme is built on, as the lead headline writes it
+    voice: int = 0  # the event it is named from (voice()), whose fact sums it up
 
 
 def _chinese_words(text: str) -> list[str]:
@@ -322,12 +331,12 @@ def names(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for key in model_anchors(text) | {a for a in number_anchors(text) if not a.startswith("num:") or len(a) > 6}:
         found.setdefault(key, key.split(":", 1)[1])
-    for m in _LATIN.finditer(text):
-        word = m.group(0)
-        low = word.lower()
-        if len(word) < 2 or low in GENERIC or (word.islower() and not any(c.isdigit() for c in word)):
-            continue  # a lower-case Latin word is prose, not a name
-        found.setdefault(ALIASES.get(low, low), word)
+    for run in _latin_runs(text):
+        # A run of names is one product or company: its first words name it ("Claude Code Remote
+        # Control" holds Claude Code and Claude), a later word alone does not ("Edit Banana" is not Banana).
+        for n in range(1, len(run) + 1):
+            low = " ".join(run[:n]).lower()
+            found.setdefault(ALIASES.get(low, low), " ".join(run[:n]))
     companies = [alias for alias in ALIASES if alias in text and not alias.isascii()]
     for alias in companies:  # jieba may not split a company out ("英伟达业绩" -> 英, 伟达业绩)
         found.setdefault(ALIASES[alias], alias)
@@ -335,6 +344,33 @@ def names(text: str) -> dict[str, str]:
         if word not in GENERIC and not any(word in a or a in word for a in companies):
             found.setdefault(ALIASES.get(word, word), word)
     return found
+
+
+def _latin_runs(text: str) -> list[list[str]]:
+    """The Latin names of a headline, each run of them that only spaces part as one list."""
+    runs: list[list[str]] = []
+    end = -2
+    for m in _LATIN.finditer(text):
+        word = m.group(0)
+        if len(word) < 2 or word.lower() in GENERIC or (word.islower() and not any(c.isdigit() for c in word)):
+            end = -2  # a lower-case Latin word is prose, not a name; a generic one parts two names
+            continue
+        if runs and text[end : m.start()] == " ":
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        end = m.end()
+    return runs
+
+
+def weight(key: str, held: int) -> float:
+    """What one name shared by two events ties them by, when `held` events of the week hold it: a
+    product (a name that is not a big company's) counts double (FlashMLA in three events is one
+    release), a big company once, a Chinese word half; each divided by the others that hold it."""
+    if not is_name(key):
+        return WORD_WEIGHT / (held - 1)
+    company = key in ALIASES.values() or MAJOR.search(key.split(":", 1)[-1])
+    return min(1.0, (1.0 if company else PRODUCT_WEIGHT) / (held - 1))
 
 
 def is_name(key: str) -> bool:
@@ -384,7 +420,7 @@ def build_themes(
 
     def tie(a: ThemeEvent, b: ThemeEvent) -> float:
         shared = keys[a.id].keys() & keys[b.id].keys()
-        return sum((1.0 if is_name(k) else WORD_WEIGHT) / (held[k] - 1) for k in shared if held[k] > 1)
+        return sum(weight(k, held[k]) for k in shared if held[k] > 1)
 
     for floor in (POOL_FLOOR, -math.inf):
         groups = _group(events, tie, floor, most, per_theme)
@@ -430,7 +466,7 @@ def name_theme(
     names and how many events of the week hold each (default: the members' own)."""
     keys = keys or {e.id: event_names(e) for e in members}
     held = held or Counter(k for e in members for k in keys[e.id])
-    lead = members[0]
+    lead = voice(members, language)
     own = names(lead.headline) or keys[lead.id]
     shown = {k: shown_name(k, v, lead.headline) for k, v in own.items()}
     shown = {k: v for k, v in shown.items() if v}
@@ -441,9 +477,15 @@ def name_theme(
             shared = shown[best]
     told = " ".join(clauses(lead.headline, cries=True))  # a company named only in a question does not head it
     company = shared or next((v for v in sorted(shown.values(), key=told.find) if v in told and MAJOR.search(v)), "")
-    return Named(
-        [e.id for e in members], theme_heading(lead.headline, shared, list(shown.values()), company, language), shared
-    )
+    heading = theme_heading(lead.headline, shared, list(shown.values()), company, language)
+    return Named([e.id for e in members], heading, shared, lead.id)
+
+
+def voice(members: list[ThemeEvent], language: str) -> ThemeEvent:
+    """The member a theme is named and summed up from: the most important one whose material says
+    more than its title, in the edition's language first (a title-only post of the company, in
+    English, does not head a Chinese theme its Chinese reports tell)."""
+    return min(members, key=lambda e: (not e.told, not in_language(e.headline, language), members.index(e)))
 
 
 def clauses(headline: str, *, cries: bool = False) -> list[str]:

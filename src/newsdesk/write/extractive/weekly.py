@@ -52,6 +52,7 @@ class Theme:
     events: list[int]  # in the order they are told
     paragraphs: list[str]  # one per event, in that order
     entries: list[Entry] = field(default_factory=list)  # the events threaded by story; none: each alone
+    voice: int | None = None  # the event it is named from, whose fact the overview gives
 
     @property
     def story_lines(self) -> list[str]:
@@ -171,7 +172,9 @@ def theme_events(briefs: list[dict], cards: dict[int, ExtractiveCard]) -> list[T
         titles = [m.get("title") or "" for m in b.get("members") or [] if m.get("role") != "duplicate"]
         importance = float(parts.get("importance", b.get("score") or 0.0))
         joins = not (parts.get("off_topic") or parts.get("undated"))
-        out.append(ThemeEvent(b["event_id"], cards[b["event_id"]].headline, importance, titles, is_news(parts), joins))
+        card = cards[b["event_id"]]
+        told = any(s.text != card.headline for s in card.lead)
+        out.append(ThemeEvent(b["event_id"], card.headline, importance, titles, is_news(parts), joins, told))
     return out
 
 
@@ -193,6 +196,8 @@ def extractive_weekly(
     themes = [
         extractive_theme(n.events, cards, by_id, language, heading=n.heading, stories=stories, week=week) for n in named
     ]
+    for theme, n in zip(themes, named):
+        theme.voice = n.voice
     themed = {i for t in themes for i in t.events}
     news = [b for b in briefs if b["event_id"] not in themed and is_news(b.get("score_parts") or {})]
     chosen = [item_brief(b, language) for b in news][:max_briefs]
@@ -256,10 +261,11 @@ def extractive_summary(
         summary = "This week's main lines: " + "; ".join(heads[:3]) + "." + (" More below." if len(heads) > 3 else "")
     overview = []
     for t in themes:
-        card = cards.get(t.events[0])
+        lead = t.voice if t.voice in cards else t.events[0]
+        card = cards.get(lead)
         fact = hardest_fact(card) if card else None
         if fact is None:  # no figure in its lead: the story is told by its lead headline
-            text, source = (card.headline if card else t.heading), _outlets(by_id[t.events[0]])
+            text, source = (card.headline if card else t.heading), _outlets(by_id[lead])
         else:
             text, source = fact
         if text.startswith(t.heading):  # the heading is the headline's first clause: said once
