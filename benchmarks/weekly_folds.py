@@ -42,6 +42,7 @@ def replayed(file: Path, folder: Path):
     labels = {lab.event: lab for lab in ev.read_labels(file, cluster_items)}
     item_event = {it.id: it.event for it in cluster_items if it.event in labels}
     found = ev.harvest_lines(HARVEST, set(item_event))
+    folder.mkdir(parents=True)
     settings = ev.replay_settings(load_settings(), folder)
     source = folder / "items.jsonl"
     source.write_text("".join(json.dumps(found[i], ensure_ascii=False) + "\n" for i in sorted(found)), "utf-8")

@@ -17,7 +17,7 @@ from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import key_numbers, sentences
-from newsdesk.write.extractive.weekly import extractive_weekly, load_week, theme_events
+from newsdesk.write.extractive.weekly import extractive_theme, extractive_weekly, load_week, theme_events
 from newsdesk.write.weekly_edition import properties
 from newsdesk.write.weekly_themes import is_news, leads
 
@@ -94,8 +94,16 @@ def assert_passes_part_by_part(report, briefs, language):
 def test_an_english_weekly_passes_too_with_a_title_only_event_told_by_its_disclosure(demo):
     briefs = demo
     report = extractive_weekly(briefs, language="en")
-    assert any("Title only:" in p for t in report.themes for p in t.paragraphs)
     assert_passes_part_by_part(report, briefs, "en")
+    # A title-only event in a theme is told by its card's disclosure, and the theme still passes.
+    by_id = {b["event_id"]: b for b in briefs}
+    cards = {i: extractive_card(b, "en") for i, b in by_id.items()}
+    bare = next(i for i, c in cards.items() if c.disclosure.startswith("Title only"))
+    theme = extractive_theme([report.themes[0].events[0], bare], cards, by_id, "en")
+    assert any("Title only:" in p for p in theme.paragraphs)
+    material = [own_text(m) + "\n" + (m["source_name"] or "") for b in briefs for m in b["members"]]
+    result = check_output(theme.prose, material + [cards[bare].disclosure], language="en")
+    assert result.passed, [f.detail for f in result.errors]
 
 
 def test_a_brief_is_told_only_by_its_own_item(demo):
@@ -107,7 +115,7 @@ def test_a_brief_is_told_only_by_its_own_item(demo):
         item = items[brief.item_id]
         assert brief.title == item["title"].strip() and brief.source == item["source_name"]
         own = own_text(item)
-        if brief.text not in ("只有标题。", "Title only."):
+        if brief.text not in ("只有标题。", "title only."):
             for s in sentences(brief.text):
                 assert s in own, s
         for name, _ in extract_names(brief.text, "zh"):  # the main names: its own item's

@@ -132,7 +132,7 @@ def test_themes_are_the_leads_with_what_shares_a_specific_name_with_them():
         *(_event(10 + n, f"Anthropic 的第 {n} 篇博客", 1.0) for n in range(6)),  # "Anthropic" is common this week
     ]
     themes = build_themes(events)
-    assert [t.events for t in themes] == [[1, 2, 3], [4], [5, 8, 6], [7]]
+    assert [t.events for t in themes] == [[1, 2, 3], [4], [5, 6, 8], [7]]
     headings = [t.heading for t in themes]
     assert headings[0] == "英伟达业绩没有暴雷，吸金681亿美元" and themes[0].shared == "英伟达"
     assert headings[1] == "Anthropic：收购 AI 电脑操控公司 Vercept"  # the cry "再出手" is not the news

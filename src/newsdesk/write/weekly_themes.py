@@ -32,9 +32,9 @@ from newsdesk.kinds import MAJOR
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
 # week's score under the setting chosen on the other five).
-LEAD_FLOOR = 2.0  # importance a lead needs (rank.py's P1 is 2.5)
+LEAD_FLOOR = 1.8  # importance a lead needs (rank.py's P1 is 2.5)
 MIN_LEADS = 3
-MAX_LEADS = 10
+MAX_LEADS = 14
 POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
 MAX_THEME = 5
 TIE = 1.0  # one name only the two events share, or two names three events share
@@ -403,10 +403,10 @@ def is_news(score_parts: dict) -> bool:
     return not (score_parts.get("off_topic") or score_parts.get("routine") or score_parts.get("undated"))
 
 
-def leads(events: list[ThemeEvent]) -> list[ThemeEvent]:
-    """The week's lead events, most important first: news worth LEAD_FLOOR. Each is in a theme
-    (its own, or the earlier lead's it is tied to) while there are fewer than MAX_LEADS themes."""
-    return sorted((e for e in events if e.eligible and e.importance >= LEAD_FLOOR), key=lambda e: -e.importance)
+def leads(events: list[ThemeEvent], most: int = MAX_LEADS) -> list[ThemeEvent]:
+    """The week's lead events, most important first: its `most` best news worth LEAD_FLOOR. Each is
+    in a theme, its own or an earlier lead's it is tied to (then a later lead may start one too)."""
+    return sorted((e for e in events if e.eligible and e.importance >= LEAD_FLOOR), key=lambda e: -e.importance)[:most]
 
 
 def build_themes(

@@ -42,6 +42,8 @@ from newsdesk.write.weekly_edition import (
 from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, ThemeEvent, build_themes, is_news, name_theme
 
 MAX_BRIEF_SENTENCES = 3
+# A brief whose item has no sentence of its own; lower case in English: not a name after "/".
+TITLE_ONLY = {"zh": "只有标题。", "en": "title only."}
 MAX_BRIEFS = 12
 FACT_CHARS = 90  # an overview line's fact: one sentence a reader takes in at a glance
 
@@ -158,7 +160,7 @@ def item_brief(brief: dict, language: str) -> Brief:
     # Figures first, then the item's own order.
     picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
     picked.sort(key=own.index)
-    text = join(picked) or ("只有标题。" if language == "zh" else "title only.")  # lower case: not a name after "/"
+    text = join(picked) or TITLE_ONLY["zh" if language == "zh" else "en"]
     return Brief(
         brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text
     )
@@ -205,6 +207,7 @@ def extractive_weekly(
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
     # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
     facts += sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
+    facts += sorted({b.text for b in chosen if b.text in TITLE_ONLY.values()})  # a brief's own words for "no text"
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
 
 
