@@ -62,16 +62,17 @@ class Theme:
 
     @property
     def prose(self) -> str:
-        """What the checker reads: the heading and the items. The story lines are left out, as from
-        the written report: stored headlines and dates arranged by code, no sentence of the material;
-        they would only be counted against it (a line naming a theme's events once more can read as a loop)."""
-        return "\n\n".join([self.heading, *self.paragraphs])
+        """What the checker reads: the items. The heading and the story lines are left out: clauses of
+        stored headlines and dates arranged by code, no sentence of the material; they would only be
+        counted against it (a heading that is its lead's whole headline reads as a repeat of that
+        item, a line naming a theme's events once more as a loop)."""
+        return "\n\n".join(self.paragraphs)
 
     @property
     def text(self) -> str:
         """The theme as published: each story's line before its events."""
         if not self.entries:
-            return self.prose
+            return "\n\n".join([self.heading, *self.paragraphs])
         blocks, _ = with_story_lines(dict(zip(self.events, self.paragraphs)), self.entries)
         return "\n\n".join([self.heading, *blocks])
 
@@ -254,15 +255,11 @@ def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
 def extractive_summary(
     themes: list[Theme], by_id: dict[int, dict], cards: dict[int, ExtractiveCard], language: str
 ) -> tuple[str, list[str], list[str]]:
-    """The summary (the week's main lines: its first themes), one overview line per theme with its
-    lead event's hardest fact, attributed, and the computed facts they state (for the checker's material)."""
+    """One overview line per theme with its lead event's hardest fact, attributed; the summary (the
+    week's main lines: its first three themes with a figure, by heading, so no line is said twice);
+    and the computed facts they state (for the checker's material)."""
     zh = language == "zh"
-    heads = [t.heading for t in themes]
-    if zh:
-        summary = "本周的主线：" + "；".join(heads[:3]) + "。" + ("其余见下文各节。" if len(heads) > 3 else "")
-    else:
-        summary = "This week's main lines: " + "; ".join(heads[:3]) + "." + (" More below." if len(heads) > 3 else "")
-    overview = []
+    overview, lines = [], []
     for t in themes:
         lead = t.voice if t.voice in cards else t.events[0]
         card = cards.get(lead)
@@ -271,11 +268,19 @@ def extractive_summary(
             text, source = (card.headline if card else t.heading), _outlets(by_id[lead])
         else:
             text, source = fact
+            lines.append(t.heading)
         if text.startswith(t.heading):  # the heading is the headline's first clause: said once
             overview.append(f"{text}（{source}）" if zh else f"{text} ({source})")
         else:
             overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
-    return summary, overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
+    more = len(themes) > len(lines[:3])
+    if zh:
+        summary = (f"本周的主线：{'；'.join(lines[:3])}。" if lines else "") + ("其余见下文各节。" if more else "")
+    else:
+        summary = (f"This week's main lines: {'; '.join(lines[:3])}." if lines else "") + (
+            " More below." if more else ""
+        )
+    return summary.strip(), overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
 
 
 def load_week(conn, settings, week: str) -> list[dict]:
