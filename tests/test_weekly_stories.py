@@ -10,6 +10,7 @@ Every item here was written for this test.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -291,7 +292,9 @@ def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_fo
     markdown = (site / "zh" / "weekly" / f"{WEEK}.md").read_text("utf-8")
     feed = (site / "zh" / "weekly.xml").read_text("utf-8")
     for x in lines:
-        assert f'<p class="story-line">{x}</p>' in page and f"\n\n{x}\n\n" in markdown and x in feed
+        # marked with its language, as every paragraph of the page is
+        assert re.search(rf'<p class="story-line" lang="zh">{re.escape(x)}</p>', page), x
+        assert f"\n\n{x}\n\n" in markdown and x in feed
     with TestClient(create_app(engine, settings)) as client:
         app_page = client.get(f"/weekly/{WEEK}?lang=zh").text
     assert all(x in app_page for x in lines)
