@@ -475,6 +475,8 @@ def test_a_person_alone_or_an_acronym_is_a_weak_name():
     assert is_weak("rust", "Rust", frozenset({"rust"})) and not is_weak("moltbook", "Moltbook", frozenset())
     assert is_family("claude code") and is_family("openai") and not is_family("nano banana")
     assert "v:seedance-2.0" in names("实测即梦 Seedance 2.0") and "v:gpt-5.4" in names("GPT5.4 回一个 hi")
+    assert "gesc" not in names("Von der Geschäftsstelle bis zum Trainingsplatz")  # no word cut at its umlaut
+    assert is_family("ki")  # German for AI
 
 
 def test_a_follow_up_that_now_begins_before_what_it_follows_is_shown_as_no_follow_up(story_store):

@@ -283,6 +283,7 @@ class TermWindow:
 FAMILY = frozenset(
     [
         "ai",
+        "ki",  # German for AI
         "agi",
         "agent",
         "agents",
@@ -575,7 +576,7 @@ def _is_common(word: str) -> bool:
     return word in _common_words
 
 
-_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?(?![\u00c0-\u024f])")  # not the "K" of "Körber"
+_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?(?![A-Za-z0-9\u00c0-\u024f])")  # not "K" of "Körber"
 _PERSON_TAGS = {"nr", "nrt", "nrfg"}  # jieba: a person's (or a brand's) name
 _NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which is a name when it is rare ("论文" is nz)
 _tags: dict[str, str] | None = None
