@@ -16,8 +16,8 @@ from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
-from newsdesk.write.extractive.text import key_numbers, sentences
-from newsdesk.write.extractive.weekly import extractive_theme, extractive_weekly, load_week, theme_events
+from newsdesk.write.extractive.text import key_numbers, length, sentences
+from newsdesk.write.extractive.weekly import FACT_LENGTH, extractive_theme, extractive_weekly, load_week, theme_events
 from newsdesk.write.weekly_edition import properties
 from newsdesk.write.weekly_themes import is_news, leads
 
@@ -71,7 +71,7 @@ def test_each_overview_line_is_its_lead_events_hardest_fact_attributed(demo):
         assert any(x in sources for x in source.split("、")), (source, sources)
         said = [s.text for s in card.lead]
         fact = next(f for f in (whole[len(theme.heading) + 1 :], whole) if f in said or f == card.headline)
-        if any(key_numbers(s) for s in said if len(s) <= 90 and s != card.headline):
+        if any(key_numbers(s) for s in said if length(s) <= FACT_LENGTH and s != card.headline):
             with_figures += 1
             assert key_numbers(fact)  # the figure, when its lead has one
     assert with_figures >= 2

@@ -32,6 +32,7 @@ from newsdesk.write.extractive.text import (
     key_numbers,
     length,
     sentences,
+    terms,
 )
 from newsdesk.write.weekly_edition import (
     Entry,
@@ -45,7 +46,7 @@ MAX_BRIEF_SENTENCES = 3
 # A brief whose item has no sentence of its own; lower case in English: not a name after "/".
 TITLE_ONLY = {"zh": "只有标题。", "en": "title only."}
 MAX_BRIEFS = 12
-FACT_CHARS = 90  # an overview line's fact: one sentence a reader takes in at a glance
+FACT_LENGTH = 45  # an overview line's fact (text.length: words, or characters / 2): taken in at a glance
 
 
 @dataclass
@@ -244,11 +245,14 @@ def extractive_theme(
 
 
 def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
-    """The lead sentence with the most figures (the first on a tie) and its source; None without one."""
-    said = [s for s in card.lead if s.text != card.headline and len(s.text) <= FACT_CHARS and key_numbers(s.text)]
+    """The lead sentence with the most figures that says what it is about (names a word of the
+    headline: not "That is 30 times the input price"), else the one with the most figures; and its
+    source. None without a figure."""
+    said = [s for s in card.lead if s.text != card.headline and length(s.text) <= FACT_LENGTH and key_numbers(s.text)]
     if not said:
         return None
-    best = max(said, key=lambda s: len(key_numbers(s.text)))
+    named = {t for t in terms(card.headline) if len(t) > 2}
+    best = max(said, key=lambda s: (bool(named & set(terms(s.text))), len(key_numbers(s.text))))
     return best.text, best.source
 
 
@@ -266,6 +270,7 @@ def extractive_summary(
         fact = hardest_fact(card) if card else None
         if fact is None:  # no figure in its lead: the story is told by its lead headline
             text, source = (card.headline if card else t.heading), _outlets(by_id[lead])
+            source = source if zh else source.replace("、", ", ")
         else:
             text, source = fact
             lines.append(t.heading)
