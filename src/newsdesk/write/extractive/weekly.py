@@ -40,7 +40,15 @@ from newsdesk.write.weekly_edition import (
     story_entries,
     with_story_lines,
 )
-from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, ThemeEvent, build_themes, is_news, name_theme
+from newsdesk.write.weekly_themes import (
+    MAX_LEADS,
+    MAX_THEME,
+    ThemeEvent,
+    build_themes,
+    in_language,
+    is_news,
+    name_theme,
+)
 
 MAX_BRIEF_SENTENCES = 3
 # A brief whose item has no sentence of its own; lower case in English: not a name after "/".
@@ -246,13 +254,20 @@ def extractive_theme(
 
 def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
     """The lead sentence with the most figures that says what it is about (names a word of the
-    headline: not "That is 30 times the input price"), else the one with the most figures; and its
+    headline: not "That is 30 times the input price"), in the edition's language first; and its
     source. None without a figure."""
     said = [s for s in card.lead if s.text != card.headline and length(s.text) <= FACT_LENGTH and key_numbers(s.text)]
     if not said:
         return None
     named = {t for t in terms(card.headline) if len(t) > 2}
-    best = max(said, key=lambda s: (bool(named & set(terms(s.text))), len(key_numbers(s.text))))
+    best = max(
+        said,
+        key=lambda s: (
+            in_language(s.text, card.language),  # the edition's own language first
+            bool(named & set(terms(s.text))),
+            len(key_numbers(s.text)),
+        ),
+    )
     return best.text, best.source
 
 
