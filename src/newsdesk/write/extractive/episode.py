@@ -13,9 +13,9 @@ the feeds and the Markdown render it with the same code. Nothing in it is writte
 - a section quotes 2–4 of its speakers' whole sentences, with who said it and when; a quote
   keeps the sentence next to it when that one holds the number or name ("Alexa plus, or Alexa
   plus sign, I'm never sure how to say it. $19.99 a month, free if you have Prime.");
-- a summary bullet is one section's best sentence, numbers and names counting, led by what it
-  is about ("Claude three point seven Sonnet — Tom Becker (01:09): “$3 per million …, same as
-  before.”": the name the talk was on, where the sentence names none).
+- a summary bullet is one section's most central sentence, led by what it is about ("Claude
+  three point seven Sonnet — Tom Becker (01:09): “$3 per million …, same as before.”": the
+  name the talk was on, where the sentence names none).
 """
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ class DigestOptions:
     # Defaults: what most held-apart folds chose in `newsdesk eval digest` on QMSum meetings.
     segment: SegmentOptions = field(default_factory=SegmentOptions)
     centrality: float = 1.0  # a sentence's score: this share closeness to its section, the rest its distinctive terms
-    # … plus this much times what it tells (numbers, names: subjects.information). 0.15 keeps qmsum-val's
-    # ROUGE where it was without it (0.35 lost 0.005 ROUGE-1 there); not cross-validated yet.
-    information: float = 0.15
+    # … plus this much times what it tells (numbers, names: subjects.information). Off: on qmsum-val
+    # 0.15 kept the untuned ROUGE but lost 0.008 ROUGE-1 by held-apart folds (0.254 -> 0.246), so the
+    # summary is chosen by centrality, as before; information still picks hooks and quote neighbours.
+    information: float = 0.0
     min_words: int = 12  # a quotable sentence: at least this long (words, or Chinese characters / 2) …
     max_words: int = 45  # … and at most this long
     summary_min: int = 5
