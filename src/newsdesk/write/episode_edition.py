@@ -23,7 +23,7 @@ from newsdesk.write.transcript import QuoteReport
 def spoken_language(turns: list[Turn]) -> str:
     """The language an episode is spoken in (zh, en or other), from turns across the whole transcript."""
     step = max(1, len(turns) // 40)
-    return detect_language(" ".join(t.text for t in turns[::step])[:4000])
+    return detect_language(" ".join(turn.text for turn in turns[::step])[:4000])
 
 
 def language_note(turns: list[Turn], language: str, *, quotes_as_spoken: bool = False) -> str:
