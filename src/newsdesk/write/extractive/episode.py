@@ -340,7 +340,7 @@ def extractive_digest(
         for n, (span, candidates) in enumerate(zip(section_spans, ranked), 1)
     ]
     summary = [
-        _quote(transcript, c, language, subject_of(transcript, c, section_spans[k], section_topics[k]))
+        _quote(transcript, c, language, heading_phrase(subject_of(transcript, c, section_spans[k], section_topics[k])))
         for k, c in picks
     ]
     digest = Digest(title, number, summary, sections, language)
