@@ -299,7 +299,9 @@ def test_junk_drafts_are_never_published_and_the_operator_sees_them(junk):
         written = conn.execute(select(analyses.c.model, analyses.c.status)).all()
         drafts = conn.execute(select(failed_drafts)).all()
         episode = conn.execute(select(editions.c.language, editions.c.meta).where(editions.c.kind == "episode")).all()
-        weekly = conn.execute(select(editions.c.meta).where(editions.c.kind == "weekly", editions.c.language == "zh")).scalar_one()
+        weekly = conn.execute(
+            select(editions.c.meta).where(editions.c.kind == "weekly", editions.c.language == "zh")
+        ).scalar_one()
     # Readers get the extractive versions, marked as standing in for a failed draft.
     assert {(w.model, w.status) for w in written} == {("extractive", "clean")}
     assert "模型写的稿件没有通过核查" in "".join(t for p, t in texts.items() if p.startswith("zh/daily/"))
