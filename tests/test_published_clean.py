@@ -79,6 +79,9 @@ class JunkModel:
                         " ".join([LOOP] * 6) + " 他说“we will ship the quantum teleporter on Tuesday”。"
                     )
             return FakeReply(json.dumps(reply.data, ensure_ascii=False), reply.data)
+        if stage == "translation" and "headline" in (schema or {}).get("required", []):  # a card's translation
+            junk = {"headline": LOOP, "lead": " ".join([LOOP] * 6)}
+            return FakeReply(json.dumps(junk, ensure_ascii=False), junk)
         assert stage == "analysis", stage
         text = "# " + messages[-1]["content"][:400] + "\n\n" + ECHO + "\n\n" + " ".join([LOOP] * 12)
         return Reply(text, None, self.model, 0, 0, 0, False, 0)
@@ -342,7 +345,7 @@ def test_demo_command_is_offline_says_what_was_extractive_and_its_wall_time(tmp_
     assert "0 model calls" in said and "written by a model: nothing" in said
     assert re.search(
         r"extractive \(chosen from the material by code, no model\): \d+ event cards \(en\); \d+ event "
-        r"cards \(zh\); episode .+ \(en\); episode .+ \(zh\); weekly 2025-W09 \(zh\)",
+        r"cards \(zh\); episode .+ \(en\); episode .+ \(zh\); weekly 2025-W09 \(en\); weekly 2025-W09 \(zh\)",
         said,
     )
     assert "--model: no narrow task of the embedded model has been measured to serve yet" in said
