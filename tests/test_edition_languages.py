@@ -120,9 +120,10 @@ def test_the_weekly_and_the_episode_digest_have_both_editions(demo_offline):
     assert set(weekly) == {"zh", "en"}
     assert weekly["en"]["title"].startswith("AI Weekly ") and "📊 The week at a glance" in weekly["en"]["body"]
     assert weekly["zh"]["title"].startswith("AI周报 ") and "📊 本周概览" in weekly["zh"]["body"]
-    # The en weekly's parts in Chinese (the demo week's Chinese coverage) are marked, each once, on its page.
+    # The en weekly's parts in Chinese (the demo week's Chinese coverage, its overview lines too) are marked, each once, on its page.
     meta = weekly["en"]["meta"]
     parts = [p for sec in meta["sections"] for p in re.split(r"\n\s*\n", sec["text"].strip())]
+    parts += meta["overview"]
     parts += [b["title"] + " " + b["text"] for b in meta["briefs"]]
     chinese = [p for p in parts if detect_language(p) != "en"]
     page = (Path(s.site_dir) / "en" / "weekly" / f"{weekly['en']['key']}.html").read_text(encoding="utf-8")

@@ -72,7 +72,7 @@ def weekly_body(meta: dict, language: str = "zh") -> str:
         code = detect_language(text)
         return f"*{t.written_in(code)}* " if code != language else ""
 
-    out = [f"## {t.weekly_overview}", *meta.get("overview", [])]
+    out = [f"## {t.weekly_overview}", *(mark(p) + p for p in meta.get("overview", []))]
     for section in meta.get("sections", []):
         heading, *rest = re.split(r"\n\s*\n", section["text"].strip())
         out += [f"## {heading}", *(mark(p) + p for p in rest)]
