@@ -364,7 +364,12 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
         assert conn.execute(select(func.count()).select_from(llm_usage)).scalar() == 0
     assert {(c.event_id, c.language) for c in cards} == {(e, lang) for e in event_ids for lang in ("zh", "en")}
     assert {c.model for c in cards} == {"extractive"}
-    assert sorted((e.kind, e.language) for e in shown) == [("episode", "en"), ("episode", "zh"), ("weekly", "zh")]
+    assert sorted((e.kind, e.language) for e in shown) == [
+        ("episode", "en"),
+        ("episode", "zh"),
+        ("weekly", "en"),
+        ("weekly", "zh"),
+    ]
     assert all(e.meta.get("extractive") for e in shown)
     assert (Path(settings.site_dir) / "index.html").exists()
 
