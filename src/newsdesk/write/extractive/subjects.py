@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 from collections import Counter
@@ -76,21 +77,8 @@ _NOT_NAMES = frozenset(
         "ms",
         "dr",
     ]
-    + ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    + [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
+    + [d.lower() for d in calendar.day_name]  # English: newsdesk never calls setlocale
+    + [m.lower() for m in calendar.month_name[1:]]
 )
 # Abbreviations too general to say what a sentence is about ("in the API", "GPUs").
 _GENERIC = frozenset(
