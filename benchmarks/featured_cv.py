@@ -13,30 +13,15 @@ stays as shipped, so every day with news keeps one.
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
 
-from rank_ablation import HARVEST, pages
+from rank_ablation import replayed
 
 from newsdesk import rank
-from newsdesk.config import load_settings
 from newsdesk.editions.daily import build_dailies
-from newsdesk.editions.evaluate import (
-    DAILY_STAGES,
-    WeekScore,
-    _iso_week,
-    cluster_label_items,
-    harvest_lines,
-    read_labels,
-    replay_settings,
-    score_day,
-)
-from newsdesk.pipeline import run_pipeline
+from newsdesk.editions.evaluate import WeekScore
 from newsdesk.rank import rank_events
-from newsdesk.store import open_store
 
 GRID = [(f, n) for f in (3.0, 3.5, 4.0, 4.5, 5.0) for n in (1, 2, 3, 5)]
 SHIPPED = (rank.FEATURED, rank.FEATURED_PER_DAY)
@@ -44,37 +29,16 @@ SHIPPED = (rank.FEATURED, rank.FEATURED_PER_DAY)
 
 def week_scores(file: Path, clusters: list[Path]) -> dict[tuple[float, int], dict[str, WeekScore]]:
     """{(FEATURED, FEATURED_PER_DAY): {ISO week: its score}} for one editorial file."""
-    cluster_items = cluster_label_items(clusters)
-    labels = {lab.event: lab for lab in read_labels(file, cluster_items)}
-    item_event = {it.id: it.event for it in cluster_items if it.event in labels}
-    found = harvest_lines(HARVEST, set(item_event))
-    reports = Counter(item_event.values())
-    weeks = sorted({_iso_week(lab.day) for lab in labels.values()})
     out: dict[tuple[float, int], dict[str, WeekScore]] = {}
-    with tempfile.TemporaryDirectory(prefix="newsdesk-featured-cv-") as tmp:
-        settings = replay_settings(load_settings(), Path(tmp))
-        source = Path(tmp) / "items.jsonl"
-        source.write_text(
-            "".join(json.dumps(found[i], ensure_ascii=False) + "\n" for i in sorted(found)), encoding="utf-8"
-        )
-        engine = open_store(settings.database)
+    with replayed(file, clusters) as replay:
         try:
-            run_pipeline(engine, settings, stages=DAILY_STAGES, source=source)
-            language = settings.languages[0]
             for point in GRID:
                 rank.FEATURED, rank.FEATURED_PER_DAY = point
-                rank_events(engine, settings)
-                build_dailies(engine, settings)
-                day_pages = pages(engine, language)
-                out[point] = {}
-                for week in weeks:
-                    days = sorted({lab.day for lab in labels.values() if _iso_week(lab.day) == week})
-                    out[point][week] = WeekScore(
-                        week, [score_day(d, day_pages.get(d, []), None, labels, item_event, reports) for d in days]
-                    )
+                rank_events(replay.engine, replay.settings)
+                build_dailies(replay.engine, replay.settings)
+                out[point] = replay.scores()
         finally:
             rank.FEATURED, rank.FEATURED_PER_DAY = SHIPPED
-            engine.dispose()
     return out
 
 

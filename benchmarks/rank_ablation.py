@@ -18,12 +18,16 @@ import json
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
-from newsdesk.config import load_settings
+from newsdesk.config import Settings, load_settings
 from newsdesk.editions.daily import build_dailies
 from newsdesk.editions.evaluate import (
     DAILY_STAGES,
@@ -62,16 +66,39 @@ def pages(engine, language: str) -> dict[date, list[dict]]:
     return {date.fromisoformat(r.key): (r.meta or {}).get("cards") or [] for r in rows}
 
 
-def week_rows(file: Path, clusters: list[Path]) -> dict[str, dict[str, WeekScore]]:
-    """{row label: {ISO week: its score}} for one editorial file."""
+@dataclass
+class Replay:
+    """One editorial file's week(s) replayed on a fresh store, and what scoring its pages needs."""
+
+    engine: Engine
+    settings: Settings
+    labels: dict
+    item_event: dict
+    reports: Counter
+    weeks: list[str]
+
+    def scores(self) -> dict[str, WeekScore]:
+        """{ISO week: its score} for the day pages as they are stored now."""
+        day_pages = pages(self.engine, self.settings.languages[0])
+        out = {}
+        for week in self.weeks:
+            days = sorted({lab.day for lab in self.labels.values() if _iso_week(lab.day) == week})
+            out[week] = WeekScore(
+                week,
+                [score_day(d, day_pages.get(d, []), None, self.labels, self.item_event, self.reports) for d in days],
+            )
+        return out
+
+
+@contextmanager
+def replayed(file: Path, clusters: list[Path]) -> Iterator[Replay]:
+    """Replays one editorial file through the real stages (ingest -> daily) on a temporary store."""
     cluster_items = cluster_label_items(clusters)
     labels = {lab.event: lab for lab in read_labels(file, cluster_items)}
     item_event = {it.id: it.event for it in cluster_items if it.event in labels}
     found = harvest_lines(HARVEST, set(item_event))
-    reports = Counter(item_event.values())
     weeks = sorted({_iso_week(lab.day) for lab in labels.values()})
-    out: dict[str, dict[str, WeekScore]] = defaultdict(dict)
-    with tempfile.TemporaryDirectory(prefix="newsdesk-rank-ablation-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="newsdesk-replay-") as tmp:
         settings = replay_settings(load_settings(), Path(tmp))
         source = Path(tmp) / "items.jsonl"
         source.write_text(
@@ -80,18 +107,19 @@ def week_rows(file: Path, clusters: list[Path]) -> dict[str, dict[str, WeekScore
         engine = open_store(settings.database)
         try:
             run_pipeline(engine, settings, stages=DAILY_STAGES, source=source)
-            language = settings.languages[0]
-            for label, without in ROWS.items():
-                rank_events(engine, settings, without=without)
-                build_dailies(engine, settings)
-                day_pages = pages(engine, language)
-                for week in weeks:
-                    days = sorted({lab.day for lab in labels.values() if _iso_week(lab.day) == week})
-                    out[label][week] = WeekScore(
-                        week, [score_day(d, day_pages.get(d, []), None, labels, item_event, reports) for d in days]
-                    )
+            yield Replay(engine, settings, labels, item_event, Counter(item_event.values()), weeks)
         finally:
             engine.dispose()
+
+
+def week_rows(file: Path, clusters: list[Path]) -> dict[str, dict[str, WeekScore]]:
+    """{row label: {ISO week: its score}} for one editorial file."""
+    out: dict[str, dict[str, WeekScore]] = defaultdict(dict)
+    with replayed(file, clusters) as replay:
+        for label, without in ROWS.items():
+            rank_events(replay.engine, replay.settings, without=without)
+            build_dailies(replay.engine, replay.settings)
+            out[label] = replay.scores()
     return out
 
 
