@@ -79,7 +79,7 @@ class Recorder:
                     "finish_reason": reply.finish_reason,
                     "model": reply.model,
                     "seconds": seconds,
-                    "stage": kwargs.get("stage"),
+                    "output": kwargs.get("output"),
                     "prompt_tokens": reply.prompt_tokens,
                     "completion_tokens": reply.completion_tokens,
                 }
@@ -138,7 +138,7 @@ class Drafts:
                 self.saved.append(
                     {
                         "kind": f"{self.writer} (unchecked reply)",
-                        "language": "en" if call["stage"] == "translate" else "zh",
+                        "language": "en" if call["output"] == "translate" else "zh",
                         "material": user[:1],
                         "draft": _reply_text(call["reply"]),
                         "model": call["model"],

@@ -76,7 +76,7 @@ def run(llm, layouts: dict, events: list[dict], max_tokens: int) -> dict:
         started = time.monotonic()
         for brief in events:
             reply = llm.chat(
-                build(system, user_prompt(material_view(brief))), stage=f"bench-{name}", max_tokens=max_tokens
+                build(system, user_prompt(material_view(brief))), output=f"bench-{name}", max_tokens=max_tokens
             )
             prompt += reply.prompt_tokens
             cached += reply.cached_tokens

@@ -144,8 +144,8 @@ class CardTranslator:
     def __init__(self, *drafts: dict):
         self.drafts, self.calls = list(drafts), []
 
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
-        assert stage == "translation" and "headline" in schema["required"]
+    def chat(self, messages, *, output, schema=None, max_tokens=None, temperature=None):
+        assert output == "translation" and "headline" in schema["required"]
         self.calls.append(messages)
         draft = self.drafts[min(len(self.calls), len(self.drafts)) - 1]
         return FakeReply(json.dumps(draft, ensure_ascii=False), draft, self.model)
@@ -162,9 +162,9 @@ class EpisodeFake:
         self.translation_faults = translation_faults  # first N translation answers drop a bullet
         self.section_count = section_count
 
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
+    def chat(self, messages, *, output, schema=None, max_tokens=None, temperature=None):
         system, user = messages[0]["content"], messages[1]["content"]
-        self.calls.append(stage)
+        self.calls.append(output)
         self.prompts.append(system + "\n" + user)
         if "note what is said" in system:
             data = self._points(user)
@@ -372,13 +372,13 @@ class StageFake:
         self.episode = EpisodeFake(section_count=5)
         self.weekly = LLM(CopyingBackend(), engine)
 
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
-        self.calls.append(stage)
-        if stage == "weekly":
-            return self.weekly.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        if stage in ("episode", "translation"):
-            return self.episode.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        assert stage == "analysis", stage
+    def chat(self, messages, *, output, schema=None, max_tokens=None, temperature=None):
+        self.calls.append(output)
+        if output == "weekly":
+            return self.weekly.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
+        if output in ("episode", "translation"):
+            return self.episode.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
+        assert output == "analysis", output
         text = "标题给了发布消息，正文没披露价格和基准分数，材料只有 RSS 摘要级别。\n\n我的判断：先等正文。"
         return Reply(text, None, self.model, 0, 0, 0, False, 0)
 

@@ -79,10 +79,10 @@ def test_every_process_of_a_run_draws_on_one_budget_in_the_store(engine, fake):
     s = Settings()
     s.llm.backend, s.llm.base_url, s.llm.model, s.llm.budget_tokens = "openai", fake.base_url, "fake-model", 1000
     one, other = open_llm(s, engine, run_id="pass-1"), open_llm(s, engine, run_id="pass-1")  # two workers
-    one.chat([{"role": "user", "content": "a"}], stage="analysis")  # 1,100 tokens: the budget is spent
+    one.chat([{"role": "user", "content": "a"}], output="analysis")  # 1,100 tokens: the budget is spent
     with pytest.raises(BudgetExhausted):
-        other.chat([{"role": "user", "content": "b"}], stage="analysis")
-    open_llm(s, engine, run_id="pass-2").chat([{"role": "user", "content": "b"}], stage="analysis")  # the next pass
+        other.chat([{"role": "user", "content": "b"}], output="analysis")
+    open_llm(s, engine, run_id="pass-2").chat([{"role": "user", "content": "b"}], output="analysis")  # the next pass
     assert len(fake.requests) == 2
 
 

@@ -49,9 +49,9 @@ def usage_rows(engine):
 def test_reply_ledger_and_cache_hit_makes_no_request(fake, engine):
     fake.steps.append(("reply", completion("hi", prompt_tokens=120, completion_tokens=3, cached_tokens=100)))
     llm = open_llm(make_settings(fake), engine, run_id="r1")
-    r = llm.chat(MESSAGES, stage="test")
+    r = llm.chat(MESSAGES, output="test")
     assert (r.text, r.prompt_tokens, r.cached_tokens, r.cache_hit) == ("hi", 120, 100, False)
-    again = open_llm(make_settings(fake), engine, run_id="r2").chat(MESSAGES, stage="test")
+    again = open_llm(make_settings(fake), engine, run_id="r2").chat(MESSAGES, output="test")
     assert again.text == "hi" and again.cache_hit
     assert len(fake.requests) == 1  # the re-run paid nothing
     rows = usage_rows(engine)
@@ -60,14 +60,14 @@ def test_reply_ledger_and_cache_hit_makes_no_request(fake, engine):
         ("r2", True, 0, 0),
     ]
     # Different parameters are a different request.
-    llm.chat(MESSAGES, stage="test", max_tokens=7)
+    llm.chat(MESSAGES, output="test", max_tokens=7)
     assert len(fake.requests) == 2 and fake.requests[-1]["max_tokens"] == 7
 
 
 def test_timeout_then_success_is_retried(fake, engine):
     fake.steps.extend([("sleep", 2.0), ("reply", completion("late but here"))])
     llm = open_llm(make_settings(fake, timeout=0.5), engine)
-    assert llm.chat(MESSAGES, stage="test").text == "late but here"
+    assert llm.chat(MESSAGES, output="test").text == "late but here"
     rows = usage_rows(engine)
     assert "timed out" in rows[0]["error"] and rows[1]["error"] is None
 
@@ -76,7 +76,7 @@ def test_429_waits_for_retry_after(fake, engine):
     fake.steps.extend([("status", 429, {"Retry-After": "1"}), ("reply", completion("after the wait"))])
     llm = open_llm(make_settings(fake), engine)
     started = time.monotonic()
-    assert llm.chat(MESSAGES, stage="test").text == "after the wait"
+    assert llm.chat(MESSAGES, output="test").text == "after the wait"
     assert time.monotonic() - started >= 0.95  # honoured Retry-After, not the 0.05 s backoff
     assert "429" in usage_rows(engine)[0]["error"]
 
@@ -84,10 +84,10 @@ def test_429_waits_for_retry_after(fake, engine):
 def test_500s_retried_then_give_up_with_one_line(fake, engine):
     fake.steps.extend([("status", 500), ("status", 502), ("reply", completion("third time"))])
     llm = open_llm(make_settings(fake), engine)
-    assert llm.chat(MESSAGES, stage="test").text == "third time"
+    assert llm.chat(MESSAGES, output="test").text == "third time"
     fake.steps.extend([("status", 503)] * 4)
     with pytest.raises(LLMUnavailable) as exc:
-        llm.chat(MESSAGES + [{"role": "user", "content": "again"}], stage="test")
+        llm.chat(MESSAGES + [{"role": "user", "content": "again"}], output="test")
     assert "server error 503" in str(exc.value) and "\n" not in str(exc.value)
     assert len(fake.requests) == 3 + 4  # retries = 3: four attempts in all
 
@@ -97,7 +97,7 @@ def test_invalid_json_is_repaired_once(fake, engine):
         [("reply", completion("verdict: fine")), ("reply", completion('{"verdict": "fine", "score": 0.8}'))]
     )
     llm = open_llm(make_settings(fake), engine)
-    r = llm.chat(MESSAGES, stage="test", schema=SCHEMA)
+    r = llm.chat(MESSAGES, output="test", schema=SCHEMA)
     assert r.data == {"verdict": "fine", "score": 0.8}
     repair = fake.requests[1]["messages"]
     assert (
@@ -108,26 +108,26 @@ def test_invalid_json_is_repaired_once(fake, engine):
     # Still wrong after the repair: one clear error, no third call.
     fake.steps.extend([("reply", completion('{"verdict": ""}')), ("reply", completion('{"score": "high"}'))])
     with pytest.raises(LLMError, match="after one repair"):
-        llm.chat(MESSAGES + [{"role": "user", "content": "x"}], stage="test", schema=SCHEMA)
+        llm.chat(MESSAGES + [{"role": "user", "content": "x"}], output="test", schema=SCHEMA)
     assert len(fake.requests) == 4
 
 
 def test_truncated_reply_is_reported(fake, engine):
     fake.steps.append(("reply", completion("这条消息的重点不是", finish_reason="length")))
-    r = open_llm(make_settings(fake), engine).chat(MESSAGES, stage="test")
+    r = open_llm(make_settings(fake), engine).chat(MESSAGES, output="test")
     assert r.truncated
 
 
 def test_budget_stops_before_the_next_call(fake, engine):
     fake.default = lambda req: completion("x" * 5, prompt_tokens=600, completion_tokens=100)
     llm = open_llm(make_settings(fake, budget_tokens=1000), engine)
-    llm.chat(MESSAGES, stage="test")
-    llm.chat(MESSAGES + [{"role": "user", "content": "2"}], stage="test")  # 700 spent < 1000: allowed
+    llm.chat(MESSAGES, output="test")
+    llm.chat(MESSAGES + [{"role": "user", "content": "2"}], output="test")  # 700 spent < 1000: allowed
     with pytest.raises(BudgetExhausted, match="llm.budget_tokens"):
-        llm.chat(MESSAGES + [{"role": "user", "content": "3"}], stage="test")
+        llm.chat(MESSAGES + [{"role": "user", "content": "3"}], output="test")
     assert len(fake.requests) == 2
     # Cached answers stay free after the budget is spent.
-    assert llm.chat(MESSAGES, stage="test").cache_hit
+    assert llm.chat(MESSAGES, output="test").cache_hit
 
 
 def test_money_budget_uses_the_price_table(fake, engine, tmp_path):
@@ -135,11 +135,11 @@ def test_money_budget_uses_the_price_table(fake, engine, tmp_path):
     prices.write_text('[[model]]\nmatch = "fake-*"\ninput = 1000\ncached_input = 100\noutput = 2000\n')
     fake.default = lambda req: completion("y", prompt_tokens=1000, completion_tokens=500, cached_tokens=800)
     llm = open_llm(make_settings(fake, budget_usd=1.0, prices_file=str(prices)), engine)
-    llm.chat(MESSAGES, stage="test")
+    llm.chat(MESSAGES, output="test")
     # 200 fresh * 1000/1e6 + 800 cached * 100/1e6 + 500 out * 2000/1e6 = 0.2 + 0.08 + 1.0
     assert usage_rows(engine)[0]["cost_usd"] == pytest.approx(1.28)
     with pytest.raises(BudgetExhausted, match="budget_usd"):
-        llm.chat(MESSAGES + [{"role": "user", "content": "more"}], stage="test")
+        llm.chat(MESSAGES + [{"role": "user", "content": "more"}], output="test")
     assert PriceTable.load().price("qwen2.5-0.5b-instruct-q4_k_m").output == 0
 
 
@@ -147,7 +147,7 @@ def test_unreachable_endpoint_and_missing_key_are_one_line(engine, monkeypatch):
     s = Settings()
     s.llm.backend, s.llm.base_url, s.llm.model = "openai", "http://127.0.0.1:9/v1", "m"
     with pytest.raises(LLMUnavailable) as exc:
-        open_llm(s, engine).chat(MESSAGES, stage="test")
+        open_llm(s, engine).chat(MESSAGES, output="test")
     assert "http://127.0.0.1:9/v1: connection refused; check llm.base_url or start the server" in str(exc.value)
     monkeypatch.delenv("NEWSDESK_TEST_KEY", raising=False)
     s.llm.base_url, s.llm.api_key_env = "https://api.example.invalid/v1", "NEWSDESK_TEST_KEY"
@@ -184,7 +184,7 @@ def test_concurrency_limit_holds(fake, engine):
     llm = open_llm(make_settings(fake, concurrency=2), engine)
     threads = [
         threading.Thread(
-            target=llm.chat, args=(MESSAGES + [{"role": "user", "content": str(i)}],), kwargs={"stage": "test"}
+            target=llm.chat, args=(MESSAGES + [{"role": "user", "content": str(i)}],), kwargs={"output": "test"}
         )
         for i in range(6)
     ]
@@ -201,7 +201,7 @@ def test_in_parallel_overlaps_calls_and_keeps_order(fake, engine):
     peak = slow_answers(fake)
     llm = open_llm(make_settings(fake, concurrency=3), engine)
     texts = in_parallel(
-        llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], stage="test").text, range(7)
+        llm, lambda i: llm.chat(MESSAGES + [{"role": "user", "content": str(i)}], output="test").text, range(7)
     )
     assert texts == [f"answer {i}" for i in range(7)] and peak[0] == 3
 
@@ -232,7 +232,7 @@ def test_a_200_whose_body_is_not_json_is_one_line_naming_the_endpoint_and_what_i
     page = b"<html><head><title>Welcome to nginx!</title></head><body>" + b"<p>hello</p>" * 50 + b"</body></html>"
     fake.steps.append(("garbage", page))
     with pytest.raises(LLMUnavailable) as exc:
-        open_llm(make_settings(fake), engine, run_id="r1").chat(MESSAGES, stage="test")
+        open_llm(make_settings(fake), engine, run_id="r1").chat(MESSAGES, output="test")
     line = str(exc.value)
     assert "\n" not in line and line.startswith(
         f"model endpoint {fake.base_url}: answered HTTP 200 with a body "

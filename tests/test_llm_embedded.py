@@ -30,13 +30,13 @@ def test_embedded_model_over_http_reuses_the_prefix_and_the_cache(sqlite_engine)
     assert llm.backend.base_url.startswith("http://127.0.0.1:")  # the OpenAI-compatible path, on loopback
     first = llm.chat(
         [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
-        stage="test",
+        output="test",
         max_tokens=8,
         temperature=0,
     )
     second = llm.chat(
         [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a fruit."}],
-        stage="test",
+        output="test",
         max_tokens=8,
         temperature=0,
     )
@@ -44,7 +44,7 @@ def test_embedded_model_over_http_reuses_the_prefix_and_the_cache(sqlite_engine)
     assert second.cached_tokens >= 0.8 * first.prompt_tokens  # the shared system prefix was not processed again
     data = llm.chat(
         [{"role": "user", "content": 'Reply with a JSON object {"colour": <a colour name>}.'}],
-        stage="test",
+        output="test",
         max_tokens=20,
         temperature=0,
         schema={"type": "object", "required": ["colour"], "properties": {"colour": {"type": "string"}}},
@@ -53,7 +53,7 @@ def test_embedded_model_over_http_reuses_the_prefix_and_the_cache(sqlite_engine)
     calls = llm.calls
     again = llm.chat(
         [{"role": "system", "content": PREFIX}, {"role": "user", "content": "Name a colour."}],
-        stage="test",
+        output="test",
         max_tokens=8,
         temperature=0,
     )

@@ -66,23 +66,23 @@ class JunkModel:
         self.episode = EpisodeFake(section_count=5)
         self.calls = 0
 
-    def chat(self, messages, *, stage, schema=None, max_tokens=None, temperature=None):
+    def chat(self, messages, *, output, schema=None, max_tokens=None, temperature=None):
         self.calls += 1
-        if stage == "weekly":
-            return self.weekly.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-        if stage in ("episode", "translate"):
-            reply = self.episode.chat(messages, stage=stage, schema=schema, max_tokens=max_tokens)
-            for bullet in (reply.data or {}).get("bullets", []) if stage == "episode" else []:
+        if output == "weekly":
+            return self.weekly.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
+        if output in ("episode", "translate"):
+            reply = self.episode.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
+            for bullet in (reply.data or {}).get("bullets", []) if output == "episode" else []:
                 if "thesis" in bullet:  # the summary: one sentence in a loop, and a quote nobody said
                     bullet["thesis"] = LOOP
                     bullet["evidence"] = (
                         " ".join([LOOP] * 6) + " 他说“we will ship the quantum teleporter on Tuesday”。"
                     )
             return FakeReply(json.dumps(reply.data, ensure_ascii=False), reply.data)
-        if stage == "translation" and "headline" in (schema or {}).get("required", []):  # a card's translation
+        if output == "translation" and "headline" in (schema or {}).get("required", []):  # a card's translation
             junk = {"headline": LOOP, "lead": " ".join([LOOP] * 6)}
             return FakeReply(json.dumps(junk, ensure_ascii=False), junk)
-        assert stage == "analysis", stage
+        assert output == "analysis", output
         text = "# " + messages[-1]["content"][:400] + "\n\n" + ECHO + "\n\n" + " ".join([LOOP] * 12)
         return Reply(text, None, self.model, 0, 0, 0, False, 0)
 

@@ -24,7 +24,7 @@ def llm_arbiter(llm) -> Arbiter:
         # write/prompts/arbitrate.md: the instructions are a byte-identical prefix for every ruling.
         asked = messages("arbitrate.md", event=event_text, item=item_text)
         try:
-            reply = llm.chat(asked, stage="arbitrate", schema=SCHEMA, max_tokens=200, temperature=0.0)
+            reply = llm.chat(asked, output="arbitrate", schema=SCHEMA, max_tokens=200, temperature=0.0)
         except LLMError:
             return None  # unreachable endpoint or spent budget: the score decides, nothing is lost
         return bool(reply.data["same_event"]), str(reply.data["reason"]).strip()[:300]

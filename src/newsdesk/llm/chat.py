@@ -41,7 +41,7 @@ class ChatModel(Protocol):
         self,
         messages: list[dict],
         *,
-        stage: str,
+        output: str,
         schema: dict | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,

@@ -1,7 +1,7 @@
 """The one LLM interface every stage uses: cache, ledger, retries, budget, structured output.
 
     llm = open_llm(settings, engine, run_id="2026-04-23T06:00")
-    reply = llm.chat(messages, stage="analysis", max_tokens=900)
+    reply = llm.chat(messages, output="analysis", max_tokens=900)
 
 A call first looks in the store's response cache (same model, messages and parameters:
 no model call, a ledger row with cache_hit). Otherwise it checks the run's budget, waits
@@ -135,12 +135,12 @@ class LLM:
         self,
         messages: list[dict],
         *,
-        stage: str,
+        output: str,
         schema: dict | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> Reply:
-        reply = self._complete(messages, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
+        reply = self._complete(messages, output=output, schema=schema, max_tokens=max_tokens, temperature=temperature)
         if schema is None:
             return reply
         issues = self._validate(reply.text, schema)
@@ -157,11 +157,11 @@ class LLM:
                 + ". Reply again with only the corrected JSON value, no prose, no code fence.",
             },
         ]
-        fixed = self._complete(repair, stage=stage, schema=schema, max_tokens=max_tokens, temperature=temperature)
+        fixed = self._complete(repair, output=output, schema=schema, max_tokens=max_tokens, temperature=temperature)
         issues = self._validate(fixed.text, schema)
         if issues:
             raise LLMError(
-                f"model {self.model} ({stage}): reply is not valid JSON for the schema after one repair ({issues[0]})"
+                f"model {self.model} ({output}): reply is not valid JSON for the schema after one repair ({issues[0]})"
             )
         fixed.data = parse_json(fixed.text)
         return fixed
@@ -181,7 +181,7 @@ class LLM:
             return [f"not parseable JSON ({exc})"]
         return problems(value, schema)
 
-    def _complete(self, messages, *, stage, schema, max_tokens, temperature) -> Reply:
+    def _complete(self, messages, *, output, schema, max_tokens, temperature) -> Reply:
         params = {
             "max_tokens": max_tokens or self.max_tokens,
             "temperature": self.temperature if temperature is None else temperature,
@@ -194,7 +194,7 @@ class LLM:
             record(
                 self.engine,
                 run_id=self.run_id,
-                output=stage,  # the output the call is for: llm_usage.output
+                output=output,  # the output the call is for: llm_usage.output
                 backend=self.backend.name,
                 model=self.model,
                 cache_hit=True,
@@ -211,7 +211,7 @@ class LLM:
                 finish_reason=hit.get("finish_reason", "stop"),
             )
         raw = self._call(
-            messages, stage=stage, schema=schema, max_tokens=params["max_tokens"], temperature=params["temperature"]
+            messages, output=output, schema=schema, max_tokens=params["max_tokens"], temperature=params["temperature"]
         )
         cache.store(
             self.engine,
@@ -247,25 +247,25 @@ class LLM:
                 return self.spent_tokens, self.spent_usd
         return spent(self.engine, self.run_id)
 
-    def _check_budget(self, stage: str) -> None:
+    def _check_budget(self, output: str) -> None:
         if not (self.budget_tokens or self.budget_usd):
             return
         tokens, usd = self._spent()
         if self.budget_tokens and tokens >= self.budget_tokens:
             raise BudgetExhausted(
                 f"run budget of {self.budget_tokens} tokens (llm.budget_tokens) is spent; "
-                f"the rest of '{stage}' waits for the next run"
+                f"the rest of '{output}' waits for the next run"
             )
         if self.budget_usd and usd >= self.budget_usd:
             raise BudgetExhausted(
                 f"run budget of ${self.budget_usd:.2f} (llm.budget_usd) is spent; "
-                f"the rest of '{stage}' waits for the next run"
+                f"the rest of '{output}' waits for the next run"
             )
 
-    def _call(self, messages, *, stage, schema, max_tokens, temperature) -> RawReply:
+    def _call(self, messages, *, output, schema, max_tokens, temperature) -> RawReply:
         attempt = 0
         while True:
-            self._check_budget(stage)
+            self._check_budget(output)
             started = time.monotonic()
             try:
                 with self._slots:
@@ -274,7 +274,7 @@ class LLM:
                 record(
                     self.engine,
                     run_id=self.run_id,
-                    output=stage,
+                    output=output,
                     backend=self.backend.name,
                     model=self.model,
                     latency_ms=int((time.monotonic() - started) * 1000),
@@ -300,7 +300,7 @@ class LLM:
             record(
                 self.engine,
                 run_id=self.run_id,
-                output=stage,  # the output the call is for: llm_usage.output
+                output=output,  # the output the call is for: llm_usage.output
                 backend=self.backend.name,
                 model=raw.model,
                 prompt_tokens=raw.prompt_tokens,

@@ -416,7 +416,7 @@ def _finish(bucket: dict) -> dict:
 
 
 def usage(conn: Connection, tz: ZoneInfo, days: int = 30, now: datetime | None = None) -> dict:
-    """Model calls, tokens, cached-token share and cost per day (reader's time zone) and per stage.
+    """Model calls, tokens, cached-token share and cost per day (reader's time zone) and per output.
 
     A call answered from llm_cache is counted as a cache hit, not a model call: it cost nothing.
     """

@@ -186,7 +186,7 @@ def write_analysis(
             {"role": "system", "content": system},
             {"role": "user", "content": user_prompt(view, [f.detail for f in errors])},
         ]
-        reply = llm.chat(messages, stage="analysis", max_tokens=max_tokens)
+        reply = llm.chat(messages, output="analysis", max_tokens=max_tokens)
         return reply, *split_headline(reply.text, brief.get("title") or "")
 
     def check(draft):

@@ -163,7 +163,7 @@ class _Writer:
         """The first ask, or the rewrite: the same chat and the first answer's problems."""
         if errors:
             asked = with_feedback(asked, [f.detail for f in errors])
-        return ask_json(self.llm, asked, stage="episode", schema=schema, max_tokens=max_tokens)
+        return ask_json(self.llm, asked, output="episode", schema=schema, max_tokens=max_tokens)
 
     def verified(self, text: str, problems: list[str]) -> str:
         """text with its quotes checked against the transcript; a dropped quote is a problem."""

@@ -133,7 +133,7 @@ def passage_points(llm, lines: list[Line], options: EpisodeOptions) -> list[tupl
             min_points=min(3, most),
             max_points=most,
         )
-        data = ask_json(llm, asked, stage="episode", schema=points_schema(most), max_tokens=options.max_tokens)
+        data = ask_json(llm, asked, output="episode", schema=points_schema(most), max_tokens=options.max_tokens)
         got = [
             (p["line"], clean_field(p.get("point")))
             for p in data.get("points", [])
@@ -185,7 +185,7 @@ def plan_episode(llm, lines: list[Line], options: EpisodeOptions) -> tuple[list[
             first_line=window[0][0],
             points=window,
         )
-        data = ask_json(llm, asked, stage="episode", schema=sections_schema(cap), max_tokens=o.max_tokens)
+        data = ask_json(llm, asked, output="episode", schema=sections_schema(cap), max_tokens=o.max_tokens)
         proposed += [
             s for s in data.get("sections", []) if isinstance(s, dict) and isinstance(s.get("start_line"), int)
         ]

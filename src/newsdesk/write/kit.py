@@ -63,11 +63,11 @@ def with_feedback(asked: list[dict], problems: list[str]) -> list[dict]:
     return [*asked, {"role": "user", "content": render("rewrite.md", problems=problems)}]
 
 
-def ask_json(llm, asked: list[dict], *, stage: str, schema: dict, max_tokens: int) -> dict:
+def ask_json(llm, asked: list[dict], *, output: str, schema: dict, max_tokens: int) -> dict:
     """One structured call; a reply that is not a JSON object comes back as {} (callers
     treat missing fields as a failed attempt, never as content)."""
     try:
-        reply = llm.chat(asked, stage=stage, schema=schema, max_tokens=max_tokens)
+        reply = llm.chat(asked, output=output, schema=schema, max_tokens=max_tokens)
     except BudgetExhausted:
         raise
     except LLMError as exc:

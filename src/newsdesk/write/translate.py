@@ -157,7 +157,9 @@ class _Translator:
 
         def write(errors: list[Finding]) -> _Unit:
             again = with_feedback(asked, [f.detail for f in errors]) if errors else asked
-            data = ask_json(self.llm, again, stage="translation", schema=schema, max_tokens=self.options.max_tokens * 2)
+            data = ask_json(
+                self.llm, again, output="translation", schema=schema, max_tokens=self.options.max_tokens * 2
+            )
             return self._check(data, head, zh_head, zh_bullets, material or self.material)
 
         return checked(write, lambda unit: [rule(p) for p in unit.problems], keep="best").draft
@@ -392,7 +394,7 @@ def translate_card(engine: Engine, llm, brief: dict, row: dict, language: str, s
 
     def write(errors: list[Finding]) -> tuple[str, str]:
         again = with_feedback(asked, [f.detail for f in errors]) if errors else asked
-        data = ask_json(llm, again, stage="translation", schema=CARD_SCHEMA, max_tokens=1200)
+        data = ask_json(llm, again, output="translation", schema=CARD_SCHEMA, max_tokens=1200)
         return clean_field(data.get("headline")), clean_field(data.get("lead"))
 
     def check(draft: tuple[str, str]) -> list[Finding]:

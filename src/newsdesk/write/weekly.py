@@ -346,7 +346,7 @@ class _Writer:
                     {"role": "user", "content": render("weekly_rewrite.md", problems=[f.detail for f in errors])},
                 ]
             )
-            replies.append(self.llm.chat(asked, stage="weekly", schema=schema))
+            replies.append(self.llm.chat(asked, output="weekly", schema=schema))
             return replies[-1].data, assemble(replies[-1].data), replies[-1].finish_reason
 
         def check(draft):
