@@ -20,6 +20,7 @@ from newsdesk.editions.evaluate import (
     describes_article,
     evaluate,
     harvest_id,
+    harvest_lines,
     score_day,
     score_weekly,
 )
@@ -245,3 +246,17 @@ def test_a_label_of_an_unknown_event_is_one_clear_error(tmp_path, shared):
     with pytest.raises(EvalFileError, match="line 6: event nope is in no cluster label file; fix the labels"):
         evaluate(tiers, Settings(data_dir=str(tmp_path)), harvest=harvest, clusters=[clusters])
     assert read_eval_file(clusters)  # the cluster labels themselves are sound
+
+
+def test_a_harvest_line_listed_again_without_its_date_keeps_the_date(tmp_path):
+    # The harvest re-lists some items with an empty pub_date (W06's Google results): the last line
+    # wins, as in the import, but an earlier line's date stays, as the store keeps a stored one.
+    link = "https://example.com/a"
+    harvest = tmp_path / "h.jsonl"
+    lines = [
+        {"title": "A", "link": link, "source": "S", "pub_date": "2026-02-08"},
+        {"title": "A again", "link": link, "source": "S", "pub_date": ""},
+    ]
+    harvest.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    found = harvest_lines(harvest, {harvest_id(link)})
+    assert found[harvest_id(link)] == {**lines[1], "pub_date": "2026-02-08"}

@@ -233,3 +233,17 @@ def test_readers_and_short_writers_wait_for_a_long_writer_instead_of_failing(sql
     engine.dispose()
     assert errors == [], errors[:3]
     assert transactions > 3 and done.count(True) > 3 and done.count(False) > 3
+
+
+def test_an_entry_listed_again_without_its_date_keeps_the_date_it_was_listed_with(engine):
+    # The harvest lists some items twice, the later copy with an empty pub_date: stored as the last
+    # copy, but dated by the copy that has a date, not by when it was seen (a week later, in a replay).
+    day = datetime(2026, 2, 8, tzinfo=UTC)
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+        assert upsert_items(conn, [_item(published_at=day, dated_by="day"), _item(title="again")]) == [
+            "unchanged",
+            "new",
+        ]
+        row = conn.execute(select(items.c.title, items.c.published_at, items.c.dated_by)).one()
+    assert (row.title, row.published_at, row.dated_by) == ("again", day, "day")

@@ -407,7 +407,8 @@ def _iso_week(day: date) -> str:
 
 
 def harvest_lines(harvest: Path, wanted: set[str]) -> dict[str, dict]:
-    """The harvest's lines for the wanted item ids (last line wins, as the import does)."""
+    """The harvest's lines for the wanted item ids (last line wins, as the import does; a last line
+    without a date keeps the one an earlier line of the link gave, as the store keeps a stored date)."""
     found: dict[str, dict] = {}
     try:
         with harvest.open(encoding="utf-8") as fh:
@@ -422,6 +423,9 @@ def harvest_lines(harvest: Path, wanted: set[str]) -> dict[str, dict]:
                 if isinstance(link, str) and link.strip():
                     item_id = harvest_id(link)
                     if item_id in wanted:
+                        earlier = found.get(item_id) or {}
+                        if not row.get("pub_date") and earlier.get("pub_date"):
+                            row = {**row, "pub_date": earlier["pub_date"]}
                         found[item_id] = row
     except OSError as exc:
         raise EvalFileError(

@@ -83,15 +83,24 @@ def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = Non
 
     Keyed by (source, guid). An entry without a guid of its own is keyed by its canonical
     URL (the parser puts it in `guid`, keeping a fragment that tells changelog entries apart).
-    An entry listed twice is stored once, as its last copy. Items go BATCH at a time: a few
-    statements per batch instead of two per item, each under every database's parameter limit.
+    An entry listed twice is stored once, as its last copy, dated by the last copy that has a date
+    (a harvest that re-lists an item without its date does not move it to the day it was seen).
+    Items go BATCH at a time: a few statements per batch instead of two per item, each under every
+    database's parameter limit.
     """
     now = now or datetime.now(UTC)
     latest = {(i.source_id, i.guid): i for i in batch}
+    dated = {(i.source_id, i.guid): i for i in batch if i.published_at is not None}
+    stored = {
+        k: dataclasses.replace(i, published_at=dated[k].published_at, dated_by=dated[k].dated_by)
+        if i.published_at is None and k in dated
+        else i
+        for k, i in latest.items()
+    }
     outcome: dict[tuple[str, str], str] = {}
     keys = list(latest)
     for start in range(0, len(keys), BATCH):
-        outcome.update(_upsert_batch(conn, [latest[k] for k in keys[start : start + BATCH]], now))
+        outcome.update(_upsert_batch(conn, [stored[k] for k in keys[start : start + BATCH]], now))
     last = {id(i) for i in latest.values()}
     return [outcome[(i.source_id, i.guid)] if id(i) in last else "unchanged" for i in batch]
 
