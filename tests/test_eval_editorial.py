@@ -4,6 +4,7 @@ then a real replay of a few harvest items through the stages, and the file error
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 from math import log2
@@ -144,6 +145,21 @@ def test_week_measures(days):
     assert m["weekly clean"] == 1.0
     score_weekly(week, {"sections": [], "briefs": []}, "flagged", LABELS, store_event)
     assert week.summary()["weekly clean"] == 0.0  # measured, but never published to readers
+
+
+def test_the_featured_ceiling_features_the_tier_3_events_and_one_event_on_every_other_day(days):
+    # day 1 has two tier-3 events, day 2 one: featuring exactly those is right every time
+    assert (days[0].tier3, days[0].events, days[1].tier3, days[1].events) == (2, 5, 1, 2)
+    assert WeekScore("2026-W09", list(days)).summary()["featured precision ceiling"] == 1.0
+    # a day with events but no tier-3 one still features one event, a miss by the guide's measure;
+    # a day without labelled events features nothing
+    quiet = score_day(date(2026, 2, 28), [], [], {RSP: dataclasses.replace(LABELS[RSP], day=date(2026, 2, 28))}, {}, {})
+    empty = score_day(date(2026, 3, 1), [], [], LABELS, ITEM_EVENT, REPORTS)
+    assert (quiet.tier3, quiet.events, empty.events) == (0, 1, 0)
+    week = WeekScore("2026-W09", [*days, quiet, empty])
+    assert week.summary()["featured precision ceiling"] == pytest.approx(3 / 4)
+    assert WeekScore("2026-W08", [quiet]).summary()["featured precision ceiling"] == 0.0
+    assert WeekScore("2026-W08", [empty]).summary()["featured precision ceiling"] is None
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,10 @@ whose members belong to two labelled events is glue). Measures, per day and per 
                 days with a tier-2/3 event and no featured card. Beside it, on the guide's days
                 without a tier-3 event (where a featured card cannot be right by that measure):
                 precision on days with a tier-3 event only, and "top tier" = featured cards of
-                the best tier the day has (tier 3, else tier 2 on a day without a lead story)
+                the best tier the day has (tier 3, else tier 2 on a day without a lead story);
+                and the ceiling: the best precision any page can reach on these labels while
+                featuring at least one event on every day with events (exactly the tier-3 events
+                on a day that has some, one event on any other day), pooled over the week alike
     about       share of the zh edition's cards whose first sentence describes the article
                 ("本文…", "深度解读…", "介绍了…", "this post explores…") instead of the news
     weekly      share of the week's tier-3 events in a theme, anywhere in the weekly (themes or
@@ -250,6 +253,8 @@ class DayScore:
     featured_right: int = 0
     featured_top: int = 0  # featured cards of the day's best labelled tier (3, else 2)
     has_tier3: bool = False
+    tier3: int = 0  # the day's tier-3 events
+    events: int = 0  # the day's labelled events
     needs_featured: bool = False  # the day has a tier-2/3 event
     zh_cards: int = 0
     zh_about: int = 0
@@ -274,7 +279,9 @@ def score_day(
     todays = [lab for lab in labels.values() if lab.day == day]
     s.placeable = sum(lab.tier >= 2 for lab in todays)
     s.needs_featured = s.placeable > 0
-    s.has_tier3 = any(lab.tier == 3 for lab in todays)
+    s.tier3 = sum(lab.tier == 3 for lab in todays)
+    s.events = len(todays)
+    s.has_tier3 = s.tier3 > 0
     best = 3 if s.has_tier3 else 2
     seen: set[str] = set()
     gains = []
@@ -352,6 +359,14 @@ class WeekScore:
     def share(self, part: str, whole: str) -> float | None:
         return _share(self.days, part, whole)
 
+    def featured_ceiling(self) -> float | None:
+        """The best featured precision reachable on these labels with at least one featured event on
+        every day that has events: the tier-3 events where a day has some (all right), one event on
+        each other day (a miss by the guide's measure), pooled as featured precision is."""
+        right = sum(d.tier3 for d in self.days)
+        shown = sum(d.tier3 if d.tier3 else 1 for d in self.days if d.events)
+        return right / shown if shown else None
+
     def mean(self, name: str) -> float | None:
         values = [getattr(d, name) for d in self.days if getattr(d, name) is not None]
         return sum(values) / len(values) if values else None
@@ -370,6 +385,7 @@ class WeekScore:
                 [d for d in self.days if d.has_tier3], "featured_right", "featured"
             ),
             "featured top tier": self.share("featured_top", "featured"),
+            "featured precision ceiling": self.featured_ceiling(),
             "days without featured": sum(d.needs_featured and not d.featured for d in self.days),
             "zh about-the-article": self.share("zh_about", "zh_cards"),
             "weekly clean": 1.0 if self.weekly_status == "clean" else 0.0,  # a flagged weekly is not published
@@ -572,7 +588,8 @@ def week_lines(ws: WeekScore) -> list[str]:
         f"placement {_fmt(m['placement'])}  ndcg@10 {_fmt(m['ndcg@10'])}  glue@10 {_fmt(m['glue@10'])}  "
         f"split@10 {_fmt(m['split@10'])}  noise@10 {_fmt(m['noise@10'])}",
         f"featured {m['featured']} (precision vs tier 3 {_fmt(m['featured precision'])}, on days with a tier-3 "
-        f"event {_fmt(m['featured precision, tier-3 days'])}, of the day's best tier {_fmt(m['featured top tier'])}), "
+        f"event {_fmt(m['featured precision, tier-3 days'])}, of the day's best tier {_fmt(m['featured top tier'])}; "
+        f"ceiling on these labels {_fmt(m['featured precision ceiling'])}), "
         f"{m['days without featured']} days with news and no featured event; "
         f"zh cards opening about the article {_fmt(m['zh about-the-article'])}",
         f"weekly ({ws.weekly_status}): tier-3 events in themes {_fmt(m['weekly tier-3 in themes'])}, anywhere "
@@ -592,6 +609,7 @@ FOLD_MEASURES = [
     "featured precision",
     "featured precision, tier-3 days",
     "featured top tier",
+    "featured precision ceiling",
     "days without featured",
     "zh about-the-article",
     "weekly clean",
