@@ -351,3 +351,36 @@ def test_two_headlines_stating_one_specific_amount_at_launch_are_one_event(embed
     )
     assert got["q1"] == got["q2"]
     assert got["r1"] != got["r2"]
+
+
+NAMED = [
+    (
+        "g1",
+        5,
+        9,
+        "zh",
+        "深度团队独家揭秘Helixora内幕：两年攻坚，让AI读懂基因组的非编码区",
+        "研究团队开源Helixora模型，通过百万碱基长序列输入预测非编码区的功能。",
+    ),
+    (
+        "g2",
+        5,
+        14,
+        "zh",
+        "Helixora新模型登上Nature，人类基因组非编码区密码被解码",
+        "Helixora通过卷积与Transformer结合的架构做多模态联合训练，刷新基因变异预测成绩。",
+    ),
+]
+
+
+def test_two_reports_naming_a_word_no_other_report_uses_the_same_day_are_one_event(embedder):
+    """A name only these two reports use in the whole window (a new model's) is the happening's own;
+    a product word every story of the week names is a topic, and across languages a shared Latin
+    name stays a product word (the test above). The two texts are worded apart (cosine ≈0.5-0.6)."""
+    got = _place(embedder, NOISE + NAMED)
+    assert got["g1"] == got["g2"]
+    apart = _place(embedder, NOISE + NAMED, ClusterConfig(name_bonus=0.0))
+    assert apart["g1"] != apart["g2"]
+    later = [NAMED[0], (*NAMED[1][:1], 6, *NAMED[1][2:])]  # the next day: a write-up, not the launch coverage
+    late = _place(embedder, NOISE + later)
+    assert late["g1"] != late["g2"]

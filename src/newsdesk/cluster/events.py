@@ -17,6 +17,9 @@ How an item is matched to an event:
 3. Anchors (anchors.py): a shared anchor adds weight, divided by how many open events carry
    it (a name every story this week mentions proves nothing); two different versions of one
    product family with no versioned name in common never join.
+3b. A name only the item and the event use in the whole window (AlphaGenome, in two outlets'
+   words the day it came out) adds `name_bonus` to a same-language pair that is already close
+   (`name_cosine`) within `name_days` of the event's first report.
 4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
    use adds up to `term_weight`.
 4b. Evidence beyond a topic (`_unsupported`): an item or event with little material (a title,
@@ -51,7 +54,7 @@ from newsdesk.cluster.anchors import (
     version_conflict,
 )
 from newsdesk.cluster.dedup import Deduper
-from newsdesk.cluster.terms import TermWindow, headline, is_roundup, terms
+from newsdesk.cluster.terms import FAMILY, TermWindow, headline, is_roundup, terms
 
 DAY = 86400.0
 
@@ -85,6 +88,9 @@ class ClusterConfig:
     thin_words: int = 10  # an item saying fewer words than this beyond its headline has little material
     lead_slack: float = 0.10  # a joiner may fall this far below the threshold to the event's first report
     amount_bonus: float = 0.25  # both headlines state one specific amount (681亿美元), at launch
+    name_bonus: float = 0.15  # both name a word no other item in the window uses (AlphaGenome), the same day
+    name_cosine: float = 0.50  # ... when their texts are this close at least
+    name_days: float = 0.75  # ... within this long of the event's first report (a series' next post is another day)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -415,6 +421,7 @@ class Clusterer:
                 + cfg.term_weight
                 + cfg.subject_bonus
                 + cfg.amount_bonus
+                + cfg.name_bonus
                 + max(cfg.arbiter_band, 0.0)
             )
             for key, (margin, s, lang) in margins.items():
@@ -452,6 +459,19 @@ class Clusterer:
                     evidence.append("amount")
                     score += cfg.amount_bonus
                     why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
+                # A name only this event's reports use in the whole window (AlphaGenome, a person's
+                # name) is this happening's own, where a product word every story names is a topic.
+                own = self._own_names(doc, ev)
+                if (
+                    own
+                    and cfg.name_bonus
+                    and lang == doc.lang  # across languages a shared Latin name is a product word (_unsupported)
+                    and s >= cfg.name_cosine
+                    and doc.ts - ev.first_ts <= cfg.name_days * DAY
+                ):
+                    evidence.append("name")
+                    score += cfg.name_bonus
+                    why.append(f"both name {own[0]}, which no other report in the window does (+{cfg.name_bonus:.2f})")
                 sim, words = self.words.similarity(weights, ev.terms, ev.size)
                 if sim and cfg.term_weight:
                     score += cfg.term_weight * sim
@@ -521,6 +541,19 @@ class Clusterer:
             if to_lead + bonus < self._threshold(doc.lang, lead_lang) - cfg.lead_slack:
                 return f"cosine {to_lead:.2f} to the event's first report: too far from what the event is about, not joined"
         return ""
+
+    def _own_names(self, doc: Doc, ev: _Event) -> list[str]:
+        """Names (Latin words of 5+ letters, not a big company or model family) that the item and the
+        event use and no other report in the window does."""
+        return sorted(
+            t
+            for t in doc.terms or ()
+            if _LATIN_TERM.match(t)
+            and len(t) >= 5
+            and t not in FAMILY
+            and ev.terms.get(t, 0) > 0
+            and self.words.df.get(t, 0) <= ev.terms[t]
+        )
 
     def _shared_anchors(self, doc: Doc, ev: _Event) -> list[str]:
         """The event's anchors the item names too. A versioned name counts only during the launch:
