@@ -17,7 +17,7 @@ from newsdesk.config import Settings
 from newsdesk.editions.cards import event_cards
 from newsdesk.editions.languages import unmarked_parts
 from newsdesk.store.schema import analyses, checks, event_members, events, items
-from newsdesk.write.extractive.publish import store_card
+from newsdesk.write.extractive.checked import store_card
 from newsdesk.write.translate import translate_cards
 
 HEADLINE = "OpenAI 发布 GPT-5.4，上下文达 100 万 token"

@@ -28,7 +28,7 @@ from newsdesk.model import Item, Source
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items
-from newsdesk.write.extractive.publish import publish_cards
+from newsdesk.write.extractive.checked import store_cards
 from newsdesk.write.weekly_edition import (
     Entry,
     story_entries,
@@ -186,7 +186,7 @@ def store(tmp_path_factory):
     cluster_new_items(engine, settings, embedder=embedder)
     link_stories(engine, settings, embedder=embedder)
     rank_events(engine, now=MONDAY + timedelta(days=7))
-    publish_cards(engine, settings)  # each event's headline in zh and en, as the pipeline's write stage stores it
+    store_cards(engine, settings)  # each event's headline in zh and en, as the pipeline's write stage stores it
     with engine.connect() as conn:
         ev = dict(
             conn.execute(
@@ -265,10 +265,10 @@ def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_fo
     from newsdesk.publish.site import publish_site
     from newsdesk.web.app import create_app
     from newsdesk.write.extractive.card import extractive_card
-    from newsdesk.write.extractive.publish import publish_weekly
+    from newsdesk.write.extractive.checked import checked_weekly
 
     engine, settings, ev = store
-    assert publish_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "clean"
+    assert checked_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "clean"
     row = _weekly(engine)
     meta = row["meta"]
     assert meta["extractive"]
@@ -299,7 +299,7 @@ def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_fo
         app_page = client.get(f"/weekly/{WEEK}?lang=zh").text
     assert all(x in app_page for x in lines)
     # Unchanged story links, unchanged report: nothing rebuilt.
-    assert publish_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "unchanged"
+    assert checked_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "unchanged"
 
 
 def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):

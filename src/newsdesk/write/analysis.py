@@ -37,7 +37,7 @@ from newsdesk.llm.client import (
 )
 from newsdesk.store.schema import analyses, events
 from newsdesk.write.check import check_output
-from newsdesk.write.extractive.publish import card_values
+from newsdesk.write.extractive.checked import card_values
 from newsdesk.write.failed import Draft, stand_in
 from newsdesk.write.kit import checked, event_size, material_key, policy, record_check, render, reports
 

@@ -416,7 +416,7 @@ def episode_editions(
     translation, as published. An edition that still fails its checks is never published: its draft is
     kept for the operator and the extractive digest stands in its place (_published). A Chinese stand-in
     is not translated (readers never see the draft it replaced): the English edition is extractive too."""
-    from newsdesk.write.extractive.publish import publish_episode
+    from newsdesk.write.extractive.checked import checked_episode
     from newsdesk.write.translate import translate_episode
 
     zh = _published(
@@ -426,7 +426,7 @@ def episode_editions(
         return [zh]
     stored = stored_edition(engine, zh.key, "zh") or {}
     if (stored.get("meta") or {}).get("extractive"):
-        en = publish_episode(engine, turns, title=zh.digest.title, number=number, language="en", key=zh.key)
+        en = checked_episode(engine, turns, title=zh.digest.title, number=number, language="en", key=zh.key)
     else:
         en = _published(
             engine,
@@ -442,7 +442,7 @@ def episode_editions(
 def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: list[Turn], number) -> EpisodeResult:
     """`result` when it passed its checks; else its draft kept for the operator and the extractive digest stored
     in its place, under its material key."""
-    from newsdesk.write.extractive.publish import publish_episode
+    from newsdesk.write.extractive.checked import checked_episode
     from newsdesk.write.failed import Draft, stand_in
 
     if result.status == "clean" or result.reused:  # reused: its draft, if any, was kept when it was written
@@ -460,7 +460,7 @@ def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: lis
     return stand_in(
         engine,
         draft,
-        lambda: publish_episode(
+        lambda: checked_episode(
             engine,
             turns,
             title=result.digest.title,

@@ -82,7 +82,7 @@ class ModelWriters:
         return True
 
     def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
-        from newsdesk.write.extractive.publish import stand_in_weekly
+        from newsdesk.write.extractive.checked import stand_in_weekly
         from newsdesk.write.weekly import build_weekly
 
         stats = build_weekly(engine, settings, self.llm, week, **caps)
@@ -104,34 +104,34 @@ class ExtractiveWriters:
 
     def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
         from newsdesk.write.analysis import WriteStats
-        from newsdesk.write.extractive.publish import publish_cards
+        from newsdesk.write.extractive.checked import store_cards
 
-        stored = publish_cards(engine, settings, limit=limit)
+        stored = store_cards(engine, settings, limit=limit)
         return WriteStats(written=stored, clean=stored)
 
     def card(self, engine, settings, brief, language) -> bool:
         from newsdesk.write.analysis import stored_analysis
-        from newsdesk.write.extractive.publish import store_card
+        from newsdesk.write.extractive.checked import store_card
 
         stored = stored_analysis(engine, brief["event_id"], language)
         return store_card(engine, brief, language, stored_key=stored.material_key if stored else None)
 
     def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
-        from newsdesk.write.extractive.publish import publish_weekly
+        from newsdesk.write.extractive.checked import checked_weekly
         from newsdesk.write.weekly import WeeklyStats, latest_week
 
         if week is None:
             with engine.connect() as conn:
                 week = latest_week(conn, settings.timezone)
-        status = publish_weekly(engine, settings, week, **caps)
+        status = checked_weekly(engine, settings, week, **caps)
         built = other_editions(engine, settings, week, **caps)
         return WeeklyStats(week=week, status=status, built=status != "unchanged" or built)
 
     def episode(self, engine, settings, turns, *, title, number=None) -> list:
-        from newsdesk.write.extractive.publish import publish_episode
+        from newsdesk.write.extractive.checked import checked_episode
 
         return [
-            publish_episode(engine, turns, title=title, number=number, language=language)
+            checked_episode(engine, turns, title=title, number=number, language=language)
             for language in edition_languages(settings)
         ]
 
@@ -145,12 +145,12 @@ def other_editions(engine: Engine, settings: Settings, week: str | None, **caps)
     """The weekly's editions after the Chinese one (the English weekly), chosen from the material in
     their own language: a week's events told by their material in that language first. Returns
     whether one was built."""
-    from newsdesk.write.extractive.publish import publish_weekly
+    from newsdesk.write.extractive.checked import checked_weekly
 
     if week is None:
         return False
     return any(
-        publish_weekly(engine, settings, week, language=language, **caps) != "unchanged"
+        checked_weekly(engine, settings, week, language=language, **caps) != "unchanged"
         for language in edition_languages(settings)[1:]
     )
 

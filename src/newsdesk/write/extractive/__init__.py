@@ -10,7 +10,8 @@ site, feeds, Markdown and web app render them with the same templates:
               facts, and briefs each told by one item's own text
 - episode.py  an episode digest: sections from topic segmentation (segment.py), the
               speakers' sentences quoted verbatim with time codes, a 5–9 bullet summary
-- publish.py  the episode digest and the weekly checked and stored as editions, in the rows
-              the written ones use (what an offline pipeline stage calls)
+- checked.py  each of them checked against its material and keyed on it: cards stored as
+              analyses, the episode digest and the weekly as editions, in the rows the
+              written ones use (what write/writers.py's ExtractiveWriters call)
 - evaluate.py `newsdesk eval digest`: sections and summary against labelled meetings
 """

@@ -1,10 +1,10 @@
-"""The offline newsroom in the store: extractive cards, episode digests and weekly reports,
-checked and stored in the rows the model-written ones use, so the site, feeds and web app
+"""The offline newsroom's outputs checked against their material: extractive cards, episode digests and
+weekly reports, stored in the rows the model-written ones use, so the site, feeds and web app
 show them with no second template.
 
-    publish_cards(engine, settings)                               # analyses rows, model "extractive"
-    publish_episode(engine, turns, title="…", number="110")       # an EpisodeResult
-    publish_weekly(engine, settings, "2025-W09")                  # "clean" | "flagged" | "unchanged"
+    store_cards(engine, settings)                              # analyses rows, model "extractive"
+    checked_episode(engine, turns, title="…", number="110")    # an EpisodeResult
+    checked_weekly(engine, settings, "2025-W09")               # "clean" | "flagged" | "unchanged"
 
 Each is keyed on its material: an unchanged event, transcript or week is not rebuilt. What
 the checker finds is recorded in `checks` and makes the output flagged, as for a written one;
@@ -63,7 +63,7 @@ from newsdesk.write.weekly_edition import (
 EXTRACTIVE_FORMAT = 5  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
-def publish_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
+def store_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
     """Each event's extractive card, in every configured language, stored as its analysis
     (the N most important events with `limit`). Returns how many were stored."""
     from newsdesk.cluster import event_brief
@@ -135,7 +135,7 @@ def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1)
     }
 
 
-def publish_episode(
+def checked_episode(
     engine: Engine,
     turns: list[Turn],
     *,
@@ -214,7 +214,7 @@ def _fingerprint(briefs: list[dict]) -> list:
     ]
 
 
-def publish_weekly(
+def checked_weekly(
     engine: Engine, settings, week: str | None = None, *, language: str = LANGUAGE, now: datetime | None = None, **caps
 ) -> str:
     """The extractive weekly report of `week` (default: the newest) in `language`, checked part by part
@@ -230,7 +230,7 @@ def publish_weekly(
         stories = week_stories(conn, [b["event_id"] for b in briefs], language, settings.timezone)
     if not briefs:
         raise model_weekly.WeeklyError(f"week {week} has no events in the store", "pick a week with items")
-    digest = material_key(
+    mkey = material_key(
         "extractive-weekly",
         EXTRACTIVE_FORMAT,
         model_weekly.WEEKLY_FORMAT,
@@ -241,7 +241,7 @@ def publish_weekly(
         caps,
     )
     with engine.connect() as conn:
-        if stored_material_key(conn, "weekly", week, language) == digest:
+        if stored_material_key(conn, "weekly", week, language) == mkey:
             return "unchanged"
     report = extractive_weekly(briefs, language=language, stories=stories, week=week, **caps)
     material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
@@ -264,7 +264,7 @@ def publish_weekly(
         briefs=[b.line() for b in report.briefs],
         meta={**report.meta(), "flags": [f.as_dict() for f in errors]},
         status=status,
-        material_key=digest,
+        material_key=mkey,
         now=now,
         language=language,
     )

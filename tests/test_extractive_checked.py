@@ -12,7 +12,7 @@ from test_weekly import parse_report
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import parse_digest
-from newsdesk.write.extractive.publish import publish_episode, publish_weekly
+from newsdesk.write.extractive.checked import checked_episode, checked_weekly
 
 VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"))
 
@@ -24,7 +24,7 @@ def _checks(engine, subject: str) -> int:
 
 def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engine):
     _, turns = parse_transcript(VTT.read_text(encoding="utf-8"), name=VTT.name)
-    first = publish_episode(sqlite_engine, turns, title="The week in review", number=1)
+    first = checked_episode(sqlite_engine, turns, title="The week in review", number=1)
     assert first.status == "clean", first.findings
     with sqlite_engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.kind == "episode")).mappings().one()
@@ -40,20 +40,20 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
     fields, _ = split_front_matter(EDITION_KINDS["episode"].markdown(dict(row), "UTC"))
     assert fields["summary"] == summary
     assert _checks(sqlite_engine, "episode") == 1
-    again = publish_episode(sqlite_engine, turns, title="The week in review", number=1)
+    again = checked_episode(sqlite_engine, turns, title="The week in review", number=1)
     assert again.reused and again.text == first.text and _checks(sqlite_engine, "episode") == 1
 
 
 def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
     s, engine, _ = demo_briefs
-    assert publish_weekly(engine, s, "2025-W09") == "clean"
+    assert checked_weekly(engine, s, "2025-W09") == "clean"
     with engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.kind == "weekly")).mappings().one()
     assert row["key"] == "2025-W09" and row["meta"]["extractive"] and row["status"] == "clean"
     report = parse_report(row["body"])
     assert len(report["sections"]) >= 3 and report["briefs"]
     assert report["properties"]["status"] == "Published"
-    assert publish_weekly(engine, s, "2025-W09") == "unchanged"
+    assert checked_weekly(engine, s, "2025-W09") == "unchanged"
     assert _checks(engine, "weekly") == 1
 
 
