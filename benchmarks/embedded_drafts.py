@@ -39,6 +39,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from newsdesk.config import Settings
+from newsdesk.editions.weekly import build_weekly
 from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, open_llm
 from newsdesk.pipeline import run_pipeline
@@ -270,7 +271,7 @@ def main() -> None:
         zh = []
         steps = [
             ("analysis", lambda: analysis.write_analyses(engine, s, recorder, limit=1)),
-            ("weekly", lambda: weekly.build_weekly(engine, s, recorder, max_sections=3, per_section=2, max_briefs=3)),
+            ("weekly", lambda: build_weekly(engine, s, recorder, max_sections=3, per_section=2, max_briefs=3)),
             (
                 "episode",
                 lambda: zh.append(episode.write_episode(engine, s, recorder, turns, title=title, options=EPISODE)),

@@ -9,10 +9,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 from test_weekly import parse_report
 
+from newsdesk.editions.weekly import build_extractive_weekly
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import parse_digest
-from newsdesk.write.extractive.checked import checked_episode, checked_weekly
+from newsdesk.write.extractive.checked import checked_episode
 
 VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"))
 
@@ -46,14 +47,14 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
 
 def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
     s, engine, _ = demo_briefs
-    assert checked_weekly(engine, s, "2025-W09") == "clean"
+    assert build_extractive_weekly(engine, s, "2025-W09") == "clean"
     with engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.kind == "weekly")).mappings().one()
     assert row["key"] == "2025-W09" and row["meta"]["extractive"] and row["status"] == "clean"
     report = parse_report(row["body"])
     assert len(report["sections"]) >= 3 and report["briefs"]
     assert report["properties"]["status"] == "Published"
-    assert checked_weekly(engine, s, "2025-W09") == "unchanged"
+    assert build_extractive_weekly(engine, s, "2025-W09") == "unchanged"
     assert _checks(engine, "weekly") == 1
 
 

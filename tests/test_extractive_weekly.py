@@ -12,13 +12,13 @@ import pytest
 from test_extractive_card import own_text
 from test_weekly import parse_report
 
+from newsdesk.editions.weekly import properties, render_weekly
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import key_numbers, length, sentences
 from newsdesk.write.extractive.weekly import FACT_LENGTH, extractive_theme, extractive_weekly, load_week, theme_events
-from newsdesk.write.weekly_edition import properties
 from newsdesk.write.weekly_themes import is_news, leads
 
 WEEK = "2025-W09"
@@ -127,7 +127,13 @@ def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_p
     report = extractive_weekly(briefs, language="zh")
     assert_passes_part_by_part(report, briefs, "zh")
     props = properties(WEEK, report.summary, "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
-    text = report.render(f"AI周报 {WEEK} | newsdesk", props)
+    text = render_weekly(
+        f"AI周报 {WEEK} | newsdesk",
+        props,
+        report.overview,
+        [t.text for t in report.themes],
+        [b.line() for b in report.briefs],
+    )
     parsed = parse_report(text)
     assert parsed["properties"]["slug"] == f"ai-weekly-{WEEK}"
     assert [s["heading"] for s in parsed["sections"]] == [t.heading for t in report.themes]

@@ -110,10 +110,10 @@ def test_the_policy_is_the_packaged_one_or_the_file_named_and_a_bad_file_is_one_
 
 
 def test_a_bad_policy_file_stops_every_writer_with_the_same_error(sqlite_engine, tmp_path):
+    from newsdesk.editions.weekly import build_weekly
     from newsdesk.model import Turn
     from newsdesk.write.analysis import system_prompt
     from newsdesk.write.episode import write_episode
-    from newsdesk.write.weekly import build_weekly
 
     settings = Settings()
     settings.llm.policy_file = str(tmp_path / "missing.md")

@@ -109,6 +109,14 @@ def test_no_import_runs_up_the_layers():
     assert upward == [], "\n".join(upward)
 
 
+def test_every_edition_is_built_in_editions():
+    """The weekly report's form and row live in editions/ beside the daily's; write/ only writes and
+    hands its parts up (the layer test above already fails on any write -> editions import)."""
+    graph = import_graph()
+    assert {"newsdesk.editions.daily", "newsdesk.editions.weekly"} <= set(graph)
+    assert "newsdesk.write.weekly_edition" not in graph
+
+
 def test_the_web_app_does_not_load_the_clusterer():
     """The MinHash / scipy stack costs seconds at start; only a placement needs it."""
     import subprocess

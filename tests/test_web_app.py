@@ -209,7 +209,7 @@ def seed_store(engine) -> None:
             )
         )
         for key, when in (("2026-W16", DAY1 - timedelta(days=7)), ("2026-W17", DAY2)):
-            # Shaped as write/weekly_edition.py stores it: the body repeats the properties as text, meta holds the parts.
+            # Shaped as editions/weekly.py stores it: the body repeats the properties as text, meta holds the parts.
             props = {
                 "type": "Post",
                 "status": "Published",

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.config import Settings
+from newsdesk.editions.weekly import build_weekly, published_at
 from newsdesk.findings import load_findings
 from newsdesk.llm.client import LLM
 from newsdesk.rank import rank_events
@@ -27,11 +28,9 @@ from newsdesk.write import weekly
 from newsdesk.write.weekly import (
     MAX_SECTIONS,
     WeeklyError,
-    build_weekly,
     parse_week,
     repeated_sentences,
 )
-from newsdesk.write.weekly_edition import published_at
 from newsdesk.write.weekly_themes import ThemeEvent, build_themes
 
 HARVEST_WEEK = "2026-W09"  # 2026-02-23 … 03-01 in ../shared/fixtures/news/ai-daily-harvest.jsonl, a dev week

@@ -29,7 +29,7 @@ from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items
 from newsdesk.write.extractive.checked import store_cards
-from newsdesk.write.weekly_edition import (
+from newsdesk.write.weekly_stories import (
     Entry,
     story_entries,
     week_stories,
@@ -262,13 +262,13 @@ def _check_threaded(engine, settings, ev, meta: dict, told) -> None:
 def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_form(store):
     from fastapi.testclient import TestClient
 
+    from newsdesk.editions.weekly import build_extractive_weekly
     from newsdesk.publish.site import publish_site
     from newsdesk.web.app import create_app
     from newsdesk.write.extractive.card import extractive_card
-    from newsdesk.write.extractive.checked import checked_weekly
 
     engine, settings, ev = store
-    assert checked_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "clean"
+    assert build_extractive_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "clean"
     row = _weekly(engine)
     meta = row["meta"]
     assert meta["extractive"]
@@ -299,7 +299,7 @@ def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_fo
         app_page = client.get(f"/weekly/{WEEK}?lang=zh").text
     assert all(x in app_page for x in lines)
     # Unchanged story links, unchanged report: nothing rebuilt.
-    assert checked_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "unchanged"
+    assert build_extractive_weekly(engine, settings, WEEK, max_sections=4, per_section=5) == "unchanged"
 
 
 def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
@@ -323,7 +323,7 @@ def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
 
 
 def test_the_written_weekly_numbers_a_story_together_and_publishes_its_line(store):
-    from newsdesk.write.weekly import build_weekly
+    from newsdesk.editions.weekly import build_weekly
 
     engine, settings, ev = store
     stats = build_weekly(engine, settings, copying_llm(engine), WEEK, max_sections=4)

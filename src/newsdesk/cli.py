@@ -391,13 +391,14 @@ def weekly_cmd(
     week: str = typer.Option(None, "--week", help="ISO week, e.g. 2026-W42 (default: the week of the newest event)."),
 ) -> None:
     """Write the weekly report (title line, properties, overview, themed sections, briefs) and print it."""
+    from newsdesk.editions.weekly import weekly_editions
     from newsdesk.store.edition_rows import stored_edition
     from newsdesk.write.weekly import LANGUAGE
 
     s, eng = settings(), engine()
     llm, w = _writers(s, eng)
     with err.status(Text("writing the weekly report")):
-        stats = w.weekly(eng, s, week)
+        stats = weekly_editions(eng, s, w, week)
     for part in stats.replaced:
         err.print(
             line(

@@ -35,13 +35,14 @@ def build_daily(engine: Engine, settings: Settings, writers: Writers, *, caps: d
 
 
 def build_weekly(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+    from newsdesk.editions.weekly import weekly_editions
     from newsdesk.write.weekly import latest_week
 
     with engine.connect() as conn:
         week = latest_week(conn, settings.timezone)
     if week is None:
         return {}
-    stats = writers.weekly(engine, settings, week, **caps)
+    stats = weekly_editions(engine, settings, writers, week, **caps)
     return {"weekly_parts_replaced": len(stats.replaced)} if stats.replaced else {}
 
 

@@ -473,10 +473,10 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
     """Run the real stages over `lines` (harvest-form JSON objects) on a fresh temporary store."""
     from sqlalchemy import select
 
+    from newsdesk.editions.weekly import build_extractive_weekly
     from newsdesk.pipeline import run_pipeline
     from newsdesk.store import open_store
     from newsdesk.store.schema import editions, event_members, items
-    from newsdesk.write.extractive.checked import checked_weekly
     from newsdesk.write.weekly import LANGUAGE
 
     with tempfile.TemporaryDirectory(prefix="newsdesk-eval-editorial-") as tmp:
@@ -491,7 +491,7 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
             weeklies: dict[str, tuple[str, dict | None]] = {}
             for week in weeks:
                 try:
-                    checked_weekly(engine, s, week)
+                    build_extractive_weekly(engine, s, week)
                 except Exception as exc:  # noqa: BLE001 - a week without a weekly is measured as such
                     problems.append(f"weekly {week}: {exc}")
             with engine.connect() as conn:

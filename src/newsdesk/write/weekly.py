@@ -9,10 +9,11 @@ How a week becomes a report:
    synthesis; one call writes the summary and the overview (each line its lead event's
    hardest fact, attributed); briefs, the week's other news, are written in small batches. Code, not the model, assembles the text, so the form is fixed: a
    theme's events of one story are numbered together in date order, and the published
-   section shows them as one entry under its story line (write/weekly_edition.py).
+   section shows them as one entry under its story line (write/weekly_stories.py).
 4. Every written part is checked against its material; a failing part is written once
    more with the findings, then kept but flagged (the report is then flagged too).
-5. write/weekly_edition.py renders the parts in the report's form and stores the edition.
+5. The parts come back as WeeklyParts; editions/weekly.py renders them in the report's form and
+   stores the edition.
 """
 
 from __future__ import annotations
@@ -43,10 +44,8 @@ from newsdesk.write.kit import (
     render,
     rule,
 )
-from newsdesk.write.weekly_edition import (
-    LANGUAGE,
+from newsdesk.write.weekly_stories import (
     in_entry_order,
-    store_weekly,
     stories_fingerprint,
     story_entries,
     week_stories,
@@ -54,6 +53,7 @@ from newsdesk.write.weekly_edition import (
 )
 from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, is_news
 
+LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
 WEEKLY_FORMAT = 2  # bump when what a weekly is built from changes: stored weeklies are rebuilt
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_SECTIONS = MAX_LEADS
@@ -377,6 +377,24 @@ class WeeklyStats:
     built: bool = False  # False: nothing changed since the stored report, no model call made
     status: str = ""
     replaced: list[str] = field(default_factory=list)  # parts that failed their checks: their extracts stand in
+    editions: list[WeeklyParts] = field(default_factory=list)  # what to store: one per language built
+
+
+@dataclass
+class WeeklyParts:
+    """A weekly edition's written parts, as editions/weekly.py renders and stores them: `meta` holds the
+    parts as data, `material_key` what they were written from."""
+
+    week: str
+    summary: str
+    overview: list[str]
+    sections: list[str]
+    briefs: list[str]
+    meta: dict
+    status: str
+    material_key: str
+    language: str = LANGUAGE
+    now: datetime | None = None  # the report's build time (default: when it is stored)
 
 
 def _item_paragraphs(group: list[WeekEvent], data: dict) -> dict[int, str]:
@@ -576,7 +594,7 @@ def _weekly_key(settings: Settings, week: str, banned, all_events, stories, caps
     )
 
 
-def build_weekly(
+def write_weekly(
     engine: Engine,
     settings: Settings,
     llm,
@@ -587,7 +605,8 @@ def build_weekly(
     per_section: int = PER_SECTION,
     max_briefs: int = MAX_BRIEFS,
 ) -> WeeklyStats:
-    """Write (or keep, when its material is unchanged) the weekly report of `week`.
+    """Write the weekly report of `week`, unless its material is unchanged since the stored one: its
+    parts come back in `editions` for editions/weekly.py to store.
 
     `max_sections` (at least MIN_SECTIONS), `per_section` and `max_briefs` cap the model's
     work: the demo asks for the smallest report of the full form."""
@@ -627,9 +646,7 @@ def build_weekly(
 
     parts = [*sections, top, *{id(p): p for _, p in brief_parts}.values()]
     status = "clean" if all(p.status == "clean" for p in parts) else "flagged"
-    store_weekly(
-        engine,
-        settings,
+    edition = WeeklyParts(
         week=week,
         summary=summary_text,
         overview=overview,
@@ -651,4 +668,5 @@ def build_weekly(
         },
     )
     stats.sections, stats.briefs, stats.built, stats.status = len(sections), len(brief_parts), True, status
+    stats.editions = [edition]
     return stats

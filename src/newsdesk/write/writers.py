@@ -3,11 +3,11 @@
     w = writers(settings, llm)                  # ModelWriters(llm) or ExtractiveWriters()
     w.cards(engine, settings, limit=N)          # every due event's analysis (a WriteStats)
     w.card(engine, settings, brief, "zh")       # one event's, if due (a worker's analysis unit)
-    w.weekly(engine, settings, "2025-W09")      # the weekly report (a WeeklyStats)
+    w.weekly(engine, settings, "2025-W09")      # the weekly report (a WeeklyStats, its parts in .editions)
     w.episode(engine, settings, turns, title=…) # the episode digest and its translation (EpisodeResults)
 
-Both store what they make in the same rows, so the editions, site, feeds and web app never
-ask who wrote it. A model-written part that fails its checks after its rewrite is never
+Both make the same rows (cards as analyses; the weekly's and the episode's parts, which editions/
+stores as their editions), so the editions, site, feeds and web app never ask who wrote it. A model-written part that fails its checks after its rewrite is never
 published: write.failed.stand_in() keeps its draft and publishes the extractive part in its
 place, for every output. `llm` is asked for nothing unless the model writes (a LazyLLM
 stays closed).
@@ -25,7 +25,7 @@ from newsdesk.model import Turn
 
 if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
     from newsdesk.write.analysis import WriteStats
-    from newsdesk.write.weekly import WeeklyStats
+    from newsdesk.write.weekly import WeeklyParts, WeeklyStats
 
 Progress = Callable[[str], None] | None
 Counted = Callable[[int, int], None] | None
@@ -83,12 +83,14 @@ class ModelWriters:
 
     def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
         from newsdesk.write.extractive.checked import stand_in_weekly
-        from newsdesk.write.weekly import build_weekly
+        from newsdesk.write.weekly import write_weekly
 
-        stats = build_weekly(engine, settings, self.llm, week, **caps)
+        stats = write_weekly(engine, settings, self.llm, week, **caps)
         if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
-            stats.replaced = stand_in_weekly(engine, settings, stats.week, model=self.llm.model)
-        other_editions(engine, settings, stats.week, **caps)  # the model writes the Chinese report only
+            stats.replaced, stats.editions[0] = stand_in_weekly(
+                engine, settings, stats.editions[0], model=self.llm.model
+            )
+        stats.editions += other_editions(engine, settings, stats.week, **caps)  # the model writes the Chinese one
         return stats
 
     def episode(self, engine, settings, turns, *, title, number=None) -> list:
@@ -123,9 +125,9 @@ class ExtractiveWriters:
         if week is None:
             with engine.connect() as conn:
                 week = latest_week(conn, settings.timezone)
-        status = checked_weekly(engine, settings, week, **caps)
-        built = other_editions(engine, settings, week, **caps)
-        return WeeklyStats(week=week, status=status, built=status != "unchanged" or built)
+        zh = checked_weekly(engine, settings, week, **caps)
+        editions = ([zh] if zh else []) + other_editions(engine, settings, week, **caps)
+        return WeeklyStats(week=week, status=zh.status if zh else "unchanged", built=bool(editions), editions=editions)
 
     def episode(self, engine, settings, turns, *, title, number=None) -> list:
         from newsdesk.write.extractive.checked import checked_episode
@@ -141,18 +143,19 @@ def edition_languages(settings: Settings) -> list[str]:
     return ["zh"] + (["en"] if "en" in settings.languages else [])
 
 
-def other_editions(engine: Engine, settings: Settings, week: str | None, **caps) -> bool:
+def other_editions(engine: Engine, settings: Settings, week: str | None, **caps) -> list[WeeklyParts]:
     """The weekly's editions after the Chinese one (the English weekly), chosen from the material in
     their own language: a week's events told by their material in that language first. Returns
-    whether one was built."""
+    the parts of those whose material changed."""
     from newsdesk.write.extractive.checked import checked_weekly
 
     if week is None:
-        return False
-    return any(
-        checked_weekly(engine, settings, week, language=language, **caps) != "unchanged"
+        return []
+    built = [
+        checked_weekly(engine, settings, week, language=language, **caps)
         for language in edition_languages(settings)[1:]
-    )
+    ]
+    return [parts for parts in built if parts is not None]
 
 
 def writers(settings: Settings, llm) -> Writers:

@@ -21,7 +21,6 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.findings import Finding
 from newsdesk.model import Turn
-from newsdesk.store import edition_rows as editions_store
 from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
@@ -53,12 +52,8 @@ from newsdesk.write.extractive.weekly import (
 )
 from newsdesk.write.failed import Draft, stand_in
 from newsdesk.write.kit import checker_errors, event_size, record_check
-from newsdesk.write.weekly_edition import (
-    LANGUAGE,
-    store_weekly,
-    stories_fingerprint,
-    week_stories,
-)
+from newsdesk.write.weekly import LANGUAGE, WeeklyParts
+from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
 EXTRACTIVE_FORMAT = 5  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
@@ -216,9 +211,10 @@ def _fingerprint(briefs: list[dict]) -> list:
 
 def checked_weekly(
     engine: Engine, settings, week: str | None = None, *, language: str = LANGUAGE, now: datetime | None = None, **caps
-) -> str:
-    """The extractive weekly report of `week` (default: the newest) in `language`, checked part by part
-    and stored. `caps` are the weekly's max_sections / per_section / max_briefs. Returns its status."""
+) -> WeeklyParts | None:
+    """The extractive weekly report of `week` (default: the newest) in `language`, checked part by part,
+    as parts for editions/weekly.py to store; None when the stored one was chosen from the same material.
+    `caps` are the weekly's max_sections / per_section / max_briefs."""
     with engine.begin() as conn:
         week = week or model_weekly.latest_week(conn, settings.timezone)
         if week is None:
@@ -242,7 +238,7 @@ def checked_weekly(
     )
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == mkey:
-            return "unchanged"
+            return None
     report = extractive_weekly(briefs, language=language, stories=stories, week=week, **caps)
     material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
     # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
@@ -253,22 +249,18 @@ def checked_weekly(
     ]
     errors = [f for part in parts for f in check_output(part, material, language=language).errors]
     passed = record_check(engine, "weekly", week, 1, errors)
-    status = "clean" if passed else "flagged"
-    store_weekly(
-        engine,
-        settings,
+    return WeeklyParts(
         week=week,
         summary=report.summary,
         overview=report.overview,
         sections=[t.text for t in report.themes],
         briefs=[b.line() for b in report.briefs],
         meta={**report.meta(), "flags": [f.as_dict() for f in errors]},
-        status=status,
+        status="clean" if passed else "flagged",
         material_key=mkey,
         now=now,
         language=language,
     )
-    return status
 
 
 PART_NAMES = {"summary": "摘要与概览", "section": "主题 {n}", "briefs": "简讯第 {n} 组"}  # the weekly is in Chinese
@@ -393,22 +385,24 @@ class _WeeklyStandIns:
         return out
 
 
-def stand_in_weekly(engine: Engine, settings, week: str, *, model: str | None = None) -> list[str]:
+def stand_in_weekly(
+    engine: Engine, settings, written: WeeklyParts, *, model: str | None = None
+) -> tuple[list[str], WeeklyParts]:
     """A written weekly's parts that failed their checks after their rewrite, replaced: each draft kept
-    for the operator (failed_drafts) and the part's extractive version stored in its place (a theme of
+    for the operator (failed_drafts) and the part's extractive version put in its place (a theme of
     the same events; the summary and overview from the themes; each brief from its item's own
     sentences); a stand-in that fails its own check is left out. The edition keeps its material key, so a
-    re-run asks nothing. Returns the replaced parts' names (none: the report passed as written)."""
-    with engine.connect() as conn:
-        row = editions_store.stored_edition(conn, "weekly", week, LANGUAGE)
-    if row is None or row["status"] == "clean":
-        return []
+    re-run asks nothing. Returns the replaced parts' names (none: the report passed as written) and the
+    parts to store."""
+    if written.status == "clean":
+        return [], written
+    row = {"key": written.week, "meta": written.meta, "material_key": written.material_key}
     parts = _WeeklyStandIns(engine, row, model, settings.timezone)
     sections = parts.sections()
     summary, overview = parts.summary(sections)
     briefs = parts.brief_items()
     replaced = [_part_name(p) for p in parts.failed]
-    kept = {k: v for k, v in parts.meta.items() if k not in ("week", "properties")}  # store_weekly writes these anew
+    kept = {k: v for k, v in parts.meta.items() if k not in ("week", "properties")}  # stored anew with the edition
     meta = {
         **kept,
         "summary": summary,
@@ -418,16 +412,14 @@ def stand_in_weekly(engine: Engine, settings, week: str, *, model: str | None = 
         "flags": [],
         "extractive_parts": replaced,
     }
-    store_weekly(
-        engine,
-        settings,
-        week=week,
+    return replaced, WeeklyParts(
+        week=written.week,
         summary=summary,
         overview=overview,
         sections=[s["text"] for s in sections],
         briefs=[f"{b['title']} — {b['source']} / {b['text']}" for b in briefs],
         meta=meta,
         status="clean",
-        material_key=row["material_key"],
+        material_key=written.material_key,
+        now=written.now,
     )
-    return replaced

@@ -5,12 +5,13 @@ its lead event's hardest fact, and the briefs.
 
     briefs = load_week(conn, settings, "2025-W09")
     report = extractive_weekly(briefs, language="zh")
-    report.render(title, properties)    # the model-written report's form, block for block
+    report.meta()                       # its parts as data; editions/weekly.py renders them in the
+                                        # model-written report's form, block for block
 
 A brief is one item: its title, its source and 1–3 sentences of that item's own text (the
 ones with figures first), never a sentence from another member of the event. Briefs are the
 week's other news by importance; routine and off-topic events are left out. Given the week's
-stories (editions.weekly.week_stories), a theme's events of one story are one entry under
+stories (write.weekly_stories.week_stories), a theme's events of one story are one entry under
 their story line, as in the written report.
 """
 
@@ -34,9 +35,8 @@ from newsdesk.write.extractive.text import (
     sentences,
     terms,
 )
-from newsdesk.write.weekly_edition import (
+from newsdesk.write.weekly_stories import (
     Entry,
-    render_weekly,
     story_entries,
     with_story_lines,
 )
@@ -107,15 +107,6 @@ class ExtractiveWeekly:
     briefs: list[Brief]
     events: int
     facts: list[str] = field(default_factory=list)  # computed counts the text states, for the checker's material
-
-    def render(self, title: str, properties: dict) -> str:
-        return render_weekly(
-            title,
-            {**properties, "summary": self.summary},
-            self.overview,
-            [t.text for t in self.themes],
-            [b.line() for b in self.briefs],
-        )
 
     def meta(self) -> dict:
         """The parts the weekly edition stores in `meta` (the model-written report's keys)."""
@@ -201,7 +192,7 @@ def extractive_weekly(
     max_briefs: int = MAX_BRIEFS,
 ) -> ExtractiveWeekly:
     """The week's report from its events (cluster.event_brief dicts, most important first) and, to
-    thread themes by story, the week's stories (editions.weekly.week_stories, in `language`) and its key."""
+    thread themes by story, the week's stories (write.weekly_stories.week_stories, in `language`) and its key."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
     named = build_themes(theme_events(briefs, cards), language, most=max_sections, per_theme=per_section)

@@ -1,98 +1,20 @@
-"""The weekly report as an edition: its form (title line, the five properties, 📊 overview,
-sections, 📌 briefs) and its stored row. The writers, write/weekly.py with a model and
-write/extractive/ without, write the parts; `store_weekly` assembles and stores them.
-
-Inside a theme, the events of one story (cluster/stories.py) are one entry: together, in date
+"""Stories inside a weekly theme, for both writers (write/weekly.py with a model, write/extractive/
+without): the events of one story (cluster/stories.py) are one entry of a theme, together, in date
 order, after a line built from their stored headlines and dates ("事件脉络：A（02-24）→ B（02-26）");
 an event whose story began before the week says which story it continues ("续：A（02-17）").
-Both writers arrange a theme's items with `story_entries` and publish the lines with `with_story_lines`.
+Both writers arrange a theme's items with `story_entries` and publish the lines with `with_story_lines`;
+editions/weekly.py renders and stores the parts they write.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from newsdesk.cluster.timelines import story_facts
-from newsdesk.days import local_day_bounds, local_time
 from newsdesk.labels import Labels
-from newsdesk.store.edition_rows import store_edition
-
-LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
-
-
-def weekly_title(week: str, site_name: str, language: str = LANGUAGE) -> str:
-    return Labels(language).weekly_title.format(week=week, site=site_name)
-
-
-def published_at(week: str, now: datetime, tz: str) -> datetime:
-    """The report's date: when it is built while its week runs (live), else its week's last minute,
-    never a build time after the week (a February week rebuilt in December is still February's)."""
-    monday = date.fromisocalendar(int(week[:4]), int(week.split("W")[1]), 1)
-    _, end = local_day_bounds(monday + timedelta(days=6), tz)
-    return min(now, end - timedelta(minutes=1))
-
-
-def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> dict:
-    return {
-        "type": "Post",
-        "status": "Published" if status == "clean" else "Flagged",
-        "date": local_time(published_at(week, now, tz), tz).strftime("%b %d, %Y %H:%M"),
-        "slug": f"ai-weekly-{week}",
-        "summary": summary,
-    }
-
-
-def render_weekly(
-    title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str], language: str = LANGUAGE
-) -> str:
-    """The report's form: title line, property block, overview, sections, briefs; blank-line separated."""
-    t = Labels(language)
-    blocks = [title]
-    for key in ("type", "status", "date", "slug", "summary"):
-        blocks += [key, props[key]]
-    blocks += [t.weekly_overview, *overview, *sections, t.weekly_briefs, *briefs]
-    return "\n\n".join(blocks) + "\n"
-
-
-def store_weekly(
-    engine: Engine,
-    settings,
-    *,
-    week: str,
-    summary: str,
-    overview: list[str],
-    sections: list[str],
-    briefs: list[str],
-    meta: dict,
-    status: str,
-    material_key: str,
-    now: datetime | None = None,
-    language: str = LANGUAGE,
-) -> None:
-    """The weekly edition of `week` in `language` from its written parts: rendered, and stored with
-    `meta` (the parts as data) after its week and properties."""
-    now = now or datetime.now(UTC)
-    props = properties(week, summary, status, now, settings.timezone)
-    title = weekly_title(week, settings.site_name, language)
-    with engine.begin() as conn:
-        store_edition(
-            conn,
-            kind="weekly",
-            key=week,
-            language=language,
-            title=title,
-            body=render_weekly(title, props, overview, sections, briefs, language),
-            status=status,
-            material_key=material_key,
-            now=now,
-            meta={"week": week, "properties": props, **meta},
-        )
-
-
-# --- stories inside a theme ------------------------------------------------------------------
 
 
 @dataclass
