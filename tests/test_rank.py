@@ -165,6 +165,35 @@ def test_a_how_to_led_by_building_or_using_is_routine():
     assert read_kinds("OpenAI builds a new datacenter in Texas", "").routine == ""
 
 
+def test_a_model_named_as_the_yardstick_is_not_what_the_headline_is_about():
+    """A board-game simulator paper "评分精准度超越GPT-5.1" featured at the top of a real day
+    (2026-02-12) above GLM-5 as a major lab's versioned release: the model it beats is the
+    yardstick, not the subject. A headline about the named model still reads as its release."""
+    from newsdesk.kinds import read_kinds
+
+    beaten = read_kinds("大模型桌游试玩员来了：用五大画像模拟「千人千面」，评分精准度超越GPT-5.1", "")
+    assert not (beaten.major or beaten.versioned or beaten.release)
+    clone = read_kinds("CodeBuddy Code 2.0：国产Claude Code，有点东西", "")
+    assert not clone.major
+    own = read_kinds("OpenAI releases GPT-5.4 with native computer use", "新模型发布")
+    assert own.major and own.versioned and own.release
+    rivals = read_kinds("Claude Opus 4.6 vs GPT-5.3-Codex: which to use", "")
+    assert rivals.major  # the first-named is the subject
+
+
+def test_an_event_is_routine_only_when_every_report_of_it_is():
+    """AlphaGenome's day (2026-01-29): an inside story ("独家揭秘…内幕", an explainer) led the event
+    beside a straight report of the Nature paper, and the routine lead kept the day's lead story
+    out of featured. One straight report is enough for the event not to be routine."""
+    from newsdesk.kinds import event_kinds
+
+    inside = ("DeepMind团队独家揭秘AlphaGenome内幕：两年攻坚，让AI读懂基因组98%的非编码区", "")
+    assert event_kinds(inside, []).routine == "explainer"
+    assert event_kinds(inside, [("谷歌新模型登顶Nature，人类基因密码被解码", "")]).routine == ""
+    how_tos = [("Using AlphaGenome for variant scoring", "")]
+    assert event_kinds(inside, how_tos).routine == "explainer"  # every report routine: the lead's kind
+
+
 def test_a_media_outlet_named_after_its_owner_is_not_the_company_speaking():
     """腾讯科技 is Tencent's news site, reporting Nvidia's results: not Tencent speaking, let alone
     Nvidia. An outlet named after a major company counts as first party only as its own channel."""

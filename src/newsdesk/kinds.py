@@ -554,12 +554,29 @@ def _routine(headline: str) -> str:
     return ""
 
 
+# A product named as the yardstick ("评分精准度超越GPT-5.1", "比肩Genie 3", "国产Claude Code",
+# "beats GPT-5") is not what the headline is about: a smaller party's work measured against a major
+# lab's model is neither that lab's news nor a versioned release.
+_YARDSTICK = re.compile(
+    r"(超越|超过|比肩|媲美|对标|吊打|碾压|击败|打败|逼近|追平|不输|平替|国产|比"
+    r"|\bbeats?\b|\boutperforms?\b|\bvs\b\.?|\bthan\b)\s*[A-Za-z][A-Za-z0-9\-. ]*",
+    re.IGNORECASE,
+)
+
+
+def subject_of(headline: str) -> str:
+    """The headline without the products it names only as a yardstick."""
+    return _YARDSTICK.sub(r"\1", headline)
+
+
 def read_kinds(headline: str, material: str) -> Kinds:
     """The kinds a headline and its summary material tell. The headline decides what the piece
-    is (a how-to, an opinion); the material backs a news kind up (an amount, a result)."""
+    is (a how-to, an opinion); the material backs a news kind up (an amount, a result). Who and
+    what the news is about is read without the products the headline names only as a yardstick."""
     text = f"{headline}\n{material}"
-    versioned = bool(model_anchors(headline))
-    major = bool(MAJOR.search(headline))
+    subject = subject_of(headline)
+    versioned = bool(model_anchors(subject))
+    major = bool(MAJOR.search(subject))
     release = bool(RELEASE.search(headline)) and (major or versioned)
     return Kinds(
         major=major,
@@ -596,13 +613,16 @@ def material_of(summary: str, body: str | None, extra: dict | None) -> str:
 
 def event_kinds(lead: tuple[str, str], others: list[tuple[str, str]]) -> Kinds:
     """The kinds of an event from its lead report (headline, material) and the other original
-    reports: the lead says what the piece is (routine or not); any report may carry the news
-    kind (an explainer of a launch beside the launch report)."""
+    reports: any report may carry the news kind (an explainer of a launch beside the launch
+    report), and the event is routine (the lead's routine kind) only when every report is: an
+    inside story picked as the lead of a launch's coverage does not make the launch routine."""
     kinds = read_kinds(*lead)
     found = {k: getattr(kinds, k) for k in NEWS_KINDS}
     on_topic = kinds.on_topic
+    routine = kinds.routine
     for headline, material in others:
         other = read_kinds(headline, material)
         found = {k: v or getattr(other, k) for k, v in found.items()}
         on_topic = on_topic or other.on_topic
-    return Kinds(**found, routine=kinds.routine, on_topic=on_topic)
+        routine = routine if other.routine else ""
+    return Kinds(**found, routine=routine, on_topic=on_topic)
