@@ -15,6 +15,7 @@ import pytest
 from fakes import EpisodeFake
 from sqlalchemy import select
 
+from newsdesk.editions.episode import build_episode
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.model import Turn
 from newsdesk.store.schema import checks, editions
@@ -25,7 +26,6 @@ from newsdesk.write.digest import (
     Section,
     parse_digest,
 )
-from newsdesk.write.episode import write_episode
 from newsdesk.write.episode_plan import EpisodeOptions, plan_sections
 from newsdesk.write.speakers import (
     mark_uncertain,
@@ -169,7 +169,7 @@ def test_render_and_parse_back():
 def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
     turns = qmsum_turns(shared, 3)
     llm = EpisodeFake(section_count=3)  # the model proposes too few sections: code must split
-    result = write_episode(
+    result = build_episode(
         sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3"
     )
     digest = parse_digest(result.text, "zh")
@@ -194,11 +194,11 @@ def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
 def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
     turns = qmsum_turns(shared, 33)
     llm = EpisodeFake()
-    first = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
+    first = build_episode(engine, None, llm, turns, title="Kick-off", number=1)
     calls = len(llm.calls)
-    again = write_episode(engine, None, llm, turns, title="Kick-off", number=1)
+    again = build_episode(engine, None, llm, turns, title="Kick-off", number=1)
     assert len(llm.calls) == calls and again.reused and again.text == first.text
-    changed = write_episode(engine, None, llm, turns[:-5], title="Kick-off", number=1)
+    changed = build_episode(engine, None, llm, turns[:-5], title="Kick-off", number=1)
     assert len(llm.calls) > calls and not changed.reused
     with engine.connect() as conn:
         assert conn.execute(select(editions.c.id).where(editions.c.kind == "episode")).all().__len__() == 1
@@ -213,7 +213,7 @@ def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_eng
             return {"bullets": super()._summary(user)["bullets"][:3]}
 
     llm = Terse()
-    result = write_episode(sqlite_engine, None, llm, qmsum_turns(shared, 3), title="Design", key="terse")
+    result = build_episode(sqlite_engine, None, llm, qmsum_turns(shared, 3), title="Design", key="terse")
     assert llm.summaries == 2  # asked once more, then flagged
     assert result.status == "flagged" and len(result.digest.summary) == 3
     assert any("summary has 3 bullets" in f for f in result.findings)
@@ -228,7 +228,7 @@ def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged
         def _summary(self, user):
             return {"bullets": [{"thesis": "<thesis>", "evidence": "<evidence>"}]}  # the prompt's placeholder, twice
 
-    result = write_episode(sqlite_engine, None, Mute(), qmsum_turns(shared, 3), title="Design", key="mute")
+    result = build_episode(sqlite_engine, None, Mute(), qmsum_turns(shared, 3), title="Design", key="mute")
     digest = parse_digest(result.text, "zh")
     assert result.status == "flagged" and digest.summary
     assert [b.split("：")[0] for b in digest.summary] == [s.topic for s in result.digest.sections][
@@ -240,8 +240,8 @@ def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged
 @pytest.mark.slow
 def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tmp_path):
     from newsdesk.config import load_settings
+    from newsdesk.editions.episode import build_translation
     from newsdesk.llm.client import open_llm
-    from newsdesk.write.translate import translate_episode
 
     # Generous per-call timeout: two shared cores may be busy with other work.
     settings = load_settings(env={"NEWSDESK_LLM_BACKEND": "embedded", "NEWSDESK_LLM_TIMEOUT": "600"})
@@ -258,8 +258,8 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
         max_tokens=240,
     )
     started = time.monotonic()
-    zh = write_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options)
-    en = translate_episode(sqlite_engine, settings, llm, zh, turns, original_title="Kick-off meeting", options=options)
+    zh = build_episode(sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options)
+    en = build_translation(sqlite_engine, settings, llm, zh, turns, original_title="Kick-off meeting", options=options)
     elapsed = time.monotonic() - started
     d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
     assert len(d_zh.sections) >= 2 and len(d_zh.summary) >= 1
@@ -269,7 +269,7 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
     )
     assert parsed_quotes_in_transcript(zh.text, turns) == [] and parsed_quotes_in_transcript(en.text, turns) == []
     calls = llm.calls
-    assert write_episode(
+    assert build_episode(
         sqlite_engine, settings, llm, turns, title="Kick-off meeting", number=1, options=options
     ).reused
     assert llm.calls == calls
@@ -330,7 +330,7 @@ def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sql
     turns = qmsum_turns(shared, 31)  # 134k characters, ~35k tokens: far over one 8k context
     llm = EpisodeFake(section_count=4)
     options = EpisodeOptions(passage_tokens=700)
-    result = write_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)
+    result = build_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)
     sectioning = [c for c in llm.prompts if "divide a long conversation" in c]
     assert len(sectioning) > 1
     from newsdesk.write.transcript import estimate_tokens

@@ -9,11 +9,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 from test_weekly import parse_report
 
+from newsdesk.editions.episode import build_extractive_episode
 from newsdesk.editions.weekly import build_extractive_weekly
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import parse_digest
-from newsdesk.write.extractive.checked import checked_episode
 
 VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"))
 
@@ -25,7 +25,7 @@ def _checks(engine, subject: str) -> int:
 
 def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engine):
     _, turns = parse_transcript(VTT.read_text(encoding="utf-8"), name=VTT.name)
-    first = checked_episode(sqlite_engine, turns, title="The week in review", number=1)
+    first = build_extractive_episode(sqlite_engine, turns, title="The week in review", number=1)
     assert first.status == "clean", first.findings
     with sqlite_engine.connect() as conn:
         row = conn.execute(select(editions).where(editions.c.kind == "episode")).mappings().one()
@@ -41,7 +41,7 @@ def test_an_extractive_episode_is_stored_as_the_episode_edition_once(sqlite_engi
     fields, _ = split_front_matter(EDITION_KINDS["episode"].markdown(dict(row), "UTC"))
     assert fields["summary"] == summary
     assert _checks(sqlite_engine, "episode") == 1
-    again = checked_episode(sqlite_engine, turns, title="The week in review", number=1)
+    again = build_extractive_episode(sqlite_engine, turns, title="The week in review", number=1)
     assert again.reused and again.text == first.text and _checks(sqlite_engine, "episode") == 1
 
 

@@ -110,11 +110,18 @@ def test_no_import_runs_up_the_layers():
 
 
 def test_every_edition_is_built_in_editions():
-    """The weekly report's form and row live in editions/ beside the daily's; write/ only writes and
-    hands its parts up (the layer test above already fails on any write -> editions import)."""
+    """The weekly report's and the episode digest's form and row live in editions/ beside the daily's;
+    write/ only writes and hands its parts up (the layer test above fails on any write -> editions import)."""
     graph = import_graph()
-    assert {"newsdesk.editions.daily", "newsdesk.editions.weekly"} <= set(graph)
-    assert "newsdesk.write.weekly_edition" not in graph
+    assert {"newsdesk.editions.daily", "newsdesk.editions.weekly", "newsdesk.editions.episode"} <= set(graph)
+    assert not [m for m in graph if m.startswith("newsdesk.write.") and m.endswith("_edition")]
+    assert not {
+        t
+        for m, targets in graph.items()
+        if m.startswith("newsdesk.write")
+        for t in targets
+        if t.startswith("newsdesk.editions")
+    }
 
 
 def test_the_web_app_does_not_load_the_clusterer():

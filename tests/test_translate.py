@@ -7,16 +7,15 @@ from fakes import EpisodeFake
 from sqlalchemy import select
 from test_episode import parsed_quotes_in_transcript, qmsum_turns
 
+from newsdesk.editions.episode import build_episode, build_translation
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import parse_digest
-from newsdesk.write.episode import write_episode
 from newsdesk.write.transcript import find_quotes
 from newsdesk.write.translate import (
     hedge_problems,
     number_problems,
     numbers,
     shape,
-    translate_episode,
 )
 
 
@@ -55,13 +54,13 @@ def test_softened_hedge_is_caught():
 
 def _zh(engine, shared, llm):
     turns = qmsum_turns(shared, 3)
-    return turns, write_episode(engine, None, llm, turns, title="Remote control design", number=7, key="qmsum-3")
+    return turns, build_episode(engine, None, llm, turns, title="Remote control design", number=7, key="qmsum-3")
 
 
 def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
     llm = EpisodeFake()
     turns, zh = _zh(sqlite_engine, shared, llm)
-    en = translate_episode(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
+    en = build_translation(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
     d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
     assert en.text.startswith("7. Remote control design\n\nSummary\n") and "\nDeep dive\n" in en.text
     assert 5 <= len(d_en.summary) <= 9 and len(d_en.sections) >= 5
@@ -77,7 +76,7 @@ def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
     assert subjects.count("translation") == 1
     # Second run: the stored English edition is current; no model call.
     calls = len(llm.calls)
-    again = translate_episode(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
+    again = build_translation(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
     assert again.reused and again.text == en.text and len(llm.calls) == calls
 
 
@@ -86,7 +85,7 @@ def test_a_unit_that_loses_a_bullet_is_regenerated_once(shared, sqlite_engine):
     turns, zh = _zh(sqlite_engine, shared, llm)
     llm.translation_faults = 2  # the summary's and section 1's first answers are one bullet short
     before = len(llm.calls)
-    en = translate_episode(sqlite_engine, None, llm, zh, turns)
+    en = build_translation(sqlite_engine, None, llm, zh, turns)
     units = 1 + len(zh.digest.sections)
     assert len(llm.calls) - before == units + 2  # two units asked twice, the rest once
     assert shape(parse_digest(en.text, "en")) == shape(zh.digest)
@@ -99,7 +98,7 @@ def test_a_unit_still_wrong_after_the_retry_is_flagged(shared, sqlite_engine):
     llm.translation_faults = 1000  # every first answer is short
     original = llm._translate
     llm._translate = lambda system, user, retry: original(system, user, retry=False)  # and so is every retry
-    en = translate_episode(sqlite_engine, None, llm, zh, turns)
+    en = build_translation(sqlite_engine, None, llm, zh, turns)
     assert en.status == "flagged"
     assert any("bullets, need exactly" in f for f in en.findings)
     # The structure still holds: the missing bullet keeps its place (the Chinese text, flagged).

@@ -469,8 +469,10 @@ def episode_cmd(
         default_title, turns = load_transcript(transcript, s.fetch)
     title = title or default_title
     llm, w = _writers(s, eng)
+    from newsdesk.editions.episode import episode_editions
+
     with err.status(Text(f"digesting {len(turns)} turns")):
-        results = w.episode(eng, s, turns, title=title, number=number)
+        results = episode_editions(eng, s, w, turns, title=title, number=number)
     for r in results:
         typer.echo(r.text)
     with eng.connect() as conn:

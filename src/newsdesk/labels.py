@@ -25,7 +25,7 @@ LABELS: dict[str, dict[str, str]] = {
     "lang_zh": {"zh": "中文", "en": "Chinese"},
     "lang_en": {"zh": "英文", "en": "English"},
     "lang_other": {"zh": "其他语言", "en": "another language"},
-    # an episode digest whose transcript is in another language than the digest's (write/episode_edition.py)
+    # an episode digest whose transcript is in another language than the digest's (write/episode_result.py)
     "episode_in": {"zh": "本期节目的语言是{language}。", "en": "This episode is in {language}."},
     "quotes_as_spoken": {
         "zh": "下面的引文是节目原话，没有翻译。",

@@ -58,11 +58,14 @@ def episodes(engine: Engine) -> list[dict]:
 
 
 def build_episode(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+    from newsdesk.editions.episode import episode_editions
+
     due = episodes(engine)
     for done, ep in enumerate(due, 1):
-        writers.episode(
+        episode_editions(
             engine,
             settings,
+            writers,
             [Turn(**t) for t in ep["turns"]],
             title=ep["title"],
             number=(ep["extra"] or {}).get("episode"),

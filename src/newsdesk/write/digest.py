@@ -1,5 +1,5 @@
 """An episode digest as data and its text (摘要 + 精读, or Summary + Deep dive in English).
-Its stored edition is write/episode_edition.py.
+Its writers hand it back in write/episode_result.py's EpisodeResult; editions/episode.py stores it.
 
     text = digest.render()              title line, a note (the episode's language, when it is not the
                                         digest's), 摘要 / Summary bullets, 精读 / Deep dive sections

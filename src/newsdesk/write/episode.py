@@ -17,6 +17,7 @@ The model writes prose; code owns the structure. The steps:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from sqlalchemy.engine import Engine
 
@@ -31,15 +32,14 @@ from newsdesk.write.digest import (
     clean_field,
     parse_digest,
 )
-from newsdesk.write.episode_edition import (
+from newsdesk.write.episode_plan import EpisodeOptions, plan_episode
+from newsdesk.write.episode_result import (
     EpisodeResult,
     episode_slug,
     language_note,
     reuse,
-    save_edition,
     stored_edition,
 )
-from newsdesk.write.episode_plan import EpisodeOptions, plan_episode
 from newsdesk.write.kit import (
     ask_json,
     banned_phrases,
@@ -313,7 +313,8 @@ def write_episode(
     key: str | None = None,
     options: EpisodeOptions | None = None,
 ) -> EpisodeResult:
-    """The Chinese digest of an episode, stored as editions(kind='episode', language='zh').
+    """The Chinese digest of an episode, for editions/episode.py to store as editions(kind='episode',
+    language='zh'); its edition's meta in `meta`.
 
     A stored edition with the same material key (same transcript, title, prompts, policy) is
     returned as it is: no model call. The model and its limits come with `llm`.
@@ -349,23 +350,30 @@ def write_episode(
     findings = _digest_findings(w, digest, text, summary_problems)
     record_check(engine, "episode", key, 1, findings)
     lines = [f.line() for f in findings]
-    result = EpisodeResult(key, "zh", text, digest, "flagged" if findings else "clean", lines, mkey, quotes=w.quotes)
-    meta = {
-        "number": number,
-        "summary_bullets": len(digest.summary),
-        "sections": len(digest.sections),
-        "bullets_per_section": [len(s.bullets) for s in digest.sections],
-        "section_lines": [[s.first_line, s.last_line] for s in digest.sections],
-        "turns": len(turns),
-        "speakers": [sp.__dict__ for sp in w.people],
-        "uncertain_names": w.suspects,
-        "quotes": {k: v for k, v in w.quotes.__dict__.items() if k != "notes"},
-        "quote_notes": w.quotes.notes[:50],
-        "findings": lines,
-        "model": getattr(llm, "model", None),
-    }
-    save_edition(engine, result, meta)
-    return result
+    return EpisodeResult(
+        key,
+        "zh",
+        text,
+        digest,
+        "flagged" if findings else "clean",
+        lines,
+        mkey,
+        quotes=w.quotes,
+        meta={
+            "number": number,
+            "summary_bullets": len(digest.summary),
+            "sections": len(digest.sections),
+            "bullets_per_section": [len(s.bullets) for s in digest.sections],
+            "section_lines": [[s.first_line, s.last_line] for s in digest.sections],
+            "turns": len(turns),
+            "speakers": [sp.__dict__ for sp in w.people],
+            "uncertain_names": w.suspects,
+            "quotes": {k: v for k, v in w.quotes.__dict__.items() if k != "notes"},
+            "quote_notes": w.quotes.notes[:50],
+            "findings": lines,
+            "model": getattr(llm, "model", None),
+        },
+    )
 
 
 def _digest_findings(w: _Writer, digest: Digest, text: str, summary_problems: list[str]) -> list[Finding]:
@@ -409,26 +417,27 @@ def unfound_quotes(text: str, index: TranscriptIndex) -> list[Finding]:
     ]
 
 
-def episode_editions(
+def episode_digests(
     engine: Engine, settings, llm, turns: list[Turn], *, title: str, number: str | int | None = None
-) -> list[EpisodeResult]:
+) -> Iterator[EpisodeResult]:
     """The episode's model-written digest in Chinese and (with "en" in settings.languages) its English
-    translation, as published. An edition that still fails its checks is never published: its draft is
-    kept for the operator and the extractive digest stands in its place (_published). A Chinese stand-in
-    is not translated (readers never see the draft it replaced): the English edition is extractive too."""
+    translation, as published, each handed on as it is done (editions/episode.py stores it before the
+    next is written). An edition that still fails its checks is never published: its draft is kept for
+    the operator and the extractive digest stands in its place (_published). A Chinese stand-in is not
+    translated (readers never see the draft it replaced): the English edition is extractive too."""
     from newsdesk.write.extractive.checked import checked_episode
     from newsdesk.write.translate import translate_episode
 
     zh = _published(
         engine, llm, write_episode(engine, settings, llm, turns, title=title, number=number), "episode", turns, number
     )
+    yield zh
     if "en" not in settings.languages:
-        return [zh]
-    stored = stored_edition(engine, zh.key, "zh") or {}
-    if (stored.get("meta") or {}).get("extractive"):
-        en = checked_episode(engine, turns, title=zh.digest.title, number=number, language="en", key=zh.key)
+        return
+    if zh.meta.get("extractive"):
+        yield checked_episode(engine, turns, title=zh.digest.title, number=number, language="en", key=zh.key)
     else:
-        en = _published(
+        yield _published(
             engine,
             llm,
             translate_episode(engine, settings, llm, zh, turns, original_title=title),
@@ -436,7 +445,6 @@ def episode_editions(
             turns,
             number,
         )
-    return [zh, en]
 
 
 def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: list[Turn], number) -> EpisodeResult:

@@ -45,8 +45,8 @@ class Draft:
 
 def stand_in(engine: Engine, draft: Draft, extractive: Callable[[], T]) -> T:
     """The one rule for every output: a draft that failed is never published. It is kept for the
-    operator, and `extractive()` makes (and stores, under the draft's material key) the part chosen
-    from the material by code that readers get in its place; its result is returned."""
+    operator, and `extractive()` makes (under the draft's material key) the part chosen from the
+    material by code that readers get in its place; its result is returned, stored by the caller."""
     values = {
         "language": draft.language,
         "title": draft.title[:500],

@@ -27,14 +27,13 @@ from newsdesk.write.digest import (
     clean_field,
     parse_digest,
 )
-from newsdesk.write.episode_edition import (
+from newsdesk.write.episode_plan import EpisodeOptions
+from newsdesk.write.episode_result import (
     EpisodeResult,
     language_note,
     reuse,
-    save_edition,
     stored_edition,
 )
-from newsdesk.write.episode_plan import EpisodeOptions
 from newsdesk.write.kit import (
     ask_json,
     checked,
@@ -221,7 +220,7 @@ def translate_episode(
     original_title: str | None = None,
     options: EpisodeOptions | None = None,
 ) -> EpisodeResult:
-    """The English edition of a stored Chinese digest, stored as editions(kind='episode',
+    """The English edition of a Chinese digest, for editions/episode.py to store as editions(kind='episode',
     language='en'). Unchanged Chinese edition + prompts = the stored English edition, no call.
     `original_title`: the episode's own title, used as is when the episode is in English."""
     options = options or EpisodeOptions()
@@ -262,7 +261,6 @@ def translate_episode(
     findings = list({f.line(): f for f in findings}.values())  # one line once
     record_check(engine, "translation", zh.key, 1, findings)
     found = [f.line() for f in findings]
-    result = EpisodeResult(zh.key, "en", text, digest, "flagged" if found else "clean", found, mkey, quotes=t.quotes)
     summary_n, sections_n, per = shape(digest)
     meta = {
         "number": source.number,
@@ -274,8 +272,9 @@ def translate_episode(
         "findings": found,
         "model": getattr(llm, "model", None),
     }
-    save_edition(engine, result, meta)
-    return result
+    return EpisodeResult(
+        zh.key, "en", text, digest, "flagged" if found else "clean", found, mkey, quotes=t.quotes, meta=meta
+    )
 
 
 def _title(source: Digest, summary: _Unit, original_title: str | None, english: bool) -> str:

@@ -6,8 +6,8 @@
     w.weekly(engine, settings, "2025-W09")      # the weekly report (a WeeklyStats, its parts in .editions)
     w.episode(engine, settings, turns, title=…) # the episode digest and its translation (EpisodeResults)
 
-Both make the same rows (cards as analyses; the weekly's and the episode's parts, which editions/
-stores as their editions), so the editions, site, feeds and web app never ask who wrote it. A model-written part that fails its checks after its rewrite is never
+Both make the same rows (cards as analyses; the weekly's parts and the episode's digests, which
+editions/weekly.py and editions/episode.py store as their editions), so the editions, site, feeds and web app never ask who wrote it. A model-written part that fails its checks after its rewrite is never
 published: write.failed.stand_in() keeps its draft and publishes the extractive part in its
 place, for every output. `llm` is asked for nothing unless the model writes (a LazyLLM
 stays closed).
@@ -15,7 +15,7 @@ stays closed).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.engine import Engine
@@ -25,6 +25,7 @@ from newsdesk.model import Turn
 
 if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
     from newsdesk.write.analysis import WriteStats
+    from newsdesk.write.episode_result import EpisodeResult
     from newsdesk.write.weekly import WeeklyParts, WeeklyStats
 
 Progress = Callable[[str], None] | None
@@ -50,7 +51,7 @@ class Writers(Protocol):
 
     def episode(
         self, engine: Engine, settings: Settings, turns: list[Turn], *, title: str, number: str | int | None = None
-    ) -> list: ...
+    ) -> Iterable[EpisodeResult]: ...  # each language's digest, handed on as it is done
 
 
 class ModelWriters:
@@ -93,10 +94,10 @@ class ModelWriters:
         stats.editions += other_editions(engine, settings, stats.week, **caps)  # the model writes the Chinese one
         return stats
 
-    def episode(self, engine, settings, turns, *, title, number=None) -> list:
-        from newsdesk.write.episode import episode_editions
+    def episode(self, engine, settings, turns, *, title, number=None) -> Iterable[EpisodeResult]:
+        from newsdesk.write.episode import episode_digests
 
-        return episode_editions(engine, settings, self.llm, turns, title=title, number=number)
+        return episode_digests(engine, settings, self.llm, turns, title=title, number=number)
 
 
 class ExtractiveWriters:
@@ -129,7 +130,7 @@ class ExtractiveWriters:
         editions = ([zh] if zh else []) + other_editions(engine, settings, week, **caps)
         return WeeklyStats(week=week, status=zh.status if zh else "unchanged", built=bool(editions), editions=editions)
 
-    def episode(self, engine, settings, turns, *, title, number=None) -> list:
+    def episode(self, engine, settings, turns, *, title, number=None) -> Iterable[EpisodeResult]:
         from newsdesk.write.extractive.checked import checked_episode
 
         return [

@@ -1,10 +1,11 @@
-"""The offline newsroom's outputs checked against their material: extractive cards, episode digests and
-weekly reports, stored in the rows the model-written ones use, so the site, feeds and web app
+"""The offline newsroom's outputs checked against their material: extractive cards, stored as
+analyses; episode digests and weekly reports, handed to editions/ (editions/episode.py,
+editions/weekly.py) to store in the rows the model-written ones use, so the site, feeds and web app
 show them with no second template.
 
     store_cards(engine, settings)                              # analyses rows, model "extractive"
     checked_episode(engine, turns, title="…", number="110")    # an EpisodeResult
-    checked_weekly(engine, settings, "2025-W09")               # "clean" | "flagged" | "unchanged"
+    checked_weekly(engine, settings, "2025-W09")               # its WeeklyParts, or None: unchanged
 
 Each is keyed on its material: an unchanged event, transcript or week is not rebuilt. What
 the checker finds is recorded in `checks` and makes the output flagged, as for a written one;
@@ -25,12 +26,11 @@ from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.check import check_output
-from newsdesk.write.episode_edition import (
+from newsdesk.write.episode_result import (
     EpisodeResult,
     episode_slug,
     language_note,
     reuse,
-    save_edition,
     stored_edition,
 )
 from newsdesk.write.extractive.card import EXTRACTIVE as MODEL
@@ -142,7 +142,7 @@ def checked_episode(
     key: str | None = None,
     stands_in_for: str | None = None,
 ) -> EpisodeResult:
-    """The extractive digest of an episode, checked against its transcript and stored.
+    """The extractive digest of an episode, checked against its transcript, for editions/episode.py to store.
 
     `stands_in_for`: the material key of a written edition that failed its checks; the digest is
     stored under it, in that edition's place (`key`), so a re-run neither rewrites nor re-asks."""
@@ -167,11 +167,15 @@ def checked_episode(
     errors = checker_errors(digest.prose(), transcript_material(transcript), language)
     record_check(engine, "episode", key, 1, errors)
     findings = [f.detail for f in errors]
-    result = EpisodeResult(key, language, digest.render(), digest, "flagged" if findings else "clean", findings, mkey)
-    save_edition(
-        engine,
-        result,
-        {
+    return EpisodeResult(
+        key,
+        language,
+        digest.render(),
+        digest,
+        "flagged" if findings else "clean",
+        findings,
+        mkey,
+        meta={
             "number": number,
             "extractive": True,
             "replaces_failed": stands_in_for is not None,
@@ -183,7 +187,6 @@ def checked_episode(
             "findings": findings,
         },
     )
-    return result
 
 
 def _fingerprint(briefs: list[dict]) -> list:

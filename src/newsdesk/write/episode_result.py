@@ -1,6 +1,6 @@
-"""The episode digest as an edition: its key (the episode's slug), its stored row per
-language, and a stored digest read back when its material is unchanged. The writers
-(write/episode.py, write/translate.py, write/extractive/) make the digest; this stores it.
+"""What an episode digest's writers (write/episode.py, write/translate.py, write/extractive/) hand
+back: an EpisodeResult, keyed by the episode's slug, with the line on the episode's language, and a
+stored digest read back when its material is unchanged. editions/episode.py stores the results.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class EpisodeResult:
     material_key: str
     reused: bool = False  # the stored edition was current: nothing written, no model call
     quotes: QuoteReport = field(default_factory=QuoteReport)
+    meta: dict = field(default_factory=dict)  # what its edition stores beside the text (editions/episode.py)
 
 
 def episode_slug(title: str, number: str | int | None) -> str:
@@ -65,39 +66,6 @@ def stored_edition(engine: Engine, key: str, language: str) -> dict | None:
         return editions_store.stored_edition(conn, "episode", key, language)
 
 
-def front_summary(digest: Digest, extractive: bool) -> str:
-    """The edition's one-paragraph summary (front matter `summary`, the feeds' description). A
-    written digest's first summary bullet is its thesis; an extractive one names what the
-    episode covers, its sections' topics, then its first quoted claim."""
-    first = digest.summary[0] if digest.summary else ""
-    if not extractive:
-        return first
-    fallback = ("其余讨论", "Further discussion")  # extractive/episode.py's heading where a section has no topic
-    seen = list(dict.fromkeys(s.topic for s in digest.sections if s.topic and s.topic not in fallback))
-    if not seen:
-        return first
-    if digest.language == "zh":
-        return f"本期谈到：{'、'.join(seen)}。{first}".strip()
-    covered = seen[0] if len(seen) == 1 else f"{', '.join(seen[:-1])} and {seen[-1]}"
-    return f"On {covered}. {first}".strip()
-
-
-def save_edition(engine: Engine, result: EpisodeResult, meta: dict) -> None:
-    meta = {**meta, "summary": meta.get("summary") or front_summary(result.digest, bool(meta.get("extractive")))}
-    with engine.begin() as conn:
-        editions_store.store_edition(
-            conn,
-            kind="episode",
-            key=result.key,
-            language=result.language,
-            title=result.digest.title,
-            body=result.text,
-            meta=meta,
-            status=result.status,
-            material_key=result.material_key,
-        )
-
-
 def reuse(row: dict, language: str) -> EpisodeResult:
     meta = row.get("meta") or {}
     digest = parse_digest(row["body"], language)
@@ -112,4 +80,5 @@ def reuse(row: dict, language: str) -> EpisodeResult:
         findings=list(meta.get("findings", [])),
         material_key=row["material_key"],
         reused=True,
+        meta=meta,
     )
