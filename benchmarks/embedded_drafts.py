@@ -139,7 +139,7 @@ class Drafts:
                 self.saved.append(
                     {
                         "kind": f"{self.writer} (unchecked reply)",
-                        "language": "en" if call["output"] == "translate" else "zh",
+                        "language": "en" if call["output"] == "translation" else "zh",
                         "material": user[:1],
                         "draft": _reply_text(call["reply"]),
                         "model": call["model"],

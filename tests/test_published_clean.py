@@ -70,7 +70,10 @@ class JunkModel:
         self.calls += 1
         if output == "weekly":
             return self.weekly.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
-        if output in ("episode", "translate"):
+        if output == "translation" and "headline" in (schema or {}).get("required", []):  # a card's translation
+            junk = {"headline": LOOP, "lead": " ".join([LOOP] * 6)}
+            return FakeReply(json.dumps(junk, ensure_ascii=False), junk)
+        if output in ("episode", "translation"):  # the digest and its English edition
             reply = self.episode.chat(messages, output=output, schema=schema, max_tokens=max_tokens)
             for bullet in (reply.data or {}).get("bullets", []) if output == "episode" else []:
                 if "thesis" in bullet:  # the summary: one sentence in a loop, and a quote nobody said
@@ -79,9 +82,6 @@ class JunkModel:
                         " ".join([LOOP] * 6) + " 他说“we will ship the quantum teleporter on Tuesday”。"
                     )
             return FakeReply(json.dumps(reply.data, ensure_ascii=False), reply.data)
-        if output == "translation" and "headline" in (schema or {}).get("required", []):  # a card's translation
-            junk = {"headline": LOOP, "lead": " ".join([LOOP] * 6)}
-            return FakeReply(json.dumps(junk, ensure_ascii=False), junk)
         assert output == "analysis", output
         text = "# " + messages[-1]["content"][:400] + "\n\n" + ECHO + "\n\n" + " ".join([LOOP] * 12)
         return Reply(text, None, self.model, 0, 0, 0, False, 0)
