@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from newsdesk.config import Settings
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+from newsdesk.publish.markdown import split_front_matter
 from newsdesk.search import SearchIndex
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items
@@ -41,6 +42,10 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     assert {"analysis", "weekly", "episode", "translation"} <= set(fake.calls)
     index = Path(first.facts["site_dir"]) / "index.html"
     assert index.exists()
+    digests = sorted(Path(first.facts["site_dir"]).glob("*/episodes/*.md"))
+    assert len(digests) == 2
+    for path in digests:  # the demo episode aired Sun, 02 Mar 2025 14:00 UTC: dated that day, not the build's
+        assert split_front_matter(path.read_text("utf-8"))[0]["date"].startswith("2025-03-02"), path
     assert first.facts["search_indexed"] > first.facts["items_new"]  # items and events, searchable at once
     assert SearchIndex(engine).search("Claude")
 

@@ -50,7 +50,9 @@ def episodes(engine: Engine) -> list[dict]:
     """Podcast items with a stored transcript, oldest first."""
     with engine.connect() as conn:
         rows = conn.execute(
-            select(items.c.id, items.c.title, items.c.extra, items.c.source_id, transcripts.c.turns)
+            select(
+                items.c.id, items.c.title, items.c.extra, items.c.source_id, items.c.published_at, transcripts.c.turns
+            )
             .join(transcripts, transcripts.c.item_id == items.c.id)
             .order_by(items.c.published_at)
         ).all()
@@ -69,6 +71,7 @@ def build_episode(engine: Engine, settings: Settings, writers: Writers, *, caps:
             [Turn(**t) for t in ep["turns"]],
             title=ep["title"],
             number=(ep["extra"] or {}).get("episode"),
+            aired=ep["published_at"],
         )
         progress(done, len(due))
     return {"episodes": len(due)}

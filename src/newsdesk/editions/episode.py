@@ -11,6 +11,7 @@ this stores it.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
@@ -63,11 +64,26 @@ def save_edition(engine: Engine, result: EpisodeResult) -> EpisodeResult:
 
 
 def episode_editions(
-    engine: Engine, settings, writers: Writers, turns: list[Turn], *, title: str, number: str | int | None = None
+    engine: Engine,
+    settings,
+    writers: Writers,
+    turns: list[Turn],
+    *,
+    title: str,
+    number: str | int | None = None,
+    aired: datetime | None = None,
 ) -> list[EpisodeResult]:
     """The episode's digest in every edition language, by whoever writes (write/writers.py), each
-    stored as soon as it is written (a translation that fails leaves the Chinese edition stored)."""
-    return [save_edition(engine, r) for r in writers.episode(engine, settings, turns, title=title, number=number)]
+    stored as soon as it is written (a translation that fails leaves the Chinese edition stored).
+    `aired`, the episode's own date, dates the digest (publish/outputs.py), not the time it was built."""
+    results = writers.episode(engine, settings, turns, title=title, number=number)
+    return [save_edition(engine, _aired(r, aired)) for r in results]
+
+
+def _aired(result: EpisodeResult, aired: datetime | None) -> EpisodeResult:
+    if aired is not None:
+        result.meta["aired"] = (aired if aired.tzinfo else aired.replace(tzinfo=UTC)).isoformat()
+    return result
 
 
 def build_episode(engine: Engine, settings, llm, turns: list[Turn], **options) -> EpisodeResult:

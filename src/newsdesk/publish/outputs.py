@@ -90,13 +90,16 @@ class EditionKind:
 
     def time(self, edition: dict, tz: str) -> datetime:
         """When an edition was published, as its feed entry and front matter date it: its last update,
-        but never after the end of the day or week it covers, so a February week built (or replayed)
-        in December is dated February, while today's edition carries the time it last changed."""
+        but never after the end of the day or week it covers (an episode digest covers the day its
+        episode aired, meta["aired"]), so a February week built (or replayed) in December is dated
+        February, while today's edition carries the time it last changed."""
         updated: datetime = edition["updated_at"].astimezone(ZoneInfo(tz))
         try:
             last = self.key.last_day(edition["key"]) if self.key.last_day else None
         except ValueError:  # a key that names no day: dated by its update
             return updated
+        if last is None and (aired := (edition["meta"] or {}).get("aired")):
+            last = datetime.fromisoformat(aired).astimezone(ZoneInfo(tz)).date()
         return min(updated, datetime.combine(last, time(23, 59, 59), ZoneInfo(tz))) if last else updated
 
     def markdown(self, edition: dict, tz: str) -> str:
