@@ -157,7 +157,7 @@ def test_every_kind_is_published_served_and_offered(sqlite_engine, tmp_path, kin
 # nothing else in the package is touched.
 
 
-def build_memo(engine, settings, writers, *, caps: dict, progress: Progress) -> dict:
+def memo_stage(engine, settings, writers, *, caps: dict, progress: Progress) -> dict:
     """editions/build.py's part: a memo per stored daily edition, its lead headline or that it had none."""
     with engine.connect() as conn:
         days = conn.execute(select(editions).where(editions.c.kind == "daily")).all()
@@ -181,7 +181,7 @@ def build_memo(engine, settings, writers, *, caps: dict, progress: Progress) -> 
 MEMO = EditionKind(  # publish/outputs.py's part: its entry in KINDS
     "memo",
     segment="memos",
-    build=build_memo,
+    build=memo_stage,
     body=md.untitled_body,
     summary=lambda edition: edition["meta"].get("summary", ""),
     tool="daily_memo",

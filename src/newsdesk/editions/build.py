@@ -1,8 +1,8 @@
 """Each kind of edition's build, as its stage runs it: what is due, handed to whoever writes.
 
-    build_daily(engine, settings, writers, caps={}, progress=…)    # every day with events (editions/daily.py)
-    build_weekly(engine, settings, writers, caps={…}, progress=…)  # the week of the newest event
-    build_episode(engine, settings, writers, caps={}, progress=…)  # every episode with a transcript
+    daily_stage(engine, settings, writers, caps={}, progress=…)    # every day with events (editions/daily.py)
+    weekly_stage(engine, settings, writers, caps={…}, progress=…)  # the week of the newest event
+    episode_stage(engine, settings, writers, caps={}, progress=…)  # every episode with a transcript
 
 Each returns the facts its stage reports. `writers` (write/writers.py) says who writes; `caps` are
 the run's limits on a weekly's size (pipeline.Limits.weekly()); a build with no use for them ignores
@@ -28,13 +28,13 @@ Progress = Callable[[int, int | None], None]
 Build = Callable[..., dict[str, Any]]  # (engine, settings, writers, *, caps, progress) -> the stage's facts
 
 
-def build_daily(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+def daily_stage(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
     from newsdesk.editions.daily import build_dailies
 
     return {"daily_built": sum(bool(d.built) for d in build_dailies(engine, settings))}
 
 
-def build_weekly(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+def weekly_stage(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
     from newsdesk.editions.weekly import weekly_editions
     from newsdesk.write.weekly import latest_week
 
@@ -59,7 +59,7 @@ def episodes(engine: Engine) -> list[dict]:
     return [dict(r._mapping) for r in rows]
 
 
-def build_episode(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
+def episode_stage(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
     from newsdesk.editions.episode import episode_editions
 
     due = episodes(engine)

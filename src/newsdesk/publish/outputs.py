@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
-from newsdesk.editions.build import Build, build_daily, build_episode, build_weekly
+from newsdesk.editions.build import Build, daily_stage, episode_stage, weekly_stage
 from newsdesk.publish import markdown as md
 
 
@@ -120,7 +120,7 @@ class EditionKind:
 KINDS = [
     EditionKind(
         "daily",
-        build=build_daily,
+        build=daily_stage,
         body=md.untitled_body,
         summary=md.headlines_summary,
         page="daily.html",
@@ -133,7 +133,7 @@ KINDS = [
     ),
     EditionKind(
         "weekly",
-        build=build_weekly,
+        build=weekly_stage,
         body=md.weekly_markdown,
         summary=lambda edition: edition["meta"].get("summary", ""),
         page="weekly.html",
@@ -146,7 +146,7 @@ KINDS = [
     ),
     EditionKind(
         "episode",
-        build=build_episode,
+        build=episode_stage,
         body=lambda edition: md.digest_markdown(edition["body"]),  # the title lives in the front matter
         summary=lambda edition: s if isinstance(s := edition["meta"].get("summary"), str) else "",
         segment="episodes",
