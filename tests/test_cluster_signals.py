@@ -384,3 +384,25 @@ def test_two_reports_naming_a_word_no_other_report_uses_the_same_day_are_one_eve
     later = [NAMED[0], (*NAMED[1][:1], 6, *NAMED[1][2:])]  # the next day: a write-up, not the launch coverage
     late = _place(embedder, NOISE + later)
     assert late["g1"] != late["g2"]
+
+
+WORDED = [
+    ("w1", 5, 9, "zh", "星河科技指控两家同行盗用训练数据，索赔十亿元", "星河科技起诉两家公司窃取其标注数据集。"),
+    (
+        "w2",
+        5,
+        13,
+        "zh",
+        "星河终于忍不住了，公开点名同行",
+        "评析星河科技起诉同行盗用标注数据一事，指出行业数据规则尚不清晰。",
+    ),
+]
+
+
+def test_two_chinese_words_no_other_report_uses_make_a_name_one_does_not(embedder):
+    """Chinese reports often share no Latin name; two words only they use in the window (星河, 同行, 数据)
+    say one happening, where a single such word is chance."""
+    got = _place(embedder, NOISE + WORDED)
+    assert got["w1"] == got["w2"]
+    strict = _place(embedder, NOISE + WORDED, ClusterConfig(name_cjk_words=9))
+    assert strict["w1"] != strict["w2"]

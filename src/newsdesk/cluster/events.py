@@ -18,7 +18,7 @@ How an item is matched to an event:
    it (a name every story this week mentions proves nothing); two different versions of one
    product family with no versioned name in common never join.
 3b. A name only the item and the event use in the whole window (AlphaGenome, in two outlets'
-   words the day it came out) adds `name_bonus` to a same-language pair that is already close
+   words the day it came out; or two Chinese words no other report uses) adds `name_bonus` to a same-language pair that is already close
    (`name_cosine`) within `name_days` of the event's first report.
 4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
    use adds up to `term_weight`.
@@ -91,6 +91,7 @@ class ClusterConfig:
     name_bonus: float = 0.15  # both name a word no other item in the window uses (AlphaGenome), the same day
     name_cosine: float = 0.50  # ... when their texts are this close at least
     name_days: float = 0.75  # ... within this long of the event's first report (a series' next post is another day)
+    name_cjk_words: int = 2  # Chinese words only the pair uses count as names from this many (one is chance)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -471,7 +472,9 @@ class Clusterer:
                 ):
                     evidence.append("name")
                     score += cfg.name_bonus
-                    why.append(f"both name {own[0]}, which no other report in the window does (+{cfg.name_bonus:.2f})")
+                    why.append(
+                        f"both name {', '.join(own[:3])}, which no other report in the window does (+{cfg.name_bonus:.2f})"
+                    )
                 sim, words = self.words.similarity(weights, ev.terms, ev.size)
                 if sim and cfg.term_weight:
                     score += cfg.term_weight * sim
@@ -543,17 +546,17 @@ class Clusterer:
         return ""
 
     def _own_names(self, doc: Doc, ev: _Event) -> list[str]:
-        """Names (Latin words of 5+ letters, not a big company or model family) that the item and the
-        event use and no other report in the window does."""
-        return sorted(
+        """Names that the item and the event use and no other report in the window does: Latin words
+        of 5+ letters (not a big company or model family), and Chinese words when there are
+        `name_cjk_words` of them (控诉, 蒸馏: Anthropic's distillation accusation in two outlets' words)."""
+        own = [
             t
             for t in doc.terms or ()
-            if _LATIN_TERM.match(t)
-            and len(t) >= 5
-            and t not in FAMILY
-            and ev.terms.get(t, 0) > 0
-            and self.words.df.get(t, 0) <= ev.terms[t]
-        )
+            if t not in FAMILY and ev.terms.get(t, 0) > 0 and self.words.df.get(t, 0) <= ev.terms[t]
+        ]
+        latin = [t for t in own if _LATIN_TERM.match(t) and len(t) >= 5]
+        cjk = [t for t in own if _CJK.match(t)]  # one such Chinese word is chance, two are the happening's
+        return sorted(latin + (cjk if len(cjk) >= self.config.name_cjk_words else []))
 
     def _shared_anchors(self, doc: Doc, ev: _Event) -> list[str]:
         """The event's anchors the item names too. A versioned name counts only during the launch:
