@@ -29,7 +29,7 @@ from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, items
 from newsdesk.write import weekly_themes as wt
 from newsdesk.write.extractive.card import extractive_card
-from newsdesk.write.extractive.weekly import MAX_BRIEFS, load_week, theme_events
+from newsdesk.write.extractive.weekly import compose, load_week, theme_events
 
 HARVEST = Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
 GRID = list(itertools.product([1.8, 2.0, 2.2, 2.5], [8, 10, 12, 14], [1.5, 1.8, 2.0]))
@@ -65,12 +65,9 @@ def replayed(file: Path, folder: Path):
 
 
 def measures(week, events, labels, store_event) -> tuple:
-    named = wt.build_themes(events, most=wt.MAX_LEADS)
+    named, briefs = compose(events, most=wt.MAX_LEADS)
     themed = {store_event.get(i) for n in named for i in n.events} - {None}
-    rest = sorted(
-        (e for e in events if e.eligible and store_event.get(e.id) not in themed), key=lambda e: -e.importance
-    )
-    briefed = {store_event.get(e.id) for e in rest[:MAX_BRIEFS]}
+    briefed = {store_event.get(i) for i in briefs} - {None}
     lead = {e for e, lab in labels.items() if lab.tier == 3 and ev._iso_week(lab.day) == week}
     tiers = [labels[e].tier for e in themed if e in labels]
     return (

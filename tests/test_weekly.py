@@ -31,7 +31,7 @@ from newsdesk.write.weekly import (
     parse_week,
     repeated_sentences,
 )
-from newsdesk.write.weekly_themes import ThemeEvent, build_themes
+from newsdesk.write.weekly_themes import ThemeEvent, build_themes, is_news, pick_briefs, theme_heading
 
 HARVEST_WEEK = "2026-W09"  # 2026-02-23 … 03-01 in ../shared/fixtures/news/ai-daily-harvest.jsonl, a dev week
 # (2026-W11 is held out: never built, read or tuned on here)
@@ -137,6 +137,50 @@ def test_themes_are_the_leads_with_what_shares_a_specific_name_with_them():
     assert headings[1] == "Anthropic：收购 AI 电脑操控公司 Vercept"  # the cry "再出手" is not the news
     assert headings[2] == "Anthropic 指控三家中国 AI 公司大规模蒸馏 Claude"
     assert len(build_themes(events, most=2)) == 2
+
+
+def _parts(kinds: str, importance: float, **more) -> dict:
+    return {"importance": importance, "kinds": kinds, **more}
+
+
+def test_the_analysis_of_a_happening_is_news_for_the_week_a_how_to_is_not():
+    # W10's Pentagon deal reached the harvest only as an explainer: the week's report of a lead story.
+    assert is_news(_parts("major, policy, explainer", 2.2, routine=-0.4))
+    assert is_news(_parts("major, paper, explainer", 2.6, routine=-0.4))  # led by its explainer, the paper a member
+    assert not is_news(_parts("major, explainer", 1.7, routine=-0.4))  # a big name alone is no happening
+    assert not is_news(_parts("major, money, how-to", 2.3, routine=-0.6))  # "AI公司怎么估值？" is a how-to
+    assert not is_news(_parts("major, policy", 2.2, undated=-0.5))
+
+
+def test_a_happening_leads_before_a_big_name_alone_and_a_seed_round_after_both():
+    events = [
+        ThemeEvent.of(1, "Mac变身AI超算！用Claude逆向M4芯片", _parts("major", 2.1)),
+        ThemeEvent.of(2, "是的，美国和伊朗的冲突让全世界的AI中断了", _parts("incident", 1.8)),
+        ThemeEvent.of(3, "速递｜高通800万美元投资AI合同审阅平台SpotDraft", _parts("money", 2.3)),
+        ThemeEvent.of(4, "Upwind获2.5亿美元融资", _parts("money", 2.0)),
+    ]
+    assert [e.hard for e in events] == [False, True, False, True] and events[2].small
+    assert [t.events for t in build_themes(events, most=3)] == [[4], [2], [1]]  # by importance, a happening 0.5 more
+    # What no theme holds is a brief, the days' featured news first, the rest as leads are ordered.
+    featured = ThemeEvent.of(5, "Codex for Open Source", _parts("major", 1.9), "featured")
+    assert pick_briefs([*events, featured], {2}, 3) == [5, 4, 1]
+
+
+def test_a_venue_ties_no_two_papers():
+    events = [
+        _event(1, "Z Tech｜ICLR 2026字节发布：DiscoX为长文翻译提供评测新范式", 2.3),
+        _event(2, "视听分离SOTA提速6倍！清华发布首个6M高性能模型｜ICLR'26", 1.8),
+        _event(3, "GLM-5真够顶的：超24小时自己跑代码", 3.0),
+    ]
+    assert [t.events for t in build_themes(events)] == [[3], [1], [2]]
+
+
+def test_an_english_heading_keeps_the_clause_that_names_who():
+    headline = "The Pentagon’s bombshell deal with OpenAI, explained"  # a curly apostrophe: not ASCII
+    assert (
+        theme_heading(headline, "", ["Pentagon", "OpenAI"], "OpenAI", "en")
+        == "The Pentagon’s bombshell deal with OpenAI"
+    )
 
 
 def test_the_date_is_the_weeks_last_day_or_the_time_it_was_published_live():

@@ -51,10 +51,10 @@ from newsdesk.write.weekly_stories import (
     week_stories,
     with_story_lines,
 )
-from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, is_news
+from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
 
 LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
-WEEKLY_FORMAT = 2  # bump when what a weekly is built from changes: stored weeklies are rebuilt
+WEEKLY_FORMAT = 3  # bump when what a weekly is built from changes: stored weeklies are rebuilt
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_SECTIONS = MAX_LEADS
 MIN_SECTIONS = MIN_LEADS
@@ -112,9 +112,10 @@ class WeekEvent:
     parts: dict = field(default_factory=dict)  # events.score_parts (rank.py)
     brief: str = ""  # the brief's sentences, once written
 
+    tab: str = ""  # its day's feed tab (rank.py): featured | p1 | all
+
     def theme_event(self) -> ThemeEvent:
-        joins = not (self.parts.get("off_topic") or self.parts.get("undated"))
-        return ThemeEvent(self.id, self.title, self.score, self.titles, is_news(self.parts), joins)
+        return ThemeEvent.of(self.id, self.title, self.parts, self.tab, titles=self.titles, importance=self.score)
 
 
 def _material_text(title: str, rows: list) -> str:
@@ -178,6 +179,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
                 fingerprint=[r.id, title, round(r.importance, 4), sorted(m.content_hash for m in members)],
                 titles=[m.title or "" for m in members],
                 parts=dict(r.score_parts or {}),
+                tab=r.tab or "",
             )
         )
     return out
@@ -639,8 +641,8 @@ def write_weekly(
     writer = _Writer(engine, llm, week, banned)
     # Themes are written side by side; briefs wait for them (they take the week's other news).
     sections, section_meta, themed = _sections(writer, themes, stories)
-    news = [e for e in all_events if e.id not in themed and is_news(e.parts)]
-    brief_parts = _briefs(writer, news[:max_briefs])
+    news = pick_briefs([e.theme_event() for e in all_events], set(themed), max_briefs)
+    brief_parts = _briefs(writer, [by_id[i] for i in news])
     top = _summary(writer, sections, [m["heading"] for m in section_meta], [e for g in groups for e in g])
     summary_text, *overview = top.text.split("\n\n")
 

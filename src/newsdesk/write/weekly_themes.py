@@ -3,20 +3,26 @@
 Both writers (write/weekly.py with a model, write/extractive/weekly.py without) take their themes here;
 nothing in it depends on the edition's language but the words a heading is cut from.
 
-1. Leads: the week's most important events by the day ranking's importance (rank.py, in
-   events.score_parts), on topic and not routine: those worth LEAD_FLOOR, at least MIN_LEADS, until
-   there are MAX_LEADS themes. Every lead is in a theme.
+1. Leads: the week's most important news by the day ranking's importance (rank.py, in
+   events.score_parts): on topic, dated, not routine unless the analysis of a happening (is_news:
+   the week's report of it where no direct report came), a happening (money, policy, an incident,
+   a major company's release) counted HARD_BONUS more than a big name alone and a small sum
+   SMALL_COST less: those worth LEAD_FLOOR, at least MIN_LEADS, until there are MAX_LEADS themes.
+   Every lead is in a theme.
 2. Each event's names, from its headlines (the one shown and its reports' titles): versioned products
    (cluster/anchors.py), amounts and counts, Latin product and company names (a run of them by its
    first words: "Edit Banana" is not Banana), Chinese words; one spelling per company across
-   languages (英伟达 = nvidia). Words every headline uses are left out.
+   languages (英伟达 = nvidia). Words every headline uses are left out, and venues (ICLR): two
+   papers of one conference are two stories.
 3. Two events are tied by the names they share, each counted by how specific it is in the week: a
    name two events of the week hold counts 1, one that k hold 1/(k-1); a Chinese word (not a name
    jieba can tell apart from prose) counts WORD_WEIGHT of that. A tie needs TIE.
 4. Each lead, most important first, starts a theme. The week's other important events (the pool: on
    topic and dated, worth POOL_FLOOR; a routine one too: the review of a launch goes with the launch) and the later leads join the lead they are tied to most, at
    most MAX_THEME to a theme, most important first. No chaining: a member joins through its lead.
-5. A theme is named by what it shares: the name most of its events hold, with the clause of its lead
+5. Briefs (pick_briefs): the week's other news, the days' featured news first, then as leads are
+   ordered.
+6. A theme is named by what it shares: the name most of its events hold, with the clause of its lead
    headline that says what happened ("英伟达：吸金681亿美元"); a lone lead by its own name and clause.
 """
 
@@ -28,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from newsdesk.cluster.anchors import model_anchors, number_anchors
-from newsdesk.kinds import MAJOR
+from newsdesk.kinds import MAJOR, NEWS_KINDS
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
 # week's score under the setting chosen on the other five).
@@ -39,7 +45,11 @@ POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
 MAX_THEME = 5
 TIE = 1.0  # one name only the two events share, or two names three events share
 PRODUCT_WEIGHT = 2.0
+COMPANY_WEIGHT = 1.0
 WORD_WEIGHT = 0.5  # a shared Chinese word: two rare ones make a tie, one does not
+HARD_BONUS = 0.5  # how much a happening's importance counts more than a big name's, for a lead
+LARGE_MONEY = 1e8  # a sum that is news in itself (in its currency: $100M, 1亿元)
+SMALL_COST = 1.0  # what a small sum costs a lead (a seed round is not a week's story)
 
 # One spelling per company or person across languages: what ties a Chinese and an English headline.
 ALIASES = {
@@ -283,6 +293,26 @@ GENERIC = frozenset(
         "背后",
     ]
 )
+# Venues: where a paper appeared, not which paper; two papers of one conference are two stories.
+VENUES = frozenset(
+    [
+        "iclr",
+        "neurips",
+        "icml",
+        "cvpr",
+        "iccv",
+        "eccv",
+        "acl",
+        "emnlp",
+        "naacl",
+        "aaai",
+        "ijcai",
+        "kdd",
+        "icde",
+        "sigir",
+    ]
+)
+GENERIC = GENERIC | VENUES
 # Headline clauses that are the outlet's cry, not the news.
 _CRY = r"(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|一文看懂|划重点)"
 _HYPE = re.compile(rf"^{_CRY}\W*$", re.I)
@@ -302,9 +332,24 @@ class ThemeEvent:
     headline: str  # as the edition shows it
     importance: float
     titles: list[str] = field(default_factory=list)  # its reports' own titles, lead first
-    eligible: bool = True  # on topic, dated, not routine: may lead a theme, join one, be a brief
+    eligible: bool = True  # news (is_news): may lead a theme, join one, be a brief
     joins: bool = True  # on topic and dated: may join a theme it is tied to, routine or not
     told: bool = True  # its material says more than its title
+    hard: bool = False  # a happening (is_hard): money, policy, an incident, a major company's release
+    featured: bool = False  # its day's featured news (rank.py's tab): what a reader of that day had to see
+    small: bool = False  # a small sum is all it tells (is_small): a seed round, small-company PR
+
+    @classmethod
+    def of(cls, event_id: int, headline: str, parts: dict, tab: str = "", **kw) -> ThemeEvent:
+        """An event as the themes read it, from its rank.py score parts and tab."""
+        importance = float(parts.get("importance", kw.pop("importance", 0.0)) or 0.0)
+        joins = not (parts.get("off_topic") or parts.get("undated"))
+        news = is_news(parts)
+        told = [headline, *kw.get("titles", [])[:3]]
+        return cls(
+            event_id, headline, importance, eligible=news, joins=joins, hard=is_hard(parts, told),
+            featured=news and tab == "featured", small=is_small(parts, told), **kw,
+        )  # fmt: skip
 
 
 def in_language(text: str, language: str) -> bool:
@@ -370,7 +415,7 @@ def weight(key: str, held: int) -> float:
     if not is_name(key):
         return WORD_WEIGHT / (held - 1)
     company = key in ALIASES.values() or MAJOR.search(key.split(":", 1)[-1])
-    return min(1.0, (1.0 if company else PRODUCT_WEIGHT) / (held - 1))
+    return min(1.0, (COMPANY_WEIGHT if company else PRODUCT_WEIGHT) / (held - 1))
 
 
 def is_name(key: str) -> bool:
@@ -398,15 +443,72 @@ def event_names(e: ThemeEvent) -> dict[str, str]:
     return out
 
 
+HARD_KINDS = frozenset(["money", "policy", "incident"])
+ANALYSES = frozenset(["explainer", "opinion"])  # routine kinds that may be the week's report of a happening
+HAPPENINGS = frozenset(NEWS_KINDS) - {"major"}  # kinds.py's news kinds that say what happened
+
+
+def kind_names(score_parts: dict) -> set[str]:
+    """The kinds rank.py read in an event (score_parts["kinds"], kinds.Kinds.names())."""
+    return {k.strip() for k in str(score_parts.get("kinds") or "").split(",") if k.strip()}
+
+
+def is_hard(score_parts: dict, headlines: tuple[str, ...] | list[str] = ()) -> bool:
+    """A happening of the kinds an editor leads a week with (the guide's tier 3): a large sum (a round,
+    an acquisition, results), policy or legal action, an incident, a major company's release; not a
+    big name alone, nor a seed round ("高通800万美元投资…": every amount its `headlines` give is under
+    LARGE_MONEY)."""
+    kinds = kind_names(score_parts)
+    if (kinds & {"policy", "incident"}) or {"major", "release"} <= kinds:
+        return True
+    return "money" in kinds and not is_small(score_parts, headlines)
+
+
+def is_small(score_parts: dict, headlines: tuple[str, ...] | list[str]) -> bool:
+    """An event whose only news is a sum, every one its headlines give under LARGE_MONEY ("高通800万美元
+    投资…", "Linq获2000万美元A轮融资"): small-company news, which the guide puts with the routine."""
+    if kind_names(score_parts) & set(NEWS_KINDS) - {"money", "major"}:
+        return False
+    sums = [float(a.split(":", 1)[1]) for text in headlines for a in number_anchors(text) if a.startswith("money:")]
+    return "money" in kind_names(score_parts) and bool(sums) and max(sums) < LARGE_MONEY
+
+
 def is_news(score_parts: dict) -> bool:
-    """Whether an event may lead or join a theme, or be a brief: on topic, dated, not routine (rank.py's parts)."""
-    return not (score_parts.get("off_topic") or score_parts.get("routine") or score_parts.get("undated"))
+    """Whether an event may lead or join a theme, or be a brief (rank.py's parts): on topic, dated, and
+    not routine, unless it is the analysis of a happening, a kind of news beyond a big name ("The
+    Pentagon's deal with OpenAI, explained"; an event led by its explainer, the launch report a
+    member): the week's report of it where no direct report came; one that came leads, and the
+    analysis joins it."""
+    if score_parts.get("off_topic") or score_parts.get("undated"):
+        return False
+    kinds = kind_names(score_parts)
+    routine = kinds - set(NEWS_KINDS) - {"off-topic"}
+    return not score_parts.get("routine") or (bool(routine) and routine <= ANALYSES and bool(kinds & HAPPENINGS))
+
+
+def lead_order(e: ThemeEvent) -> tuple:
+    """The order leads are taken in: most important first, a happening counted HARD_BONUS more than
+    a big name alone (most of a week's "OpenAI …" pieces are routine; its lead stories are releases,
+    sums, rulings and outages)."""
+    return (-lead_weight(e),)
+
+
+def lead_weight(e: ThemeEvent) -> float:
+    """What an event is worth as a lead: its importance, a happening's HARD_BONUS more."""
+    return e.importance + HARD_BONUS * e.hard - SMALL_COST * e.small
+
+
+def pick_briefs(events: list[ThemeEvent], themed: set[int], most: int) -> list[int]:
+    """The week's briefs: its news outside the themes, the days' featured news first (what a reader
+    of that day had to see), then as leads are ordered; at most `most`."""
+    rest = [e for e in events if e.eligible and e.id not in themed]
+    return [e.id for e in sorted(rest, key=lambda e: (not e.featured, *lead_order(e)))][:most]
 
 
 def leads(events: list[ThemeEvent], most: int = MAX_LEADS) -> list[ThemeEvent]:
     """The week's lead events, most important first: its `most` best news worth LEAD_FLOOR. Each is
     in a theme, its own or an earlier lead's it is tied to (then a later lead may start one too)."""
-    return sorted((e for e in events if e.eligible and e.importance >= LEAD_FLOOR), key=lambda e: -e.importance)[:most]
+    return sorted((e for e in events if e.eligible and lead_weight(e) >= LEAD_FLOOR), key=lead_order)[:most]
 
 
 def build_themes(
@@ -445,10 +547,12 @@ def _group(events: list[ThemeEvent], tie, floor: float, most: int, per_theme: in
             return True
         return False
 
-    for e in ranked:
-        starts = e.eligible and (e.importance >= lead_floor or len(groups) < MIN_LEADS)
+    for e in sorted(ranked, key=lead_order):
+        starts = e.eligible and (lead_weight(e) >= lead_floor or len(groups) < MIN_LEADS)
         if starts and not join(e) and len(groups) < most:
             groups[e.id] = [e]
+    for g in groups.values():  # a theme's events most important first, whatever order they joined in
+        g[1:] = sorted(g[1:], key=lambda e: -e.importance)
     for e in ranked:
         if not any(e in g for g in groups.values()):
             join(e)
@@ -512,7 +616,9 @@ def theme_heading(headline: str, shared: str, found: list[str], company: str, la
     `shared` (else the first that holds a name in `found`, else the first), and a short clause with
     a figure after it; `company` before it when the clause does not name it."""
     parts = clauses(headline) or [headline.strip()]
-    fits = [p for p in parts if len(p) <= HEADING_CHARS] or parts
+    # A Latin clause takes about twice the characters of a Chinese one to say as much.
+    most = HEADING_CHARS if re.search(r"[\u3400-\u9fff]", headline) else 2 * HEADING_CHARS
+    fits = [p for p in parts if len(p) <= most] or parts
 
     def holds(p: str, name: str) -> bool:
         return bool(name) and name.lower() in p.lower()
@@ -521,7 +627,7 @@ def theme_heading(headline: str, shared: str, found: list[str], company: str, la
     head = head or next((p for p in fits if any(holds(p, n) for n in found)), fits[0])
     figure = [p for p in fits if re.search(r"\d", p) and p != head and not re.search(r"\d", head)]
     sep = ", " if head.isascii() else "，"
-    if figure and len(head) + len(figure[0]) < HEADING_CHARS:
+    if figure and len(head) + len(figure[0]) < most:
         head = f"{head}{sep}{figure[0]}"
     if company and not holds(head, company):
         head = f"{company}{'：' if language == 'zh' else ': '}{head}"

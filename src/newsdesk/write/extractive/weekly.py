@@ -10,7 +10,8 @@ its lead event's hardest fact, and the briefs.
 
 A brief is one item: its title, its source and 1–3 sentences of that item's own text (the
 ones with figures first), never a sentence from another member of the event. Briefs are the
-week's other news by importance; routine and off-topic events are left out. Given the week's
+week's other news, the days' featured news first (weekly_themes.pick_briefs); routine and
+off-topic events are left out. Given the week's
 stories (write.weekly_stories.week_stories), a theme's events of one story are one entry under
 their story line, as in the written report.
 """
@@ -43,11 +44,12 @@ from newsdesk.write.weekly_stories import (
 from newsdesk.write.weekly_themes import (
     MAX_LEADS,
     MAX_THEME,
+    Named,
     ThemeEvent,
     build_themes,
     in_language,
-    is_news,
     name_theme,
+    pick_briefs,
 )
 
 MAX_BRIEF_SENTENCES = 3
@@ -171,14 +173,36 @@ def theme_events(briefs: list[dict], cards: dict[int, ExtractiveCard]) -> list[T
     """The week's events as the themes read them: shown headline, importance, reports' titles."""
     out = []
     for b in briefs:
-        parts = b.get("score_parts") or {}
         titles = [m.get("title") or "" for m in b.get("members") or [] if m.get("role") != "duplicate"]
-        importance = float(parts.get("importance", b.get("score") or 0.0))
-        joins = not (parts.get("off_topic") or parts.get("undated"))
         card = cards[b["event_id"]]
         told = any(s.text != card.headline for s in card.lead)
-        out.append(ThemeEvent(b["event_id"], card.headline, importance, titles, is_news(parts), joins, told))
+        parts = b.get("score_parts") or {}
+        out.append(
+            ThemeEvent.of(
+                b["event_id"],
+                card.headline,
+                parts,
+                b.get("tab") or "",
+                titles=titles,
+                told=told,
+                importance=b.get("score"),
+            )
+        )
     return out
+
+
+def compose(
+    events: list[ThemeEvent],
+    language: str = "zh",
+    *,
+    most: int = MAX_LEADS,
+    per_theme: int = MAX_THEME,
+    max_briefs: int = MAX_BRIEFS,
+) -> tuple[list[Named], list[int]]:
+    """What the weekly holds: its themes (weekly_themes.build_themes) and its briefs' event ids
+    (weekly_themes.pick_briefs), as both writers and benchmarks/weekly_folds.py choose them."""
+    named = build_themes(events, language, most=most, per_theme=per_theme)
+    return named, pick_briefs(events, {i for n in named for i in n.events}, max_briefs)
 
 
 def extractive_weekly(
@@ -195,15 +219,15 @@ def extractive_weekly(
     thread themes by story, the week's stories (write.weekly_stories.week_stories, in `language`) and its key."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
-    named = build_themes(theme_events(briefs, cards), language, most=max_sections, per_theme=per_section)
+    named, brief_ids = compose(
+        theme_events(briefs, cards), language, most=max_sections, per_theme=per_section, max_briefs=max_briefs
+    )
     themes = [
         extractive_theme(n.events, cards, by_id, language, heading=n.heading, stories=stories, week=week) for n in named
     ]
     for theme, n in zip(themes, named):
         theme.voice = n.voice
-    themed = {i for t in themes for i in t.events}
-    news = [b for b in briefs if b["event_id"] not in themed and is_news(b.get("score_parts") or {})]
-    chosen = [item_brief(b, language) for b in news][:max_briefs]
+    chosen = [item_brief(by_id[i], language) for i in brief_ids]
     summary, overview, facts = extractive_summary(themes, by_id, cards, language)
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
     # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
