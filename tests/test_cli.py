@@ -234,6 +234,10 @@ def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_p
         assert code == OK, out
         assert out.startswith(f"AI周报 {HARVEST_WEEK} | ") and "📊 本周概览" in out
         assert f"weekly {HARVEST_WEEK}: " in out and "sections" in out and "model calls" in out
+        from newsdesk.editions.weekly import weekly_title
+
+        assert f"\n{weekly_title(HARVEST_WEEK, '', 'en').strip(' |')}" in out  # the English edition printed too
+        assert "printed zh " in out and ", en " in out
         code, again = newsdesk("weekly", "--week", HARVEST_WEEK)
         assert code == OK and again.startswith(f"AI周报 {HARVEST_WEEK} | ")
         assert "unchanged, stored report kept; 0 model calls" in again

@@ -18,7 +18,14 @@ from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.text import key_numbers, length, sentences
-from newsdesk.write.extractive.weekly import FACT_LENGTH, extractive_theme, extractive_weekly, load_week, theme_events
+from newsdesk.write.extractive.weekly import (
+    FACT_LENGTH,
+    extractive_summary,
+    extractive_theme,
+    extractive_weekly,
+    load_week,
+    theme_events,
+)
 from newsdesk.write.weekly_themes import is_news, leads
 
 WEEK = "2025-W09"
@@ -142,3 +149,31 @@ def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_p
     assert 1 <= len(main) <= 3 and set(main) <= {t.heading for t in report.themes}
     meta = report.meta()
     assert meta["extractive"] and [s["events"] for s in meta["sections"]] == [t.events for t in report.themes]
+
+
+def test_the_english_summary_names_only_its_english_main_lines(demo):
+    # The demo week's Chinese-only themes keep their Chinese headings (marked on the page); the
+    # summary is one English sentence, so it names the English ones and leaves the rest "below".
+    report = extractive_weekly(demo, language="en")
+    by_id = {b["event_id"]: b for b in demo}
+    cards = {i: extractive_card(b, "en") for i, b in by_id.items()}
+    themes = sorted(report.themes, key=lambda t: not re.search(r"[\u3400-\u9fff]", t.heading))  # Chinese first
+    assert re.search(r"[\u3400-\u9fff]", themes[0].heading)
+    summary, overview, _ = extractive_summary(themes, by_id, cards, "en")
+    assert summary.startswith("This week's main lines: ") and summary.endswith(" More below.")
+    assert not re.search(r"[\u3400-\u9fff]", summary), summary
+    assert len(overview) == len(themes)  # each theme keeps its overview line, marked on the page when Chinese
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_week_with_no_dated_news_says_so_plainly(demo, language):
+    # A replay's current week: every item stamped when it was first seen, so no event has a date.
+    undated = [{**b, "score_parts": {**(b.get("score_parts") or {}), "undated": -0.5}} for b in demo]
+    report = extractive_weekly(undated, language=language)
+    assert not report.themes and not report.briefs
+    said = {
+        "zh": f"本周没有带日期的新闻：本周的 {len(demo)} 个事件",
+        "en": f"No dated news this week: its {len(demo)} events",
+    }
+    assert report.summary.startswith(said[language]), report.summary
+    assert_passes_part_by_part(report, undated, language)

@@ -390,10 +390,11 @@ def daily_cmd(
 def weekly_cmd(
     week: str = typer.Option(None, "--week", help="ISO week, e.g. 2026-W42 (default: the week of the newest event)."),
 ) -> None:
-    """Write the weekly report (title line, properties, overview, themed sections, briefs) and print it."""
+    """Write the weekly report (title line, properties, overview, themed sections, briefs) in every
+    edition language and print each, the Chinese one first."""
     from newsdesk.editions.weekly import weekly_editions
     from newsdesk.store.edition_rows import stored_edition
-    from newsdesk.write.weekly import LANGUAGE
+    from newsdesk.write.writers import edition_languages
 
     s, eng = settings(), engine()
     llm, w = _writers(s, eng)
@@ -407,11 +408,17 @@ def weekly_cmd(
             soft_wrap=True,
         )
     with eng.connect() as conn:
-        report = stored_edition(conn, "weekly", stats.week, LANGUAGE)
-    typer.echo(report["body"])
+        reports = {
+            language: report
+            for language in edition_languages(s)
+            if (report := stored_edition(conn, "weekly", stats.week, language)) is not None
+        }
+    typer.echo("\n\n".join(r["body"].rstrip("\n") for r in reports.values()))
     shape = f"{stats.sections} sections, {stats.briefs} briefs, " if stats.sections else ""
-    state = f"{shape}{report['status']}" if stats.built else "unchanged, stored report kept"
-    err.print(f"weekly {stats.week}: {w.by}; {state}; {_calls(llm)}", soft_wrap=True)
+    zh = reports.get("zh") or next(iter(reports.values()), {"status": stats.status})
+    state = f"{shape}{zh['status']}" if stats.built else "unchanged, stored report kept"
+    editions = ", ".join(f"{language} {r['status']}" for language, r in reports.items())
+    err.print(f"weekly {stats.week}: {w.by}; {state}; {_calls(llm)}; printed {editions}", soft_wrap=True)
 
 
 def _writers(s: Settings, eng):

@@ -229,11 +229,28 @@ def extractive_weekly(
         theme.voice = n.voice
     chosen = [item_brief(by_id[i], language) for i in brief_ids]
     summary, overview, facts = extractive_summary(themes, by_id, cards, language)
+    if not themes and not chosen:
+        summary = empty_week(briefs, language)
     facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
     # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
     facts += sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
     facts += sorted({b.text for b in chosen if b.text in TITLE_ONLY.values()})  # a brief's own words for "no text"
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
+
+
+def empty_week(briefs: list[dict], language: str) -> str:
+    """What a week with no news says, plainly, in place of its main lines: a replay's current week,
+    whose items carry no date of their own (each stamped when it was first seen), or one of routine
+    and off-topic items only."""
+    n = len(briefs)
+    undated = all((b.get("score_parts") or {}).get("undated") for b in briefs)
+    if language == "zh":
+        if undated:
+            return f"本周没有带日期的新闻：本周的 {n} 个事件都没有自己的发布日期，只按首次抓取的时间计入本周。"
+        return f"本周没有可报道的新闻：{n} 个事件都是例行内容、与 AI 无关或没有日期。"
+    if undated:
+        return f"No dated news this week: its {n} events carry no date of their own and fall in it only by when they were first seen."
+    return f"No news to report this week: its {n} events are routine, not about AI, or undated."
 
 
 def extractive_theme(
@@ -308,6 +325,8 @@ def extractive_summary(
             overview.append(f"{text}（{source}）" if zh else f"{text} ({source})")
         else:
             overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
+    if not zh:  # an English sentence names the English main lines; the Chinese ones are marked below
+        lines = [h for h in lines if in_language(h, language)]
     more = len(themes) > len(lines[:3])
     if zh:
         summary = (f"本周的主线：{'；'.join(lines[:3])}。" if lines else "") + ("其余见下文各节。" if more else "")
