@@ -54,7 +54,7 @@ from newsdesk.write.weekly_stories import (
 from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
 
 LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
-WEEKLY_FORMAT = 3  # bump when what a weekly is built from changes: stored weeklies are rebuilt
+WEEKLY_FORMAT = 4  # bump when what a weekly is built from changes: stored weeklies are rebuilt
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_SECTIONS = MAX_LEADS
 MIN_SECTIONS = MIN_LEADS

@@ -40,7 +40,7 @@ from newsdesk.kinds import MAJOR, NEWS_KINDS
 # week's score under the setting chosen on the other five).
 LEAD_FLOOR = 1.8  # importance a lead needs (rank.py's P1 is 2.5)
 MIN_LEADS = 3
-MAX_LEADS = 14
+MAX_LEADS = 12
 POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
 MAX_THEME = 5
 TIE = 1.0  # one name only the two events share, or two names three events share
