@@ -406,3 +406,17 @@ def test_two_chinese_words_no_other_report_uses_make_a_name_one_does_not(embedde
     assert got["w1"] == got["w2"]
     strict = _place(embedder, NOISE + WORDED, ClusterConfig(name_cjk_words=9))
     assert strict["w1"] != strict["w2"]
+
+
+def test_a_summary_that_files_the_piece_under_a_roundups_name_is_a_roundup():
+    """A news digest headed by its first story ("Gemini tops benchmarks, again") glued itself to the
+    Gemini 3.1 Pro launch on a real day (2026-02-24) and led it; its summary says what it is
+    ("快讯合集：Gemini 3.1 发布、Taalas…"). A summary that only mentions a roundup word is not one."""
+    from newsdesk.cluster.terms import is_roundup
+
+    assert is_roundup(
+        "Gemini tops benchmarks, again\n快讯合集：Gemini 3.1 发布、Taalas 硬件加速 Llama 以及 OpenAI 企业咨询合作。"
+    )
+    assert is_roundup("Models, chips and money\nWeekly digest: Gemini 3.1, Taalas and OpenAI consulting.")
+    assert not is_roundup("Gemini 3.1 Pro 发布\n系统整理了 Gemini 3.1 Pro 的基准测试：四个核心 Demo 及定价。")
+    assert not is_roundup("GPT-5.4正式发布！\n简要汇总GPT-5.4核心亮点并列举了目前用户反馈的缺陷。")

@@ -224,14 +224,20 @@ def terms(text: str) -> frozenset[str]:
 
 
 def is_roundup(text: str) -> bool:
-    """A roundup of several unrelated items: named as one, or a headline listing many products.
+    """A roundup of several unrelated items: named as one (in the headline, or as the label its
+    summary opens with), or a headline listing many products.
 
     The products are counted in the headline only: a piece comparing two rivals' launches names
     three model families in its body ("Claude Opus 4.6 vs GPT-5.3-Codex", "beats GPT-5.2") and is
     no roundup.
     """
-    head = text.split("\n", 1)[0]
+    head, _, rest = text.partition("\n")
     if _ROUNDUP.search(head):
+        return True
+    # A summary that files the piece under a roundup's name before its list ("快讯合集：Gemini 3.1
+    # 发布、Taalas…", "Weekly digest: …"): the piece says what it is, whatever its headline.
+    label = re.match(r"\s*([^：:。.\n]{1,16})[：:]", rest)
+    if label and _ROUNDUP.search(label.group(1)):
         return True
     parts = [p for p in re.split(r"[;；|｜]", head) if p.strip()]
     return len(parts) >= 3 or len({model_family(a) for a in model_anchors(head)}) >= 3
