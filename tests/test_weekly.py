@@ -175,6 +175,12 @@ def test_a_venue_ties_no_two_papers():
     assert [t.events for t in build_themes(events)] == [[3], [1], [2]]
 
 
+def test_a_venue_and_its_year_is_no_figure_for_a_heading():
+    headline = "ICLR 2026 | GPT-5竟给废图打高分？首个图表“信达雅”评测基准发布"
+    assert theme_heading(headline, "", ["图表"], "") == "首个图表"
+    assert theme_heading("告别CLIP！DeepSeek-OCR-2开源：首创视觉因果流", "", ["DeepSeek"], "") == "DeepSeek-OCR-2开源"
+
+
 def test_an_english_heading_keeps_the_clause_that_names_who():
     headline = "The Pentagon’s bombshell deal with OpenAI, explained"  # a curly apostrophe: not ASCII
     assert (

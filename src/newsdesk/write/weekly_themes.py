@@ -313,6 +313,7 @@ VENUES = frozenset(
     ]
 )
 GENERIC = GENERIC | VENUES
+_VENUE_YEAR = re.compile(rf"^(?:{'|'.join(VENUES)})\s*'?\d{{2,4}}(?:\s*oral)?$", re.I)  # "ICLR 2026": no figure
 # Headline clauses that are the outlet's cry, not the news.
 _CRY = r"(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|一文看懂|划重点)"
 _HYPE = re.compile(rf"^{_CRY}\W*$", re.I)
@@ -625,7 +626,9 @@ def theme_heading(headline: str, shared: str, found: list[str], company: str, la
 
     head = next((p for p in fits if holds(p, shared)), None) if shared else None
     head = head or next((p for p in fits if any(holds(p, n) for n in found)), fits[0])
-    figure = [p for p in fits if re.search(r"\d", p) and p != head and not re.search(r"\d", head)]
+    figure = [
+        p for p in fits if re.search(r"\d", p) and not _VENUE_YEAR.match(p) and p != head and not re.search(r"\d", head)
+    ]
     sep = ", " if head.isascii() else "，"
     if figure and len(head) + len(figure[0]) < most:
         head = f"{head}{sep}{figure[0]}"
