@@ -420,3 +420,20 @@ def test_a_summary_that_files_the_piece_under_a_roundups_name_is_a_roundup():
     assert is_roundup("Models, chips and money\nWeekly digest: Gemini 3.1, Taalas and OpenAI consulting.")
     assert not is_roundup("Gemini 3.1 Pro 发布\n系统整理了 Gemini 3.1 Pro 的基准测试：四个核心 Demo 及定价。")
     assert not is_roundup("GPT-5.4正式发布！\n简要汇总GPT-5.4核心亮点并列举了目前用户反馈的缺陷。")
+
+
+def test_a_newsletter_issue_titled_by_its_stories_is_a_roundup():
+    """The Batch titles each issue by four of its stories; one (2026-02-27) glued itself to a
+    Chinese essay on AI talent and led that day's fourth card with "2 个来源". In the replayed
+    store (3,369 items) it matches The Batch's 325 issues and one Latent Space episode listing its topics."""
+    from newsdesk.cluster.terms import is_roundup
+
+    assert is_roundup(
+        "Gemini Seizes the Lead, Investors Panic Over Agentic AI, Optimism at Global AI Summit, Local Versus Cloud"
+    )
+    assert not is_roundup("OpenAI raises $40 billion, valued at $300 billion, says SoftBank")
+    assert not is_roundup("Apple, Google, Microsoft and Meta join the AI safety pact, officials say")
+    assert not is_roundup(  # itn-dev: a sentence's commas open lower-case clauses
+        "In the Estonian parliamentary election, the Reform Party, led by Kaja Kallas, wins the most seats in the Riigikogu."
+    )
+    assert not is_roundup("英伟达营收681亿美元，同比增长73%，净利润430亿美元，数据中心业务创新高")

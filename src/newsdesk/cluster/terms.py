@@ -240,7 +240,12 @@ def is_roundup(text: str) -> bool:
     if label and _ROUNDUP.search(label.group(1)):
         return True
     parts = [p for p in re.split(r"[;；|｜]", head) if p.strip()]
-    return len(parts) >= 3 or len({model_family(a) for a in model_anchors(head)}) >= 3
+    # A newsletter issue titled by its stories ("Gemini Seizes the Lead, Investors Panic Over
+    # Agentic AI, Optimism at Global AI Summit, Local Versus Cloud"): four or more capitalised
+    # clauses of two words or more; a sentence's commas ("…, the national camp, led by …") open
+    # lower-case clauses.
+    clauses = [c for c in re.split(r",\s+", head) if len(c.split()) >= 2 and c[:1].isupper()]
+    return len(parts) >= 3 or len(clauses) >= 4 or len({model_family(a) for a in model_anchors(head)}) >= 3
 
 
 class TermWindow:
