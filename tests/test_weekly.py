@@ -187,6 +187,11 @@ def test_an_english_heading_keeps_the_clause_that_names_who():
         theme_heading(headline, "", ["Pentagon", "OpenAI"], "OpenAI", "en")
         == "The Pentagon’s bombshell deal with OpenAI"
     )
+    # Its figure joins with a Latin comma: the replayed W09 read "Anthropic’s Responsible Scaling Policy，Version 3.0".
+    assert (
+        theme_heading("Anthropic’s Responsible Scaling Policy: Version 3.0", "", ["Anthropic"], "Anthropic", "en")
+        == "Anthropic’s Responsible Scaling Policy, Version 3.0"
+    )
 
 
 def test_the_date_is_the_weeks_last_day_or_the_time_it_was_published_live():

@@ -629,7 +629,7 @@ def theme_heading(headline: str, shared: str, found: list[str], company: str, la
     figure = [
         p for p in fits if re.search(r"\d", p) and not _VENUE_YEAR.match(p) and p != head and not re.search(r"\d", head)
     ]
-    sep = ", " if head.isascii() else "，"
+    sep = "，" if re.search(r"[\u3400-\u9fff]", head) else ", "  # a curly apostrophe is not Chinese
     if figure and len(head) + len(figure[0]) < most:
         head = f"{head}{sep}{figure[0]}"
     if company and not holds(head, company):
