@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from newsdesk.config import ASRSettings, Settings
+from newsdesk.core.config import ASRSettings, Settings
 from newsdesk.ingest.audio import (
     AudioError,
     _embedded_model,

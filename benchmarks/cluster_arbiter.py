@@ -36,7 +36,7 @@ from newsdesk.cluster.arbiter import llm_arbiter
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import read_eval_file, scores
 from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm.client import LLMError, open_llm
 from newsdesk.store import open_store
 

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from newsdesk.cluster import cluster_new_items, event_brief
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.ingest.jsonl import read_harvest
 from newsdesk.store import open_store
 from newsdesk.store.items import sync_sources, upsert_item

@@ -23,7 +23,7 @@ from sqlalchemy import create_engine, select, text
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.ingest.run import import_jsonl
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, events, roundup_links

@@ -38,9 +38,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError
 from newsdesk.editions.weekly import build_weekly
-from newsdesk.errors import NewsdeskError
 from newsdesk.llm.client import BudgetExhausted, LLMError, open_llm
 from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store

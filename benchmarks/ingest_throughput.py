@@ -28,8 +28,8 @@ from pathlib import Path
 
 import feedparser
 
+from newsdesk.core.model import Source
 from newsdesk.ingest.parse import parse_feed
-from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.items import record_fetch, sync_sources, upsert_items
 

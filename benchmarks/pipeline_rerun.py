@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from newsdesk.config import load_settings
+from newsdesk.core.config import load_settings
 from newsdesk.pipeline import DEMO_LIMITS, Limits, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import llm_usage

@@ -23,7 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm import open_llm
 from newsdesk.store import open_store
 from newsdesk.write.analysis import material_view, system_prompt, user_prompt

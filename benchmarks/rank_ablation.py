@@ -27,7 +27,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings, load_settings
+from newsdesk.core.config import Settings, load_settings
 from newsdesk.editions.daily import build_dailies
 from newsdesk.editions.evaluate import (
     DAILY_STAGES,

@@ -33,8 +33,8 @@ QUERIES = ["OpenAI", "大模型", "agent", "融资", "Claude", "推理"]
 
 
 def build_store(path: Path, n: int) -> None:
+    from newsdesk.core.model import Source
     from newsdesk.ingest.parse import parse_feed
-    from newsdesk.model import Source
     from newsdesk.store import open_store
     from newsdesk.store.schema import items, sources
 

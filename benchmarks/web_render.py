@@ -53,9 +53,9 @@ SEARCHES = ["大模型", "OpenAI", "融资", "agent", "推理", "benchmark", "�
 
 def build_store(url: str, n_events: int) -> int:
     """A store of n_events events; returns its number of days."""
-    from newsdesk.config import Settings
+    from newsdesk.core.config import Settings
+    from newsdesk.core.model import Item, Source
     from newsdesk.editions.daily import build_dailies
-    from newsdesk.model import Item, Source
     from newsdesk.store import open_store
     from newsdesk.store.items import sync_sources, upsert_items
     from newsdesk.store.schema import analyses, event_members, events, feedback, items

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from newsdesk.config import load_settings
+from newsdesk.core.config import load_settings
 from newsdesk.editions import evaluate as ev
 from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store

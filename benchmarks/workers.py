@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from cluster_rig import Cluster, FeedServer, ModelServer, harvest, wait_until
 
 from newsdesk.cluster import refresh_event
-from newsdesk.model import Item, Source
+from newsdesk.core.model import Item, Source
 from newsdesk.store import open_store
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, event_members, events, fetches, items

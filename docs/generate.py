@@ -64,7 +64,7 @@ def _cell(text: str) -> str:
 
 def _field_comments(cls: type) -> dict[str, str]:
     """The comment beside, or on the lines just above, each field of a settings dataclass."""
-    from newsdesk import config
+    from newsdesk.core import config
 
     source = Path(config.__file__).read_text(encoding="utf-8")
     lines = source.splitlines()
@@ -114,7 +114,7 @@ def _section(obj: object) -> list[str]:
 
 def settings_block() -> str:
     """Every setting with its default and the comment the code gives it, as newsdesk.toml takes them."""
-    from newsdesk.config import Settings
+    from newsdesk.core.config import Settings
 
     settings = Settings()
     rows = ["```toml", *_section(settings)]

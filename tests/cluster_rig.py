@@ -219,7 +219,7 @@ class Cluster:
         self.procs: list[subprocess.Popen] = []
 
     def settings(self):
-        from newsdesk.config import load_settings
+        from newsdesk.core.config import load_settings
 
         return load_settings(self.config, env=self.extra_env)
 

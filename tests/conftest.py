@@ -240,7 +240,7 @@ def demo(tmp_path_factory):
     """The demo pack run through every stage, a scripted writer standing in for the model."""
     from fakes import StageFake
 
-    from newsdesk.config import Settings
+    from newsdesk.core.config import Settings
     from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 
     data = tmp_path_factory.mktemp("demo")
@@ -260,7 +260,7 @@ def demo_briefs(tmp_path_factory):
     from sqlalchemy import select
 
     from newsdesk.cluster import cluster_new_items, event_brief
-    from newsdesk.config import Settings
+    from newsdesk.core.config import Settings
     from newsdesk.ingest.run import ingest
     from newsdesk.rank import rank_events
     from newsdesk.store.schema import events

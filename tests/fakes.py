@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from loopback import Replies, serve_http
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm.chat import RawReply
 from newsdesk.llm.client import LLM, Reply
 from newsdesk.write.transcript import find_quotes

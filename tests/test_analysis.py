@@ -9,9 +9,9 @@ from fakes import FakeEndpoint, completion
 from sqlalchemy import insert, select
 
 from newsdesk.cluster import event_brief, refresh_event
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.llm import open_llm
-from newsdesk.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, checks, event_members, events, failed_drafts, items
 from newsdesk.write.analysis import material_view, system_prompt, user_prompt, write_analyses

@@ -11,8 +11,8 @@ from sqlalchemy import insert, select, update
 from test_analysis import T0, _answer, build_two_events, make_settings
 
 from newsdesk.cluster import refresh_event
+from newsdesk.core.model import Item
 from newsdesk.llm import open_llm
-from newsdesk.model import Item
 from newsdesk.store.items import upsert_item
 from newsdesk.store.schema import analyses, event_members, events, items
 from newsdesk.write.analysis import write_analyses

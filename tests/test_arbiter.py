@@ -7,7 +7,7 @@ import json
 from fakes import FakeEndpoint, completion
 
 from newsdesk.cluster.arbiter import llm_arbiter
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm import open_llm
 
 

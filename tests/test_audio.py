@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from newsdesk.config import ASRSettings, Settings
+from newsdesk.core.config import ASRSettings, Settings
 from newsdesk.ingest.audio import AudioError, transcribe, word_error_rate
 
 JFK = "fixtures/audio/jfk.flac"

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from newsdesk import cli
 from newsdesk.catalog import load_catalog
-from newsdesk.config import ConfigError, Settings, load_settings
+from newsdesk.core.config import ConfigError, Settings, load_settings
+from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
 from newsdesk.ingest.parse import TITLE_MAX, parse_feed
 from newsdesk.ingest.transcripts import MAX_BYTES, TranscriptError, parse_transcript
-from newsdesk.model import Source
 from newsdesk.store import StoreError, open_store
 
 SRC = Source(id="s", name="S", url="https://example.com/feed.json")

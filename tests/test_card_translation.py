@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from test_daily import add_event, seed
 
 from newsdesk.cluster import event_brief
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.editions.cards import event_cards
 from newsdesk.editions.languages import unmarked_parts
 from newsdesk.store.schema import analyses, checks, event_members, events, items

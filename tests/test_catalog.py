@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from newsdesk.catalog import CATEGORIES, CatalogError, load_catalog, read_opml, write_opml
-from newsdesk.config import Settings
-from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.model import LANGUAGES, SOURCE_KINDS, Source
 
 
 def _settings(tmp_path: Path, **kw) -> Settings:

@@ -10,7 +10,7 @@ import pytest
 from fakes import FakeEndpoint, completion
 from sqlalchemy import select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm import BudgetExhausted, open_llm
 from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import tasks

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from newsdesk import cli
-from newsdesk.errors import OK, PARTIAL, USAGE, NewsdeskError
+from newsdesk.core.errors import OK, PARTIAL, USAGE, NewsdeskError
 from newsdesk.store import open_store
 from newsdesk.store.schema import items
 
@@ -150,8 +150,8 @@ def test_exit_2_for_a_settings_error(newsdesk, tmp_path, monkeypatch):
 def test_every_user_causable_error_shares_one_base():
     from newsdesk.catalog import CatalogError
     from newsdesk.cluster.embed import EmbeddingError
-    from newsdesk.config import ConfigError
-    from newsdesk.errors import EvalFileError
+    from newsdesk.core.config import ConfigError
+    from newsdesk.core.errors import EvalFileError
     from newsdesk.ingest.fetch import FetchBlocked, _Failure
     from newsdesk.ingest.transcripts import TranscriptError
     from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError

@@ -8,8 +8,8 @@ from sqlalchemy import select
 from newsdesk.cluster import cluster_new_items, event_brief
 from newsdesk.cluster.embed import UseEmbedder, ensure_vectors
 from newsdesk.cluster.events import ClusterConfig
-from newsdesk.config import Settings
-from newsdesk.model import Item, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, item_vectors
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from newsdesk.cluster.stage import WAITING, _exclusive
-from newsdesk.model import Item, Source
+from newsdesk.core.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events
 

@@ -10,8 +10,8 @@ from sqlalchemy import delete, select
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.events import ClusterConfig
-from newsdesk.config import Settings
-from newsdesk.model import Item, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import cluster_rulings, event_members, items, roundup_links
 from newsdesk.web.app import create_app

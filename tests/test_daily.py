@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import insert, select, update
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.days import local_day_bounds
 from newsdesk.editions.daily import build_dailies, build_daily
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources

@@ -14,9 +14,9 @@ from alembic import command
 from loopback import Replies, serve_http
 from sqlalchemy import create_engine, select, text
 
-from newsdesk.config import LLMSettings, Settings
+from newsdesk.core.config import LLMSettings, Settings
+from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
-from newsdesk.model import Source
 from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.items import FUTURE_SKEW

@@ -14,7 +14,7 @@ from sqlalchemy import insert
 from test_daily import add_event, seed
 
 from newsdesk.cluster import event_brief
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.editions.daily import build_daily
 from newsdesk.publish.site import publish_site
 from newsdesk.store.schema import analyses, sources

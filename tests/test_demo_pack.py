@@ -14,7 +14,7 @@ import pytest
 import trafilatura
 
 from newsdesk.catalog import load_catalog
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 
 DEMO = Path(str(resources.files("newsdesk") / "data" / "demo"))
 WEEK = (datetime(2025, 2, 24, tzinfo=UTC), datetime(2025, 3, 3, tzinfo=UTC))

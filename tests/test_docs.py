@@ -54,7 +54,7 @@ def test_every_option_the_guide_names_exists():
 def test_every_setting_is_on_the_settings_page():
     import dataclasses
 
-    from newsdesk.config import Settings
+    from newsdesk.core.config import Settings
 
     page = (DOCS / "settings.md").read_text(encoding="utf-8")
     missing = []

@@ -13,7 +13,7 @@ import pytest
 from conftest import PACK, SHARED
 from sqlalchemy import select
 
-from newsdesk.config import Settings, WriteSettings
+from newsdesk.core.config import Settings, WriteSettings
 from newsdesk.editions.cards import first_sentence, language_marks
 from newsdesk.editions.languages import edition_languages, unmarked_parts
 from newsdesk.ingest.normalize import detect_language

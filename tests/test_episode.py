@@ -15,9 +15,9 @@ import pytest
 from fakes import EpisodeFake
 from sqlalchemy import select
 
+from newsdesk.core.model import Turn
 from newsdesk.editions.episode import build_episode
 from newsdesk.ingest.transcripts import parse_transcript
-from newsdesk.model import Turn
 from newsdesk.store.schema import checks, editions
 from newsdesk.write.digest import (
     Bullet,
@@ -239,7 +239,7 @@ def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged
 
 @pytest.mark.slow
 def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tmp_path):
-    from newsdesk.config import load_settings
+    from newsdesk.core.config import load_settings
     from newsdesk.editions.episode import build_translation
     from newsdesk.llm.client import open_llm
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from newsdesk.cluster.evaluate import read_eval_file
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import EvalFileError
 from newsdesk.editions.evaluate import (
     Label,
     WeekScore,
@@ -25,7 +26,6 @@ from newsdesk.editions.evaluate import (
     score_day,
     score_weekly,
 )
-from newsdesk.errors import EvalFileError
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "eval" / "clusters" / "ai-news-dev.jsonl"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.errors import EvalFileError
+from newsdesk.core.errors import EvalFileError
+from newsdesk.core.model import Turn
 from newsdesk.ingest.transcripts import parse_transcript
-from newsdesk.model import Turn
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.episode import (
     extractive_digest,

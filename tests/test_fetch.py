@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from newsdesk.config import FetchSettings
+from newsdesk.core.config import FetchSettings
 from newsdesk.ingest.fetch import Fetcher, address_problem, retry_after_seconds
 
 GB2312_FEED = (

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsdesk.catalog import CATEGORIES, CatalogError, load_catalog, read_opml
-from newsdesk.config import ConfigError, Settings, load_settings
+from newsdesk.core.config import ConfigError, Settings, load_settings
+from newsdesk.core.model import LANGUAGES, MATERIAL_LEVELS, SOURCE_KINDS, Source
 from newsdesk.ingest.jsonl import read_harvest
 from newsdesk.ingest.parse import GUID_MAX, SUMMARY_MAX, TITLE_MAX, URL_MAX, parse_feed
 from newsdesk.ingest.transcripts import FORMATS, TranscriptError, parse_transcript
-from newsdesk.model import LANGUAGES, MATERIAL_LEVELS, SOURCE_KINDS, Source
 
 SRC = Source(id="fuzz", name="Fuzz", url="https://example.com/feed")
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

@@ -16,10 +16,10 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from newsdesk import cli
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
 from newsdesk.ingest.poll import due_sources
-from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, sources
 from newsdesk.web.app import create_app

@@ -20,11 +20,11 @@ from loopback import Replies, serve_http
 from sqlalchemy import func, select
 
 from newsdesk.catalog import stored_sources
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
 from newsdesk.ingest.health import source_health
 from newsdesk.ingest.normalize import canonical_url
-from newsdesk.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, items
 

@@ -15,9 +15,9 @@ from fakes import FaultyFeeds, quick_fetch_settings
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
-from newsdesk.model import Source
 from newsdesk.store.schema import items, sources
 from newsdesk.web.app import create_app
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from newsdesk.config import ConfigError, Settings
+from newsdesk.core.config import ConfigError, Settings
+from newsdesk.core.findings import Finding, load_findings
 from newsdesk.editions.cards import flag_lines
-from newsdesk.findings import Finding, load_findings
 from newsdesk.render import finding
 from newsdesk.store.schema import checks
 from newsdesk.write.kit import (
@@ -110,8 +110,8 @@ def test_the_policy_is_the_packaged_one_or_the_file_named_and_a_bad_file_is_one_
 
 
 def test_a_bad_policy_file_stops_every_writer_with_the_same_error(sqlite_engine, tmp_path):
+    from newsdesk.core.model import Turn
     from newsdesk.editions.weekly import build_weekly
-    from newsdesk.model import Turn
     from newsdesk.write.analysis import system_prompt
     from newsdesk.write.episode import write_episode
 

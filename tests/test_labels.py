@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import newsdesk
-from newsdesk.labels import LABELS, UI_LANGUAGES, Labels
+from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels
 
 PACKAGE = Path(newsdesk.__file__).parent
 NAMED = re.compile(

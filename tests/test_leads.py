@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from newsdesk.cluster import cluster_new_items, event_brief
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.ingest.run import ingest
 from newsdesk.store import open_store
 from newsdesk.store.schema import events

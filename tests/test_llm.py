@@ -8,7 +8,7 @@ import pytest
 from fakes import FakeEndpoint, completion
 from sqlalchemy import func, select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm import BudgetExhausted, LLMError, LLMUnavailable, open_llm
 from newsdesk.llm.client import in_parallel
 from newsdesk.llm.usage import PriceTable

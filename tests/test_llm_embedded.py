@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm import LLMError, embedded, open_llm
 from newsdesk.store.schema import llm_usage
 

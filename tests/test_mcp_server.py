@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.store.schema import analyses, feedback
 from newsdesk.web.app import create_app
 

@@ -14,7 +14,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, create_engine, func, insert, inspect, select
 
-from newsdesk.model import Item
+from newsdesk.core.model import Item
 from newsdesk.rank import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.items import record_fetch, upsert_item

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from newsdesk import cli
 from newsdesk.catalog import load_catalog
-from newsdesk.config import Settings
-from newsdesk.errors import PARTIAL
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import PARTIAL
 
 GOOD = {"Good One": "https://one.example/feed.xml", "Good Two": "http://two.example:8080/rss"}
 BAD = {

@@ -16,9 +16,9 @@ from jinja2 import TemplateNotFound
 from sqlalchemy import select
 
 from newsdesk import pipeline
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.labels import LABELS, UI_LANGUAGES
 from newsdesk.editions.build import Progress
-from newsdesk.labels import LABELS, UI_LANGUAGES
 from newsdesk.mcp_server import build_server
 from newsdesk.publish import markdown as md
 from newsdesk.publish.markdown import split_front_matter
@@ -225,7 +225,7 @@ def test_the_checklist_names_the_files_a_new_kind_takes():
     assert named == [
         "src/newsdesk/publish/outputs.py",
         "src/newsdesk/editions/build.py",
-        "src/newsdesk/labels.py",
+        "src/newsdesk/core/labels.py",
         "tests/test_outputs.py",
     ]
     for path in named:

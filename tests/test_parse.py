@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import feedparser
 import pytest
 
+from newsdesk.core.model import MATERIAL_LEVELS, Source
 from newsdesk.ingest.parse import parse_feed
-from newsdesk.model import MATERIAL_LEVELS, Source
 
 NOW = datetime(2026, 8, 22, 12, 0, tzinfo=UTC)
 SRC = Source(id="test-feed", name="Test feed", url="http://example.org/feed.xml")

@@ -8,7 +8,7 @@ from conftest import PACK
 from fakes import StageFake
 from sqlalchemy import func, select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.search import SearchIndex

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import insert
 from test_daily import seed
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.editions.daily import build_daily
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site

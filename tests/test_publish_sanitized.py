@@ -11,7 +11,7 @@ from pathlib import Path
 
 from test_publish import weekly_meta
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.site import publish_site
 from newsdesk.store.edition_rows import store_edition

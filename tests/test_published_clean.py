@@ -28,9 +28,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from newsdesk.cluster import event_brief
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Turn
 from newsdesk.llm.client import LLM, Reply
-from newsdesk.model import Turn
 from newsdesk.pipeline import run_pipeline
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.store import open_store

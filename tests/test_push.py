@@ -35,7 +35,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from newsdesk.cluster import cluster_new_items
-from newsdesk.config import PushSettings, Settings
+from newsdesk.core.config import PushSettings, Settings
 from newsdesk.editions.daily import build_dailies
 from newsdesk.ingest.run import ingest
 from newsdesk.push.send import push_due

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import insert, select
 
-from newsdesk.model import Item, Source
+from newsdesk.core.model import Item, Source
 from newsdesk.rank import rank_events, score_event
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, feedback, items

@@ -11,7 +11,7 @@ import time
 import pytest
 from loopback import Replies, serve_http
 
-from newsdesk.config import BOUNDS, ConfigError, FetchSettings, Settings, load_settings
+from newsdesk.core.config import BOUNDS, ConfigError, FetchSettings, Settings, load_settings
 from newsdesk.ingest.fetch import Fetcher
 
 

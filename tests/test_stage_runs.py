@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from conftest import PACK
 from sqlalchemy import select, update
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.leases import owner_id

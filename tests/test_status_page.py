@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from loopback import serve_app
 from sqlalchemy import select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store.schema import sources

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.ingest import run as ingest
-from newsdesk.model import Item, Source
 from newsdesk.store import open_store
 from newsdesk.store.items import BATCH, record_fetch, sync_sources, upsert_item, upsert_items
 from newsdesk.store.schema import fetches, items, sources
@@ -185,7 +185,7 @@ def test_a_feed_of_70000_entries_is_stored_whole(engine, tmp_path):
 
 _WRITER = """
 import sys, time
-from newsdesk.model import Item, Source
+from newsdesk.core.model import Item, Source
 from newsdesk.store import open_store
 from newsdesk.store.items import sync_sources, upsert_items
 engine, end, n = open_store(sys.argv[1]), time.time() + float(sys.argv[2]), 0

@@ -15,8 +15,8 @@ from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import EvalItem, story_scores
 from newsdesk.cluster.stories import link_stories, story_threads
-from newsdesk.config import Settings
-from newsdesk.model import Item, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, items, stories, story_events
 

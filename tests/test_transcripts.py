@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from newsdesk.core.model import Turn
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.model import Turn
 
 # One short exchange, written out in every format a podcast host publishes.
 EXPECTED = [

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select, update
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.store.schema import (
     analyses,
     checks,

@@ -8,7 +8,7 @@ from loopback import serve_app
 from sqlalchemy import select
 from test_web_app import TOKEN, seed_store
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.store.schema import feedback
 from newsdesk.web.app import create_app
 

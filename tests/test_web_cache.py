@@ -13,9 +13,9 @@ import pytest
 from loopback import serve_app
 from sqlalchemy import event, insert
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.editions.daily import build_daily
-from newsdesk.model import Item, Source
 from newsdesk.store.items import sync_sources, upsert_items
 from newsdesk.store.schema import analyses, event_members, events, items
 from newsdesk.web.app import create_app

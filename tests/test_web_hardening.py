@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from test_web_app import TOKEN, csrf_of, seed_store
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.store import open_store
 from newsdesk.web.app import create_app
 
@@ -191,7 +191,7 @@ def test_logout_a_new_token_and_idleness_end_a_login_for_every_copy_of_its_cooki
 
 
 def test_web_session_idle_is_a_bounded_duration(tmp_path):
-    from newsdesk.config import ConfigError, load_settings
+    from newsdesk.core.config import ConfigError, load_settings
 
     for wrong in ("0s", "31d", "forever"):
         (tmp_path / "newsdesk.toml").write_text(f'web_session_idle = "{wrong}"\n')

@@ -17,9 +17,9 @@ from fakes import CopyingBackend, Untouchable, copying_llm
 from sqlalchemy import func, select
 
 from newsdesk.cluster import cluster_new_items
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.findings import load_findings
 from newsdesk.editions.weekly import build_weekly, published_at
-from newsdesk.findings import load_findings
 from newsdesk.llm.client import LLM
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item

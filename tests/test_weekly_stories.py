@@ -23,8 +23,8 @@ from test_stories import SOURCES as STORY_SOURCES
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.stories import link_stories, story_threads
-from newsdesk.config import Settings
-from newsdesk.model import Item, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Item, Source
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items

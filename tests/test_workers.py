@@ -16,7 +16,7 @@ from conftest import require
 from sqlalchemy import func, select
 
 from newsdesk.cluster import event_brief
-from newsdesk.model import Source
+from newsdesk.core.model import Source
 from newsdesk.store import open_store
 from newsdesk.store.items import sync_sources
 from newsdesk.store.schema import (
@@ -188,7 +188,7 @@ def test_compose_file_starts_real_commands_with_settings_newsdesk_accepts(tmp_pa
     from typer.main import get_command
 
     from newsdesk.cli import app
-    from newsdesk.config import load_settings
+    from newsdesk.core.config import load_settings
 
     compose = yaml.safe_load((Path(__file__).resolve().parents[1] / "compose.yaml").read_text(encoding="utf-8"))
     services = compose["services"]
@@ -293,8 +293,8 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
     failed: the workers' stage runs never learnt that nothing was to be written by a model.)"""
     from importlib import resources
 
+    from newsdesk.core.model import Item
     from newsdesk.ingest.transcripts import parse_transcript
-    from newsdesk.model import Item
     from newsdesk.store.items import upsert_items
 
     rows = harvest(shared, 6)

@@ -6,7 +6,7 @@ A catalog file is TOML with one `[[source]]` table per source:
     id = "openai-news"          # slug: lower-case letters, digits, '-'
     name = "OpenAI News"
     url = "https://openai.com/news/rss.xml"   # "{bridge}/..." = the RSS bridge setting
-    kind = "rss"                # see newsdesk.model.SOURCE_KINDS
+    kind = "rss"                # see newsdesk.core.model.SOURCE_KINDS
     language = "en"             # zh | en | other
     tier = 1                    # 1 primary, 2 strong secondary, 3 aggregator / community
     weight = 1.0                # > 0, scales authority within a tier
@@ -34,9 +34,9 @@ import tomli_w
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError
-from newsdesk.model import LANGUAGES, SOURCE_KINDS, Source
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.model import LANGUAGES, SOURCE_KINDS, Source
 from newsdesk.store.items import BATCH
 from newsdesk.store.schema import sources as sources_table
 

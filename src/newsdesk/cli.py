@@ -3,7 +3,7 @@
 Two rules hold for everything it prints:
 - an error a user or a remote server caused (a NewsdeskError) becomes one line and the
   error's exit code in one place, NewsdeskGroup.invoke; a command whose sources or parts
-  partly failed exits PARTIAL (see newsdesk.errors);
+  partly failed exits PARTIAL (see newsdesk.core.errors);
 - nothing printed is read as Rich markup: text from feeds, files and servers holds `[…]`
   (`[fe80::1]`, `[[source]]`, a URL with `[/x]`), so the consoles have markup off, and
   colour, status and progress text are Text objects (`line()`), never markup strings.
@@ -29,8 +29,8 @@ from rich.text import Text
 from sqlalchemy.exc import DBAPIError
 from typer.core import TyperGroup
 
-from newsdesk.config import Settings, load_settings
-from newsdesk.errors import OK, PARTIAL, NewsdeskError, error_line
+from newsdesk.core.config import Settings, load_settings
+from newsdesk.core.errors import OK, PARTIAL, NewsdeskError, error_line
 from newsdesk.publish.outputs import EDITION_KINDS
 from newsdesk.store import StoreError, damaged, open_store, unusable_store
 
@@ -634,7 +634,7 @@ and point [llm] at an OpenAI-compatible endpoint in newsdesk.toml, then `newsdes
 
 def _every(s: Settings, every: str | None) -> float:
     """--every as seconds (default: [schedule] every); it also sets how often a source with no rhythm is polled."""
-    from newsdesk.config import parse_duration
+    from newsdesk.core.config import parse_duration
 
     if every is not None:
         s.schedule.every = every

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind, kind_names
 from newsdesk.read import auth, queries
 from newsdesk.read.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow

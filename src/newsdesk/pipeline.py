@@ -22,8 +22,8 @@ from pathlib import Path
 from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError, error_line
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError, error_line
 from newsdesk.llm.client import LazyLLM
 from newsdesk.publish.outputs import KINDS, EditionKind
 from newsdesk.store import damaged, unusable_store

@@ -18,7 +18,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from newsdesk.findings import Finding
+from newsdesk.core.findings import Finding
 
 _TAGS = {
     "a",

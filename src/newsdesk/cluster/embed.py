@@ -13,7 +13,7 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from newsdesk.errors import NewsdeskError
+from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.items import _dialect_insert
 from newsdesk.store.schema import item_vectors, items
 

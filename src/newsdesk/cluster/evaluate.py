@@ -19,7 +19,7 @@ from pathlib import Path
 
 from newsdesk.cluster.embed import Embedder, item_text
 from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
-from newsdesk.errors import EvalFileError
+from newsdesk.core.errors import EvalFileError
 
 
 @dataclass

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings
-from newsdesk.model import Turn
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Turn
 from newsdesk.store.schema import items, transcripts
 
 if TYPE_CHECKING:

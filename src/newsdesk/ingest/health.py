@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import desc, func, select
 from sqlalchemy.engine import Connection
 
-from newsdesk.model import IMPORTED_KIND
+from newsdesk.core.model import IMPORTED_KIND
 from newsdesk.store.schema import fetches, items, sources
 
 STALE_FACTOR = 4  # "stale" = no new item for this many usual intervals

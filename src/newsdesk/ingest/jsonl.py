@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from newsdesk.core.model import Item, Source
 from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
 from newsdesk.ingest.parse import SUMMARY_MAX, TITLE_MAX, URL_MAX
-from newsdesk.model import Item, Source
 
 log = logging.getLogger(__name__)
 

@@ -16,11 +16,11 @@ from datetime import datetime
 
 import feedparser
 
+from newsdesk.core.model import Item, Source
 from newsdesk.ingest import sites
 from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
 from newsdesk.ingest.poll import stated_every
 from newsdesk.ingest.sites import Fields
-from newsdesk.model import Item, Source
 from newsdesk.store.items import FUTURE_SKEW
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it

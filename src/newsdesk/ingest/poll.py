@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, desc, func, or_, select, update
 from sqlalchemy.engine import Connection
 
-from newsdesk.config import ScheduleSettings, parse_duration
-from newsdesk.model import IMPORTED_KIND
+from newsdesk.core.config import ScheduleSettings, parse_duration
+from newsdesk.core.model import IMPORTED_KIND
 from newsdesk.store.schema import items, sources
 
 PERIODS = {"hourly": 3600, "daily": 86_400, "weekly": 604_800, "monthly": 2_592_000, "yearly": 31_536_000}

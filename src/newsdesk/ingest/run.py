@@ -31,14 +31,14 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.catalog import load_catalog, stored_sources
-from newsdesk.config import Settings
-from newsdesk.errors import NewsdeskError, error_line
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError, error_line
+from newsdesk.core.model import NOT_POLLED, Item, Source
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.model import NOT_POLLED, Item, Source
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
 from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources

@@ -16,10 +16,10 @@ import chardet
 import lxml.etree
 import lxml.html
 
-from newsdesk.config import FetchSettings
-from newsdesk.errors import NewsdeskError
+from newsdesk.core.config import FetchSettings
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.model import Turn
 from newsdesk.ingest.normalize import html_to_text
-from newsdesk.model import Turn
 
 FORMATS = ("vtt", "srt", "json", "html", "text")
 # A three-hour episode is well under 1 MB as VTT and a few MB as word-level JSON; a bigger file is

@@ -3,7 +3,7 @@ without importing the client that imports them."""
 
 from __future__ import annotations
 
-from newsdesk.errors import PARTIAL, USAGE, NewsdeskError
+from newsdesk.core.errors import PARTIAL, USAGE, NewsdeskError
 
 
 class LLMError(NewsdeskError):

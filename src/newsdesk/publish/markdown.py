@@ -12,8 +12,8 @@ import re
 
 import yaml
 
+from newsdesk.core.labels import Labels
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.labels import Labels
 from newsdesk.render import markdown_source
 
 

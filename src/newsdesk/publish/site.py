@@ -28,11 +28,11 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.labels import LABELS, Labels
 from newsdesk.editions.cards import day_headlines, event_path
-from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
 from newsdesk.render import markdown_html, publishable, safe_url

@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from newsdesk.config import Settings
-from newsdesk.labels import Labels
+from newsdesk.core.config import Settings
+from newsdesk.core.labels import Labels
 from newsdesk.store.schema import deliveries, editions
 
 LEAD_CHARS = 500  # of an analysis's first paragraph; the page has the rest

@@ -20,7 +20,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.push.messages import Message, due, sample
 from newsdesk.push.subscriptions import find_subscription, mask
 from newsdesk.store.schema import deliveries, subscriptions

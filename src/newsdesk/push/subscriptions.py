@@ -13,7 +13,7 @@ import apprise
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from newsdesk.errors import NewsdeskError
+from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.schema import deliveries, subscriptions
 
 SCHEDULES = ("instant", "daily", "weekly")

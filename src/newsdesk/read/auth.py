@@ -33,7 +33,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import delete, insert, select, update
 
-from newsdesk.config import parse_duration
+from newsdesk.core.config import parse_duration
 from newsdesk.store.schema import web_sessions
 
 WRONG_TOKENS = "10/minute"

@@ -15,12 +15,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.labels import Labels
+from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.days import day_events, minute
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses
-from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.health import source_health
-from newsdesk.labels import Labels
-from newsdesk.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.render import plain_text
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (

@@ -9,7 +9,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DatabaseError
 
-from newsdesk.errors import NewsdeskError
+from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.migrate import migrate
 from newsdesk.store.schema import metadata  # noqa: F401  (re-exported for stages)
 

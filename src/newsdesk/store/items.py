@@ -9,7 +9,7 @@ from sqlalchemy import and_, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from newsdesk.model import Item, Source
+from newsdesk.core.model import Item, Source
 from newsdesk.store.schema import fetches, items, sources, transcripts
 
 # Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766

@@ -26,7 +26,7 @@ from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.model import IMPORTED_KIND
+from newsdesk.core.model import IMPORTED_KIND
 from newsdesk.store.leases import lease_holder, owner_is_dead, take_lease
 from newsdesk.store.schema import sources, stage_runs, stages
 

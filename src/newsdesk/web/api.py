@@ -14,7 +14,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from sqlalchemy.engine import Engine
 
 from newsdesk.cluster.timelines import story_page
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.days import latest_day, neighbour_days
 from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.publish.outputs import EDITION_KINDS, kind_names

@@ -37,11 +37,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk import render
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.labels import UI_LANGUAGES, Labels
 from newsdesk.days import event_dates, neighbour_days
 from newsdesk.ingest.normalize import detect_language
 from newsdesk.ingest.poll import short
-from newsdesk.labels import UI_LANGUAGES, Labels
 from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.publish.outputs import BY_SEGMENT, KINDS
 from newsdesk.publish.site import paragraphs
@@ -550,7 +550,7 @@ def default_workers(database_url: str) -> int:
 def app_from_environment() -> FastAPI:
     """The app as each server process builds it: settings from NEWSDESK_CONFIG and NEWSDESK_* (uvicorn's
     factory; `uvicorn --factory newsdesk.web.app:app_from_environment` runs it too)."""
-    from newsdesk.config import load_settings
+    from newsdesk.core.config import load_settings
     from newsdesk.store import open_store
 
     settings = load_settings()
@@ -566,7 +566,7 @@ def serve_app(target: str, *, host: str, port: int, workers: int, log_level: str
     """
     import uvicorn
 
-    from newsdesk.config import load_settings
+    from newsdesk.core.config import load_settings
 
     if not load_settings().web_secret:
         os.environ["NEWSDESK_WEB_SECRET"] = secrets.token_urlsafe(32)

@@ -27,8 +27,8 @@ from pathlib import Path
 from celery import Celery
 from kombu import Exchange, Queue, pools
 
-from newsdesk.config import Settings, load_settings
-from newsdesk.errors import NewsdeskError, error_line
+from newsdesk.core.config import Settings, load_settings
+from newsdesk.core.errors import NewsdeskError, error_line
 from newsdesk.store.leases import owner_id
 from newsdesk.workers import claims
 from newsdesk.workers.units import QUEUES, BudgetSpent, Context, Unit, run

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import and_, exists, select
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
 from newsdesk.llm.client import BudgetExhausted
 
 # Which broker queue carries each kind of unit: a worker started with --queues takes only

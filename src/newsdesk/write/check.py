@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from newsdesk.findings import Finding
+from newsdesk.core.findings import Finding
 
 
 @dataclass

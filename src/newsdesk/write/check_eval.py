@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from newsdesk.errors import EvalFileError
+from newsdesk.core.errors import EvalFileError
 from newsdesk.write.check import check_content, check_output, check_subject, echoes, loops
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from newsdesk.errors import PARTIAL, NewsdeskError
+from newsdesk.core.errors import PARTIAL, NewsdeskError
 
 HEADINGS = {"zh": ("摘要", "精读"), "en": ("Summary", "Deep dive")}
 COLON = {"zh": "：", "en": ": "}

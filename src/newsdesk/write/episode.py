@@ -21,10 +21,10 @@ from collections.abc import Iterator
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.findings import Finding
+from newsdesk.core.findings import Finding
+from newsdesk.core.model import Turn
 from newsdesk.ingest.transcripts import TranscriptError
 from newsdesk.llm.client import in_parallel
-from newsdesk.model import Turn
 from newsdesk.write.digest import (
     Bullet,
     Digest,

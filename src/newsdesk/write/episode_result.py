@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
+from newsdesk.core.labels import UI_LANGUAGES, Labels
+from newsdesk.core.model import Turn
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.labels import UI_LANGUAGES, Labels
-from newsdesk.model import Turn
 from newsdesk.store import edition_rows as editions_store
 from newsdesk.write.digest import Digest, parse_digest
 from newsdesk.write.transcript import QuoteReport

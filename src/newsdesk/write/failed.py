@@ -22,7 +22,7 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.findings import Finding, load_findings
+from newsdesk.core.findings import Finding, load_findings
 from newsdesk.store.schema import failed_drafts as table
 
 OUTPUTS = ("analysis", "weekly", "episode", "translation")

@@ -28,8 +28,8 @@ from typing import Generic, TypeVar
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import ConfigError
-from newsdesk.findings import Finding
+from newsdesk.core.config import ConfigError
+from newsdesk.core.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError
 from newsdesk.llm.prompts import messages, prompts_fingerprint, render
 from newsdesk.store.edition_rows import material_key

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from newsdesk.model import Turn
+from newsdesk.core.model import Turn
 from newsdesk.write.transcript import (
     CJK,
     Line,

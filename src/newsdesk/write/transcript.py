@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from newsdesk.model import Turn
+from newsdesk.core.model import Turn
 
 _MARKER = re.compile(r"\{[a-z_]+\}")  # qmsum/ASR annotations: {vocalsound}, {disfmarker}, {gap}
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")  # Chinese, Japanese, Korean

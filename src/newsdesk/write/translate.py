@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.findings import Finding
+from newsdesk.core.findings import Finding
+from newsdesk.core.model import Turn
 from newsdesk.llm.client import in_parallel
-from newsdesk.model import Turn
 from newsdesk.write.digest import (
     Bullet,
     Digest,

@@ -25,10 +25,10 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.config import Settings
+from newsdesk.core.config import Settings
+from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.findings import Finding
 from newsdesk.days import local_day_bounds, local_time
-from newsdesk.errors import NewsdeskError
-from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources

@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy.engine import Connection
 
 from newsdesk.cluster.timelines import story_facts
-from newsdesk.labels import Labels
+from newsdesk.core.labels import Labels
 
 
 @dataclass

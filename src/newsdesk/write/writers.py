@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.config import Settings
-from newsdesk.model import Turn
+from newsdesk.core.config import Settings
+from newsdesk.core.model import Turn
 
 if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
     from newsdesk.write.analysis import WriteStats

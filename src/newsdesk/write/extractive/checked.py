@@ -20,8 +20,8 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from newsdesk.findings import Finding
-from newsdesk.model import Turn
+from newsdesk.core.findings import Finding
+from newsdesk.core.model import Turn
 from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from newsdesk.model import Turn
+from newsdesk.core.model import Turn
 from newsdesk.write.digest import Bullet, Digest, Section
 from newsdesk.write.extractive.segment import (
     SegmentOptions,

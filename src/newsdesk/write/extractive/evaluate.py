@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
-from newsdesk.errors import EvalFileError
-from newsdesk.model import Turn
+from newsdesk.core.errors import EvalFileError
+from newsdesk.core.model import Turn
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Transcript,

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from newsdesk.errors import NewsdeskError
+from newsdesk.core.errors import NewsdeskError
 
-log = logging.getLogger("newsdesk.config")
+log = logging.getLogger("newsdesk.core.config")
 
 
 class ConfigError(NewsdeskError):
