@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert, select, update
 
 from newsdesk.core.config import Settings
-from newsdesk.days import local_day_bounds
 from newsdesk.editions.daily import build_dailies, build_daily
+from newsdesk.store.days import local_day_bounds
 from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
 
 
@@ -238,8 +238,8 @@ def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_g
     (the 7th) is no growth."""
     from zoneinfo import ZoneInfo
 
-    from newsdesk.days import day_events, event_dates, event_days
     from newsdesk.read import queries
+    from newsdesk.store.days import day_events, event_dates, event_days
 
     settings = Settings(languages=["zh", "en"])
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
@@ -348,7 +348,7 @@ def test_off_topic_events_close_the_day_under_other(sqlite_engine):
 def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
     """Paul Graham's feed lists essays from 1995 beside this month's: first seen in one run, the old
     ones were old when they came and get no daily page; a harvest backfilled weeks at once keeps its days."""
-    from newsdesk.days import back_catalogue, day_events, event_dates
+    from newsdesk.store.days import back_catalogue, day_events, event_dates
 
     settings = Settings(languages=["zh"])
     first_run, later = datetime(2026, 7, 4, tzinfo=UTC), datetime(2026, 8, 22, tzinfo=UTC)

@@ -17,11 +17,11 @@ from test_fuzz_parsers import feed_text
 
 from newsdesk.core.config import Settings
 from newsdesk.core.model import DATED_BY, Source
-from newsdesk.days import local_time
 from newsdesk.editions.daily import build_dailies
 from newsdesk.ingest.normalize import to_utc
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.store import open_store
+from newsdesk.store.days import local_time
 from newsdesk.store.items import FUTURE_SKEW, sync_sources, upsert_items
 from newsdesk.store.schema import editions, event_members, events, items, storable
 

@@ -77,7 +77,7 @@ LAYERS = [
         "base",
         ["newsdesk", "newsdesk.core.errors", "newsdesk.core.config", "newsdesk.core.model", "newsdesk.core.findings"],
     ),
-    ("store", ["newsdesk.store", "newsdesk.days"]),
+    ("store", ["newsdesk.store", "newsdesk.store.days"]),
     ("services", ["newsdesk.llm", "newsdesk.render", "newsdesk.search", "newsdesk.catalog", "newsdesk.ingest"]),
     ("cluster", ["newsdesk.cluster", "newsdesk.kinds", "newsdesk.rank"]),
     ("write", ["newsdesk.write"]),  # the writers: a model's, and write/extractive's

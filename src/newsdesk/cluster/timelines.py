@@ -7,8 +7,8 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from newsdesk.cluster.stories import story_threads, story_timelines
-from newsdesk.days import minute
 from newsdesk.render import plain_text
+from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses
 
 

@@ -20,8 +20,8 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import Labels
-from newsdesk.days import day_events, event_dates
 from newsdesk.editions.cards import MEMBERS_SHOWN, day_headlines, day_tabs, event_cards, event_path
+from newsdesk.store.days import day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.labels import Labels
-from newsdesk.days import local_day_bounds, local_time
+from newsdesk.store.days import local_day_bounds, local_time
 from newsdesk.store.edition_rows import store_edition
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts, WeeklyStats
 

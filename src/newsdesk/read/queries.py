@@ -18,10 +18,10 @@ from sqlalchemy.engine import Connection
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
-from newsdesk.days import day_events, minute
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses
 from newsdesk.ingest.health import source_health
 from newsdesk.render import plain_text
+from newsdesk.store.days import day_events, minute
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
     analyses,

@@ -15,7 +15,6 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.cluster.timelines import story_page
 from newsdesk.core.config import Settings
-from newsdesk.days import latest_day, neighbour_days
 from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.publish.outputs import EDITION_KINDS, kind_names
 from newsdesk.push import subscriptions as push
@@ -39,6 +38,7 @@ from newsdesk.read.shapes import (
     Usage,
 )
 from newsdesk.search import SearchIndex
+from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
 
 # Ids are 64-bit in the store; a bigger number in a URL cannot name anything (and would overflow the driver).

@@ -138,8 +138,8 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 
 def cluster(ctx: Context) -> list[Unit]:
     from newsdesk.cluster import cluster_new_items
-    from newsdesk.days import event_dates
     from newsdesk.rank import rank_events
+    from newsdesk.store.days import event_dates
 
     arbiter = None
     if ctx.settings.llm.arbitrate_merges:
@@ -192,7 +192,7 @@ def due_analyses(engine: Engine, settings: Settings) -> list[tuple[int, str]]:
 
 def analysis(ctx: Context, event: int, language: str) -> list[Unit]:
     from newsdesk.cluster import event_brief
-    from newsdesk.days import event_days
+    from newsdesk.store.days import event_days
     from newsdesk.write.writers import writers
 
     with ctx.engine.connect() as conn:

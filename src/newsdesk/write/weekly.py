@@ -28,8 +28,8 @@ from sqlalchemy.engine import Connection, Engine
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.findings import Finding
-from newsdesk.days import local_day_bounds, local_time
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
+from newsdesk.store.days import local_day_bounds, local_time
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
