@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.write.check import check_output, check_subject, cut_names, echoes, extract_numbers, hygiene, loops
+from newsdesk.text.numbers import extract_numbers
+from newsdesk.write.check import check_output, check_subject, cut_names, echoes, hygiene, loops
 from newsdesk.write.check_eval import check_draft, draft_hits, evaluate, load_drafts
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import extractive_theme

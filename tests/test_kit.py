@@ -8,8 +8,8 @@ from sqlalchemy import select
 from newsdesk.core.config import ConfigError, Settings
 from newsdesk.core.findings import Finding, load_findings
 from newsdesk.editions.cards import flag_lines
-from newsdesk.render import finding
 from newsdesk.store.schema import checks
+from newsdesk.text.html import finding
 from newsdesk.write.kit import (
     banned_phrases,
     checked,

@@ -7,9 +7,9 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from newsdesk.cluster.stories import story_threads, story_timelines
-from newsdesk.render import plain_text
 from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses
+from newsdesk.text.html import plain_text
 
 
 def _headlines(conn: Connection, thread_events: list[dict], language: str) -> dict[int, str]:

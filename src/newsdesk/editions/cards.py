@@ -49,9 +49,9 @@ from newsdesk.cluster.timelines import story_facts
 from newsdesk.core.findings import load_findings
 from newsdesk.core.labels import Labels
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.render import plain_text, snippet
 from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses, event_members, items, sources
+from newsdesk.text.html import plain_text, snippet
 from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 

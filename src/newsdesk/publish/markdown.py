@@ -14,7 +14,7 @@ import yaml
 
 from newsdesk.core.labels import Labels
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.render import markdown_source
+from newsdesk.text.html import markdown_source
 
 
 def front_matter(fields: dict) -> str:

@@ -20,7 +20,6 @@ from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses
 from newsdesk.ingest.health import source_health
-from newsdesk.render import plain_text
 from newsdesk.store.days import day_events, minute
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
@@ -35,6 +34,7 @@ from newsdesk.store.schema import (
     roundup_links,
     sources,
 )
+from newsdesk.text.html import plain_text
 from newsdesk.write.failed import failed_drafts
 
 PAGE_SIZE = 30

@@ -36,7 +36,6 @@ from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from newsdesk import render
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import UI_LANGUAGES, Labels
 from newsdesk.ingest.normalize import detect_language
@@ -55,6 +54,7 @@ from newsdesk.push.subscriptions import (
 from newsdesk.read import auth, queries
 from newsdesk.search import SearchIndex
 from newsdesk.store.days import event_dates, neighbour_days
+from newsdesk.text import html as render
 from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
 from newsdesk.web.cache import CachedPages, ClearOnWrite, ReadCache
 

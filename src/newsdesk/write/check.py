@@ -17,12 +17,12 @@ years and names in such a sentence are not required to be in the material; numbe
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
 from newsdesk.core.findings import Finding
+from newsdesk.text.numbers import CLOCK, MONTHS, PUNCT_SPACE, URL, YEAR, Number, extract_numbers, nfkc, prepare, squash
 
 
 @dataclass
@@ -38,288 +38,6 @@ class CheckResult:
         return "; ".join(f.detail for f in self.errors) or "clean"
 
 
-# --- normalization --------------------------------------------------------------------
-
-
-def _nfkc(text: str) -> str:
-    # Full-width digits, ％ and letters become ASCII; curly quotes are kept (they carry meaning here).
-    return unicodedata.normalize("NFKC", text)
-
-
-_URL = re.compile(r"https?://\S+")
-_PUNCT_SPACE = re.compile(r"[\s\W_]+", re.U)
-
-
-def _squash(text: str) -> str:
-    """Lowercase, no spaces or punctuation: 'Claude Code' = 'claude-code' = 'ClaudeCode'."""
-    return _PUNCT_SPACE.sub("", _nfkc(text).lower())
-
-
-# --- numbers --------------------------------------------------------------------------
-
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_SMALL = {"十": 10, "百": 100, "千": 1000}
-_CN_BIG = {"万": 10**4, "亿": 10**8}
-_SCALES = {
-    "万亿": 1e12,
-    "千亿": 1e11,
-    "百亿": 1e10,
-    "十亿": 1e9,
-    "亿": 1e8,
-    "千万": 1e7,
-    "百万": 1e6,
-    "十万": 1e5,
-    "万": 1e4,
-    "千": 1e3,
-    "trillion": 1e12,
-    "tn": 1e12,
-    "billion": 1e9,
-    "bn": 1e9,
-    "million": 1e6,
-    "mn": 1e6,
-    "m": 1e6,
-    "thousand": 1e3,
-    "k": 1e3,
-    "hundred": 1e2,
-}
-_CURRENCY_WORDS = {
-    "美元": "usd",
-    "美金": "usd",
-    "dollars": "usd",
-    "dollar": "usd",
-    "usd": "usd",
-    "us$": "usd",
-    "$": "usd",
-    "人民币": "cny",
-    "元": "cny",
-    "yuan": "cny",
-    "rmb": "cny",
-    "cny": "cny",
-    "欧元": "eur",
-    "euros": "eur",
-    "euro": "eur",
-    "eur": "eur",
-    "€": "eur",
-    "英镑": "gbp",
-    "pounds": "gbp",
-    "pound": "gbp",
-    "gbp": "gbp",
-    "£": "gbp",
-    "日元": "jpy",
-    "yen": "jpy",
-    "jpy": "jpy",
-}
-_PERCENT_WORDS = ("%", "percent", "per cent", "pct", "个百分点", "百分点", "percentage points", "percentage point")
-_EN_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "million": 10**6,
-    "billion": 10**9,
-    "dozen": 12,
-}
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
-_MONTHS.update({m[:3]: v for m, v in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-
-_SCALE_ALT = "|".join(sorted((re.escape(s) for s in _SCALES), key=len, reverse=True))
-_CUR_ALT = "|".join(
-    sorted((re.escape(c) for c in _CURRENCY_WORDS if c not in ("$", "€", "£", "us$")), key=len, reverse=True)
-)
-_PCT_ALT = "|".join(sorted((re.escape(p) for p in _PERCENT_WORDS), key=len, reverse=True))
-
-_DIGIT_NUM = re.compile(
-    rf"(?P<cur>US\$|[$€£¥])?\s?"
-    rf"(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s?(?P<scale>{_SCALE_ALT})(?![a-z]))?"
-    rf"(?:\s?(?P<pct>{_PCT_ALT}))?"
-    rf"(?:\s?(?P<cur2>{_CUR_ALT})(?![a-z]))?",
-    re.I,
-)
-_CN_NUM = re.compile(r"(?<![第数几])[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]+(?![分])")
-_EN_NUM = re.compile(
-    r"\b("
-    + "|".join(sorted(_EN_WORDS, key=len, reverse=True))
-    + r")(?:[\s-]("
-    + "|".join(sorted(_EN_WORDS, key=len, reverse=True))
-    + r"))?\b(?:\s(trillion|billion|million|thousand))?",
-    re.I,
-)
-_YEAR = re.compile(r"^(19|20)\d\d$")
-
-
-@dataclass(frozen=True)
-class Number:
-    text: str  # as written in the output
-    value: float  # with its scale applied
-    mantissa: float  # as written, before the scale
-    scaled: bool
-    kind: str  # plain | percent | times | usd | cny | eur | gbp | jpy
-    start: int
-
-
-def _cn_value(s: str) -> float | None:
-    total, section, digit = 0, 0, 0
-    for ch in s:
-        if ch in _CN_DIGITS:
-            digit = _CN_DIGITS[ch]
-        elif ch in _CN_SMALL:
-            section += (digit or 1) * _CN_SMALL[ch]
-            digit = 0
-        elif ch in _CN_BIG:
-            section += digit
-            if _CN_BIG[ch] == 10**8:
-                total = (total + section) * 10**8
-            else:
-                total += section * 10**4
-            section, digit = 0, 0
-        else:
-            return None
-    return float(total + section + digit)
-
-
-def _attached_to_word(text: str, start: int, end: int) -> bool:
-    """Digits that are part of a name (GPT-5.5, H100, pass@4, v2.1, 7B, Q4_K_M) are names, not numbers."""
-    before = text[start - 1] if start > 0 else ""
-    before2 = text[start - 2] if start > 1 else ""
-    after = text[end] if end < len(text) else ""
-    if before and (before.isascii() and before.isalpha() or before in "@_/.#"):
-        return True
-    if before in "-" and before2.isascii() and before2.isalpha():
-        return True
-    if after and after.isascii() and after.isalpha():
-        # 70th, 21st are ordinals (numbers); 7B, 5x, 100B are names or multipliers.
-        return not re.match(r"(st|nd|rd|th)\b", text[end : end + 3], re.I)
-    if after == "." and end + 1 < len(text) and text[end + 1].isascii() and text[end + 1].isalnum():
-        return True  # version strings like 2.1.116
-    return False
-
-
-_THOUSANDS_GAP = re.compile(r"(\d),\s(\d{3})\b")  # "£50, 000" (tokenized text) is 50,000
-_AMPM = re.compile(r"(\d)(am|pm|a\.m\.|p\.m\.)", re.I)
-_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d{2})\s?(?:am|pm|a\.m\.|p\.m\.)", re.I)
-
-
-def _prepare(text: str) -> str:
-    text = _URL.sub(" ", _nfkc(text))
-    return _AMPM.sub(r"\1 \2", _THOUSANDS_GAP.sub(r"\1,\2", text))
-
-
-def extract_numbers(text: str, *, words: bool = True) -> list[Number]:
-    text = _prepare(text)
-    out: list[Number] = []
-    taken: list[tuple[int, int]] = []
-    for m in _DIGIT_NUM.finditer(text):
-        ns, ne = m.span("num")
-        has_unit = bool(m.group("scale") or m.group("pct") or m.group("cur2") or m.group("cur"))
-        if not has_unit and _attached_to_word(text, ns, ne):
-            continue
-        if text[ns - 1 : ns] == "." or (ns > 0 and text[ns - 1].isdigit()):
-            continue
-        raw = float(m.group("num").replace(",", ""))
-        scale_word = (m.group("scale") or "").lower()
-        # A lone "m"/"k" after a number is a unit (m = metres) unless money is involved.
-        if scale_word in ("m", "k") and not (m.group("cur") or m.group("cur2")):
-            scale_word = ""
-        scale = _SCALES.get(scale_word, 1.0) if scale_word else 1.0
-        kind = "plain"
-        if m.group("pct"):
-            kind = "percent"
-        cur = (m.group("cur") or m.group("cur2") or "").lower()
-        if cur:
-            kind = "cny" if cur == "¥" else _CURRENCY_WORDS.get(cur, "plain")
-        end = m.end() if (scale_word or m.group("pct") or m.group("cur2")) else ne
-        tail = text[end : end + 2].lstrip()
-        if kind == "plain" and (tail.startswith("倍") or tail.startswith("×") or tail.startswith("x ")):
-            kind = "times"
-        out.append(Number(text[m.start() : end].strip(), raw * scale, raw, bool(scale_word), kind, m.start()))
-        taken.append((m.start(), end))
-    for m in _CN_NUM.finditer(text):
-        v = _cn_value(m.group(0))
-        if v is None or v < 10 or any(a <= m.start() < b for a, b in taken):
-            continue
-        tail = text[m.end() : m.end() + 2]
-        kind = (
-            "usd"
-            if tail.startswith("美元")
-            else "cny"
-            if tail.startswith("元")
-            else "percent"
-            if tail.startswith("%")
-            else "plain"
-        )
-        out.append(Number(m.group(0), v, v, any(c in m.group(0) for c in "万亿"), kind, m.start()))
-    if words:
-        for m in _EN_NUM.finditer(text):
-            a, b, scale_word = (m.group(1) or "").lower(), (m.group(2) or "").lower(), (m.group(3) or "").lower()
-            if a in ("hundred", "thousand", "million", "billion"):
-                continue  # "thousands of", "a million" without a count: not a claim about a value
-            v = float(_EN_WORDS[a])
-            if b:
-                bv = _EN_WORDS[b]
-                v = v * bv if bv >= 100 else v + bv
-            if scale_word:
-                v *= _SCALES[scale_word]
-            out.append(Number(m.group(0), v, v, bool(scale_word), "plain", m.start()))
-    return out
-
-
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1.0)
 
@@ -330,12 +48,12 @@ class _NumberIndex:
     def __init__(self, material: str):
         self.nums = extract_numbers(material)
         # "6:15pm" in the material supports "6.15 pm" in the output.
-        for m in _CLOCK.finditer(_prepare(material)):
+        for m in CLOCK.finditer(prepare(material)):
             v = float(f"{m.group(1)}.{m.group(2)}")
             self.nums.append(Number(m.group(0), v, v, False, "plain", m.start()))
-        low = _nfkc(material).lower()
+        low = nfkc(material).lower()
         # Dates written with month names ("April 23") support "4 月 23 日".
-        self.months = {v for k, v in _MONTHS.items() if re.search(rf"\b{k}\b", low)}
+        self.months = {v for k, v in MONTHS.items() if re.search(rf"\b{k}\b", low)}
 
     def supports(self, n: Number) -> bool:
         for m in self.nums:
@@ -367,7 +85,7 @@ _STRAIGHT = re.compile(r'"([^"\n]{2,400})"')
 
 
 def extract_quotes(text: str) -> list[str]:
-    text = _nfkc(text)
+    text = nfkc(text)
     spans: list[str] = []
     for left, right in _QUOTE_PAIRS:
         spans += re.findall(re.escape(left) + r"([^\n]{1,400}?)" + re.escape(right), text)
@@ -384,7 +102,7 @@ def extract_quotes(text: str) -> list[str]:
 
 
 def _quote_supported(span: str, material_squashed: str) -> bool:
-    q = _squash(span)
+    q = squash(span)
     if not q or q in material_squashed:
         return True
     # Tolerate a changed character or two (typography, a dropped article): 4-gram coverage.
@@ -513,7 +231,7 @@ def _name_severity(tok: str) -> str:
 
 def extract_names(text: str, language: str) -> list[tuple[str, int]]:
     """Product / model / organisation names: Latin tokens that are capitalised mid-sentence, CamelCase, or carry digits."""
-    text = _URL.sub(" ", _nfkc(text))
+    text = URL.sub(" ", nfkc(text))
     out = []
     for m in _LATIN_TOKEN.finditer(text):
         tok = m.group(0)
@@ -569,7 +287,7 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def _shingles(s: str, n: int = 5) -> set[str]:
-    s = _squash(s)
+    s = squash(s)
     return {s[i : i + n] for i in range(max(len(s) - n + 1, 1))}
 
 
@@ -602,7 +320,7 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
             )
         )
         break
-    paras = [p for p in _paragraphs(text) if len(_squash(p)) >= 20]
+    paras = [p for p in _paragraphs(text) if len(squash(p)) >= 20]
     seen: list[tuple[str, set[str]]] = []
     for n, p in enumerate(paras):
         sh = _shingles(p)
@@ -674,21 +392,21 @@ def _instruction_grams() -> frozenset[str]:
     for entry in (resources.files("newsdesk") / "write" / "prompts").iterdir():
         if entry.name.endswith(".md"):
             for piece in _TEMPLATE_TAG.sub("\0", entry.read_text(encoding="utf-8")).split("\0"):
-                s = _squash(piece)
+                s = squash(piece)
                 grams.update(s[i : i + ECHO_GRAM] for i in range(len(s) - ECHO_GRAM + 1))
     return frozenset(grams)
 
 
 def _squash_with_positions(text: str) -> tuple[str, list[int]]:
-    norm = _nfkc(text).lower()
-    kept = [(i, c) for i, c in enumerate(norm) if not _PUNCT_SPACE.match(c)]
+    norm = nfkc(text).lower()
+    kept = [(i, c) for i, c in enumerate(norm) if not PUNCT_SPACE.match(c)]
     return "".join(c for _, c in kept), [i for i, _ in kept]
 
 
 def echoes(text: str, material: str) -> list[Finding]:
     """The prompt given back as text: the material's header lines (标题：/链接：/Title:/URL:), or a long
     verbatim run of a prompt template's or the policy's words that the material does not also contain."""
-    headers = [m.group(0).strip() for m in _HEADER_LINE.finditer(_nfkc(text))]
+    headers = [m.group(0).strip() for m in _HEADER_LINE.finditer(nfkc(text))]
     out = (
         [
             Finding(
@@ -702,7 +420,7 @@ def echoes(text: str, material: str) -> list[Finding]:
         else []
     )
     squashed, where = _squash_with_positions(text)
-    grams, in_material = _instruction_grams(), _squash(material)
+    grams, in_material = _instruction_grams(), squash(material)
     hits = [i for i in range(len(squashed) - ECHO_GRAM + 1) if squashed[i : i + ECHO_GRAM] in grams]
     runs: list[list[int]] = []
     for i in hits:
@@ -710,7 +428,7 @@ def echoes(text: str, material: str) -> list[Finding]:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    norm = _nfkc(text)
+    norm = nfkc(text)
     for start, last in runs:
         run = squashed[start : last + ECHO_GRAM]
         if _weight(run) < ECHO_WEIGHT or run in in_material:
@@ -739,13 +457,13 @@ def loops(text: str) -> list[Finding]:
     groups: list[tuple[str, set[str], list[int]]] = []  # first sentence, its shingles, the paragraphs it is in
     alone: set[int] = set()  # paragraphs that are one sentence only
     tight = None  # a loop inside one sentence: "…oscar-winning oscar winner oscar-winning oscar winner…"
-    paragraphs = _paragraphs(_nfkc(text))
+    paragraphs = _paragraphs(nfkc(text))
     for p, para in enumerate(paragraphs):
         sentences = [s.strip() for s in _LOOP_SPLIT.split(para) if s.strip()]
         if len(sentences) == 1:
             alone.add(p)
         for k, s in enumerate(sentences):
-            sq = _squash(s)
+            sq = squash(s)
             tight = tight or _TIGHT_LOOP.search(sq)
             if _weight(sq) < LOOP_WEIGHT or all(
                 sq[i : i + ECHO_GRAM] in grams for i in range(max(len(sq) - ECHO_GRAM + 1, 1))
@@ -839,11 +557,11 @@ def _part_boundary(word: str, i: int) -> bool:
 def cut_names(text: str, material: str, language: str = "zh") -> list[Finding]:
     """A Latin token that is not in the material but is a strict piece of one of its names, cut mid-word
     ("Cla Code" where the material says "Claude Code"): a name the model broke off."""
-    material = _URL.sub(" ", _nfkc(material))
+    material = URL.sub(" ", nfkc(material))
     known = {w.lower() for w in _WORD.findall(material)}
     names = {w for w in _WORD.findall(material) if len(w) >= 4 and (w[0].isupper() or not w.isalpha())}
     out, seen = [], set()
-    for m in _WORD.finditer(_URL.sub(" ", _nfkc(text))):
+    for m in _WORD.finditer(URL.sub(" ", nfkc(text))):
         tok = m.group(0)
         if tok in seen or len(tok) < 3 or tok.lower() in known or tok.lower() in _COMMON_WORDS:
             continue
@@ -873,8 +591,8 @@ def check_subject(text: str, own: list[str], wider: list[str], *, language: str 
     item's has: the part is written about the wrong item. Checked beside check_content against the wider material."""
     own_text, wide_text = "\n".join(own), "\n".join(wider)
     own_index, wide_index = _NumberIndex(own_text), _NumberIndex(wide_text)
-    own_sq, wide_sq = _squash(own_text), _squash(wide_text)
-    norm = _prepare(text)
+    own_sq, wide_sq = squash(own_text), squash(wide_text)
+    norm = prepare(text)
     out: list[Finding] = []
     seen: set[str] = set()
     for n in extract_numbers(norm):
@@ -889,7 +607,7 @@ def check_subject(text: str, own: list[str], wider: list[str], *, language: str 
                 )
             )
     for tok, _ in extract_names(norm, language):
-        sq = _squash(tok)
+        sq = squash(tok)
         if tok not in seen and sq not in own_sq and sq in wide_sq:
             seen.add(tok)
             out.append(
@@ -918,14 +636,14 @@ def check_content(
     """Numbers, quotes and names of `text` looked up in the material."""
     material = "\n".join(material_texts)
     index = _NumberIndex(material)
-    squashed = _squash(material)
-    norm = _prepare(text)
+    squashed = squash(material)
+    norm = prepare(text)
     out: list[Finding] = []
     seen: set[str] = set()
     for n in extract_numbers(norm, words=words):
         if index.supports(n) or n.text in seen:
             continue
-        if n.kind == "plain" and _YEAR.match(n.text) and _CONTEXT_MARKERS.search(_sentence_at(norm, n.start)):
+        if n.kind == "plain" and YEAR.match(n.text) and _CONTEXT_MARKERS.search(_sentence_at(norm, n.start)):
             continue  # a year of outside context, marked as such
         seen.add(n.text)
         out.append(Finding("number", f"number not in the material: {n.text}", n.text))
@@ -935,7 +653,7 @@ def check_content(
                 out.append(Finding("quote", f"quote not in the material: “{q[:60]}”", q))
     if names:
         for tok, pos in extract_names(norm, language):
-            if tok in seen or _squash(tok) in squashed:
+            if tok in seen or squash(tok) in squashed:
                 continue
             seen.add(tok)
             if _CONTEXT_MARKERS.search(_sentence_at(norm, pos)):

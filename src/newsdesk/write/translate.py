@@ -70,7 +70,7 @@ _TIMES = re.compile(r"(?<![A-Za-z0-9.])(\d+)x(?![A-Za-z])|([十百千])倍")
 def numbers(text: str) -> set[float]:
     """Every quantity in text as a plain value, by the checker's own reading (2万 = 两万 =
     20,000), plus the shorthands a translation uses: 100K = 10万, 10x = 十倍."""
-    from newsdesk.write.check import extract_numbers
+    from newsdesk.text.numbers import extract_numbers
 
     found = {round(n.value, 6) for n in extract_numbers(text)}
     for m in _SHORT_SCALE.finditer(text):

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from functools import cache
 
-from newsdesk.write.check import extract_numbers
+from newsdesk.text.numbers import extract_numbers
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A sentence ends at 。！？!? (with any closing quote or bracket), or at a full stop followed by a
