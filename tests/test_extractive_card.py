@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from newsdesk.text.sentences import is_complete
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card
-from newsdesk.write.extractive.text import is_complete
 
 
 def own_text(member: dict) -> str:

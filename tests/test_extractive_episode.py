@@ -13,6 +13,7 @@ import pytest
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
 from newsdesk.ingest.transcripts import parse_transcript
+from newsdesk.text.sentences import length
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.episode import (
     extractive_digest,
@@ -29,7 +30,6 @@ from newsdesk.write.extractive.evaluate import (
     segmentation_scores,
     topic_labels,
 )
-from newsdesk.write.extractive.text import length
 from newsdesk.write.kit import checker_errors
 from newsdesk.write.speakers import speakers
 from newsdesk.write.transcript import TranscriptIndex, find_quotes

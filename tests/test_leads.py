@@ -14,9 +14,9 @@ from newsdesk.core.config import Settings
 from newsdesk.ingest.run import ingest
 from newsdesk.store import open_store
 from newsdesk.store.schema import events
+from newsdesk.text.sentences import describes_article
 from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card, structured_summary
-from newsdesk.write.extractive.text import describes_article
 
 # Harvest titles (2026-02-25 … 27): two reports of one earnings release, three of one feature.
 NVIDIA = (
@@ -110,8 +110,8 @@ def test_describes_article(sentence, about):
 
 def test_a_sales_line_never_leads():
     """GPT-5.4's English card led with Windsurf's promotional pricing (a real replay, 03-05)."""
+    from newsdesk.text.sentences import is_promotion
     from newsdesk.write.extractive.card import lead_sentences
-    from newsdesk.write.extractive.text import is_promotion
 
     assert is_promotion("For a limited time, self serve users enjoy promotional pricing starting at 1x credits.")
     assert is_promotion("限时优惠：前 1000 名报名免费领取算力券。")

@@ -41,10 +41,10 @@ from newsdesk.store.schema import (
     stories,
     transcripts,
 )
+from newsdesk.text.sentences import length, sentences
 from newsdesk.web.app import create_app
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
-from newsdesk.write.extractive.text import length, sentences
 from newsdesk.write.transcript import find_quotes
 
 TOKEN = "operator-token"

@@ -367,7 +367,7 @@ class Named:
 
 
 def _chinese_words(text: str) -> list[str]:
-    from newsdesk.write.extractive.text import terms
+    from newsdesk.text.sentences import terms
 
     return [t for t in terms(text) if re.fullmatch(r"[\u3400-\u9fff]{2,}", t)]
 

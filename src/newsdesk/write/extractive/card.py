@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from newsdesk.write.extractive.text import (
+from newsdesk.text.sentences import (
     describes_article,
     is_cjk,
     is_complete,

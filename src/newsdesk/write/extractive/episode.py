@@ -27,6 +27,18 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from newsdesk.core.model import Turn
+from newsdesk.text.sentences import (
+    has_quotes,
+    is_cjk,
+    is_complete,
+    length,
+    near_duplicate,
+    numbers,
+    salient_terms,
+    sentences,
+    shingles,
+    terms,
+)
 from newsdesk.write.digest import Bullet, Digest, Section
 from newsdesk.write.extractive.segment import (
     SegmentOptions,
@@ -43,18 +55,6 @@ from newsdesk.write.extractive.subjects import (
     proper_words,
     subject_worthy,
     topics,
-)
-from newsdesk.write.extractive.text import (
-    has_quotes,
-    is_cjk,
-    is_complete,
-    length,
-    near_duplicate,
-    numbers,
-    salient_terms,
-    sentences,
-    shingles,
-    terms,
 )
 from newsdesk.write.speakers import name_speakers, speakers
 from newsdesk.write.transcript import Line, estimate_tokens, transcript_lines

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
+from newsdesk.text.sentences import is_complete, sentences
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Transcript,
@@ -39,7 +40,6 @@ from newsdesk.write.extractive.episode import (
     summary_sentences,
 )
 from newsdesk.write.extractive.segment import SegmentOptions
-from newsdesk.write.extractive.text import is_complete, sentences
 from newsdesk.write.transcript import clean_speech
 
 GRID_SEGMENT = {"window": (10, 20, 30, 45, 60), "cutoff": (-2.0, -1.5, -1.0, -0.5, 0.0)}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from newsdesk.write.extractive.text import terms
+from newsdesk.text.sentences import terms
 
 
 @dataclass(frozen=True)

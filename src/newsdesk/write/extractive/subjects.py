@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from newsdesk.write.extractive.text import _STOP, is_cjk, numbers
+from newsdesk.text.sentences import _STOP, is_cjk, numbers
 
 _NUMBER_WORDS = frozenset(
     [
@@ -210,7 +210,7 @@ def _phrases(text: str) -> tuple[list[str], set[str]]:
     candidates; and those the text says after a determiner at least once ("the remote control",
     "the digits"), which English offers as the mark of a noun phrase ("aiming", "silent" never)."""
     if is_cjk(text):
-        from newsdesk.write.extractive.text import terms
+        from newsdesk.text.sentences import terms
 
         found = terms(text)
         return found, set(found)

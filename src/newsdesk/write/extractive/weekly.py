@@ -20,14 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from newsdesk.write.extractive.card import (
-    LEVEL_RANK,
-    ExtractiveCard,
-    choose_headline,
-    extractive_card,
-    member_text,
-)
-from newsdesk.write.extractive.text import (
+from newsdesk.text.sentences import (
     describes_article,
     is_complete,
     join,
@@ -35,6 +28,13 @@ from newsdesk.write.extractive.text import (
     length,
     sentences,
     terms,
+)
+from newsdesk.write.extractive.card import (
+    LEVEL_RANK,
+    ExtractiveCard,
+    choose_headline,
+    extractive_card,
+    member_text,
 )
 from newsdesk.write.weekly_stories import (
     Entry,
