@@ -41,12 +41,12 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.editions.weekly import build_weekly
+from newsdesk.eval.checker import check_draft
 from newsdesk.llm.client import BudgetExhausted, LLMError, open_llm
 from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, editions, llm_usage
 from newsdesk.write import analysis, episode, translate, weekly
-from newsdesk.write.check_eval import check_draft
 from newsdesk.write.episode_plan import EpisodeOptions
 
 PACK = Path(str(resources.files("newsdesk") / "data" / "demo"))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from newsdesk.check.checker import check_output, check_subject, cut_names, echoes, hygiene, loops
+from newsdesk.eval.checker import check_draft, draft_hits, evaluate, load_drafts
 from newsdesk.text.numbers import extract_numbers
-from newsdesk.write.check import check_output, check_subject, cut_names, echoes, hygiene, loops
-from newsdesk.write.check_eval import check_draft, draft_hits, evaluate, load_drafts
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import extractive_theme
 

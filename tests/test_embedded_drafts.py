@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.write.check import echoes
-from newsdesk.write.check_eval import (
+from newsdesk.check.checker import echoes
+from newsdesk.eval.checker import (
     DRAFT_KINDS,
     check_draft,
     draft_scores,

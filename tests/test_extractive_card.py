@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from newsdesk.check.checker import check_output
 from newsdesk.text.sentences import is_complete
-from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card
 
 

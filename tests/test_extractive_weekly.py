@@ -12,10 +12,10 @@ import pytest
 from test_extractive_card import own_text
 from test_weekly import parse_report
 
+from newsdesk.check.checker import check_output, extract_names
 from newsdesk.editions.weekly import properties, render_weekly
 from newsdesk.text.sentences import key_numbers, length, sentences
 from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import check_output, extract_names
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import (

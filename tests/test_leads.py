@@ -9,13 +9,13 @@ import json
 import pytest
 from sqlalchemy import select
 
+from newsdesk.check.checker import check_output
 from newsdesk.cluster import cluster_new_items, event_brief
 from newsdesk.core.config import Settings
 from newsdesk.ingest.run import ingest
 from newsdesk.store import open_store
 from newsdesk.store.schema import events
 from newsdesk.text.sentences import describes_article
-from newsdesk.write.check import check_output
 from newsdesk.write.extractive.card import extractive_card, structured_summary
 
 # Harvest titles (2026-02-25 … 27): two reports of one earnings release, three of one feature.

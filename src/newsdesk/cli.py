@@ -1080,7 +1080,7 @@ def eval_checker(
     ),
 ) -> None:
     """Precision / recall of the output checker's flags against human labels, beside the naive digit baseline."""
-    from newsdesk.write.check_eval import draft_scores, evaluate
+    from newsdesk.eval.checker import draft_scores, evaluate
 
     if not files and not drafts:
         raise NewsdeskError("nothing to score", "give SummaC-style JSON files and/or --drafts FOLDER")

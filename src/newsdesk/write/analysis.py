@@ -28,6 +28,7 @@ from sqlalchemy import and_, desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from newsdesk.check.checker import check_output
 from newsdesk.llm.client import (
     LLM,
     BudgetExhausted,
@@ -36,7 +37,6 @@ from newsdesk.llm.client import (
     in_parallel,
 )
 from newsdesk.store.schema import analyses, events
-from newsdesk.write.check import check_output
 from newsdesk.write.extractive.checked import card_values
 from newsdesk.write.failed import Draft, stand_in
 from newsdesk.write.kit import checked, event_size, material_key, policy, record_check, render, reports

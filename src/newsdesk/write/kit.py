@@ -28,13 +28,13 @@ from typing import Generic, TypeVar
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 
+from newsdesk.check.checker import check_output
 from newsdesk.core.config import ConfigError
 from newsdesk.core.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError
 from newsdesk.llm.prompts import messages, prompts_fingerprint, render
 from newsdesk.store.edition_rows import material_key
 from newsdesk.store.schema import checks
-from newsdesk.write.check import check_output
 
 __all__ = [
     "Checked",

@@ -25,6 +25,7 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
+from newsdesk.check.checker import check_output, check_subject
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.findings import Finding
@@ -33,7 +34,6 @@ from newsdesk.store.days import local_day_bounds, local_time
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
-from newsdesk.write.check import check_output, check_subject
 from newsdesk.write.kit import (
     banned_phrases,
     checked,

@@ -20,12 +20,12 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from newsdesk.check.checker import check_output
 from newsdesk.core.findings import Finding
 from newsdesk.core.model import Turn
 from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
-from newsdesk.write.check import check_output
 from newsdesk.write.episode_result import (
     EpisodeResult,
     episode_slug,

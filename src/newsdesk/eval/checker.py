@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from newsdesk.check.checker import check_content, check_output, check_subject, echoes, loops
 from newsdesk.core.errors import EvalFileError
-from newsdesk.write.check import check_content, check_output, check_subject, echoes, loops
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 FORM_KINDS = {"echo", "loop", "cut"}
