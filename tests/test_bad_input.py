@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from newsdesk import cli
-from newsdesk.catalog import load_catalog
 from newsdesk.core.config import ConfigError, Settings, load_settings
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
+from newsdesk.ingest.catalog import load_catalog
 from newsdesk.ingest.parse import TITLE_MAX, parse_feed
 from newsdesk.ingest.transcripts import MAX_BYTES, TranscriptError, parse_transcript
 from newsdesk.store import StoreError, open_store

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.catalog import CATEGORIES, CatalogError, load_catalog, read_opml, write_opml
 from newsdesk.core.config import Settings
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS, Source
+from newsdesk.ingest.catalog import CATEGORIES, CatalogError, load_catalog, read_opml, write_opml
 
 
 def _settings(tmp_path: Path, **kw) -> Settings:
@@ -313,7 +313,7 @@ def test_bad_opml_is_one_clear_error(tmp_path):
 
 
 def test_import_opml_appends_new_feeds_once(tmp_path):
-    from newsdesk.catalog import import_opml
+    from newsdesk.ingest.catalog import import_opml
 
     settings = _settings(tmp_path)
     opml = tmp_path / "in.opml"

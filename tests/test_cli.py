@@ -148,10 +148,10 @@ def test_exit_2_for_a_settings_error(newsdesk, tmp_path, monkeypatch):
 
 
 def test_every_user_causable_error_shares_one_base():
-    from newsdesk.catalog import CatalogError
     from newsdesk.cluster.embed import EmbeddingError
     from newsdesk.core.config import ConfigError
     from newsdesk.core.errors import EvalFileError
+    from newsdesk.ingest.catalog import CatalogError
     from newsdesk.ingest.fetch import FetchBlocked, _Failure
     from newsdesk.ingest.transcripts import TranscriptError
     from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError

@@ -13,8 +13,8 @@ import feedparser
 import pytest
 import trafilatura
 
-from newsdesk.catalog import load_catalog
 from newsdesk.core.config import Settings
+from newsdesk.ingest.catalog import load_catalog
 
 DEMO = Path(str(resources.files("newsdesk") / "data" / "demo"))
 WEEK = (datetime(2025, 2, 24, tzinfo=UTC), datetime(2025, 3, 3, tzinfo=UTC))

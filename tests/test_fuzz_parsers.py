@@ -12,9 +12,9 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from newsdesk.catalog import CATEGORIES, CatalogError, load_catalog, read_opml
 from newsdesk.core.config import ConfigError, Settings, load_settings
 from newsdesk.core.model import LANGUAGES, MATERIAL_LEVELS, SOURCE_KINDS, Source
+from newsdesk.ingest.catalog import CATEGORIES, CatalogError, load_catalog, read_opml
 from newsdesk.ingest.jsonl import read_harvest
 from newsdesk.ingest.parse import GUID_MAX, SUMMARY_MAX, TITLE_MAX, URL_MAX, parse_feed
 from newsdesk.ingest.transcripts import FORMATS, TranscriptError, parse_transcript

@@ -19,10 +19,10 @@ from fakes import FaultyFeeds, feed_xml, quick_fetch_settings
 from loopback import Replies, serve_http
 from sqlalchemy import func, select
 
-from newsdesk.catalog import stored_sources
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
+from newsdesk.ingest.catalog import stored_sources
 from newsdesk.ingest.health import source_health
 from newsdesk.ingest.normalize import canonical_url
 from newsdesk.store import open_store

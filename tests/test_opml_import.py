@@ -10,9 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from newsdesk import cli
-from newsdesk.catalog import load_catalog
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import PARTIAL
+from newsdesk.ingest.catalog import load_catalog
 
 GOOD = {"Good One": "https://one.example/feed.xml", "Good Two": "http://two.example:8080/rss"}
 BAD = {

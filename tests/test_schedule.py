@@ -19,10 +19,10 @@ import pytest
 from loopback import Replies, free_port, serve_http
 from sqlalchemy import func, select
 
-from newsdesk.catalog import packaged_catalog_path
 from newsdesk.core.config import ConfigError, Settings, load_settings, parse_duration
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
+from newsdesk.ingest.catalog import packaged_catalog_path
 from newsdesk.ingest.poll import due_sources, plan
 from newsdesk.store import open_store
 from newsdesk.store.schema import sources, stage_runs, stages

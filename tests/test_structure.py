@@ -78,7 +78,10 @@ LAYERS = [
         ["newsdesk", "newsdesk.core.errors", "newsdesk.core.config", "newsdesk.core.model", "newsdesk.core.findings"],
     ),
     ("store", ["newsdesk.store", "newsdesk.store.days"]),
-    ("services", ["newsdesk.llm", "newsdesk.text.html", "newsdesk.search", "newsdesk.catalog", "newsdesk.ingest"]),
+    (
+        "services",
+        ["newsdesk.llm", "newsdesk.text.html", "newsdesk.search", "newsdesk.ingest.catalog", "newsdesk.ingest"],
+    ),
     ("cluster", ["newsdesk.cluster", "newsdesk.kinds", "newsdesk.rank"]),
     ("write", ["newsdesk.write"]),  # the writers: a model's, and write/extractive's
     ("editions", ["newsdesk.editions"]),  # may use the writers; the writers never use it

@@ -212,7 +212,7 @@ def test_beat_starts_a_pass_at_once_for_every_enabled_source(tmp_path: Path, pg_
     import subprocess
     import sys
 
-    from newsdesk.catalog import load_catalog
+    from newsdesk.ingest.catalog import load_catalog
 
     cluster = Cluster(tmp_path, pg_url, "http://127.0.0.1:9/v1", broker=broker)
     settings = cluster.settings()

@@ -148,7 +148,7 @@ def _bar(**kw) -> Progress:
 
 
 def _catalog(s: Settings) -> list:
-    from newsdesk.catalog import load_catalog
+    from newsdesk.ingest.catalog import load_catalog
 
     catalog, errors = load_catalog(s)
     for problem in errors:
@@ -244,7 +244,7 @@ def sources_import(
 ) -> None:
     """Add an OPML file's feeds to your catalog (feeds already there are not added again). Each outline
     left out is named with why; the exit code is 1 when any was."""
-    from newsdesk.catalog import import_opml, user_catalog_path
+    from newsdesk.ingest.catalog import import_opml, user_catalog_path
 
     s = settings()
     report = import_opml(s, opml, to)
@@ -267,7 +267,7 @@ def sources_import(
 @sources_app.command("export")
 def sources_export(opml: Path = typer.Argument(..., help="OPML file to write.")) -> None:
     """Write every enabled source (the catalog files' and those added in the web app) to an OPML file."""
-    from newsdesk.catalog import stored_sources, write_opml
+    from newsdesk.ingest.catalog import stored_sources, write_opml
     from newsdesk.store.items import sync_sources
 
     with engine().begin() as conn:

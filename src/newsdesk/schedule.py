@@ -22,9 +22,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
 
-from newsdesk.catalog import load_catalog
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import error_line
+from newsdesk.ingest.catalog import load_catalog
 from newsdesk.ingest.poll import due_sources, next_poll, short
 from newsdesk.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
 from newsdesk.store.items import sync_sources

@@ -30,10 +30,10 @@ from typing import Any, Protocol
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 
-from newsdesk.catalog import load_catalog, stored_sources
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError, error_line
 from newsdesk.core.model import NOT_POLLED, Item, Source
+from newsdesk.ingest.catalog import load_catalog, stored_sources
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed

@@ -157,7 +157,7 @@ def _publish(settings: Settings, unit: Unit, run_id: str | None, countdown: floa
 def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> str:
     """A pass: a fetch for every enabled source (or these), the weekly and the episodes; the rest
     follows from what they store. Returns the pass's run id (its model budget)."""
-    from newsdesk.catalog import load_catalog, stored_sources
+    from newsdesk.ingest.catalog import load_catalog, stored_sources
     from newsdesk.store.items import sync_sources
 
     run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]

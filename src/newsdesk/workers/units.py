@@ -121,7 +121,7 @@ def _fetcher(settings: Settings):
 
 
 def fetch(ctx: Context, source: str) -> list[Unit]:
-    from newsdesk.catalog import stored_sources
+    from newsdesk.ingest.catalog import stored_sources
     from newsdesk.ingest.run import ingest_source
     from newsdesk.store.leases import owner_id
 
