@@ -23,7 +23,8 @@ import numpy as np
 from cluster_quality import baseline
 
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.evaluate import (
+from newsdesk.cluster.events import ClusterConfig
+from newsdesk.eval.clusters import (
     _objective,
     cluster_items,
     cross_validate,
@@ -31,7 +32,6 @@ from newsdesk.cluster.evaluate import (
     read_eval_file,
     scores,
 )
-from newsdesk.cluster.events import ClusterConfig
 
 OFF = dict(term_weight=0.0, headline_jaccard=0.0, roundups=False, sweep_days=0.0, subject_bonus=0.0)
 RARE = {"term_weight": (0.0, 0.25, 0.5)}

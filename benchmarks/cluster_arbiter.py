@@ -34,9 +34,9 @@ from types import SimpleNamespace
 
 from newsdesk.cluster.arbiter import llm_arbiter
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.evaluate import read_eval_file, scores
 from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
 from newsdesk.core.config import Settings
+from newsdesk.eval.clusters import read_eval_file, scores
 from newsdesk.llm.client import LLMError, open_llm
 from newsdesk.store import open_store
 

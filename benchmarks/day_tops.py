@@ -19,7 +19,7 @@ from pathlib import Path
 from rank_ablation import pages, replayed
 from sqlalchemy import select
 
-from newsdesk.editions.evaluate import TOP, card_events, majority
+from newsdesk.eval.editorial import TOP, card_events, majority
 from newsdesk.store.schema import events
 
 

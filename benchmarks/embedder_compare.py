@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 from cluster_quality import baseline  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 from newsdesk.cluster.embed import UseEmbedder, _normalized, to_simplified  # noqa: E402
-from newsdesk.cluster.evaluate import bcubed, read_eval_file  # noqa: E402
 from newsdesk.cluster.events import DAY, ClusterConfig  # noqa: E402
+from newsdesk.eval.clusters import bcubed, read_eval_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "eval/clusters/ai-news-dev.jsonl", ROOT.parent / "shared/eval/clusters/itn-dev.jsonl"]

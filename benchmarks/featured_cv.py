@@ -20,7 +20,7 @@ from rank_ablation import replayed
 
 from newsdesk import rank
 from newsdesk.editions.daily import build_dailies
-from newsdesk.editions.evaluate import WeekScore
+from newsdesk.eval.editorial import WeekScore
 from newsdesk.rank import rank_events
 
 GRID = [(f, n) for f in (3.0, 3.5, 4.0, 4.5, 5.0) for n in (1, 2, 3, 5)]

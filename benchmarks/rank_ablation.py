@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings, load_settings
 from newsdesk.editions.daily import build_dailies
-from newsdesk.editions.evaluate import (
+from newsdesk.eval.editorial import (
     DAILY_STAGES,
     WeekScore,
     _iso_week,

@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from newsdesk.core.config import load_settings
-from newsdesk.editions import evaluate as ev
+from newsdesk.eval import editorial as ev
 from newsdesk.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, items

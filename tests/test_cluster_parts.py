@@ -8,7 +8,8 @@ import pytest
 from newsdesk.cluster.anchors import extract_anchors, subjects, version_conflict
 from newsdesk.cluster.dedup import Deduper, canonical_url
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.evaluate import (
+from newsdesk.cluster.events import DAY, ClusterConfig, Clusterer, Doc, text_language
+from newsdesk.eval.clusters import (
     EvalFileError,
     bcubed,
     cross_lingual_recall,
@@ -16,7 +17,6 @@ from newsdesk.cluster.evaluate import (
     pairwise,
     read_eval_file,
 )
-from newsdesk.cluster.events import DAY, ClusterConfig, Clusterer, Doc, text_language
 
 
 def test_anchors_cross_languages():

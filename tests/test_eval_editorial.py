@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.cluster.evaluate import read_eval_file
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import EvalFileError
-from newsdesk.editions.evaluate import (
+from newsdesk.eval.clusters import read_eval_file
+from newsdesk.eval.editorial import (
     Label,
     WeekScore,
     card_opening,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from newsdesk.cluster.evaluate import read_eval_file
 from newsdesk.core.errors import EvalFileError
-from newsdesk.editions.evaluate import label_problems
+from newsdesk.eval.clusters import read_eval_file
+from newsdesk.eval.editorial import label_problems
 from newsdesk.ingest.normalize import canonical_url
 
 EVAL_SETS = sorted((Path(__file__).resolve().parents[1] / "eval" / "clusters").glob("*.jsonl"))

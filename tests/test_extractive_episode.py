@@ -12,6 +12,15 @@ import pytest
 
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
+from newsdesk.eval.digest import (
+    boundaries,
+    equal_split,
+    evaluate,
+    read_meetings,
+    report_lines,
+    segmentation_scores,
+    topic_labels,
+)
 from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.text.sentences import length
 from newsdesk.write.digest import parse_digest
@@ -20,15 +29,6 @@ from newsdesk.write.extractive.episode import (
     prepare,
     summary_sentences,
     transcript_material,
-)
-from newsdesk.write.extractive.evaluate import (
-    boundaries,
-    equal_split,
-    evaluate,
-    read_meetings,
-    report_lines,
-    segmentation_scores,
-    topic_labels,
 )
 from newsdesk.write.kit import checker_errors
 from newsdesk.write.speakers import speakers
@@ -178,8 +178,8 @@ def test_eval_digest_defaults_scores_the_shipped_parameters_untuned(shared, tmp_
     from typer.testing import CliRunner
 
     from newsdesk import cli
+    from newsdesk.eval.digest import evaluate_defaults, turn_labels
     from newsdesk.write.extractive.episode import DigestOptions, segment
-    from newsdesk.write.extractive.evaluate import evaluate_defaults, turn_labels
 
     rows = sorted((shared / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
     path = tmp_path / "three.jsonl"

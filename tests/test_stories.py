@@ -13,12 +13,12 @@ from sqlalchemy import create_engine, select
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.evaluate import EvalItem, story_scores
-from newsdesk.cluster.stories import link_stories, story_threads
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
+from newsdesk.eval.clusters import EvalItem, story_scores
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, items, stories, story_events
+from newsdesk.stories.threads import link_stories, story_threads
 
 T0 = datetime(2030, 5, 6, 8, 0, tzinfo=UTC)
 
@@ -401,8 +401,8 @@ def test_eval_clusters_reports_story_level_precision_and_recall(tmp_path, monkey
 
 
 def test_a_follow_up_names_what_the_earlier_events_headline_is_about(embedder):
-    from newsdesk.cluster.stories import StoryLinker, sketch
     from newsdesk.cluster.terms import terms
+    from newsdesk.stories.threads import StoryLinker, sketch
 
     day = 86400.0
     spec = [  # (key, day, headline, summary)
@@ -440,15 +440,15 @@ def _sketches_of(spec):
     left to decide a link is the names."""
     import numpy as np
 
-    from newsdesk.cluster.stories import sketch
     from newsdesk.cluster.terms import terms
+    from newsdesk.stories.threads import sketch
 
     v = np.ones(4, dtype=np.float32) / 2
     return [sketch(k, [(d * 86400.0, v, terms(f"{h}\n{s}"), False, f"{h}\n{s}")], h) for k, d, h, s in spec]
 
 
 def test_a_family_word_threads_no_story_and_a_specific_name_does():
-    from newsdesk.cluster.stories import StoryLinker
+    from newsdesk.stories.threads import StoryLinker
 
     spec = [
         ("constitution", 0, "Claude's new constitution", "Anthropic publishes the values Claude is trained on."),
@@ -482,7 +482,7 @@ def test_a_person_alone_or_an_acronym_is_a_weak_name():
 def test_a_follow_up_that_now_begins_before_what_it_follows_is_shown_as_no_follow_up(story_store):
     from sqlalchemy import update
 
-    from newsdesk.cluster.timelines import story_facts
+    from newsdesk.stories.timelines import story_facts
 
     engine, settings, ev = story_store
     with engine.connect() as conn:
@@ -499,8 +499,8 @@ def test_a_follow_up_that_now_begins_before_what_it_follows_is_shown_as_no_follo
 
 
 def test_two_releases_a_feed_naming_itself_and_a_word_opening_a_headline_thread_nothing():
-    from newsdesk.cluster.stories import StoryLinker, sketch
     from newsdesk.cluster.terms import names, terms
+    from newsdesk.stories.threads import StoryLinker, sketch
 
     assert "statement" not in names("Statement on the comments from the Secretary")  # grammar, not a name
     assert "moltbook" in names("Moltbook底裤被扒了")  # a Chinese headline capitalises nothing by grammar

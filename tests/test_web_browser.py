@@ -113,7 +113,7 @@ def story_server(sqlite_engine):
 
     from newsdesk.cluster import cluster_new_items
     from newsdesk.cluster.embed import UseEmbedder
-    from newsdesk.cluster.stories import link_stories
+    from newsdesk.stories.threads import link_stories
 
     store_items(sqlite_engine, LAUNCH + BENCHMARKS + FIX + SAME_COMPANY + NOISE)
     embedder = UseEmbedder(threads=2)

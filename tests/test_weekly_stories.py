@@ -22,12 +22,12 @@ from test_stories import SOURCES as STORY_SOURCES
 
 from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
-from newsdesk.cluster.stories import link_stories, story_threads
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
 from newsdesk.rank import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items
+from newsdesk.stories.threads import link_stories, story_threads
 from newsdesk.write.extractive.checked import store_cards
 from newsdesk.write.weekly_stories import (
     Entry,

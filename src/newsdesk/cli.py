@@ -318,7 +318,7 @@ def cluster_cmd() -> None:
 @app.command("stories")
 def stories_cmd() -> None:
     """Link each new or changed event to the earlier event it follows up, threading stories."""
-    from newsdesk.cluster.stories import link_stories
+    from newsdesk.stories.threads import link_stories
 
     stats = link_stories(engine(), settings())
     console.print(
@@ -995,7 +995,7 @@ def eval_clusters(
     import json
 
     from newsdesk.cluster.embed import make_embedder
-    from newsdesk.cluster.evaluate import (
+    from newsdesk.eval.clusters import (
         cross_validate,
         evaluate,
         evaluate_stories,
@@ -1130,7 +1130,7 @@ def eval_digest(
     ),
 ) -> None:
     """Sections (Pk, WindowDiff) and summary (ROUGE) of the extractive episode digest, held-apart folds, beside baselines."""
-    from newsdesk.write.extractive.evaluate import evaluate, evaluate_defaults, report_lines
+    from newsdesk.eval.digest import evaluate, evaluate_defaults, report_lines
 
     embedder = None
     if embed:
@@ -1174,7 +1174,7 @@ def eval_editorial(
     the top ten, featured precision, zh cards opening about the article, the weekly's tier-3 coverage."""
     import json
 
-    from newsdesk.editions.evaluate import as_record, day_lines, evaluate, fold_lines, week_lines
+    from newsdesk.eval.editorial import as_record, day_lines, evaluate, fold_lines, week_lines
 
     harvest = harvest or Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
     if not harvest.is_file():

@@ -124,7 +124,7 @@ def cluster_stage(ctx: RunContext) -> StageResult:
 
 
 def stories_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.cluster.stories import link_stories
+    from newsdesk.stories.threads import link_stories
 
     stats = link_stories(ctx.engine, ctx.settings)
     return StageResult({"events_followed_up": stats.linked})

@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from sqlalchemy.engine import Engine
 
-from newsdesk.cluster.timelines import story_page
 from newsdesk.core.config import Settings
 from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.publish.outputs import EDITION_KINDS, kind_names
@@ -40,6 +39,7 @@ from newsdesk.read.shapes import (
 from newsdesk.search import SearchIndex
 from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
+from newsdesk.stories.timelines import story_page
 
 # Ids are 64-bit in the store; a bigger number in a URL cannot name anything (and would overflow the driver).
 MAX_ID = 2**63 - 1

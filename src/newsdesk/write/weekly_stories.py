@@ -13,8 +13,8 @@ from datetime import date
 
 from sqlalchemy.engine import Connection
 
-from newsdesk.cluster.timelines import story_facts
 from newsdesk.core.labels import Labels
+from newsdesk.stories.timelines import story_facts
 
 
 @dataclass

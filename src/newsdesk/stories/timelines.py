@@ -6,9 +6,9 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from newsdesk.cluster.stories import story_threads, story_timelines
 from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses
+from newsdesk.stories.threads import story_threads, story_timelines
 from newsdesk.text.html import plain_text
 
 

@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from newsdesk.cluster.evaluate import EvalItem, read_eval_file
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import EvalFileError
+from newsdesk.eval.clusters import EvalItem, read_eval_file
 from newsdesk.ingest.normalize import canonical_url
 
 TOP = 10

@@ -311,7 +311,7 @@ def _gold_story_events(rows: list[EvalItem]) -> dict[str, set]:
 
 
 def _sketches(docs: list[Doc], events: list) -> list:
-    from newsdesk.cluster.stories import sketch
+    from newsdesk.stories.threads import sketch
 
     members: dict = {}
     titles: dict = {}
@@ -323,7 +323,7 @@ def _sketches(docs: list[Doc], events: list) -> list:
 
 def _story_of(sketches: list, config) -> tuple[dict, list]:
     """Each event's story (the key of its first event) and the links."""
-    from newsdesk.cluster.stories import StoryLinker, story_keys
+    from newsdesk.stories.threads import StoryLinker, story_keys
 
     links = StoryLinker(config).run(sketches)
     return story_keys([s.key for s in sketches], links), links
@@ -339,7 +339,7 @@ def evaluate_stories(
     best (F0.5 of the links) on the other k-1 folds. Returns the scores (item pairs, and links:
     link_scores, summed over the folds) and the thresholds chosen per fold.
     """
-    from newsdesk.cluster.stories import StoryConfig
+    from newsdesk.stories.threads import StoryConfig
 
     docs = [Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)]
     if not k:
