@@ -40,7 +40,7 @@ from newsdesk.eval.editorial import (
     score_day,
 )
 from newsdesk.pipeline import run_pipeline
-from newsdesk.rank import rank_events
+from newsdesk.rank.score import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 

@@ -25,9 +25,9 @@ from sqlalchemy import select
 from newsdesk.core.config import load_settings
 from newsdesk.eval import editorial as ev
 from newsdesk.pipeline import run_pipeline
+from newsdesk.rank import themes as wt
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, items
-from newsdesk.write import weekly_themes as wt
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import compose, load_week, theme_events
 

@@ -262,7 +262,7 @@ def demo_briefs(tmp_path_factory):
     from newsdesk.cluster import cluster_new_items, event_brief
     from newsdesk.core.config import Settings
     from newsdesk.ingest.run import ingest
-    from newsdesk.rank import rank_events
+    from newsdesk.rank.score import rank_events
     from newsdesk.store.schema import events
 
     s = Settings(data_dir=str(tmp_path_factory.mktemp("demo")))

@@ -14,6 +14,7 @@ from test_weekly import parse_report
 
 from newsdesk.check.checker import check_output, extract_names
 from newsdesk.editions.weekly import properties, render_weekly
+from newsdesk.rank.themes import is_news, leads
 from newsdesk.text.sentences import key_numbers, length, sentences
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.extractive import weekly as extractive_weekly_module
@@ -26,7 +27,6 @@ from newsdesk.write.extractive.weekly import (
     load_week,
     theme_events,
 )
-from newsdesk.write.weekly_themes import is_news, leads
 
 WEEK = "2025-W09"
 

@@ -15,7 +15,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, create_engine, func, insert, inspect, select
 
 from newsdesk.core.model import Item
-from newsdesk.rank import rank_events
+from newsdesk.rank.score import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.items import record_fetch, upsert_item
 from newsdesk.store.migrate import current, head

@@ -40,7 +40,7 @@ from newsdesk.editions.daily import build_dailies
 from newsdesk.ingest.run import ingest
 from newsdesk.push.send import push_due
 from newsdesk.push.subscriptions import SubscriptionError, add_subscription, list_subscriptions
-from newsdesk.rank import rank_events
+from newsdesk.rank.score import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import deliveries, subscriptions
 

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import insert, select
 
 from newsdesk.core.model import Item, Source
-from newsdesk.rank import rank_events, score_event
+from newsdesk.rank.score import rank_events, score_event
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, feedback, items
 
@@ -111,7 +111,7 @@ def test_rank_events_in_the_store_uses_authority_engagement_and_feedback(engine)
 def test_what_the_happening_is_ranks_it_and_routine_kinds_rank_down():
     """One outlet each: an acquisition with its amount and a lab's versioned release outrank a
     how-to and a bare changelog; an item about nothing of AI is off-topic, below all, never p1."""
-    from newsdesk.rank import text_facts
+    from newsdesk.rank.score import text_facts
 
     def scored(headline, material=""):
         return score_event(_facts(**text_facts([(headline, material)])), NOW)
@@ -136,7 +136,7 @@ def test_what_the_happening_is_ranks_it_and_routine_kinds_rank_down():
 def test_featured_is_the_few_events_a_day_must_show():
     """At most FEATURED_PER_DAY featured a day; a day where nothing earned it features its most
     important eligible event when that reaches the floor, and never a routine or off-topic one."""
-    from newsdesk.rank import FEATURED, FEATURED_FLOOR, FEATURED_PER_DAY, day_tabs
+    from newsdesk.rank.score import FEATURED, FEATURED_FLOOR, FEATURED_PER_DAY, day_tabs
 
     big = [{"importance": FEATURED + i, "tab": "featured", "eligible": True, "starred": False} for i in range(7)]
     day_tabs(big)
@@ -157,7 +157,7 @@ def test_featured_is_the_few_events_a_day_must_show():
 def test_a_how_to_led_by_building_or_using_is_routine():
     """A first party's how-to ("Building frontend UIs with Codex and Figma", OpenAI's developer
     blog) ranked #2 on a real day: a headline that opens on what you build or use is a how-to."""
-    from newsdesk.kinds import read_kinds
+    from newsdesk.rank.happenings import read_kinds
 
     assert read_kinds("Building frontend UIs with Codex and Figma", "").routine == "how-to"
     assert read_kinds("Using Claude Code for data pipelines", "").routine == "how-to"
@@ -169,7 +169,7 @@ def test_a_model_named_as_the_yardstick_is_not_what_the_headline_is_about():
     """A board-game simulator paper "评分精准度超越GPT-5.1" featured at the top of a real day
     (2026-02-12) above GLM-5 as a major lab's versioned release: the model it beats is the
     yardstick, not the subject. A headline about the named model still reads as its release."""
-    from newsdesk.kinds import read_kinds
+    from newsdesk.rank.happenings import read_kinds
 
     beaten = read_kinds("大模型桌游试玩员来了：用五大画像模拟「千人千面」，评分精准度超越GPT-5.1", "")
     assert not (beaten.major or beaten.versioned or beaten.release)
@@ -185,7 +185,7 @@ def test_an_event_is_routine_only_when_every_report_of_it_is():
     """AlphaGenome's day (2026-01-29): an inside story ("独家揭秘…内幕", an explainer) led the event
     beside a straight report of the Nature paper, and the routine lead kept the day's lead story
     out of featured. One straight report is enough for the event not to be routine."""
-    from newsdesk.kinds import event_kinds
+    from newsdesk.rank.happenings import event_kinds
 
     inside = ("DeepMind团队独家揭秘AlphaGenome内幕：两年攻坚，让AI读懂基因组98%的非编码区", "")
     assert event_kinds(inside, []).routine == "explainer"
@@ -197,7 +197,7 @@ def test_an_event_is_routine_only_when_every_report_of_it_is():
 def test_a_media_outlet_named_after_its_owner_is_not_the_company_speaking():
     """腾讯科技 is Tencent's news site, reporting Nvidia's results: not Tencent speaking, let alone
     Nvidia. An outlet named after a major company counts as first party only as its own channel."""
-    from newsdesk.rank import first_party_name
+    from newsdesk.rank.score import first_party_name
 
     assert first_party_name("OpenAI Developer Blog") and first_party_name("Anthropic News")
     assert first_party_name("Google DeepMind Blog") and first_party_name("Claude")
@@ -209,7 +209,7 @@ def test_a_title_only_event_is_not_featured_on_its_own():
     """A lead card a reader cannot read past its headline (Anthropic's RSP v3, whose feed gives no
     summary) is not the day's featured news alone; a second outlet or any material makes it so."""
     facts = _facts(independent_outlets=1, best_authority=1.5, first_party=True)
-    from newsdesk.rank import text_facts
+    from newsdesk.rank.score import text_facts
 
     facts |= text_facts([("Anthropic’s Responsible Scaling Policy: Version 3.0", "")])
     _, parts, tab = score_event(facts | {"title_only": True}, NOW)

@@ -21,7 +21,8 @@ from newsdesk.core.config import Settings
 from newsdesk.core.findings import load_findings
 from newsdesk.editions.weekly import build_weekly, published_at
 from newsdesk.llm.client import LLM
-from newsdesk.rank import rank_events
+from newsdesk.rank.score import rank_events
+from newsdesk.rank.themes import ThemeEvent, build_themes, is_news, pick_briefs, theme_heading
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
 from newsdesk.write import weekly
@@ -31,7 +32,6 @@ from newsdesk.write.weekly import (
     parse_week,
     repeated_sentences,
 )
-from newsdesk.write.weekly_themes import ThemeEvent, build_themes, is_news, pick_briefs, theme_heading
 
 HARVEST_WEEK = "2026-W09"  # 2026-02-23 … 03-01 in ../shared/fixtures/news/ai-daily-harvest.jsonl, a dev week
 # (2026-W11 is held out: never built, read or tuned on here)

@@ -24,7 +24,7 @@ from newsdesk.cluster import cluster_new_items
 from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
-from newsdesk.rank import rank_events
+from newsdesk.rank.score import rank_events
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import analyses, editions, event_members, items
 from newsdesk.stories.threads import link_stories, story_threads

@@ -330,7 +330,7 @@ def stories_cmd() -> None:
 @app.command("rank")
 def rank_cmd() -> None:
     """Score every event (what the happening is, coverage, authority, engagement, feedback, recency) and set its tab."""
-    from newsdesk.rank import rank_events
+    from newsdesk.rank.score import rank_events
 
     console.print(f"{rank_events(engine(), settings())} events ranked")
 

@@ -131,7 +131,7 @@ def stories_stage(ctx: RunContext) -> StageResult:
 
 
 def rank_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.rank import rank_events
+    from newsdesk.rank.score import rank_events
 
     rank_events(ctx.engine, ctx.settings)
     return StageResult()

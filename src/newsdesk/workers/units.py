@@ -138,7 +138,7 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 
 def cluster(ctx: Context) -> list[Unit]:
     from newsdesk.cluster import cluster_new_items
-    from newsdesk.rank import rank_events
+    from newsdesk.rank.score import rank_events
     from newsdesk.store.days import event_dates
 
     arbiter = None

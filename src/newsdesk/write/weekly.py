@@ -30,6 +30,7 @@ from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
+from newsdesk.rank.themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
 from newsdesk.store.days import local_day_bounds, local_time
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
@@ -51,7 +52,6 @@ from newsdesk.write.weekly_stories import (
     week_stories,
     with_story_lines,
 )
-from newsdesk.write.weekly_themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
 
 LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
 WEEKLY_FORMAT = 4  # bump when what a weekly is built from changes: stored weeklies are rebuilt

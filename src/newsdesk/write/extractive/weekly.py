@@ -20,6 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from newsdesk.rank.themes import (
+    MAX_LEADS,
+    MAX_THEME,
+    Named,
+    ThemeEvent,
+    build_themes,
+    in_language,
+    name_theme,
+    pick_briefs,
+)
 from newsdesk.text.sentences import (
     describes_article,
     is_complete,
@@ -40,16 +50,6 @@ from newsdesk.write.weekly_stories import (
     Entry,
     story_entries,
     with_story_lines,
-)
-from newsdesk.write.weekly_themes import (
-    MAX_LEADS,
-    MAX_THEME,
-    Named,
-    ThemeEvent,
-    build_themes,
-    in_language,
-    name_theme,
-    pick_briefs,
 )
 
 MAX_BRIEF_SENTENCES = 3

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from newsdesk.cluster.anchors import model_anchors, number_anchors
-from newsdesk.kinds import MAJOR, NEWS_KINDS
+from newsdesk.rank.happenings import MAJOR, NEWS_KINDS
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
 # week's score under the setting chosen on the other five).

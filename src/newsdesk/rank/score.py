@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
-from newsdesk.kinds import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
+from newsdesk.rank.happenings import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
