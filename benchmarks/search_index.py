@@ -79,7 +79,7 @@ def build_store(path: Path, n: int) -> None:
 
 def previous_index(engine):
     """The indexer as it was before this benchmark's change, for the baseline."""
-    from newsdesk import search
+    from newsdesk.search import index as search
 
     class Previous(search.SearchIndex):
         def catch_up(self) -> None:
@@ -129,7 +129,7 @@ def run(path: Path, make_index) -> tuple[float, int, list[float]]:
 
 
 def main() -> None:
-    from newsdesk.search import SearchIndex
+    from newsdesk.search.index import SearchIndex
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=10_000)

@@ -319,7 +319,7 @@ def main() -> None:
                 f"{days} days (daily editions included) built in {time.perf_counter() - t0:.1f} s"
             )
         # The search index is built once and then kept up incrementally; time that once, apart from page renders.
-        from newsdesk.search import SearchIndex, segment
+        from newsdesk.search.index import SearchIndex, segment
         from newsdesk.store import open_store
 
         segment("载入 jieba 词典")

@@ -8,7 +8,7 @@ import time
 import pytest
 from test_web_app import seed_store
 
-from newsdesk.search import SearchIndex, query_words, segment
+from newsdesk.search.index import SearchIndex, query_words, segment
 
 
 def test_index_and_query_split_text_the_same_way():

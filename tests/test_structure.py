@@ -64,7 +64,7 @@ def test_no_import_circle():
 def test_the_batch_run_does_not_need_the_web_app_or_the_cli():
     graph = import_graph()
     reached = reachable(graph, "newsdesk.pipeline")
-    assert "newsdesk.search" in reached and "newsdesk.ingest.run" in reached
+    assert "newsdesk.search.index" in reached and "newsdesk.ingest.run" in reached
     assert not {m for m in reached if m.startswith(("newsdesk.web", "newsdesk.cli"))}
     assert {m for m, targets in graph.items() if "newsdesk.cli" in targets} == {"newsdesk.__main__"}
 
@@ -98,7 +98,7 @@ FLOORS = [name for name, _ in LAYERS]
 # Modules still on their way to a floor (the re-layout of issue 28 moves them one commit at a time).
 _MOVING = {
     "newsdesk.rank.happenings": "rank",
-    "newsdesk.search": "search",
+    "newsdesk.search.index": "search",
     "newsdesk.pipeline": "run",
     "newsdesk.schedule": "run",
     "newsdesk.workers": "run",

@@ -31,7 +31,7 @@ from newsdesk.core.config import Settings
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind, kind_names
 from newsdesk.read import auth, queries
 from newsdesk.read.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
-from newsdesk.search import SearchIndex
+from newsdesk.search.index import SearchIndex
 
 Language = Literal["zh", "en"]
 _URI = "newsdesk://editions/{kind}/{key}/{language}"

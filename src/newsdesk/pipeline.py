@@ -170,7 +170,7 @@ def publish_stage(ctx: RunContext) -> StageResult:
 
 
 def search_stage(ctx: RunContext) -> StageResult:
-    from newsdesk.search import SearchIndex
+    from newsdesk.search.index import SearchIndex
 
     # What this run stored is searchable in the web app at once, not after a server restart.
     return StageResult({"search_indexed": SearchIndex(ctx.engine).refresh()})

@@ -36,7 +36,7 @@ from newsdesk.read.shapes import (
     Unit,
     Usage,
 )
-from newsdesk.search import SearchIndex
+from newsdesk.search.index import SearchIndex
 from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
 from newsdesk.stories.timelines import story_page

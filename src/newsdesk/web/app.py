@@ -52,7 +52,7 @@ from newsdesk.push.subscriptions import (
     set_subscription_enabled,
 )
 from newsdesk.read import auth, queries
-from newsdesk.search import SearchIndex
+from newsdesk.search.index import SearchIndex
 from newsdesk.store.days import event_dates, neighbour_days
 from newsdesk.text import html as render
 from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
