@@ -43,7 +43,7 @@ from newsdesk.core.errors import NewsdeskError
 from newsdesk.editions.weekly import build_weekly
 from newsdesk.eval.checker import check_draft
 from newsdesk.llm.client import BudgetExhausted, LLMError, open_llm
-from newsdesk.pipeline import run_pipeline
+from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, editions, llm_usage
 from newsdesk.write import analysis, episode, translate, weekly

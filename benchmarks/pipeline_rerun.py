@@ -5,7 +5,7 @@ under 5% of the first run's time on the second run). Uses the embedded model.
 
     .venv/bin/python benchmarks/pipeline_rerun.py [--analyses 5] [--demo]
 
---demo runs with the demo command's limits (newsdesk.pipeline.DEMO_LIMITS) instead.
+--demo runs with the demo command's limits (newsdesk.run.pipeline.DEMO_LIMITS) instead.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from newsdesk.core.config import load_settings
-from newsdesk.pipeline import DEMO_LIMITS, Limits, run_pipeline
+from newsdesk.run.pipeline import DEMO_LIMITS, Limits, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import llm_usage
 

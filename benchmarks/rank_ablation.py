@@ -39,8 +39,8 @@ from newsdesk.eval.editorial import (
     replay_settings,
     score_day,
 )
-from newsdesk.pipeline import run_pipeline
 from newsdesk.rank.score import rank_events
+from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 

@@ -24,8 +24,8 @@ from sqlalchemy import select
 
 from newsdesk.core.config import load_settings
 from newsdesk.eval import editorial as ev
-from newsdesk.pipeline import run_pipeline
 from newsdesk.rank import themes as wt
+from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, items
 from newsdesk.write.extractive.card import extractive_card

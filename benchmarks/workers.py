@@ -99,8 +99,8 @@ def events_from(rows: list[dict], engine) -> list[int]:
 
 
 def analyses_run(args, rows: list[dict], workers: int) -> float:
-    from newsdesk.workers.app import configure, send
-    from newsdesk.workers.units import Unit
+    from newsdesk.run.units import Unit
+    from newsdesk.run.workers import configure, send
 
     model = ModelServer(delay=args.model_delay)
     with fresh_schema(args.store) as url, tempfile.TemporaryDirectory() as tmp:
@@ -129,7 +129,7 @@ def analyses_run(args, rows: list[dict], workers: int) -> float:
 
 
 def fetch_run(args, rows: list[dict], workers: int) -> float:
-    from newsdesk.workers.app import configure, start_pass
+    from newsdesk.run.workers import configure, start_pass
 
     feeds = FeedServer(rows, delay=args.feed_delay)
     model = ModelServer()

@@ -241,7 +241,7 @@ def demo(tmp_path_factory):
     from fakes import StageFake
 
     from newsdesk.core.config import Settings
-    from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+    from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 
     data = tmp_path_factory.mktemp("demo")
     s = Settings(data_dir=str(data), site_dir=str(data / "site"), web_token=DEMO_TOKEN)

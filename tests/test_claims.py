@@ -12,9 +12,9 @@ from sqlalchemy import select
 
 from newsdesk.core.config import Settings
 from newsdesk.llm import BudgetExhausted, open_llm
+from newsdesk.run import claims
 from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import tasks
-from newsdesk.workers import claims
 
 UNIT = ("analysis:7:zh", "write", {"event": 7, "language": "zh"})
 

@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, select, text
 from newsdesk.core.config import LLMSettings, Settings
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
-from newsdesk.pipeline import run_pipeline
+from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.items import FUTURE_SKEW
 from newsdesk.store.migrate import config, migrate

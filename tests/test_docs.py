@@ -78,7 +78,7 @@ def test_the_generated_parts_match_the_code(page, block):
 
 def test_run_stage_help_names_every_stage():
     """`run --stage` once listed the stages by hand and left out `stories`."""
-    from newsdesk.pipeline import STAGE_NAMES
+    from newsdesk.run.pipeline import STAGE_NAMES
 
     run = dict(COMMANDS)["newsdesk run"]
     (help_text,) = [h for how, h in generate.options(run) if how == "--stage"]

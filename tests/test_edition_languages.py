@@ -17,7 +17,7 @@ from newsdesk.core.config import Settings, WriteSettings
 from newsdesk.editions.cards import first_sentence, language_marks
 from newsdesk.editions.languages import edition_languages, unmarked_parts
 from newsdesk.ingest.normalize import detect_language
-from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
+from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 from newsdesk.write.digest import Bullet, Digest, Section, parse_digest

@@ -60,7 +60,7 @@ def test_an_extractive_weekly_is_stored_as_the_weekly_edition_once(demo_briefs):
 
 def test_an_extractive_run_publishes_every_form_with_no_model_and_a_rerun_does_nothing(tmp_path):
     from newsdesk.core.config import Settings, WriteSettings
-    from newsdesk.pipeline import run_pipeline
+    from newsdesk.run.pipeline import run_pipeline
     from newsdesk.store import open_store
     from newsdesk.store.schema import analyses
 

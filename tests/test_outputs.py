@@ -15,7 +15,6 @@ from fastapi.testclient import TestClient
 from jinja2 import TemplateNotFound
 from sqlalchemy import select
 
-from newsdesk import pipeline
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import LABELS, UI_LANGUAGES
 from newsdesk.editions.build import Progress
@@ -24,6 +23,7 @@ from newsdesk.publish import markdown as md
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.outputs import BY_SEGMENT, DAY, EDITION_KINDS, KINDS, EditionKind
 from newsdesk.publish.site import _environment, publish_site
+from newsdesk.run import pipeline
 from newsdesk.store.edition_rows import store_edition
 from newsdesk.store.schema import editions
 from newsdesk.web.app import create_app

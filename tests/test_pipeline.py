@@ -9,8 +9,8 @@ from fakes import StageFake
 from sqlalchemy import func, select
 
 from newsdesk.core.config import Settings
-from newsdesk.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.publish.markdown import split_front_matter
+from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.search.index import SearchIndex
 from newsdesk.store import open_store
 from newsdesk.store.schema import analyses, checks, editions, events, items

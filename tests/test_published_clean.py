@@ -31,8 +31,8 @@ from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Turn
 from newsdesk.llm.client import LLM, Reply
-from newsdesk.pipeline import run_pipeline
 from newsdesk.publish.markdown import split_front_matter
+from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import (
     analyses,

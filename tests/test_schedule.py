@@ -332,7 +332,7 @@ def test_a_stage_bar_shows_the_time_left_at_the_stage_s_own_pace():
 def test_the_stages_that_know_their_totals_report_them(tmp_path, sqlite_engine):
     from importlib import resources
 
-    from newsdesk.pipeline import Watcher, run_pipeline
+    from newsdesk.run.pipeline import Watcher, run_pipeline
 
     seen: dict[str, list] = {}
 

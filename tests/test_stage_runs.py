@@ -11,7 +11,7 @@ from conftest import PACK
 from sqlalchemy import select, update
 
 from newsdesk.core.config import Settings
-from newsdesk.pipeline import STAGE_NAMES, run_pipeline
+from newsdesk.run.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.leases import owner_id
 from newsdesk.store.schema import stage_runs, stages

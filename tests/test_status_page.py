@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from newsdesk.core.config import Settings
 from newsdesk.ingest.poll import schedule_next_poll
-from newsdesk.pipeline import STAGE_NAMES, run_pipeline
+from newsdesk.run.pipeline import STAGE_NAMES, run_pipeline
 from newsdesk.store.schema import sources
 from newsdesk.store.stage_runs import set_next_due
 from newsdesk.web.app import create_app

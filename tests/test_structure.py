@@ -63,7 +63,7 @@ def test_no_import_circle():
 
 def test_the_batch_run_does_not_need_the_web_app_or_the_cli():
     graph = import_graph()
-    reached = reachable(graph, "newsdesk.pipeline")
+    reached = reachable(graph, "newsdesk.run.pipeline")
     assert "newsdesk.search.index" in reached and "newsdesk.ingest.run" in reached
     assert not {m for m in reached if m.startswith(("newsdesk.web", "newsdesk.cli"))}
     assert {m for m, targets in graph.items() if "newsdesk.cli" in targets} == {"newsdesk.__main__"}
@@ -99,9 +99,8 @@ FLOORS = [name for name, _ in LAYERS]
 _MOVING = {
     "newsdesk.rank.happenings": "rank",
     "newsdesk.search.index": "search",
-    "newsdesk.pipeline": "run",
-    "newsdesk.schedule": "run",
-    "newsdesk.workers": "run",
+    "newsdesk.run.pipeline": "run",
+    "newsdesk.run.schedule": "run",
     "newsdesk.read": "serve",
     "newsdesk.mcp_server": "serve",
     "newsdesk.web": "serve",

@@ -64,7 +64,7 @@ def _settled(engine) -> bool:
 
 
 def _board(engine) -> str:
-    from newsdesk.workers.claims import board
+    from newsdesk.run.claims import board
 
     with engine.connect() as conn:
         stages = board(conn)
@@ -99,7 +99,7 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         # share the placing (one at a time), so no more than two processes load the embedding model.
         workers = [cluster.start_worker(concurrency=CONCURRENCY, queues="fetch,write,editions,publish")]
         workers += [cluster.start_worker(concurrency=CONCURRENCY) for _ in range(2)]
-        from newsdesk.workers.app import configure, start_pass
+        from newsdesk.run.workers import configure, start_pass
 
         configure(settings)
         started = time.monotonic()
@@ -269,7 +269,7 @@ def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, sh
         sync_sources(conn, [Source(sid, f"Source {n}", feeds.url(n), language="zh") for n, sid in enumerate(ids)])
     try:
         cluster.start_worker(concurrency=2)
-        from newsdesk.workers.app import configure, start_pass
+        from newsdesk.run.workers import configure, start_pass
 
         configure(settings)
         start_pass(engine, settings, ids)
@@ -340,7 +340,7 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
         )
     try:
         cluster.start_worker(concurrency=2)
-        from newsdesk.workers.app import configure, start_pass
+        from newsdesk.run.workers import configure, start_pass
 
         configure(settings)
         start_pass(engine, settings, ids)

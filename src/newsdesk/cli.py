@@ -568,7 +568,7 @@ class _StageLines:
 
 def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None):
     """Run the pipeline, drawing its stages; print what it did. Returns its RunReport."""
-    from newsdesk.pipeline import edition_counts, run_pipeline
+    from newsdesk.run.pipeline import edition_counts, run_pipeline
 
     eng = engine()
     with _bar() as bar:
@@ -605,7 +605,7 @@ def run_cmd(
     ),
 ) -> None:
     """ingest → cluster → stories → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
-    from newsdesk.pipeline import STAGE_NAMES, Limits, stage
+    from newsdesk.run.pipeline import STAGE_NAMES, Limits, stage
 
     for name in stages or []:
         stage(name)  # an unknown name is a usage error before any stage runs
@@ -661,7 +661,7 @@ def _stop_on_signals(stop) -> None:
 def _run_every(s: Settings, every: str, limits) -> None:
     import threading
 
-    from newsdesk.schedule import run_every
+    from newsdesk.run.schedule import run_every
 
     seconds, stop = _every(s, every), threading.Event()
     _stop_on_signals(stop)
@@ -693,7 +693,7 @@ def demo_cmd(
     import time
     from importlib import resources
 
-    from newsdesk.pipeline import Limits, published_parts
+    from newsdesk.run.pipeline import Limits, published_parts
 
     started = time.perf_counter()
     s = settings()
@@ -777,7 +777,7 @@ def serve(
         return
     import threading
 
-    from newsdesk.schedule import run_every
+    from newsdesk.run.schedule import run_every
 
     seconds, stop = _every(s, every), threading.Event()
     # uvicorn handles Ctrl-C / SIGTERM while it serves, then hands the signal on to these handlers.
@@ -820,7 +820,7 @@ def worker_cmd(
 ) -> None:
     """Run a Celery worker: takes units of work (fetch a source, place items, one analysis, one edition,
     publish, search) from the broker in workers.broker_url and writes to the store in database_url."""
-    from newsdesk.workers.app import run_worker
+    from newsdesk.run.workers import run_worker
 
     run_worker(
         settings(), queues=[q.strip() for q in queues.split(",") if q.strip()], concurrency=concurrency, pool=pool
@@ -834,7 +834,7 @@ def beat_cmd(
     ),
 ) -> None:
     """Start a pass of the newsroom now and then every EVERY, for the workers to do (run exactly one beat)."""
-    from newsdesk.workers.app import run_beat
+    from newsdesk.run.workers import run_beat
 
     s = settings()
     run_beat(s, seconds=_every(s, every))

@@ -474,7 +474,7 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
     from sqlalchemy import select
 
     from newsdesk.editions.weekly import build_extractive_weekly
-    from newsdesk.pipeline import run_pipeline
+    from newsdesk.run.pipeline import run_pipeline
     from newsdesk.store import open_store
     from newsdesk.store.schema import editions, event_members, items
     from newsdesk.write.weekly import LANGUAGE

@@ -4,7 +4,7 @@ A lease row names its owner as `host:pid:tag` and carries an expiry its owner re
 works (the heartbeat). Another worker may take it over when the expiry has passed, or at once
 when the owner was a process on this host that no longer runs (kill -9): waiting out the
 lease would only delay the work (take_lease). Used by ingest (one worker per source), by the task
-queue's workers (one worker per unit of work, newsdesk/workers/claims.py) and by the stages'
+queue's workers (one worker per unit of work, newsdesk/run/claims.py) and by the stages'
 leases and run records (newsdesk/store/stage_runs.py).
 """
 

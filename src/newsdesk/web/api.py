@@ -14,7 +14,6 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
-from newsdesk.pipeline import STAGE_NAMES
 from newsdesk.publish.outputs import EDITION_KINDS, kind_names
 from newsdesk.push import subscriptions as push
 from newsdesk.read import auth, queries
@@ -36,6 +35,7 @@ from newsdesk.read.shapes import (
     Unit,
     Usage,
 )
+from newsdesk.run.pipeline import STAGE_NAMES
 from newsdesk.search.index import SearchIndex
 from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
@@ -71,7 +71,7 @@ def check_id(event_id: int) -> int:
 def run_status(conn) -> dict:
     """The operator's view: each stage's runs and each source's polling (store/stage_runs.py), and the
     workers' units of work per stage (workers/claims.py)."""
-    from newsdesk.workers.claims import board, listed
+    from newsdesk.run.claims import board, listed
 
     order = {name: n for n, name in enumerate(STAGE_NAMES)}
     fields = list(Unit.model_fields)

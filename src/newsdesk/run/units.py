@@ -213,7 +213,7 @@ def daily(ctx: Context, date: str) -> list[Unit]:
 
 
 def stage(ctx: Context, name: str) -> list[Unit]:
-    from newsdesk.pipeline import stage as pipeline_stage
+    from newsdesk.run.pipeline import stage as pipeline_stage
 
     if name not in STAGE_UNITS:
         raise ValueError(f"no stage unit named {name!r}; use one of {', '.join(STAGE_UNITS)}")
@@ -242,6 +242,6 @@ def _date(value: str) -> date:
 
 
 def _stage_context(ctx: Context):
-    from newsdesk.pipeline import RunContext
+    from newsdesk.run.pipeline import RunContext
 
     return RunContext(ctx.engine, ctx.settings, ctx.llm, ctx.run_id or "")  # its writers as [write] by says

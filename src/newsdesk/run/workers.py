@@ -29,9 +29,9 @@ from kombu import Exchange, Queue, pools
 
 from newsdesk.core.config import Settings, load_settings
 from newsdesk.core.errors import NewsdeskError, error_line
+from newsdesk.run import claims
+from newsdesk.run.units import QUEUES, BudgetSpent, Context, Unit, run
 from newsdesk.store.leases import owner_id
-from newsdesk.workers import claims
-from newsdesk.workers.units import QUEUES, BudgetSpent, Context, Unit, run
 
 log = logging.getLogger("newsdesk.workers")
 

@@ -26,7 +26,7 @@ from newsdesk.core.config import Settings
 from newsdesk.core.errors import error_line
 from newsdesk.ingest.catalog import load_catalog
 from newsdesk.ingest.poll import due_sources, next_poll, short
-from newsdesk.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
+from newsdesk.run.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
 from newsdesk.store.items import sync_sources
 from newsdesk.store.stage_runs import mark_interrupted, prune_runs, set_next_due
 
