@@ -170,7 +170,7 @@ def bench_app():
     """uvicorn's factory in each server process: the real app plus one static folder."""
     from fastapi.staticfiles import StaticFiles
 
-    from newsdesk.web.app import app_from_environment
+    from newsdesk.serve.app import app_from_environment
 
     app = app_from_environment()
     app.mount("/bench-static", StaticFiles(directory=os.environ["BENCH_STATIC"]), name="bench-static")
@@ -179,7 +179,7 @@ def bench_app():
 
 def serve(url: str, port: int, static_dir: str, workers: int) -> None:
     """Child process: serve bench_app the way `newsdesk serve` does, on loopback."""
-    from newsdesk.web.app import serve_app
+    from newsdesk.serve.app import serve_app
 
     os.environ.update(NEWSDESK_DATABASE_URL=url, BENCH_STATIC=static_dir)
     sys.path.insert(0, str(Path(__file__).parent))
@@ -302,7 +302,7 @@ def main() -> None:
     if args.serve:
         serve(args.serve[0], int(args.serve[1]), args.serve[2], int(args.serve[3]))
         return
-    from newsdesk.web.app import default_workers
+    from newsdesk.serve.app import default_workers
 
     workers = args.workers or default_workers(f"sqlite:///{tempfile.gettempdir()}/x.db")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")

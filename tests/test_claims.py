@@ -89,7 +89,7 @@ def test_every_process_of_a_run_draws_on_one_budget_in_the_store(engine, fake):
 def test_the_status_page_lists_the_workers_units_per_stage(sqlite_engine):
     from fastapi.testclient import TestClient
 
-    from newsdesk.web.app import create_app
+    from newsdesk.serve.app import create_app
 
     claims.mark_queued(
         sqlite_engine,

@@ -155,7 +155,7 @@ def test_every_user_causable_error_shares_one_base():
     from newsdesk.ingest.fetch import FetchBlocked, _Failure
     from newsdesk.ingest.transcripts import TranscriptError
     from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
-    from newsdesk.read.queries import InputError
+    from newsdesk.serve.queries import InputError
     from newsdesk.store import StoreError
     from newsdesk.write.digest import DigestFormatError
     from newsdesk.write.weekly import WeeklyError

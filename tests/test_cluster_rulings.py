@@ -12,9 +12,9 @@ from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.events import ClusterConfig
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
+from newsdesk.serve.app import create_app
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import cluster_rulings, event_members, items, roundup_links
-from newsdesk.web.app import create_app
 
 T0 = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
 SOURCES = [

@@ -202,7 +202,7 @@ def test_web_feed_shows_the_daily_editions_cards_tabs_and_order(sqlite_engine):
     """One card builder and one set of tabs: the web app's feed and the published day agree."""
     from zoneinfo import ZoneInfo
 
-    from newsdesk.read import queries
+    from newsdesk.serve import queries
 
     settings = Settings(languages=["zh", "en"])
     with sqlite_engine.begin() as conn:
@@ -238,7 +238,7 @@ def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_g
     (the 7th) is no growth."""
     from zoneinfo import ZoneInfo
 
-    from newsdesk.read import queries
+    from newsdesk.serve import queries
     from newsdesk.store.days import day_events, event_dates, event_days
 
     settings = Settings(languages=["zh", "en"])

@@ -18,9 +18,9 @@ from mcp import Client
 from sqlalchemy import select
 from test_published_clean import reader_view
 
-from newsdesk.mcp_server import build_server
+from newsdesk.serve.app import create_app
+from newsdesk.serve.mcp import build_server
 from newsdesk.store.schema import editions
-from newsdesk.web.app import create_app
 
 NOTE = "quote not in the transcript"
 DROPPED = "we will ship the quantum teleporter on Tuesday morning"  # EpisodeFake's made-up quote

@@ -20,9 +20,9 @@ from newsdesk.core.config import Settings
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
 from newsdesk.ingest.poll import due_sources
+from newsdesk.serve.app import create_app
 from newsdesk.store import open_store
 from newsdesk.store.schema import fetches, sources
-from newsdesk.web.app import create_app
 
 FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>feed</title>
 <item><title>Nimbus 4 released</title><link>http://example.com/n4</link><guid>n4</guid></item></channel></rss>"""

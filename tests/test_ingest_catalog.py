@@ -18,8 +18,8 @@ from sqlalchemy import select, update
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Source
 from newsdesk.ingest import run as ingest
+from newsdesk.serve.app import create_app
 from newsdesk.store.schema import items, sources
-from newsdesk.web.app import create_app
 
 TOKEN = "t0ken"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

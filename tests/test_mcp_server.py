@@ -18,8 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import select
 
 from newsdesk.core.config import Settings
+from newsdesk.serve.app import create_app
 from newsdesk.store.schema import analyses, feedback
-from newsdesk.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = DEMO_TOKEN
@@ -149,7 +149,7 @@ def test_over_http_behind_the_token(served):
 def test_http_refused_and_no_feedback_tool_without_a_token(demo):
     from fastapi.testclient import TestClient
 
-    from newsdesk.mcp_server import build_server
+    from newsdesk.serve.mcp import build_server
 
     s, engine = demo
     open_settings = Settings(data_dir=s.data_dir)

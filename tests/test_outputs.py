@@ -18,15 +18,15 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import LABELS, UI_LANGUAGES
 from newsdesk.editions.build import Progress
-from newsdesk.mcp_server import build_server
 from newsdesk.publish import markdown as md
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.publish.outputs import BY_SEGMENT, DAY, EDITION_KINDS, KINDS, EditionKind
 from newsdesk.publish.site import _environment, publish_site
 from newsdesk.run import pipeline
+from newsdesk.serve.app import create_app
+from newsdesk.serve.mcp import build_server
 from newsdesk.store.edition_rows import store_edition
 from newsdesk.store.schema import editions
-from newsdesk.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 3, 13, 4, 0, tzinfo=UTC)

@@ -33,6 +33,7 @@ from newsdesk.core.model import Turn
 from newsdesk.llm.client import LLM, Reply
 from newsdesk.publish.markdown import split_front_matter
 from newsdesk.run.pipeline import run_pipeline
+from newsdesk.serve.app import create_app
 from newsdesk.store import open_store
 from newsdesk.store.schema import (
     analyses,
@@ -42,7 +43,6 @@ from newsdesk.store.schema import (
     transcripts,
 )
 from newsdesk.text.sentences import length, sentences
-from newsdesk.web.app import create_app
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text
 from newsdesk.write.transcript import find_quotes

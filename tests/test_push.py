@@ -353,7 +353,7 @@ def test_push_commands(store, smtp, monkeypatch, tmp_path):
 def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(store, smtp, webhooks):
     from fastapi.testclient import TestClient
 
-    from newsdesk.web.app import create_app
+    from newsdesk.serve.app import create_app
 
     s, engine = store
     port, mails = smtp
@@ -400,7 +400,7 @@ def test_web_app_lists_subscriptions_with_a_failing_channel_and_sends_a_test(sto
 def test_json_api_lists_adds_and_removes_subscriptions_behind_the_token(store, webhooks):
     from fastapi.testclient import TestClient
 
-    from newsdesk.web.app import create_app
+    from newsdesk.serve.app import create_app
 
     s, engine = store
     s.web_token = "push-token"

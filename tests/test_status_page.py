@@ -15,9 +15,9 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.run.pipeline import STAGE_NAMES, run_pipeline
+from newsdesk.serve.app import create_app
 from newsdesk.store.schema import sources
 from newsdesk.store.stage_runs import set_next_due
-from newsdesk.web.app import create_app
 
 DUE = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 

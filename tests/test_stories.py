@@ -273,7 +273,7 @@ def story_store(tmp_path_factory, embedder):
 def test_api_story_route_gives_the_timeline_and_404_for_unknown_ids(story_store):
     from fastapi.testclient import TestClient
 
-    from newsdesk.web.app import create_app
+    from newsdesk.serve.app import create_app
 
     engine, settings, ev = story_store
     with engine.connect() as conn:

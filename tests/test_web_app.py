@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select, update
 
 from newsdesk.core.config import Settings
+from newsdesk.serve.app import create_app
 from newsdesk.store.schema import (
     analyses,
     checks,
@@ -23,7 +24,6 @@ from newsdesk.store.schema import (
     llm_usage,
     sources,
 )
-from newsdesk.web.app import create_app
 
 TOKEN = "test-operator-token"
 DAY1 = datetime(2026, 4, 22, 3, 0, tzinfo=UTC)  # 11:00 in Asia/Shanghai

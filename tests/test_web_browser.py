@@ -9,8 +9,8 @@ from sqlalchemy import select
 from test_web_app import TOKEN, seed_store
 
 from newsdesk.core.config import Settings
+from newsdesk.serve.app import create_app
 from newsdesk.store.schema import feedback
-from newsdesk.web.app import create_app
 
 pytestmark = pytest.mark.browser
 

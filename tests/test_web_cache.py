@@ -16,10 +16,10 @@ from sqlalchemy import event, insert
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
 from newsdesk.editions.daily import build_daily
+from newsdesk.serve.app import create_app
+from newsdesk.serve.cache import CHECK_EVERY
 from newsdesk.store.items import sync_sources, upsert_items
 from newsdesk.store.schema import analyses, event_members, events, items
-from newsdesk.web.app import create_app
-from newsdesk.web.cache import CHECK_EVERY
 
 TOKEN = "cache-test-token"
 WHEN = datetime(2026, 4, 23, 2, 0, tzinfo=UTC)  # 10:00 in Asia/Shanghai
@@ -164,7 +164,7 @@ def test_a_readers_page_sets_no_cookie_and_comes_back_the_same(server):
 
 
 def test_the_page_cache_is_bounded_in_bytes_and_sees_another_connections_commit(sqlite_engine, monkeypatch):
-    from newsdesk.web import cache as web_cache
+    from newsdesk.serve import cache as web_cache
 
     monkeypatch.setattr(web_cache, "MAX_PAGE_BYTES", 250)
     reads = web_cache.ReadCache(sqlite_engine, check_every=0)
@@ -184,8 +184,8 @@ def test_the_page_cache_is_bounded_in_bytes_and_sees_another_connections_commit(
 
 
 def test_an_in_memory_store_is_versioned_by_its_tables():
+    from newsdesk.serve.cache import ReadCache
     from newsdesk.store import open_store
-    from newsdesk.web.cache import ReadCache
 
     engine = open_store("sqlite://")
     reads = ReadCache(engine)
@@ -199,7 +199,7 @@ def test_an_in_memory_store_is_versioned_by_its_tables():
 def test_a_page_kept_for_every_reader_cannot_carry_a_csrf_token():
     from starlette.requests import Request
 
-    from newsdesk.web.app import LazyCsrf
+    from newsdesk.serve.app import LazyCsrf
 
     request = Request({"type": "http", "method": "GET", "path": "/", "headers": [], "session": {}})
     assert len(str(LazyCsrf(request))) > 20 and "csrf" in request.session  # a personal page makes one

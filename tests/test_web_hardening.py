@@ -16,8 +16,8 @@ from schemathesis.checks import not_a_server_error
 from test_web_app import TOKEN, csrf_of, seed_store
 
 from newsdesk.core.config import Settings
+from newsdesk.serve.app import create_app
 from newsdesk.store import open_store
-from newsdesk.web.app import create_app
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 

@@ -264,7 +264,7 @@ def test_the_extractive_weekly_threads_its_themes_by_story_in_every_published_fo
 
     from newsdesk.editions.weekly import build_extractive_weekly
     from newsdesk.publish.site import publish_site
-    from newsdesk.web.app import create_app
+    from newsdesk.serve.app import create_app
     from newsdesk.write.extractive.card import extractive_card
 
     engine, settings, ev = store

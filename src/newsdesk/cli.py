@@ -752,14 +752,14 @@ def serve(
     import os
     import socket
 
-    from newsdesk.web.app import default_workers, serve_app
+    from newsdesk.serve.app import default_workers, serve_app
 
     s = settings()
     engine()  # opened (and migrated) once here, before the server processes open it
     workers = workers or default_workers(s.database)
     if _state.get("config"):  # each server process loads the same settings file
         os.environ["NEWSDESK_CONFIG"] = str(Path(_state["config"]).resolve())
-    serve = lambda: serve_app("newsdesk.web.app:app_from_environment", host=host, port=port, workers=workers)  # noqa: E731
+    serve = lambda: serve_app("newsdesk.serve.app:app_from_environment", host=host, port=port, workers=workers)  # noqa: E731
     # uvicorn only logs a busy port and exits; check first so the message names the fix.
     try:
         with socket.create_server((host, port)):
@@ -843,7 +843,7 @@ def beat_cmd(
 @app.command("mcp")
 def mcp_cmd() -> None:
     """Serve the newsroom to an AI assistant over the Model Context Protocol on stdin / stdout."""
-    from newsdesk.mcp_server import build_server
+    from newsdesk.serve.mcp import build_server
 
     build_server(engine(), settings()).run("stdio")
 

@@ -16,8 +16,10 @@ from sqlalchemy.engine import Engine
 from newsdesk.core.config import Settings
 from newsdesk.publish.outputs import EDITION_KINDS, kind_names
 from newsdesk.push import subscriptions as push
-from newsdesk.read import auth, queries
-from newsdesk.read.shapes import (
+from newsdesk.run.pipeline import STAGE_NAMES
+from newsdesk.search.index import SearchIndex
+from newsdesk.serve import auth, queries
+from newsdesk.serve.shapes import (
     Created,
     Edition,
     EditionRef,
@@ -35,8 +37,6 @@ from newsdesk.read.shapes import (
     Unit,
     Usage,
 )
-from newsdesk.run.pipeline import STAGE_NAMES
-from newsdesk.search.index import SearchIndex
 from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
 from newsdesk.stories.timelines import story_page

@@ -40,7 +40,6 @@ from newsdesk.core.config import Settings
 from newsdesk.core.labels import UI_LANGUAGES, Labels
 from newsdesk.ingest.normalize import detect_language
 from newsdesk.ingest.poll import short
-from newsdesk.mcp_server import TokenGate, build_server
 from newsdesk.publish.outputs import BY_SEGMENT, KINDS
 from newsdesk.publish.site import paragraphs
 from newsdesk.push.send import push_test
@@ -51,12 +50,13 @@ from newsdesk.push.subscriptions import (
     remove_subscription,
     set_subscription_enabled,
 )
-from newsdesk.read import auth, queries
 from newsdesk.search.index import SearchIndex
+from newsdesk.serve import auth, queries
+from newsdesk.serve.api import MAX_PAGE, build_api, check_id, parse_day, run_status
+from newsdesk.serve.cache import CachedPages, ClearOnWrite, ReadCache
+from newsdesk.serve.mcp import TokenGate, build_server
 from newsdesk.store.days import event_dates, neighbour_days
 from newsdesk.text import html as render
-from newsdesk.web.api import MAX_PAGE, build_api, check_id, parse_day, run_status
-from newsdesk.web.cache import CachedPages, ClearOnWrite, ReadCache
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -549,7 +549,7 @@ def default_workers(database_url: str) -> int:
 
 def app_from_environment() -> FastAPI:
     """The app as each server process builds it: settings from NEWSDESK_CONFIG and NEWSDESK_* (uvicorn's
-    factory; `uvicorn --factory newsdesk.web.app:app_from_environment` runs it too)."""
+    factory; `uvicorn --factory newsdesk.serve.app:app_from_environment` runs it too)."""
     from newsdesk.core.config import load_settings
     from newsdesk.store import open_store
 

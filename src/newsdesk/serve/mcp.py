@@ -29,9 +29,9 @@ from starlette.types import Receive, Scope, Send
 
 from newsdesk.core.config import Settings
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind, kind_names
-from newsdesk.read import auth, queries
-from newsdesk.read.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
 from newsdesk.search.index import SearchIndex
+from newsdesk.serve import auth, queries
+from newsdesk.serve.shapes import Created, Edition, EditionRef, EventDetail, SearchResults, SourceRow
 
 Language = Literal["zh", "en"]
 _URI = "newsdesk://editions/{kind}/{key}/{language}"
