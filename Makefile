@@ -24,13 +24,13 @@ lint: $(STAMP)
 	$(BIN)/python -m ruff format --check
 	$(BIN)/python -m ruff check
 	$(BIN)/python -m mypy | $(BIN)/python -m mypy_baseline filter --hide-stats
-	$(BIN)/python -m cogapp -I docs --check --verbosity=0 docs/*.md
+	$(BIN)/python -m cogapp -I docs --check --verbosity=0 docs/*.md CONTRIBUTING.md
 
 fmt: $(STAMP)
 	$(BIN)/python -m ruff check --fix
 	$(BIN)/python -m ruff format
 	$(BIN)/python -m mypy | $(BIN)/python -m mypy_baseline sync
-	$(BIN)/python -m cogapp -I docs -r --verbosity=0 docs/*.md
+	$(BIN)/python -m cogapp -I docs -r --verbosity=0 docs/*.md CONTRIBUTING.md
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -4,7 +4,7 @@ importance left out at a time.
     .venv/bin/python benchmarks/rank_ablation.py eval/editorial/2026-W*.jsonl
 
 Each week goes through the real stages once on a fresh store, as `newsdesk eval editorial` replays
-it (ingest → cluster → stories → rank → write → daily, extractive). Then, for every row, rank.py
+it (ingest → cluster → stories → rank → write → daily, extractive). Then, for every row, rank/score.py
 scores the events again leaving those parts out (a kind left out stops deciding the tab too), the
 day pages are rebuilt and measured as the eval measures them: placement, NDCG@10, noise@10,
 featured count and precision against tier 3, days with news and no featured event. Every week is a

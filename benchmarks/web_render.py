@@ -97,7 +97,7 @@ def build_store(url: str, n_events: int) -> int:
                 )
             )
         # Seen a day at a time, as a newsroom polling its feeds sees them (all seen at the end, the
-        # first months would be a feed's back catalogue, which gets no day: days.py).
+        # first months would be a feed's back catalogue, which gets no day: store/days.py).
         per_day = len(batch) // days
         for d in range(days):
             chunk = batch[d * per_day : (d + 1) * per_day] if d < days - 1 else batch[d * per_day :]

@@ -4,7 +4,7 @@
 
 Each labelled week is replayed once through the real stages (as `newsdesk eval editorial` does, on a
 fresh temporary store), then the themes are built under every setting of a small grid
-(write/weekly_themes.py: LEAD_FLOOR, MAX_LEADS, POOL_FLOOR). For each week, the setting that scores
+(rank/themes.py: LEAD_FLOOR, MAX_LEADS, POOL_FLOOR). For each week, the setting that scores
 best on the other weeks is applied to it: that week's numbers are held apart. Measures as the eval's
 weekly (tier-3 events in themes, anywhere in the weekly, themed events of tier 0-1); the score a
 setting gets on a set of weeks is mean(in themes) + 0.5 mean(anywhere) - 3 max(0, mean(routine) - 0.25).

@@ -126,3 +126,32 @@ def settings_block() -> str:
         doc = "" if doc.startswith(f"{type(section).__name__}(") else " ".join(doc.split())  # dataclass's own
         rows += ["", f"{_pad(f'[{f.name}]')}# {doc}" if doc else f"[{f.name}]", *_section(section)]
     return "\n".join([*rows, "```"]) + "\n"
+
+
+def _first_sentence(doc: str | None, width: int = 100) -> str:
+    text = " ".join((doc or "").split())
+    end = text.find(". ")
+    text = text[: end + 1] if end > 0 else text
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + " …"
+
+
+def layout() -> str:
+    """CONTRIBUTING's map of the package: each floor (newsdesk.FLOORS, lowest first) with what its
+    docstring says, and each module with the first sentence of its own."""
+    import newsdesk
+
+    root = Path(newsdesk.__file__).parent
+
+    def doc(path: Path) -> str | None:
+        return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+
+    lines = ["src/newsdesk/         the floors, lowest first: a module imports its own floor and those below it"]
+    for floor in newsdesk.FLOORS:
+        lines.append(f"  {floor + '/':<20}{_first_sentence(doc(root / floor / '__init__.py'), 110)}")
+        for path in sorted((root / floor).rglob("*.py")):
+            rel = path.relative_to(root / floor)
+            if path.name == "__init__.py" or "migrations" in rel.parts:
+                continue
+            lines.append(f"    {str(rel):<24}{_first_sentence(doc(path), 100)}")
+    lines.append(f"  {'cli.py':<20}{_first_sentence(doc(root / 'cli.py'), 110)}")
+    return "```\n" + "\n".join(lines) + "\n```\n"

@@ -1,4 +1,4 @@
-"""The task queue's bookkeeping in the store (workers/claims.py) and the run budget every worker shares,
+"""The task queue's bookkeeping in the store (run/claims.py) and the run budget every worker shares,
 on SQLite and PostgreSQL, without a broker."""
 
 from __future__ import annotations

@@ -325,7 +325,7 @@ def test_a_date_without_a_time_of_day_shows_as_the_date_alone(sqlite_engine, tmp
 
 
 def test_off_topic_events_close_the_day_under_other(sqlite_engine):
-    """An event rank.py found not about AI stays on its day, after the news, under 其他 / Other."""
+    """An event rank/score.py found not about AI stays on its day, after the news, under 其他 / Other."""
     settings = Settings(languages=["zh"])
     with sqlite_engine.begin() as conn:
         seed(conn)

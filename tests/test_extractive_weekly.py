@@ -1,5 +1,5 @@
 """The extractive weekly on the demo pack's week: themes from the week's lead events
-(write/weekly_themes.py, the written weekly's too), named from their lead headlines, each event
+(rank/themes.py, the written weekly's too), named from their lead headlines, each event
 told by its own items; an overview line per theme with its lead's figure, attributed; briefs told
 only by their own item; the report's form; the checker passes it part by part."""
 

@@ -40,6 +40,6 @@ def test_outlets_and_member_items_have_different_words():
 
 
 def test_a_missing_label_is_an_error_and_a_category_shows_as_it_is():
-    with pytest.raises(AttributeError, match="labels.py"):
+    with pytest.raises(AttributeError, match="core/labels.py"):
         Labels("zh").no_such_label
     assert Labels("zh").get("zh-media") == "zh-media" and Labels("ja").all == "All"

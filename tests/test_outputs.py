@@ -84,7 +84,7 @@ def test_every_kind_has_its_templates_words_stage_and_renderers(kind):
             env.get_template(template)
         except TemplateNotFound:
             pytest.fail(f"{kind.name}: its template {template} is not in publish/templates")
-    assert set(LABELS[kind.name]) >= set(UI_LANGUAGES), f"{kind.name}: add its name to labels.py in every language"
+    assert set(LABELS[kind.name]) >= set(UI_LANGUAGES), f"{kind.name}: add its name to core/labels.py in every language"
     assert kind.name in pipeline.STAGE_NAMES and kind.tool and kind.about and kind.key.help
 
     key, title, body, meta = SAMPLES[kind.name]
@@ -153,7 +153,7 @@ def test_every_kind_is_published_served_and_offered(sqlite_engine, tmp_path, kin
 #
 # docs/adding-an-output.md's checklist for a kind assembled from what is stored (no writer of its
 # own) with the one-page template: its entry (publish/outputs.py), its build (editions/build.py),
-# its name (labels.py) and its sample (SAMPLES above). Below, each is what that file would hold;
+# its name (core/labels.py) and its sample (SAMPLES above). Below, each is what that file would hold;
 # nothing else in the package is touched.
 
 
@@ -196,7 +196,7 @@ def memo_kind():
     assert MEMO.name not in LABELS and MEMO.name not in EDITION_KINDS, "pick a throwaway name nothing uses"
     KINDS.append(MEMO)
     EDITION_KINDS[MEMO.name], BY_SEGMENT[MEMO.segment] = MEMO, MEMO
-    LABELS[MEMO.name] = {"zh": "备忘", "en": "Memos"}  # labels.py's part
+    LABELS[MEMO.name] = {"zh": "备忘", "en": "Memos"}  # core/labels.py's part
     # pipeline.STAGES reads KINDS when it is imported; an entry added at run time is added as it would be.
     pipeline.STAGES.insert(pipeline.STAGE_NAMES.index("publish"), pipeline.Stage("memo", pipeline.edition_stage(MEMO)))
     pipeline.STAGE_NAMES[:] = [s.name for s in pipeline.STAGES]

@@ -1,4 +1,4 @@
-"""The web app's read cache (web/cache.py) over a real SQLite store, through a loopback server:
+"""The web app's read cache (serve/cache.py) over a real SQLite store, through a loopback server:
 a page's second read runs no page query; a new edition, event or vote shows without a restart;
 the operator's page (the clusterer's reasons) never comes out of, or goes into, the shared cache."""
 

@@ -1,3 +1,28 @@
-"""newsdesk: a self-hosted newsroom for the AI industry."""
+"""newsdesk: a self-hosted newsroom for the AI industry.
+
+The package is a house of floors, one folder each, lowest first. A module imports its own floor and those
+below it, never one above (tests/test_structure.py holds this; CONTRIBUTING.md's layout is generated from it
+and from each floor's docstring). Nothing lives at the package root but the command (cli.py).
+"""
 
 __version__ = "0.1.0"
+
+FLOORS = (
+    "core",
+    "store",
+    "text",
+    "check",
+    "llm",
+    "ingest",
+    "cluster",
+    "stories",
+    "rank",
+    "write",
+    "editions",
+    "publish",
+    "search",
+    "push",
+    "run",
+    "eval",
+    "serve",
+)

@@ -11,7 +11,7 @@ __all__ = ["ClusterStats", "cluster_new_items", "event_brief", "refresh_event"]
 
 def __getattr__(name: str):
     # Loaded on first use: the clusterer's MinHash / scipy stack costs seconds, and the web app
-    # and the editions import this package only for its story links (cluster/stories.py).
+    # and the editions import this package only for its story links (stories/threads.py).
     if name in __all__:
         from newsdesk.cluster import stage
 

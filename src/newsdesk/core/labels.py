@@ -281,13 +281,13 @@ class Labels:
         try:
             return LABELS[key][self.language]
         except KeyError:
-            raise AttributeError(f"no label {key!r}; add it to newsdesk/editions/labels.py") from None
+            raise AttributeError(f"no label {key!r}; add it to newsdesk/core/labels.py") from None
 
     def __getitem__(self, key: str) -> str:
         try:
             return LABELS[key][self.language]
         except KeyError:
-            raise KeyError(f"no label {key!r}; add it to newsdesk/editions/labels.py") from None
+            raise KeyError(f"no label {key!r}; add it to newsdesk/core/labels.py") from None
 
     def category(self, name: str) -> str:
         """A source category's reader-facing name ('zh-media' -> 中文媒体); an unknown one as it is."""

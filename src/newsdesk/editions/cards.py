@@ -8,8 +8,8 @@ text (a feed's markup removed), escaped where they are rendered:
     event_id, headline (the analysis's, else the event title), title, importance, tab,
     category, outlets (distinct outlets that covered it), independent_outlets,
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
-    update     the event began on an earlier day and grew on this one (days.py)
-    other      the event is not about AI (rank.py): the day shows it last, folded under 其他 / Other
+    update     the event began on an earlier day and grew on this one (store/days.py)
+    other      the event is not about AI (rank/score.py): the day shows it last, folded under 其他 / Other
     members    the member items a reader can open, lead first, then by time (on an update, the
                day's new reports first): item_id, outlet, title, url, published_at (local,
                "YYYY-MM-DD HH:MM", or only the date when the source gave no time of day),
@@ -22,10 +22,10 @@ text (a feed's markup removed), escaped where they are rendered:
     notes      the extractive card's coverage and disclosure sentences (the event page shows them)
     badges     the notes as one line a reader scans, in the card's language: [{kind, text, title}],
                kinds extract, level (the best material any member had), outlets, check
-    category_label  the category in the reader's language (labels.py)
+    category_label  the category in the reader's language (core/labels.py)
     check      clean | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
-    follows    the earlier event this one follows up (cluster/stories.py): {event_id, headline}, or None
+    follows    the earlier event this one follows up (stories/threads.py): {event_id, headline}, or None
     story      the story it is part of, or None: {story_id, title, events: [{event_id, headline,
                date (local YYYY-MM-DD), follows_event_id}]}, its events in time order
     text_language   {headline, lead}: the language each is written in (zh, en or other; lead "" when
@@ -209,7 +209,7 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "importance": round(event.importance, 4),
         "tab": event.tab,
         "update": update,
-        # Not about AI (rank.py): shown after the day's news under 其他 / Other, folded.
+        # Not about AI (rank/score.py): shown after the day's news under 其他 / Other, folded.
         "other": bool((event.score_parts or {}).get("off_topic")),
         "category": event.category or "",
         "category_label": Labels(language).category(event.category) if event.category else "",

@@ -1,7 +1,7 @@
 """The daily edition.
 
 The daily edition of a date D holds the events first reported on D (in settings.timezone)
-and, marked as updates, earlier events that new outlets reported on D (days.py), most
+and, marked as updates, earlier events that new outlets reported on D (store/days.py), most
 important first, one card per event (editions/cards.py):
 headline, member items with links and times, the analysis and whether it passed the
 checker. It is stored once per language; the cards and tabs go in `meta` so the site and
@@ -114,7 +114,7 @@ def daily_title(day: date, language: str) -> str:
 
 def render_daily(day: date, cards: list[dict], language: str, base_url: str = "") -> str:
     news = [c for c in cards if not c.get("other")]
-    others = [c for c in cards if c.get("other")]  # not about AI (rank.py): after the news, under 其他 / Other
+    others = [c for c in cards if c.get("other")]  # not about AI (rank/score.py): after the news, under 其他 / Other
     parts = [f"# {daily_title(day, language)}", render_top(cards, language, base_url)]
     parts += [render_card(card, n, language, base_url) for n, card in enumerate(news, 1)]
     if others:

@@ -5,7 +5,7 @@ week a tier (3 lead story, 2 front-page line, 1 routine, 0 noise) and, for tiers
 within its `day` (the date of its earliest item). Its events are those of a cluster label file
 (eval/clusters/), whose items say which event each article belongs to.
 
-Cards folded under 其他 / Other (rank.py's off-topic events) are not part of the page order.
+Cards folded under 其他 / Other (rank/score.py's off-topic events) are not part of the page order.
 
 The week is replayed as a reader would meet it: its items (taken from the harvest they came
 from, found by id = `adh-` + SHA-1 of the canonical link) go through the real stages on a fresh
@@ -273,7 +273,7 @@ def score_day(
 ) -> DayScore:
     """One day's measures from its published cards (page order) and the labels."""
     s = DayScore(day, cards=len(cards))
-    # Cards under 其他 / Other (not about AI, rank.py) are folded at the page's end: a reader
+    # Cards under 其他 / Other (not about AI, rank/score.py) are folded at the page's end: a reader
     # scanning the page never meets them in its order, so they hold no place in it.
     cards = [c for c in cards if not c.get("other")]
     todays = [lab for lab in labels.values() if lab.day == day]

@@ -66,7 +66,7 @@ WEEK = Key(
 
 @dataclass(frozen=True)
 class EditionKind:
-    name: str  # editions.kind; also its pipeline stage, its `newsdesk` command and its interface word (labels.py)
+    name: str  # editions.kind; also its pipeline stage, its `newsdesk` command and its interface word (core/labels.py)
     build: Build  # its stage's work (editions/build.py)
     body: Callable[[dict], str]  # its Markdown file's body, after the front matter (publish/markdown.py)
     summary: Callable[[dict], str]  # one line: the front matter's summary, the feed entry's description

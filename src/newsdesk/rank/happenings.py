@@ -2,7 +2,7 @@
 
 Read from the words of the headline and the summary material (title, feed summary, the harvest's
 `core_point` and `highlights`, the first part of a full text), in Chinese and English. Each kind is
-one rule on those words; rank.py weighs them. News kinds: a major company's release or statement,
+one rule on those words; rank/score.py weighs them. News kinds: a major company's release or statement,
 money with an amount (a round, an acquisition, results), policy or legal action, an incident, a
 versioned release, a paper with results. Routine kinds: a changelog, a tutorial or how-to,
 marketing, an event recap or interview, opinion, an explainer, a roundup. And whether it is about AI

@@ -1,4 +1,4 @@
-"""Rank events like an editor: importance from what the happening is (kinds.py: a major company's
+"""Rank events like an editor: importance from what the happening is (rank/happenings.py: a major company's
 release or statement, money with an amount, policy or legal action, an incident, a versioned
 release, a paper with results; routine kinds ranked down; off-topic below everything), who
 reported it (independent outlets, the company itself, source authority), engagement and reader
@@ -43,7 +43,7 @@ def _engagement(e: dict) -> float:
     return reach + 2.0 * float(e.get("comments") or e.get("num_comments") or 0)
 
 
-# What the happening is worth, by kind (kinds.py), and what a routine kind costs. Read from one
+# What the happening is worth, by kind (rank/happenings.py), and what a routine kind costs. Read from one
 # labelled week's misses and checked on the other (eval/editorial/); see docs/ranking.md.
 KIND_WEIGHT = {
     "major": 0.6,
@@ -104,7 +104,7 @@ def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozens
 
 def importance_parts(facts: dict) -> dict:
     """Each part of an event's importance, rounded, plus their sum as `importance`. Facts:
-    independent_outlets, outlets, best_authority, engagement, feedback, kinds (kinds.Kinds),
+    independent_outlets, outlets, best_authority, engagement, feedback, kinds (happenings.Kinds),
     first_party, undated, title_only, and `without` (parts to leave out, see text_facts).
     A part that is zero is left out of the stored parts, except the first five."""
     kinds = facts.get("kinds") or Kinds()
@@ -273,7 +273,7 @@ def rank_events(
                 and facts["feedback"] >= 0,
             }
             scored.append(entry)
-            # An event's day is that of its first report (days.py).
+            # An event's day is that of its first report (store/days.py).
             by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
         for day_events in by_day.values():
             day_tabs(day_events)

@@ -3,7 +3,7 @@
 Both writers (write/weekly.py with a model, write/extractive/weekly.py without) take their themes here;
 nothing in it depends on the edition's language but the words a heading is cut from.
 
-1. Leads: the week's most important news by the day ranking's importance (rank.py, in
+1. Leads: the week's most important news by the day ranking's importance (rank/score.py, in
    events.score_parts): on topic, dated, not routine unless the analysis of a happening (is_news:
    the week's report of it where no direct report came), a happening (money, policy, an incident,
    a major company's release) counted HARD_BONUS more than a big name alone and a small sum
@@ -38,7 +38,7 @@ from newsdesk.rank.happenings import MAJOR, NEWS_KINDS
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
 # week's score under the setting chosen on the other five).
-LEAD_FLOOR = 1.8  # importance a lead needs (rank.py's P1 is 2.5)
+LEAD_FLOOR = 1.8  # importance a lead needs (rank/score.py's P1 is 2.5)
 MIN_LEADS = 3
 MAX_LEADS = 12
 POOL_FLOOR = 1.8  # importance an event needs to join a lead's theme
@@ -337,12 +337,12 @@ class ThemeEvent:
     joins: bool = True  # on topic and dated: may join a theme it is tied to, routine or not
     told: bool = True  # its material says more than its title
     hard: bool = False  # a happening (is_hard): money, policy, an incident, a major company's release
-    featured: bool = False  # its day's featured news (rank.py's tab): what a reader of that day had to see
+    featured: bool = False  # its day's featured news (rank/score.py's tab): what a reader of that day had to see
     small: bool = False  # a small sum is all it tells (is_small): a seed round, small-company PR
 
     @classmethod
     def of(cls, event_id: int, headline: str, parts: dict, tab: str = "", **kw) -> ThemeEvent:
-        """An event as the themes read it, from its rank.py score parts and tab."""
+        """An event as the themes read it, from its rank/score.py score parts and tab."""
         importance = float(parts.get("importance", kw.pop("importance", 0.0)) or 0.0)
         joins = not (parts.get("off_topic") or parts.get("undated"))
         news = is_news(parts)
@@ -446,11 +446,11 @@ def event_names(e: ThemeEvent) -> dict[str, str]:
 
 HARD_KINDS = frozenset(["money", "policy", "incident"])
 ANALYSES = frozenset(["explainer", "opinion"])  # routine kinds that may be the week's report of a happening
-HAPPENINGS = frozenset(NEWS_KINDS) - {"major"}  # kinds.py's news kinds that say what happened
+HAPPENINGS = frozenset(NEWS_KINDS) - {"major"}  # rank/happenings.py's news kinds that say what happened
 
 
 def kind_names(score_parts: dict) -> set[str]:
-    """The kinds rank.py read in an event (score_parts["kinds"], kinds.Kinds.names())."""
+    """The kinds rank/score.py read in an event (score_parts["kinds"], happenings.Kinds.names())."""
     return {k.strip() for k in str(score_parts.get("kinds") or "").split(",") if k.strip()}
 
 
@@ -475,7 +475,7 @@ def is_small(score_parts: dict, headlines: tuple[str, ...] | list[str]) -> bool:
 
 
 def is_news(score_parts: dict) -> bool:
-    """Whether an event may lead or join a theme, or be a brief (rank.py's parts): on topic, dated, and
+    """Whether an event may lead or join a theme, or be a brief (rank/score.py's parts): on topic, dated, and
     not routine, unless it is the analysis of a happening, a kind of news beyond a big name ("The
     Pentagon's deal with OpenAI, explained"; an event led by its explainer, the launch report a
     member): the week's report of it where no direct report came; one that came leads, and the

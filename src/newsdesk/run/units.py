@@ -8,7 +8,7 @@
     stage(name)              one pass of a pipeline stage that works as a whole:
                              weekly, episode (→ publish), publish (→ push), stories, search, push, rank, write
 
-Each returns the units it makes due (its follow-ups); workers/app.py sends them. Every unit
+Each returns the units it makes due (its follow-ups); run/workers.py sends them. Every unit
 is idempotent: it finds its work in the store and does nothing when that work is done, so a
 second delivery of the same message costs a few queries and no model call (the analysis's
 material key is unchanged, and a model reply already paid for is in the response cache).

@@ -1,4 +1,4 @@
-"""The Celery app: one task, `newsdesk.unit`, that runs any unit of work (workers/units.py).
+"""The Celery app: one task, `newsdesk.unit`, that runs any unit of work (run/units.py).
 
     newsdesk worker [--queues fetch,write] [--concurrency 4]   # as many as you like, on any machine
     newsdesk beat [--every 30m]                                # one: starts a pass now and every 30 minutes
@@ -6,7 +6,7 @@
 Delivery is at least once: a message is acknowledged when its unit ends (acks_late), a
 worker process that dies hands its message back (reject_on_worker_lost), and a whole
 worker that dies has its messages redelivered by the broker (RabbitMQ at once, Redis after
-`workers.visibility_timeout`). The store makes that safe (workers/claims.py): a unit's lease
+`workers.visibility_timeout`). The store makes that safe (run/claims.py): a unit's lease
 lets one worker run it at a time, and every unit is idempotent. A unit that raises is tried
 again after `workers.retry_delay` (doubled each time), `workers.max_attempts` times in all,
 then recorded as failed with its error; the queue moves on. A failed unit is asked for again

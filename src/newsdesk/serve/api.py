@@ -70,7 +70,7 @@ def check_id(event_id: int) -> int:
 
 def run_status(conn) -> dict:
     """The operator's view: each stage's runs and each source's polling (store/stage_runs.py), and the
-    workers' units of work per stage (workers/claims.py)."""
+    workers' units of work per stage (run/claims.py)."""
     from newsdesk.run.claims import board, listed
 
     order = {name: n for n, name in enumerate(STAGE_NAMES)}

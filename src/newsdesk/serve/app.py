@@ -2,7 +2,7 @@
 
 create_app(engine, settings) builds the whole application (HTML pages, the JSON API
 under /api, /openapi.json); the CLI and the tests share it. Pages read the store
-through read/queries.py; nothing here knows SQL.
+through serve/queries.py; nothing here knows SQL.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     )
     app.add_middleware(CachedPages, cache=reads, key=lambda scope: reader_page_key(Request(scope)))
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
-    # carries a login's secret; the login itself is in the store (read/auth.py), which logout ends.
+    # carries a login's secret; the login itself is in the store (serve/auth.py), which logout ends.
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.web_secret or secrets.token_urlsafe(32),

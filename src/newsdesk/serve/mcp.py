@@ -2,7 +2,7 @@
 
 `newsdesk mcp` serves it over stdio (an assistant on the same machine starts it);
 `newsdesk serve` mounts it at /mcp over streamable HTTP, behind the operator's token.
-Tools read through the same functions as the JSON API (read/queries.py) and answer in
+Tools read through the same functions as the JSON API (serve/queries.py) and answer in
 the API's own models, so a tool and its API route always agree. Editions are also
 resources (`newsdesk://editions/{kind}/{key}/{language}`).
 

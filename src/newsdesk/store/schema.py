@@ -256,7 +256,7 @@ event_members = Table(
     Index("ix_event_members_event", "event_id"),
 )
 
-# Stories: events that follow one another (cluster/stories.py). One row per event in a story;
+# Stories: events that follow one another (stories/threads.py). One row per event in a story;
 # an event in no story has none.
 stories = Table(
     "stories",
@@ -503,7 +503,7 @@ stage_runs = Table(
 web_sessions = Table(
     "web_sessions",
     metadata,
-    # One row per logged-in browser (read/auth.py): logout deletes it, so a copied cookie opens
+    # One row per logged-in browser (serve/auth.py): logout deletes it, so a copied cookie opens
     # nothing afterwards; a changed web_token or web_session_idle without a request ends it too.
     # The cookie holds the session's secret; the store only its hash and a MAC of the token.
     Column("id", String(64), primary_key=True),  # sha256 of the secret in the cookie

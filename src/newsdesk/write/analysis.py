@@ -5,7 +5,7 @@
 For each event whose analysis is due (see due(): none yet, other instructions or model, the
 event's reports doubled, or its tab rose; one more syndicated copy is not a reason): build the prompt from
 the event brief (cluster.event_brief), ask the model, check the text against exactly what
-the model was shown (write/check.py), and if it fails ask once more with the findings.
+the model was shown (check/checker.py), and if it fails ask once more with the findings.
 A second failure is never published: the draft goes to `failed_drafts` with its findings
 and the event's extractive card (write/extractive) is stored as its analysis instead.
 Every check result goes into `checks`. An event whose analysis is not due is skipped before

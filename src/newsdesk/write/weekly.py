@@ -2,7 +2,7 @@
 
 How a week becomes a report:
 1. The week's events (newest member inside the ISO week, newsroom timezone), by score.
-2. Themes (write/weekly_themes.py, shared with the extractive weekly): each of the week's lead
+2. Themes (rank/themes.py, shared with the extractive weekly): each of the week's lead
    events with the events that share a specific name with it, named by code from its lead
    headline (the model is told the name, and cannot change it).
 3. One structured LLM call per theme writes thesis, per-event fields and the closing
@@ -109,10 +109,10 @@ class WeekEvent:
     members: list[int]
     fingerprint: list  # what changes the report when it changes
     titles: list[str] = field(default_factory=list)  # its reports' own titles, lead first
-    parts: dict = field(default_factory=dict)  # events.score_parts (rank.py)
+    parts: dict = field(default_factory=dict)  # events.score_parts (rank/score.py)
     brief: str = ""  # the brief's sentences, once written
 
-    tab: str = ""  # its day's feed tab (rank.py): featured | p1 | all
+    tab: str = ""  # its day's feed tab (rank/score.py): featured | p1 | all
 
     def theme_event(self) -> ThemeEvent:
         return ThemeEvent.of(self.id, self.title, self.parts, self.tab, titles=self.titles, importance=self.score)
@@ -127,7 +127,7 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
     start, _ = local_day_bounds(monday, settings.timezone)
     _, end = local_day_bounds(monday + timedelta(days=6), settings.timezone)
     rows = conn.execute(
-        # A week holds the events first reported in it, as a day does (days.py).
+        # A week holds the events first reported in it, as a day does (store/days.py).
         select(events)
         .where(events.c.first_published_at >= start, events.c.first_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)

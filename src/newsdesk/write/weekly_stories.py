@@ -1,5 +1,5 @@
 """Stories inside a weekly theme, for both writers (write/weekly.py with a model, write/extractive/
-without): the events of one story (cluster/stories.py) are one entry of a theme, together, in date
+without): the events of one story (stories/threads.py) are one entry of a theme, together, in date
 order, after a line built from their stored headlines and dates ("事件脉络：A（02-24）→ B（02-26）");
 an event whose story began before the week says which story it continues ("续：A（02-17）").
 Both writers arrange a theme's items with `story_entries` and publish the lines with `with_story_lines`;

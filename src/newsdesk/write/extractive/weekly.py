@@ -1,4 +1,4 @@
-"""The extractive weekly report: the week's lead stories as themes (write/weekly_themes.py: each
+"""The extractive weekly report: the week's lead stories as themes (rank/themes.py: each
 lead event with the events that share a specific name with it, named by that name and what its
 lead headline says), each event told by its card's lead facts, an overview line per theme with
 its lead event's hardest fact, and the briefs.
@@ -10,7 +10,7 @@ its lead event's hardest fact, and the briefs.
 
 A brief is one item: its title, its source and 1–3 sentences of that item's own text (the
 ones with figures first), never a sentence from another member of the event. Briefs are the
-week's other news, the days' featured news first (weekly_themes.pick_briefs); routine and
+week's other news, the days' featured news first (themes.pick_briefs); routine and
 off-topic events are left out. Given the week's
 stories (write.weekly_stories.week_stories), a theme's events of one story are one entry under
 their story line, as in the written report.
@@ -199,8 +199,8 @@ def compose(
     per_theme: int = MAX_THEME,
     max_briefs: int = MAX_BRIEFS,
 ) -> tuple[list[Named], list[int]]:
-    """What the weekly holds: its themes (weekly_themes.build_themes) and its briefs' event ids
-    (weekly_themes.pick_briefs), as both writers and benchmarks/weekly_folds.py choose them."""
+    """What the weekly holds: its themes (themes.build_themes) and its briefs' event ids
+    (themes.pick_briefs), as both writers and benchmarks/weekly_folds.py choose them."""
     named = build_themes(events, language, most=most, per_theme=per_theme)
     return named, pick_briefs(events, {i for n in named for i in n.events}, max_briefs)
 
