@@ -46,14 +46,14 @@ class Source:
     def __init__(self, path: str | Path, rev: str = "HEAD"):
         self.path = Path(path)
         if not self.path.is_dir():
-            raise FileNotFoundError(f"{self.path}: no such folder; fetch the repository first (see eval/external/README.md)")
+            raise FileNotFoundError(
+                f"{self.path}: no such folder; fetch the repository first (see eval/external/README.md)"
+            )
         self.rev = rev
         self.is_git = not (self.path / ".git").exists() and (self.path / "HEAD").is_file()
 
     def _git(self, *args: str) -> bytes:
-        return subprocess.run(
-            ["git", f"--git-dir={self.path}", *args], check=True, capture_output=True
-        ).stdout
+        return subprocess.run(["git", f"--git-dir={self.path}", *args], check=True, capture_output=True).stdout
 
     def commit(self) -> str:
         if self.is_git:
