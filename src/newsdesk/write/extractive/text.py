@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import cache
 
+from newsdesk.text.segment import words
 from newsdesk.write.check import extract_numbers
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -378,20 +378,10 @@ _STOP = frozenset(
 )
 
 
-@cache
-def _jieba():
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
 def terms(text: str) -> list[str]:
     """Content words in order: jieba tokens, Latin lower-cased, function words and bare numbers out."""
     out = []
-    for tok in _jieba().lcut(text or ""):
+    for tok in words(text or ""):
         tok = tok.strip()
         if not tok or not re.search(r"[^\W\d_]", tok):
             continue

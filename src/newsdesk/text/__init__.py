@@ -1,0 +1,1 @@
+"""Text handling shared by stages: Chinese word segmentation (segment.py)."""
