@@ -22,6 +22,8 @@ import jieba
 import jieba.posseg
 import rjieba
 
+from newsdesk.text import segment
+
 ROOT = Path(__file__).resolve().parents[1]
 HARVEST = (
     Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "news" / "ai-daily-harvest.jsonl"
@@ -43,6 +45,7 @@ WAYS = {
     "cut HMM": (lambda t: jieba.lcut(t), lambda t: rjieba.cut(t, True)),
     "cut no HMM": (lambda t: jieba.lcut(t, HMM=False), lambda t: rjieba.cut(t, False)),
     "search no HMM": (lambda t: list(jieba.cut_for_search(t, HMM=False)), lambda t: rjieba.cut_for_search(t, False)),
+    "words() HMM": (lambda t: jieba.lcut(t), lambda t: segment.words(t)),
     "tags HMM": (
         lambda t: [(w.word, w.flag) for w in jieba.posseg.lcut(t)],
         lambda t: [tuple(p) for p in rjieba.tag(t, True)],
@@ -58,6 +61,7 @@ def main() -> None:
     jieba.initialize()
     jieba.posseg.lcut("预热")
     rjieba.cut("预热")
+    segment.words("预热 All-in")
     corpus = texts()
     print(f"{len(corpus)} texts (titles and summaries; {HELD_OUT[0]} … {HELD_OUT[1]} left out)")
     for way, (old, new) in WAYS.items():

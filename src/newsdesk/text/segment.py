@@ -5,8 +5,10 @@ of the cluster stage and the checker, and loaded its dictionary on the first Chi
 rjieba (jieba-rs, the same dictionary and algorithm in Rust) gives the same words 15-18x faster
 (benchmarks/segment_equality.py, 1,450 harvest titles and summaries): identical in every text
 without HMM and in search mode; with HMM, jieba splits a Latin run holding punctuation ("All-in",
-"Fal.ai", "C++") where rjieba keeps it whole, so a text rjieba cuts into such a token is cut by
-jieba instead (17% of them; identical then in 1,450 of 1,450).
+"Fal.ai") where rjieba keeps it whole: such a token is split as jieba's HMM path splits it (a
+dictionary word such as "C++" stays whole), and a text with a mixed token ("A轮") is cut by jieba
+itself. `words` is then identical to jieba in 1,450 of 1,450 harvest texts, and in every text of
+eval/clusters/ai-news-dev.jsonl and the demo pack.
 
 Each backend is loaded once, on first use, by the stage that needs it: a run that cuts nothing
 loads nothing. `tagged` (parts of speech) stays on jieba.posseg: rjieba's tags differ in 45% of
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import threading
 from functools import cache
 from pathlib import Path
@@ -44,6 +47,10 @@ def _jieba():
         return jieba
 
 
+# How jieba's HMM path cuts a Latin run it does not know (jieba.finalseg's re_skip).
+_LATIN_RUN = re.compile(r"([a-zA-Z0-9]+(?:\.\d+)?%?)")
+
+
 def _split_differently(word: str) -> bool:
     """A token with an ASCII letter or digit and something else ('All-in', 'Fal.ai', 'C++'):
     jieba's HMM path splits these where rjieba does not."""
@@ -61,9 +68,17 @@ def words(text: str, *, hmm: bool = True, search: bool = False) -> list[str]:
     if search:
         return fast.cut_for_search(text, hmm) if not hmm else list(_jieba().cut_for_search(text))
     cut = fast.cut(text, hmm)
-    if hmm and any(_split_differently(w) for w in cut):
-        return _jieba().lcut(text)
-    return cut
+    if not hmm or not any(_split_differently(w) for w in cut):
+        return cut
+    out: list[str] = []
+    for word in cut:
+        if not _split_differently(word) or (word.isascii() and dictionary(word)[0]):
+            out.append(word)  # 'C++' is a dictionary word: jieba keeps it whole too
+        elif word.isascii():
+            out += [part for part in _LATIN_RUN.split(word) if part]  # 'All-in' -> All, -, in as jieba
+        else:
+            return _jieba().lcut(text)  # a mixed token such as 'A轮': jieba decides
+    return out
 
 
 def tagged(text: str) -> list[tuple[str, str]]:
