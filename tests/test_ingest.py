@@ -60,7 +60,8 @@ def test_replaying_snapshots_in_date_order_stores_each_distinct_item_once(engine
     expected: set[tuple[str, str]] = set()
     for snap in SNAPSHOTS:
         outcomes = _replay(engine, root / snap)
-        assert all(o.status == "ok" for o in outcomes), [o.error for o in outcomes if o.error]
+        # A file the same as the last snapshot's is not parsed again (its digest is stored)
+        assert all(o.status in ("ok", "not_modified") for o in outcomes), [o.error for o in outcomes if o.error]
         expected |= _expected_pairs(root / snap)
     assert _count(engine) == len(expected)
     with engine.connect() as conn:
@@ -109,6 +110,38 @@ def test_failing_sources_do_not_stop_the_others(engine, server):
     assert _count(engine) == before
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).where(fetches.c.not_modified.is_(True))).scalar() == 1
+
+
+def test_a_server_ignoring_validators_resending_the_same_body_is_not_parsed_again(sqlite_engine, monkeypatch):
+    """No ETag, no Last-Modified, 200 every time: the body's digest stands in for a 304; a changed
+    body is parsed and stored as before."""
+    body = {"xml": b""}
+
+    class Plain(Replies):
+        def do_GET(self):
+            self.reply(200, body["xml"], {"Content-Type": "application/rss+xml"})
+
+    httpd = serve_http(Plain)
+    port = httpd.server_address[1]
+    body["xml"] = feed_xml(port, "plain", 3)
+    catalog = [Source(id="plain", name="plain", url=f"http://127.0.0.1:{port}/feed.xml", language="en")]
+    parsed = []
+    real_parse = ingest.parse_feed
+    monkeypatch.setattr(ingest, "parse_feed", lambda *a, **kw: parsed.append(1) or real_parse(*a, **kw))
+    try:
+        first = asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
+        again = asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
+        body["xml"] = feed_xml(port, "plain", 4)
+        changed = asyncio.run(ingest.ingest_all(sqlite_engine, quick_fetch_settings(), catalog))
+    finally:
+        httpd.shutdown()
+    assert (first[0].status, first[0].new) == ("ok", 3)
+    assert again[0].status == "not_modified" and again[0].seen == 0
+    assert (changed[0].status, changed[0].new) == ("ok", 1)
+    assert len(parsed) == 2  # the first and the changed body; the repeat was not parsed
+    with sqlite_engine.connect() as conn:
+        flags = conn.execute(select(fetches.c.not_modified).order_by(fetches.c.id)).scalars().all()
+    assert flags == [False, True, False]  # the repeat's fetch row says it changed nothing
 
 
 def test_private_addresses_are_refused_unless_allowed(sqlite_engine, server):

@@ -76,6 +76,7 @@ def test_a_dead_workers_lease_is_taken_over_and_a_live_ones_is_reported(engine, 
         conn.execute(
             update(sources).values(
                 etag=None,
+                body_hash=None,  # so the fetch parses and stores (the same body is otherwise not_modified)
                 lease_owner=f"{socket.gethostname()}:{_dead_pid()}:dead00",
                 lease_until=now + timedelta(minutes=5),
             )

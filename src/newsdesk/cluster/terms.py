@@ -10,7 +10,6 @@ keeps versions apart.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections import Counter
@@ -18,6 +17,7 @@ from collections.abc import Collection
 
 from newsdesk.cluster.anchors import model_anchors, model_family
 from newsdesk.cluster.dedup import normalize_text
+from newsdesk.text.segment import dictionary, words
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"^[a-z][a-z0-9]{2,}$")  # 3+ characters: "on", "of" and "it" name nothing
@@ -193,17 +193,9 @@ _ROUNDUP = re.compile(
     re.IGNORECASE,
 )
 
-_jieba = None
-
 
 def _cut(text: str) -> list[str]:
-    global _jieba
-    if _jieba is None:
-        import jieba
-
-        jieba.setLogLevel(logging.WARNING)
-        _jieba = jieba
-    return _jieba.lcut(text)
+    return words(text)
 
 
 def headline(text: str) -> str:
@@ -590,30 +582,20 @@ def _is_common(word: str) -> bool:
 _LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?(?![A-Za-z0-9\u00c0-\u024f])")  # not "K" of "Körber"
 _PERSON_TAGS = {"nr", "nrt", "nrfg"}  # jieba: a person's (or a brand's) name
 _NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which is a name when it is rare ("论文" is nz)
-_tags: dict[str, str] | None = None
 
 
 def _frequency(word: str) -> int:
     """How often jieba's dictionary has the word (0: it does not know it)."""
-    import jieba
-
-    _cut("")  # loads jieba quietly
-    return jieba.dt.FREQ.get(word) or 0
+    return dictionary(word)[0]
 
 
 def _proper_cjk(text: str) -> list[str]:
     """Chinese proper nouns: words jieba's dictionary tags as a person's or (when rare) an
     organisation's name, and words it does not know (灵波, 即梦)."""
-    global _tags
-    if _tags is None:
-        _cut("")  # loads jieba quietly
-        import jieba.posseg
-
-        _tags = jieba.posseg.dt.word_tag_tab  # the dictionary's tags: a look-up, not the slower tagger
     out = []
     for word in _cut(text):
         if len(word) >= 2 and all(_CJK.match(ch) for ch in word) and word not in _STOP:
-            freq, flag = _frequency(word), _tags.get(word, "")
+            freq, flag = dictionary(word)  # the dictionary's tags: a look-up, not the slower tagger
             if flag in _PERSON_TAGS or not freq or (flag in _NOUN_TAGS and freq < 300):
                 out.append(word)
     return out

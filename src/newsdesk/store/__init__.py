@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alembic.util import CommandError
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DatabaseError
@@ -78,7 +77,13 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
             migrate(engine)
         except DatabaseError as exc:  # the file is damaged or not SQLite, the server refuses or is gone
             raise unusable_store(exc, str(engine.url)) from None
-        except CommandError as exc:  # a revision this version does not know: the store is newer
+        except Exception as exc:
+            # Alembic is imported here, not at the top: a store at the head never needs it (0.35 s).
+            from alembic.util import CommandError
+
+            if not isinstance(exc, CommandError):
+                raise
+            # a revision this version does not know: the store is newer
             raise StoreError(
                 f"database {engine.url!r} cannot be migrated ({exc}); "
                 "was it upgraded by a newer newsdesk? Install that version"

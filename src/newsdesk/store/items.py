@@ -56,9 +56,9 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         r.id: r
         for start in range(0, len(ids), BATCH)
         for r in conn.execute(
-            select(sources.c.id, sources.c.enabled, sources.c.catalog_enabled).where(
-                sources.c.id.in_(ids[start : start + BATCH])
-            )
+            select(
+                sources.c.id, sources.c.enabled, sources.c.catalog_enabled, *(sources.c[c] for c in _SOURCE_COLUMNS)
+            ).where(sources.c.id.in_(ids[start : start + BATCH]))
         )
     }
     for src in catalog:
@@ -75,7 +75,9 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         file_changed = (not src.enabled) if row.catalog_enabled is None else row.catalog_enabled != src.enabled
         if file_changed:
             values["enabled"] = src.enabled
-        conn.execute(update(sources).where(sources.c.id == src.id).values(catalog_enabled=src.enabled, **values))
+        values["catalog_enabled"] = src.enabled
+        if any(getattr(row, c) != v for c, v in values.items()):  # most runs change nothing: no write
+            conn.execute(update(sources).where(sources.c.id == src.id).values(**values))
 
 
 def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = None) -> list[str]:
@@ -205,5 +207,12 @@ def record_fetch(conn: Connection, source_id: str, **values) -> int:
     return result.inserted_primary_key[0]
 
 
-def save_validators(conn: Connection, source_id: str, etag: str | None, last_modified: str | None) -> None:
-    conn.execute(update(sources).where(sources.c.id == source_id).values(etag=etag, last_modified=last_modified))
+def save_validators(
+    conn: Connection, source_id: str, etag: str | None, last_modified: str | None, body_hash: str | None = None
+) -> None:
+    """What the next poll sends (ETag, Last-Modified) and compares the body with (ingest/run.py body_hash)."""
+    conn.execute(
+        update(sources)
+        .where(sources.c.id == source_id)
+        .values(etag=etag, last_modified=last_modified, body_hash=body_hash)
+    )

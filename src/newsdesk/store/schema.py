@@ -130,6 +130,8 @@ sources = Table(
     # Conditional-GET state, carried from one fetch to the next.
     Column("etag", CleanText),
     Column("last_modified", CleanText),
+    # Digest of the body last stored without error (ingest/run.py body_hash): the same body skips parsing.
+    Column("body_hash", CleanString(64)),
     # Lease so only one worker fetches a source at a time (see ARCHITECTURE.md).
     Column("lease_owner", CleanString(80)),
     Column("lease_until", UTCDateTime()),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, true, update
+from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.store.leases import advisory_lock
@@ -296,9 +296,12 @@ def link_stories(engine: Engine, settings=None, *, embedder=None, config: StoryC
     stats = StoryStats()
     config = config or StoryConfig()
     with engine.connect() as conn, _exclusive(conn), conn.begin():
-        seen = conn.execute(select(func.max(events.c.story_checked_at))).scalar()
+        # Each event against its own stamp: a watermark (updated_at >= the newest stamp) took the last
+        # run's events again every run, all stamped alike, and a run with no new input re-sketched the
+        # whole look-back (2.5 s of a 7.8 s do-nothing demo run).
         changed = select(events.c.id, events.c.first_published_at, events.c.updated_at).where(
-            events.c.item_count > 0, events.c.updated_at >= seen if seen is not None else true()
+            events.c.item_count > 0,
+            or_(events.c.story_checked_at.is_(None), events.c.updated_at > events.c.story_checked_at),
         )
         following = select(story_events.c.event_id).where(story_events.c.follows_event_id.is_not(None))
         check = conn.execute(changed.where(events.c.id.not_in(following))).all()

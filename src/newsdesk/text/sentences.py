@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import cache
 
 from newsdesk.text.numbers import extract_numbers
+from newsdesk.text.segment import words
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A sentence ends at 。！？!? (with any closing quote or bracket), or at a full stop followed by a
@@ -378,20 +378,10 @@ _STOP = frozenset(
 )
 
 
-@cache
-def _jieba():
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
 def terms(text: str) -> list[str]:
     """Content words in order: jieba tokens, Latin lower-cased, function words and bare numbers out."""
     out = []
-    for tok in _jieba().lcut(text or ""):
+    for tok in words(text or ""):
         tok = tok.strip()
         if not tok or not re.search(r"[^\W\d_]", tok):
             continue

@@ -182,12 +182,12 @@ def names(text: str, proper: set[str] = frozenset(), exclude: set[str] = frozens
     name no thing here, such as the speakers' names)."""
     found = _latin_names(text, set(proper), set(exclude))
     if is_cjk(text):
-        import jieba.posseg
+        from newsdesk.text.segment import tagged
 
         found += [
-            w.word
-            for w in jieba.posseg.lcut(text)
-            if w.flag in _CJK_PROPER and len(w.word) >= 2 and w.word.lower() not in exclude
+            word
+            for word, flag in tagged(text)
+            if flag in _CJK_PROPER and len(word) >= 2 and word.lower() not in exclude
         ]
     return found
 
