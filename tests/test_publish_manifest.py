@@ -5,10 +5,14 @@ host, a CI job). A path it names is removed only inside site_dir (a manifest nam
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from test_publish import published  # noqa: F401 (the fixture)
 
+from newsdesk.pipeline import run_pipeline
 from newsdesk.publish.site import publish_site
 
 MANIFEST = ".publish-manifest.json"
@@ -54,3 +58,96 @@ def test_a_manifest_naming_the_site_or_its_folders_removes_nothing(published):  
     stats = publish_site(engine, settings)
     assert stats.removed == 0 and stats.pages == first.pages and (site / "zh" / "daily").is_dir()
     assert "5 file(s) outside the site folder" in stats.warnings[0]
+
+
+# A child process publishes under a file-size limit (RLIMIT_FSIZE, as a full disk would stop it): the
+# pages are already on disk and unchanged, so the manifest is the one file it writes, and it does not fit.
+FULL_DISK = """
+import resource, signal, sys
+from newsdesk.config import Settings
+from newsdesk.errors import NewsdeskError
+from newsdesk.pipeline import run_pipeline
+from newsdesk.publish.site import publish_site
+from newsdesk.store import open_store
+
+engine = open_store(sys.argv[1])
+settings = Settings(site_dir=sys.argv[2], site_name="测试台", site_url="https://news.example/ai/")
+with engine.connect():
+    pass  # the store's files are opened before the limit
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+try:
+    publish_site(engine, settings)
+except NewsdeskError as exc:
+    sys.exit(str(exc))
+"""
+
+
+def test_a_full_disk_while_writing_the_manifest_leaves_the_last_one_whole(published, sqlite_url):  # noqa: F811
+    settings, site, first, engine = published
+    manifest = json.loads((site / MANIFEST).read_text("utf-8"))
+    assert len(json.dumps(manifest, indent=1)) > 1024  # larger than the limit the child writes under
+    manifest["key"] = "an older publish"  # the next publish must run: its pages compare equal
+    (site / MANIFEST).write_text(json.dumps(manifest, indent=1), "utf-8")
+
+    child = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, sqlite_url, str(site)], capture_output=True, text=True, timeout=120
+    )
+
+    assert child.returncode == 1 and "File too large" in child.stderr and "Traceback" not in child.stderr
+    assert json.loads((site / MANIFEST).read_text("utf-8")) == manifest  # whole: the one before
+    assert not list(site.rglob("*.tmp"))
+    again = publish_site(engine, settings)  # and the next publish works, with nothing to warn of
+    assert not again.skipped and again.written == 0 and again.pages == first.pages and again.warnings == []
+    assert publish_site(engine, settings).skipped
+
+
+def _cut(text: bytes) -> bytes:
+    return text[: len(text) // 2]
+
+
+DAMAGE = {
+    "cut short": lambda good: _cut(good),
+    "empty": lambda good: b"",
+    "not JSON": lambda good: b"<html>not a manifest</html>",
+    "not UTF-8": lambda good: b"\xff\xfe" + good,
+    "a list": lambda good: b"[]",
+    "files not a table": lambda good: b'{"key": "k", "files": 5}',
+    "hashes not text": lambda good: b'{"key": "k", "files": {"index.html": 1}}',
+    "nested past the parser": lambda good: b"[" * 200_000,
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE, ids=list(DAMAGE))
+def test_a_damaged_manifest_is_one_warning_and_the_site_is_published(published, damage):  # noqa: F811
+    settings, site, first, engine = published
+    (site / MANIFEST).write_bytes(DAMAGE[damage]((site / MANIFEST).read_bytes()))
+
+    stats = publish_site(engine, settings)
+
+    [line] = stats.warnings
+    assert "\n" not in line and f"{site / MANIFEST} was damaged (" in line
+    assert stats.pages == first.pages and stats.written == 0 and stats.removed == 0
+    again = publish_site(engine, settings)
+    assert again.skipped and again.warnings == []
+
+
+def test_a_damaged_manifest_is_one_problem_line_in_a_run_and_the_next_pass_is_clean(published):  # noqa: F811
+    settings, site, _, engine = published
+    (site / MANIFEST).write_bytes(b'{"key": "cut sh')
+    first = run_pipeline(engine, settings, stages=["publish"])
+    assert first.status == {"publish": "problems"}
+    [line] = first.problems
+    assert line.startswith("publish: ") and "was damaged (not JSON" in line
+    second = run_pipeline(engine, settings, stages=["publish"])
+    assert second.status == {"publish": "ok"} and second.problems == []
+
+
+def test_a_manifest_that_is_not_a_file_is_replaced_not_read(published, tmp_path):  # noqa: F811
+    """A folder, or a link to one (newsdesk reads no pipe or device either: a link to /dev/zero would never end)."""
+    settings, site, _, engine = published
+    (site / MANIFEST).unlink()
+    (site / MANIFEST).symlink_to(tmp_path, target_is_directory=True)
+    stats = publish_site(engine, settings)
+    assert "was damaged (not a file)" in stats.warnings[0]
+    assert not (site / MANIFEST).is_symlink() and json.loads((site / MANIFEST).read_text("utf-8"))["files"]

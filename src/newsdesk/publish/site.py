@@ -34,7 +34,7 @@ from newsdesk.errors import NewsdeskError
 from newsdesk.ingest.normalize import detect_language
 from newsdesk.labels import LABELS, Labels
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
-from newsdesk.publish.manifest import MANIFEST, inside, refused_line
+from newsdesk.publish.manifest import inside, read_manifest, refused_line, write_atomic, write_manifest
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
 from newsdesk.render import markdown_html, publishable, safe_url
 from newsdesk.store.edition_rows import public_meta
@@ -271,8 +271,9 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
     stats = PublishStats(site_dir=str(site_dir))
     rows = _load(engine)
     key = _inputs_key(rows, settings)
-    manifest_path = site_dir / MANIFEST
-    old = json.loads(manifest_path.read_text("utf-8")) if manifest_path.exists() else {"key": "", "files": {}}
+    old, damaged = read_manifest(site_dir)
+    if damaged:
+        stats.warnings.append(damaged)
     if old.get("key") == key and all((t := inside(site_dir, p)) and t.exists() for p in old.get("files", {})):
         stats.skipped, stats.pages, stats.unchanged = True, len(old["files"]), len(old["files"])
         return stats
@@ -284,9 +285,7 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
             stats.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)  # readers never see half a page
+        write_atomic(target, data)  # readers never see half a page
         stats.written += 1
     refused = []
     for path in sorted(set(old.get("files", {})) - set(files)):
@@ -299,7 +298,6 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
     if refused:
         stats.warnings.append(refused_line(refused, site_dir))
     manifest = {"key": key, "files": {p: hashlib.sha256(d).hexdigest() for p, d in sorted(files.items())}}
-    manifest_path.parent.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(json.dumps(manifest, indent=1), "utf-8")
+    write_manifest(site_dir, manifest)
     stats.pages = len(files)
     return stats
