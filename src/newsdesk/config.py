@@ -34,7 +34,7 @@ class FetchSettings:
     read_timeout: float = 20.0
     # whole fetch of a URL: every try, redirect and wait between retries, and a server that trickles bytes
     total_timeout: float = 60.0
-    max_bytes: int = 10_000_000  # response size cap
+    max_bytes: int = 10_000_000  # response size cap, raw and after each content coding (gzip, deflate) is undone
     max_redirects: int = 5
     retries: int = 3  # on 429 / 5xx / timeouts, with backoff; Retry-After honoured
     backoff_base: float = 1.0
