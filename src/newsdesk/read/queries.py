@@ -38,6 +38,10 @@ from newsdesk.store.schema import (
 from newsdesk.write.failed import failed_drafts
 
 PAGE_SIZE = 30
+# The largest id any store can hold: ids are Integer columns, 64-bit in SQLite but 32-bit in PostgreSQL.
+# A number outside 1..MAX_ID names nothing, and handed to the driver it overflows: an MCP get_event of
+# 10**30 logged an OverflowError traceback, and on PostgreSQL /api/events/2147483648 answered 500.
+MAX_ID = 2**31 - 1
 FEEDBACK_KINDS = ("up", "down", "star")
 
 
@@ -186,6 +190,8 @@ def event_detail(
 ) -> dict | None:
     """The event's card, and what explains it: every member, every analysis and check, why it ranks.
     The clusterer's reason for each member ("cosine 0.65 to the zh centroid…") only for the operator."""
+    if not 1 <= event_id <= MAX_ID:
+        return None
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
     if row is None:
         return None
@@ -240,7 +246,7 @@ def add_feedback(conn: Connection, event_id: int, kind: str, note: str, user: st
     note = (note or "").strip()
     if len(note) > 2000:
         raise InputError("feedback note is longer than 2,000 characters; shorten it")
-    if conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
+    if not 1 <= event_id <= MAX_ID or conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
         raise LookupError(f"event {event_id} does not exist")
     result = conn.execute(
         insert(feedback).values(
