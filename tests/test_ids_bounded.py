@@ -58,6 +58,9 @@ def test_api_ids_out_of_range_are_not_found(engine, tmp_path, caplog):
             ):
                 r = client.request(method, path, json=body, headers={"Authorization": "Bearer t"})
                 assert r.status_code == 404 and "does not exist" in r.text, (path, r.status_code)
+            if event_id > 0:  # a subscription is named by id or name: a negative number is a name
+                r = client.delete(f"/api/subscriptions/{event_id}", headers={"Authorization": "Bearer t"})
+                assert r.status_code == 404 and "does not exist" in r.text, (event_id, r.status_code)
     assert _tracebacks(caplog) == []
 
 

@@ -24,6 +24,7 @@ from newsdesk.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.render import plain_text
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
+    MAX_ID,  # also the MCP server's and the JSON API's bound on the ids they take
     analyses,
     checks,
     editions,
@@ -38,10 +39,6 @@ from newsdesk.store.schema import (
 from newsdesk.write.failed import failed_drafts
 
 PAGE_SIZE = 30
-# The largest id any store can hold: ids are Integer columns, 64-bit in SQLite but 32-bit in PostgreSQL.
-# A number outside 1..MAX_ID names nothing, and handed to the driver it overflows: an MCP get_event of
-# 10**30 logged an OverflowError traceback, and on PostgreSQL /api/events/2147483648 answered 500.
-MAX_ID = 2**31 - 1
 FEEDBACK_KINDS = ("up", "down", "star")
 
 
