@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_publish import published  # noqa: F401 (the fixture)
 
 from newsdesk.pipeline import run_pipeline
+from newsdesk.publish.manifest import inside
 from newsdesk.publish.site import publish_site
 
 MANIFEST = ".publish-manifest.json"
@@ -67,6 +70,7 @@ import resource, signal, sys
 from newsdesk.config import Settings
 from newsdesk.errors import NewsdeskError
 from newsdesk.pipeline import run_pipeline
+from newsdesk.publish.manifest import inside
 from newsdesk.publish.site import publish_site
 from newsdesk.store import open_store
 
@@ -151,3 +155,49 @@ def test_a_manifest_that_is_not_a_file_is_replaced_not_read(published, tmp_path)
     stats = publish_site(engine, settings)
     assert "was damaged (not a file)" in stats.warnings[0]
     assert not (site / MANIFEST).is_symlink() and json.loads((site / MANIFEST).read_text("utf-8"))["files"]
+
+
+# --- the property layer: whatever paths a manifest names, nothing outside the site is touched ---------
+
+segments = st.sampled_from(["..", ".", "", "zh", "daily", "out", "loop", "page.html", "victim.txt", "/", "~", "a\x00b"])
+manifest_paths = (
+    st.lists(segments, min_size=1, max_size=6).map("/".join)
+    | st.text(max_size=40)
+    | st.builds(lambda p: "/" + p, st.text(max_size=20))
+    | st.just("x" * 5000)
+)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A site folder with a link to a folder outside it, a link loop, and a file outside beside it."""
+    site, outside = tmp_path / "site", tmp_path / "outside"
+    (site / "zh" / "daily").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "victim.txt").write_text("keep", "utf-8")
+    (site / "zh" / "daily" / "page.html").write_text("page", "utf-8")
+    (site / "out").symlink_to(outside, target_is_directory=True)
+    (site / "loop").symlink_to(site / "loop")
+    return site
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=manifest_paths)
+def test_inside_names_only_files_within_the_site(tree, path):
+    found = inside(tree, path)
+    if found is not None:
+        assert found.is_relative_to(tree.resolve()) and found != tree.resolve() and not found.is_dir()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(paths=st.lists(manifest_paths, min_size=1, max_size=10))
+def test_any_manifest_removes_nothing_outside_the_site(published, tmp_path, paths):  # noqa: F811
+    settings_, site, first, engine = published
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep", "utf-8")
+    if not (site / "out").exists():
+        (site / "out").symlink_to(tmp_path, target_is_directory=True)
+    tamper(site, *paths, "../victim.txt", "out/victim.txt", str(victim))
+    stats = publish_site(engine, settings_)
+    assert victim.read_text("utf-8") == "keep" and stats.pages == first.pages
+    assert all("\n" not in line for line in stats.warnings)

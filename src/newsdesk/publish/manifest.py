@@ -100,9 +100,9 @@ def inside(site_dir: Path, path: object) -> Path | None:
     try:
         root = site_dir.resolve()
         target = (site_dir / path).resolve()
+        if target == root or not target.is_relative_to(root) or target.is_dir():
+            return None
     except (OSError, RuntimeError, ValueError):  # a symlink loop, a name too long
-        return None
-    if target == root or not target.is_relative_to(root) or target.is_dir():
         return None
     return target
 
