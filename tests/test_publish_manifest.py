@@ -201,3 +201,23 @@ def test_any_manifest_removes_nothing_outside_the_site(published, tmp_path, path
     stats = publish_site(engine, settings_)
     assert victim.read_text("utf-8") == "keep" and stats.pages == first.pages
     assert all("\n" not in line for line in stats.warnings)
+
+
+def test_newsdesk_publish_says_a_damaged_manifest_in_one_line(published, sqlite_url, monkeypatch):  # noqa: F811
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+
+    settings_, site, _, _ = published
+    (site / MANIFEST).write_bytes(b"\xff\xfe not a manifest")
+    env = {"DATABASE_URL": sqlite_url, "SITE_DIR": str(site), "SITE_NAME": settings_.site_name}
+    for key, value in {**env, "SITE_URL": settings_.site_url}.items():
+        monkeypatch.setenv(f"NEWSDESK_{key}", value)
+    monkeypatch.delenv("NEWSDESK_CONFIG", raising=False)
+    monkeypatch.chdir(site.parent)  # no newsdesk.toml there
+    monkeypatch.setattr(cli, "_state", {})
+    monkeypatch.setattr(cli.err, "width", 400)
+    result = CliRunner().invoke(cli.app, ["publish"])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    [line] = [ln for ln in result.output.splitlines() if "was damaged" in ln]
+    assert line.startswith(f"publish: {site / MANIFEST} was damaged (not UTF-8")
