@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import time
+from urllib.parse import urlsplit
 
 import pytest
+import tomli_w
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from loopback import Replies, serve_http
 
 from newsdesk.core.config import BOUNDS, ConfigError, FetchSettings, Settings, load_settings
@@ -117,3 +122,73 @@ def test_time_queued_behind_other_sources_is_not_spent():
     finally:
         httpd.shutdown()
     assert [r.error for r in results] == [None] * 12
+
+
+# --- the settings every published file is shaped by: one line each, in the file or the environment ---
+
+OUTPUT_REFUSED = [
+    ("site_url", "javascript:alert(1)", "site_url = 'javascript:alert(1)' is not an absolute http(s) address"),
+    ("site_url", "https://news.example/\r\nX: y", "holds a space or control character"),
+    ("site_url", "//news.example/", "is not an absolute http(s) address"),
+    ("site_url", "https://news.example:99999/", "has a port that is not a number from 1 to 65535"),
+    ("site_url", "https://news.example/?utm=1", "has a query or fragment"),
+    ("languages", [], 'languages = [] names no language, so no edition would be built; list "zh" and/or "en"'),
+    ("languages", ["zh", "klingon"], 'languages: \'klingon\' is not a language newsdesk writes; list "zh" and/or "en"'),
+    ("languages", ["en", "en"], "names a language twice"),
+    ("site_name", "", "site_name = '' must be 1 to 200 characters with no control characters"),
+    ("site_name", "news\x1b[31m", "no control characters"),
+    ("site_dir", "", "site_dir = '' is not a folder name"),
+]
+
+
+@pytest.mark.parametrize("key, value, says", OUTPUT_REFUSED, ids=[f"{k}={v!r}" for k, v, _ in OUTPUT_REFUSED])
+def test_every_setting_that_shapes_the_output_is_checked_in_one_line(tmp_path, key, value, says):
+    path = tmp_path / "newsdesk.toml"
+    path.write_text(tomli_w.dumps({key: value}), encoding="utf-8")
+    with pytest.raises(ConfigError) as bad:
+        load_settings(path, env={})
+    assert says in str(bad.value) and "\n" not in str(bad.value)
+    env = ",".join(value) if isinstance(value, list) else value
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_settings(None, env={f"NEWSDESK_{key.upper()}": env})
+
+
+def test_the_output_settings_take_what_they_always_took(tmp_path):
+    path = tmp_path / "newsdesk.toml"
+    path.write_text(
+        'site_url = "https://news.example/ai"\nlanguages = ["en"]\nsite_name = "AI 日报"\nsite_dir = "public"\n',
+        encoding="utf-8",
+    )
+    s = load_settings(path, env={})
+    assert (s.site_url, s.languages, s.site_name, s.site_dir) == (
+        "https://news.example/ai",
+        ["en"],
+        "AI 日报",
+        "public",
+    )
+    assert load_settings(None, env={"NEWSDESK_SITE_URL": "http://127.0.0.1:8000/"}).site_url == "http://127.0.0.1:8000/"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    site_url=st.sampled_from(["https://news.example/", "http://localhost:8000/", "https://a.example:8443/x/"])
+    | st.text(max_size=30)
+    | st.builds(
+        lambda scheme, rest: f"{scheme}:{rest}",
+        st.sampled_from(["http", "https", "javascript", "data", "ftp"]),
+        st.text(max_size=20),
+    ),
+    languages=st.lists(st.sampled_from(["zh", "en", "", "ZH", "fr", "klingon", "zh\n"]), max_size=3),
+)
+def test_any_site_url_and_languages_load_only_within_bounds(tmp_path_factory, site_url, languages):
+    path = tmp_path_factory.mktemp("cfg") / "newsdesk.toml"
+    path.write_text(tomli_w.dumps({"site_url": site_url, "languages": languages}), encoding="utf-8")
+    try:
+        s = load_settings(path, env={})
+    except ConfigError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(("site_url = ", "languages"))
+        return
+    parts = urlsplit(s.site_url)
+    assert parts.scheme in ("http", "https") and parts.hostname and not parts.query and not parts.fragment
+    assert s.site_url.isprintable() and " " not in s.site_url
+    assert s.languages and set(s.languages) <= {"zh", "en"} and len(set(s.languages)) == len(s.languages)

@@ -516,6 +516,8 @@ def publish_cmd() -> None:
             f"site_url is {s.site_url}: feeds, Markdown and canonical links point there; set site_url "
             "(or NEWSDESK_SITE_URL) to the address the site is served from"
         )
+    for warning in stats.warnings:
+        err.print(f"publish: {warning}", soft_wrap=True)
     if stats.skipped:
         console.print(f"site {stats.site_dir}: nothing changed ({stats.pages} files)")
     else:

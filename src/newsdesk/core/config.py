@@ -14,11 +14,14 @@ import math
 import os
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsdesk.core.errors import NewsdeskError
+from newsdesk.core.labels import UI_LANGUAGES
 
 log = logging.getLogger("newsdesk.core.config")
 
@@ -34,7 +37,7 @@ class FetchSettings:
     read_timeout: float = 20.0
     # whole fetch of a URL: every try, redirect and wait between retries, and a server that trickles bytes
     total_timeout: float = 60.0
-    max_bytes: int = 10_000_000  # response size cap
+    max_bytes: int = 10_000_000  # response size cap, raw and after each content coding (gzip, deflate) is undone
     max_redirects: int = 5
     retries: int = 3  # on 429 / 5xx / timeouts, with backoff; Retry-After honoured
     backoff_base: float = 1.0
@@ -152,9 +155,10 @@ class Settings:
     site_name: str = "newsdesk"
     site_dir: str = "site"
     # The public address readers reach newsdesk at: the base of every absolute link it writes (feed
-    # items, the Markdown's links to event pages, each page's canonical URL, push messages).
+    # items, the Markdown's links to event pages, each page's canonical URL, push messages): an absolute
+    # http(s) address with no query, fragment, space or control character.
     site_url: str = "http://localhost:8000/"
-    # languages analyses and daily editions are written in
+    # languages analyses and daily editions are written in: "zh" and/or "en", at least one
     languages: list[str] = field(default_factory=lambda: ["zh", "en"])
     timezone: str = "Asia/Shanghai"  # what "a day" means for the daily edition
     # The web app's login / API token: writes (feedback, sources) need it; empty = writes disabled.
@@ -327,6 +331,62 @@ def _check_settings(settings: Settings) -> None:
     data_dir = Path(settings.data_dir)
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"data_dir {settings.data_dir!r} is a file, not a directory; point data_dir at a directory")
+    _check_output(settings)
+
+
+def _check_output(settings: Settings) -> None:
+    """The settings every published file is shaped by: where the site goes, what it is called, the base
+    of its links and its languages. A wrong one was taken as given: site_url = "javascript:…" became
+    the base of every link and feed URL, languages = [] built no daily edition and "klingon" a klingon/
+    site. Each is one line naming the bounds."""
+    if problem := _url_problem(settings.site_url):
+        raise ConfigError(
+            f"site_url = {settings.site_url!r:.120} {problem}; it is the base of every link newsdesk writes: "
+            "write the address readers reach the site at, like https://news.example.com/"
+        )
+    if not settings.site_name.strip() or len(settings.site_name) > 200 or _has_control(settings.site_name):
+        raise ConfigError(
+            f"site_name = {settings.site_name!r:.120} must be 1 to 200 characters with no control characters; "
+            "it titles every page and feed"
+        )
+    if not settings.site_dir.strip() or _has_control(settings.site_dir):
+        raise ConfigError(
+            f"site_dir = {settings.site_dir!r:.120} is not a folder name; name the folder the site is written "
+            'to, like "site"'
+        )
+    site_dir = Path(settings.site_dir)
+    if site_dir.exists() and not site_dir.is_dir():
+        raise ConfigError(f"site_dir {settings.site_dir!r} is a file, not a directory; point site_dir at a directory")
+    known = " and/or ".join(f'"{lang}"' for lang in UI_LANGUAGES)
+    if not settings.languages:
+        raise ConfigError(f"languages = [] names no language, so no edition would be built; list {known}")
+    for lang in settings.languages:
+        if lang not in UI_LANGUAGES:
+            raise ConfigError(f"languages: {lang!r:.40} is not a language newsdesk writes; list {known}")
+    if len(set(settings.languages)) < len(settings.languages):
+        raise ConfigError(f"languages = {settings.languages!r} names a language twice; list each once")
+
+
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(ch) == "Cc" for ch in text)
+
+
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot be the base of absolute links, or None."""
+    if _has_control(url) or any(ch.isspace() for ch in url):
+        return "holds a space or control character (a line break would split the headers and feeds it is written into)"
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return "is not an absolute http(s) address with a host"
+    try:
+        port = parts.port  # raises on a port past 65535 or not a number
+    except ValueError:
+        port = 0
+    if port == 0:
+        return "has a port that is not a number from 1 to 65535"
+    if parts.query or parts.fragment or url.endswith(("?", "#")):
+        return "has a query or fragment, which the page paths joined to it would fall into"
+    return None
 
 
 def _read_old_backend(settings: Settings, data: dict, env) -> None:

@@ -347,7 +347,11 @@ def outline_name(title: str, url: str) -> str:
 
 def _outline_source(outline: ET.Element, url: str, title: str, folder: str | None, used: set[str]) -> Source:
     name = title or url
-    base = slugify(outline.get("id") or "") or slugify(title) or _url_slug(url)
+    given = outline.get("id") or ""
+    # An id newsdesk wrote is kept as it was (slugify would cut a trailing '-' or past 60 characters),
+    # within the store's 120.
+    kept = _SLUG.match(given) and len(given) <= 120
+    base = given if kept else slugify(given) or slugify(title) or _url_slug(url)
     sid, n = base, 2
     while sid in used:
         sid, n = f"{base}-{n}", n + 1
@@ -390,8 +394,20 @@ def _float_or(value: str | None, default: float) -> float:
         return default
 
 
+# What XML 1.0 cannot hold at all, escaped or not: control characters but tab, LF and CR, surrogates,
+# U+FFFE and U+FFFF. A source named from a JSON Lines outlet ("X\x01 @OpenAI") made the export a file
+# no XML reader, newsdesk's own import included, would open.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_value(text: str) -> str:
+    """`text` as an OPML attribute can carry it: the characters XML 1.0 forbids left out."""
+    return _NOT_XML.sub("", text)
+
+
 def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk sources") -> None:
-    """OPML 2.0, one folder outline per category; newsdesk's fields ride along as attributes."""
+    """OPML 2.0, one folder outline per category; newsdesk's fields ride along as attributes. Every
+    value is cut to what XML 1.0 can hold, so the file is valid XML whatever a source is called."""
     root = ET.Element("opml", version="2.0")
     head = ET.SubElement(root, "head")
     ET.SubElement(head, "title").text = title
@@ -418,6 +434,9 @@ def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk s
                 "fulltext": "true" if src.fulltext else "false",
             },
         )
+    for element in root.iter():
+        element.attrib = {key: xml_value(value) for key, value in element.attrib.items()}
+        element.text = xml_value(element.text) if element.text else element.text
     ET.indent(root)
     Path(path).write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
 

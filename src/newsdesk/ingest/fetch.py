@@ -31,6 +31,7 @@ import httpx
 
 from newsdesk.core.config import FetchSettings
 from newsdesk.core.errors import PARTIAL, NewsdeskError
+from newsdesk.ingest.codings import CodingError, Decoder, TooLarge
 
 FEED_ACCEPT = (
     "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
@@ -416,6 +417,11 @@ class Fetcher:
             }.get(status, "check the source URL")
             raise _Failure(f"HTTP {status} {response.reason_phrase}; {fix}", retriable=False)
 
+        result.body = await self._body(response)
+        return None
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        """The body, its content codings undone, within fetch.max_bytes."""
         cap = self.settings.max_bytes
         too_big = _Failure(
             f"response larger than {cap} bytes (fetch.max_bytes); raise the cap or drop the source",
@@ -424,14 +430,37 @@ class Fetcher:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > cap:
             raise too_big
+        encoding = response.headers.get("content-encoding", "")
+        try:
+            decoder = Decoder(encoding, cap)
+        except CodingError as exc:
+            raise _Failure(f"{exc}; the server's response is broken, drop the source", retriable=False) from None
         body = bytearray()
-        # Counted after decompression: the cap bounds memory, so a gzip bomb cannot get past it.
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > cap:
-                raise too_big
-        result.body = bytes(body)
-        return None
+        received = 0
+        # The raw bytes are counted here and every content-coding layer's output as it is produced
+        # (ingest/codings.py), so neither a stream without end nor a gzip bomb, however many times
+        # compressed, gets past the cap or holds more than it in memory.
+        try:
+            async for chunk in response.aiter_raw():
+                received += len(chunk)
+                if received > cap:
+                    raise too_big
+                for piece in decoder.feed(chunk):
+                    body += piece
+            for piece in decoder.finish():
+                body += piece
+        except TooLarge:
+            raise _Failure(
+                f"response larger than {cap} bytes (fetch.max_bytes) once its Content-Encoding "
+                f"({', '.join(decoder.listed)}) is undone; raise the cap or drop the source",
+                retriable=False,
+            ) from None
+        except CodingError as exc:
+            raise _Failure(
+                f"the body could not be decompressed ({exc}); the server sent a broken response, try later",
+                retriable=False,
+            ) from None
+        return bytes(body)
 
     def _tls_failure(self, exc: httpx.HTTPError, port: int, url: str) -> _Failure:
         """The TCP connection was made but TLS was not: most often https:// spoken to a plain-HTTP port,
@@ -479,11 +508,6 @@ class Fetcher:
                 f"cannot connect to {where} ({exc or type(exc).__name__}); check the URL or try later",
                 retriable=True,
                 label="connection error",
-            )
-        if isinstance(exc, httpx.DecodingError):
-            return _Failure(
-                f"the body could not be decompressed ({exc}); the server sent a broken response, try later",
-                retriable=False,
             )
         if isinstance(exc, httpx.TransportError):
             return _Failure(f"connection to {where} failed ({type(exc).__name__}: {exc}); try later", retriable=True)

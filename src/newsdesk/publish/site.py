@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -34,13 +34,13 @@ from newsdesk.core.labels import LABELS, Labels
 from newsdesk.editions.cards import day_headlines, event_path
 from newsdesk.ingest.normalize import detect_language
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
+from newsdesk.publish.manifest import inside, read_manifest, refused_line, write_atomic, write_manifest
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import editions
 from newsdesk.text.html import markdown_html, publishable, safe_url
 
 SITE_FORMAT = 1
-MANIFEST = ".publish-manifest.json"
 
 
 @dataclass
@@ -51,6 +51,7 @@ class PublishStats:
     removed: int = 0
     skipped: bool = False  # inputs unchanged since the last publish: nothing rendered
     site_dir: str = ""
+    warnings: list[str] = field(default_factory=list)  # one line each; the site was published all the same
 
 
 def safe_name(key: str) -> str:
@@ -270,9 +271,10 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
     stats = PublishStats(site_dir=str(site_dir))
     rows = _load(engine)
     key = _inputs_key(rows, settings)
-    manifest_path = site_dir / MANIFEST
-    old = json.loads(manifest_path.read_text("utf-8")) if manifest_path.exists() else {"key": "", "files": {}}
-    if old.get("key") == key and all((site_dir / p).exists() for p in old.get("files", {})):
+    old, damaged = read_manifest(site_dir)
+    if damaged:
+        stats.warnings.append(damaged)
+    if old.get("key") == key and all((t := inside(site_dir, p)) and t.exists() for p in old.get("files", {})):
         stats.skipped, stats.pages, stats.unchanged = True, len(old["files"]), len(old["files"])
         return stats
 
@@ -283,15 +285,19 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
             stats.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)  # readers never see half a page
+        write_atomic(target, data)  # readers never see half a page
         stats.written += 1
-    for path in set(old.get("files", {})) - set(files):
-        (site_dir / path).unlink(missing_ok=True)
+    refused = []
+    for path in sorted(set(old.get("files", {})) - set(files)):
+        target = inside(site_dir, path)
+        if target is None:  # the manifest is not ours to trust: nothing outside the site is removed
+            refused.append(path)
+            continue
+        target.unlink(missing_ok=True)
         stats.removed += 1
+    if refused:
+        stats.warnings.append(refused_line(refused, site_dir))
     manifest = {"key": key, "files": {p: hashlib.sha256(d).hexdigest() for p, d in sorted(files.items())}}
-    manifest_path.parent.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(json.dumps(manifest, indent=1), "utf-8")
+    write_manifest(site_dir, manifest)
     stats.pages = len(files)
     return stats

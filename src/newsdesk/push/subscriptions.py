@@ -14,7 +14,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.errors import NewsdeskError
-from newsdesk.store.schema import deliveries, subscriptions
+from newsdesk.store.schema import MAX_ID, deliveries, subscriptions
 
 SCHEDULES = ("instant", "daily", "weekly")
 LANGUAGES = ("zh", "en")
@@ -144,7 +144,7 @@ def add_subscription(conn: Connection, fields: dict, now: datetime | None = None
 def find_subscription(conn: Connection, name_or_id: str | int):
     """One subscription row by name or id; raises UnknownSubscription naming where to find them."""
     where = subscriptions.c.name == str(name_or_id).lower()
-    if str(name_or_id).isascii() and str(name_or_id).isdigit() and int(name_or_id) < 2**63:  # a 64-bit id, or a name
+    if str(name_or_id).isascii() and str(name_or_id).isdigit() and int(name_or_id) <= MAX_ID:  # an id, or a name
         where = where | (subscriptions.c.id == int(name_or_id))
     row = conn.execute(select(subscriptions).where(where)).first()
     if row is None:

@@ -166,7 +166,7 @@ def publish_stage(ctx: RunContext) -> StageResult:
     from newsdesk.publish.site import publish_site
 
     stats = publish_site(ctx.engine, ctx.settings)
-    return StageResult({"site_dir": stats.site_dir, "site_files_written": stats.written})
+    return StageResult({"site_dir": stats.site_dir, "site_files_written": stats.written}, problems=stats.warnings)
 
 
 def search_stage(ctx: RunContext) -> StageResult:

@@ -19,6 +19,7 @@ from newsdesk.push import subscriptions as push
 from newsdesk.run.pipeline import STAGE_NAMES
 from newsdesk.search.index import SearchIndex
 from newsdesk.serve import auth, queries
+from newsdesk.serve.queries import MAX_ID
 from newsdesk.serve.shapes import (
     Created,
     Edition,
@@ -41,8 +42,6 @@ from newsdesk.store.days import latest_day, neighbour_days
 from newsdesk.store.stage_runs import polling, stage_status
 from newsdesk.stories.timelines import story_page
 
-# Ids are 64-bit in the store; a bigger number in a URL cannot name anything (and would overflow the driver).
-MAX_ID = 2**63 - 1
 MAX_PAGE = 100_000
 # Days a newsroom can have: the neighbours of day 1 or day 9999-12-31 would overflow date arithmetic.
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(2200, 12, 31)

@@ -131,7 +131,7 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         return SearchResults(query=query, events=found["events"][:limit], items=found["items"][:limit])
 
     @server.tool()
-    def get_event(event_id: Annotated[int, Field(ge=1)], language: Language = "zh") -> EventDetail:
+    def get_event(event_id: Annotated[int, Field(ge=1, le=queries.MAX_ID)], language: Language = "zh") -> EventDetail:
         """One event: its members (outlet, headline, link, time, material level), outlets and independent
         outlets, the analysis in each language with its check status and findings, and why it ranks."""
         with engine.connect() as conn:
@@ -163,7 +163,7 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         # Writing is offered only where the operator enabled it; over HTTP the token guards the whole endpoint.
         @server.tool()
         def leave_feedback(
-            event_id: Annotated[int, Field(ge=1)],
+            event_id: Annotated[int, Field(ge=1, le=queries.MAX_ID)],
             kind: Literal["up", "down", "star"],
             note: Annotated[str, Field(max_length=2000)] = "",
         ) -> Created:

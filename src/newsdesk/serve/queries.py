@@ -23,6 +23,7 @@ from newsdesk.ingest.health import source_health
 from newsdesk.store.days import day_events, minute
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
+    MAX_ID,  # also the MCP server's and the JSON API's bound on the ids they take
     analyses,
     checks,
     editions,
@@ -186,6 +187,8 @@ def event_detail(
 ) -> dict | None:
     """The event's card, and what explains it: every member, every analysis and check, why it ranks.
     The clusterer's reason for each member ("cosine 0.65 to the zh centroid…") only for the operator."""
+    if not 1 <= event_id <= MAX_ID:
+        return None
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
     if row is None:
         return None
@@ -240,7 +243,7 @@ def add_feedback(conn: Connection, event_id: int, kind: str, note: str, user: st
     note = (note or "").strip()
     if len(note) > 2000:
         raise InputError("feedback note is longer than 2,000 characters; shorten it")
-    if conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
+    if not 1 <= event_id <= MAX_ID or conn.execute(select(events.c.id).where(events.c.id == event_id)).first() is None:
         raise LookupError(f"event {event_id} does not exist")
     result = conn.execute(
         insert(feedback).values(

@@ -30,6 +30,9 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
+# The largest id any store can hold: the id columns are Integer, 64-bit in SQLite but 32-bit in
+# PostgreSQL. A number outside 1..MAX_ID names nothing, and handed to the driver it overflows.
+MAX_ID = 2**31 - 1
 
 # NUL (PostgreSQL refuses it in text) and lone surrogates (not encodable as UTF-8: both
 # databases refuse them), as feeds and JSON escapes ("\u0000", "\ud800") deliver them.

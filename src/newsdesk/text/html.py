@@ -95,6 +95,14 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RAW_TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _LINK_SCHEME = re.compile(r"(\]\(\s*<?\s*|^ {0,3}\[[^\]]+\]:\s*<?\s*)([A-Za-z][A-Za-z0-9+.-]*):", re.M)
 _CODE_SPAN = re.compile(r"(`+).+?\1")
+# Site generators read a Markdown file as a template before they render it: Jekyll's Liquid runs
+# {{ … }} and {% … %} anywhere in the body, code included (a feed title "{{ site.secret }}" printed
+# the site's settings, "{% raw %}" stopped the build), and Hugo runs shortcodes {{< … >}} and {{% … %}}.
+# A `{` that opens such a pair (with the backslashes before it, when they escape it) is written as
+# the entity &#123;, which both engines' Markdown (kramdown, Goldmark) shows as `{`. In code, where
+# an entity prints as typed, an invisible word joiner (U+2060) follows it instead.
+_TEMPLATE_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)\\?\{(?=[{%])")
+_TEMPLATE_OPEN_IN_CODE = re.compile(r"\{(?=[{%])")
 
 
 def publishable(value):
@@ -112,22 +120,27 @@ def publishable(value):
 
 def markdown_source(body: str) -> str:
     """Markdown for other tools to render (Hugo, Jekyll, Notion) that shows what our own pages show:
-    raw HTML as text, and links only to http(s) and mailto. Code blocks and spans stay as written."""
+    raw HTML as text, links only to http(s) and mailto, and no template syntax for Jekyll or Hugo to
+    run. Code blocks and spans stay as written but for that."""
     code_lines = {
         n for t in _markdown.parse(body) if t.type in ("fence", "code_block") and t.map for n in range(*t.map)
     }
 
     def outside_code(text: str) -> str:
-        text = _RAW_TAG.sub("&lt;", text)
+        text = _TEMPLATE_OPEN.sub(r"\1&#123;", _RAW_TAG.sub("&lt;", text))
         return _LINK_SCHEME.sub(lambda m: m.group(0) if m.group(2).lower() in _SCHEMES else m.group(1) + "#", text)
+
+    def code(text: str) -> str:
+        return _TEMPLATE_OPEN_IN_CODE.sub("{\u2060", text)
 
     lines = body.split("\n")
     for n, line in enumerate(lines):
         if n in code_lines:
+            lines[n] = code(line)
             continue
         pieces, at = [], 0
         for span in _CODE_SPAN.finditer(line):
-            pieces += [outside_code(line[at : span.start()]), span.group(0)]
+            pieces += [outside_code(line[at : span.start()]), code(span.group(0))]
             at = span.end()
         lines[n] = "".join([*pieces, outside_code(line[at:])])
     return "\n".join(lines)
