@@ -27,14 +27,13 @@ import re
 import threading
 from dataclasses import dataclass
 
-import jieba
 import nh3
 from sqlalchemy import func, or_, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.store.schema import analyses, events, items
+from newsdesk.text.words import cut, cut_for_search
 
-jieba.setLogLevel(logging.WARNING)
 log = logging.getLogger(__name__)
 
 BATCH = 500  # documents per transaction: short write locks for SQLite, few round trips for both
@@ -74,7 +73,7 @@ def segment(value: str) -> str:
     """
     parts = _CJK_RUN.split(value)
     for i in range(1, len(parts), 2):  # odd positions are the CJK runs
-        parts[i] = " " + " ".join(jieba.cut_for_search(parts[i], HMM=False)) + " "
+        parts[i] = " " + " ".join(cut_for_search(parts[i], hmm=False)) + " "
     return " ".join("".join(parts).split())
 
 
@@ -85,7 +84,7 @@ def query_words(query: str) -> list[str]:
     query = _CONTROL.sub(" ", query)
     words: list[str] = []
     for i, part in enumerate(_CJK_RUN.split(query)):
-        words += jieba.cut(part, HMM=False) if i % 2 else part.split()
+        words += cut(part, hmm=False) if i % 2 else part.split()
     return [w for w in words if any(ch.isalnum() for ch in w)]
 
 
