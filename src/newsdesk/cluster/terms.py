@@ -10,7 +10,6 @@ keeps versions apart.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections import Counter
@@ -18,173 +17,15 @@ from collections.abc import Collection
 
 from newsdesk.cluster.anchors import model_anchors, model_family
 from newsdesk.cluster.dedup import normalize_text
+from newsdesk.text import lexicon
+from newsdesk.text.words import cut, dictionary_tag, frequency
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"^[a-z][a-z0-9]{2,}$")  # 3+ characters: "on", "of" and "it" name nothing
 
 # Words that appear in any story and name nothing (the IDF would learn most of them, but a quiet
-# window has too few items to learn them well).
-_STOP = set(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "that",
-        "this",
-        "what",
-        "how",
-        "why",
-        "who",
-        "are",
-        "was",
-        "were",
-        "will",
-        "can",
-        "has",
-        "have",
-        "had",
-        "its",
-        "not",
-        "but",
-        "you",
-        "your",
-        "our",
-        "their",
-        "about",
-        "into",
-        "over",
-        "new",
-        "more",
-        "most",
-        "than",
-        "just",
-        "all",
-        "one",
-        "two",
-        "use",
-        "using",
-        "via",
-        "after",
-        "before",
-        "says",
-        "said",
-        "being",
-        "been",
-        "when",
-        "where",
-        "which",
-        "while",
-        "also",
-        "make",
-        "makes",
-        "made",
-        "now",
-        "ai",
-        "llm",
-        "llms",
-        "model",
-        "models",
-        "agent",
-        "agents",
-        "的",
-        "了",
-        "和",
-        "是",
-        "在",
-        "与",
-        "及",
-        "等",
-        "对",
-        "将",
-        "从",
-        "为",
-        "被",
-        "把",
-        "让",
-        "也",
-        "就",
-        "都",
-        "而",
-        "并",
-        "更",
-        "最",
-        "新",
-        "一个",
-        "我们",
-        "他们",
-        "你",
-        "我",
-        "它",
-        "这",
-        "那",
-        "如何",
-        "什么",
-        "为什么",
-        "可以",
-        "已经",
-        "正在",
-        "通过",
-        "进行",
-        "成为",
-        "发布",
-        "推出",
-        "宣布",
-        "首次",
-        "全面",
-        "重磅",
-        "最新",
-        "深度",
-        "解析",
-        "分析",
-        "观点",
-        "文章",
-        "模型",
-        "大模型",
-        "智能",
-        "人工智能",
-        "ai",
-        "技术",
-        "能力",
-        "行业",
-        "公司",
-        "产品",
-        "用户",
-        "开发者",
-        "未来",
-        "时代",
-        "问题",
-        "方式",
-        "实现",
-        "提升",
-        "支持",
-        "基于",
-        "以及",
-        "其中",
-        "核心",
-        "关键",
-        "重要",
-        "真正",
-        "没有",
-        "不是",
-        "一场",
-        "如果",
-        "这个",
-        "那个",
-        "自己",
-        "已经",
-        "开始",
-        "可能",
-        "需要",
-        "还是",
-        "还有",
-        "只是",
-        "就是",
-        "这些",
-        "那些",
-    ]
-)
+# window has too few items to learn them well): stop.txt and stop-cluster.txt.
+_STOP = lexicon.words("stop", "stop-cluster")
 
 # Multi-topic lists: a daily / weekly digest, a year in review, a "latest artifacts" list.
 _ROUNDUP = re.compile(
@@ -192,18 +33,6 @@ _ROUNDUP = re.compile(
     r"日报|周报|早报|晚报|快讯合集|合集|汇总|综述|盘点|回顾|十大|年度|一周|本周|每日|ai ?hot)",
     re.IGNORECASE,
 )
-
-_jieba = None
-
-
-def _cut(text: str) -> list[str]:
-    global _jieba
-    if _jieba is None:
-        import jieba
-
-        jieba.setLogLevel(logging.WARNING)
-        _jieba = jieba
-    return _jieba.lcut(text)
 
 
 def headline(text: str) -> str:
@@ -214,7 +43,7 @@ def headline(text: str) -> str:
 def terms(text: str) -> frozenset[str]:
     """The content words of a text: Chinese words of 2+ characters, Latin words without versions."""
     out = set()
-    for tok in _cut(text.lower()):
+    for tok in cut(text.lower()):
         tok = tok.strip()
         if len(tok) < 2 or tok in _STOP:
             continue
@@ -289,289 +118,13 @@ class TermWindow:
 # --- names: what a follow-up must share with what it follows --------------------------------
 
 # Words that alone thread no story: the big companies, their model families and the people in
-# every week's news. "Claude" names Claude's constitution and Claude Code's remote control alike;
-# a name made only of these and common words ("Claude Code", "OpenAI Codex") is no better.
-FAMILY = frozenset(
-    [
-        "ai",
-        "ki",  # German for AI
-        "agi",
-        "agent",
-        "agents",
-        "llm",
-        "llms",
-        "model",
-        "models",
-        "openai",
-        "anthropic",
-        "google",
-        "deepmind",
-        "meta",
-        "microsoft",
-        "nvidia",
-        "apple",
-        "amazon",
-        "aws",
-        "xai",
-        "tesla",
-        "spacex",
-        "ibm",
-        "intel",
-        "amd",
-        "oracle",
-        "samsung",
-        "huawei",
-        "alibaba",
-        "tencent",
-        "baidu",
-        "bytedance",
-        "musk",
-        "altman",
-        "amodei",
-        "hassabis",
-        "zuckerberg",
-        "nadella",
-        "pichai",
-        "huang",
-        "karpathy",
-        "claude",
-        "gpt",
-        "chatgpt",
-        "gemini",
-        "codex",
-        "copilot",
-        "llama",
-        "qwen",
-        "deepseek",
-        "kimi",
-        "grok",
-        "mistral",
-        "glm",
-        "minimax",
-        "doubao",
-        "cursor",
-        "sora",
-        "veo",
-        "opus",
-        "sonnet",
-        "haiku",
-        "github",
-        "hugging",
-        "face",
-        "huggingface",
-        "阿里",
-        "阿里巴巴",
-        "阿里云",
-        "腾讯",
-        "字节",
-        "字节跳动",
-        "百度",
-        "华为",
-        "小米",
-        "谷歌",
-        "微软",
-        "苹果",
-        "英伟达",
-        "亚马逊",
-        "马斯克",
-        "奥特曼",
-        "智谱",
-        "月之暗面",
-        "豆包",
-        "千问",
-        "通义",
-        "通义千问",
-        "元宝",
-        "火山",
-        "火山引擎",
-        "美团",
-        "京东",
-        "蚂蚁",
-        "快手",
-        "特斯拉",
-        "黄仁勋",
-        "美国",
-        "中国",
-    ]
-)
+# every week's news (companies.toml's `family`). "Claude" names Claude's constitution and Claude
+# Code's remote control alike; a name made only of these and common words ("Claude Code", "OpenAI
+# Codex") is no better.
+_COMPANIES = lexicon.table("companies")
+FAMILY = frozenset(_COMPANIES["family_words"]).union(*(c.get("family", ()) for c in _COMPANIES["company"]))
 # Common English words a headline capitalises ("How", "First", "New"): no name alone or together.
-_COMMON = frozenset(
-    [
-        "a",
-        "an",
-        "as",
-        "at",
-        "by",
-        "if",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "so",
-        "to",
-        "up",
-        "we",
-        "be",
-        "do",
-        "go",
-        "my",
-        "no",
-        "us",
-        "how",
-        "why",
-        "what",
-        "when",
-        "where",
-        "who",
-        "which",
-        "first",
-        "last",
-        "next",
-        "best",
-        "top",
-        "big",
-        "real",
-        "open",
-        "free",
-        "full",
-        "live",
-        "new",
-        "now",
-        "one",
-        "two",
-        "three",
-        "here",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "then",
-        "than",
-        "just",
-        "only",
-        "even",
-        "still",
-        "really",
-        "get",
-        "got",
-        "gets",
-        "make",
-        "makes",
-        "made",
-        "take",
-        "takes",
-        "build",
-        "building",
-        "built",
-        "run",
-        "runs",
-        "running",
-        "use",
-        "uses",
-        "used",
-        "writing",
-        "write",
-        "writes",
-        "read",
-        "reading",
-        "think",
-        "thinking",
-        "learn",
-        "learning",
-        "work",
-        "works",
-        "working",
-        "inside",
-        "behind",
-        "beyond",
-        "against",
-        "without",
-        "within",
-        "between",
-        "through",
-        "across",
-        "around",
-        "under",
-        "part",
-        "day",
-        "week",
-        "year",
-        "month",
-        "today",
-        "tomorrow",
-        "yesterday",
-        "time",
-        "times",
-        "way",
-        "ways",
-        "thing",
-        "things",
-        "introducing",
-        "introduces",
-        "introduced",
-        "announcing",
-        "announces",
-        "announced",
-        "launch",
-        "launches",
-        "launched",
-        "release",
-        "releases",
-        "released",
-        "update",
-        "updates",
-        "updated",
-        "meet",
-        "meets",
-        "says",
-        "say",
-        "said",
-        "tells",
-        "told",
-        "code",
-        "coding",
-        "data",
-        "source",
-        "software",
-        "app",
-        "apps",
-        "tool",
-        "tools",
-        "system",
-        "systems",
-        "platform",
-        "team",
-        "teams",
-        "research",
-        "paper",
-        "report",
-        "review",
-        "guide",
-        "explained",
-        "interview",
-        "podcast",
-        "episode",
-        "video",
-        "world",
-        "future",
-        "era",
-        "age",
-        "state",
-        "power",
-        "market",
-        "markets",
-        "money",
-        "deal",
-        "deals",
-        "job",
-        "jobs",
-        "people",
-        "company",
-    ]
-)
+_COMMON = lexicon.words("common-words")
 _STOPLISTS = ("English", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch")
 _common_words: frozenset[str] | None = None
 
@@ -590,30 +143,15 @@ def _is_common(word: str) -> bool:
 _LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?(?![A-Za-z0-9\u00c0-\u024f])")  # not "K" of "Körber"
 _PERSON_TAGS = {"nr", "nrt", "nrfg"}  # jieba: a person's (or a brand's) name
 _NOUN_TAGS = {"nz", "nt"}  # jieba: an organisation or other proper noun, which is a name when it is rare ("论文" is nz)
-_tags: dict[str, str] | None = None
-
-
-def _frequency(word: str) -> int:
-    """How often jieba's dictionary has the word (0: it does not know it)."""
-    import jieba
-
-    _cut("")  # loads jieba quietly
-    return jieba.dt.FREQ.get(word) or 0
 
 
 def _proper_cjk(text: str) -> list[str]:
     """Chinese proper nouns: words jieba's dictionary tags as a person's or (when rare) an
     organisation's name, and words it does not know (灵波, 即梦)."""
-    global _tags
-    if _tags is None:
-        _cut("")  # loads jieba quietly
-        import jieba.posseg
-
-        _tags = jieba.posseg.dt.word_tag_tab  # the dictionary's tags: a look-up, not the slower tagger
     out = []
-    for word in _cut(text):
+    for word in cut(text):
         if len(word) >= 2 and all(_CJK.match(ch) for ch in word) and word not in _STOP:
-            freq, flag = _frequency(word), _tags.get(word, "")
+            freq, flag = frequency(word), dictionary_tag(word)
             if flag in _PERSON_TAGS or not freq or (flag in _NOUN_TAGS and freq < 300):
                 out.append(word)
     return out
@@ -716,7 +254,7 @@ def is_weak(name: str, written: str, lowercase: Collection[str] = frozenset()) -
     if name.startswith("v:") or " " in name:
         return False
     if _CJK.match(name):
-        return len(name) <= 2 or _frequency(name) > 0
+        return len(name) <= 2 or frequency(name) > 0
     if _ACRONYM.match(written):
         return True
     return not _CAMEL.match(written) and name in lowercase
