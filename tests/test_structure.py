@@ -213,3 +213,17 @@ def test_word_lists_live_in_data_files():
     assert set(NOT_WORD_LISTS) <= set(found), f"no longer a literal, drop it here: {set(NOT_WORD_LISTS) - set(found)}"
     lists = {name: lines for name, lines in found.items() if name not in NOT_WORD_LISTS}
     assert lists == {}, f"word lists in .py (move each to src/newsdesk/text/lexicon/): {lists}"
+
+
+def test_jieba_is_set_up_once():
+    """Every stage cuts Chinese through newsdesk.text.words, so a word is the same word everywhere."""
+    users = sorted(
+        {
+            path.relative_to(PACKAGE).as_posix()
+            for path in PACKAGE.rglob("*.py")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jieba" for a in node.names))
+            or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "jieba")
+        }
+    )
+    assert users == ["text/words.py"], users
