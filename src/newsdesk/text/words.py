@@ -46,9 +46,14 @@ def frequency(word: str) -> int:
     return dt.FREQ.get(word) or 0
 
 
-def dictionary_tag(word: str) -> str:
-    """The tag jieba's dictionary gives the word ("" if none): a look-up, not the slower tagger."""
+@cache
+def _dictionary_tags() -> dict[str, str]:
     _jieba()
     import jieba.posseg
 
-    return jieba.posseg.dt.word_tag_tab.get(word, "")
+    return jieba.posseg.dt.word_tag_tab
+
+
+def dictionary_tag(word: str) -> str:
+    """The tag jieba's dictionary gives the word ("" if none): a look-up, not the slower tagger."""
+    return _dictionary_tags().get(word, "")
