@@ -150,8 +150,9 @@ def layout() -> str:
         lines.append(f"  {floor + '/':<20}{_first_sentence(doc(root / floor / '__init__.py'), 110)}")
         for path in sorted((root / floor).rglob("*.py")):
             rel = path.relative_to(root / floor)
-            if path.name == "__init__.py" or "migrations" in rel.parts:
+            if "migrations" in rel.parts or path.name == "__init__.py" and len(rel.parts) == 1:
                 continue
-            lines.append(f"    {str(rel):<24}{_first_sentence(doc(path), 100)}")
+            name = f"{rel.parent}/" if path.name == "__init__.py" else str(rel)  # a folder inside a floor
+            lines.append(f"    {name:<24}{_first_sentence(doc(path), 100)}")
     lines.append(f"  {'cli.py':<20}{_first_sentence(doc(root / 'cli.py'), 110)}")
     return "```\n" + "\n".join(lines) + "\n```\n"

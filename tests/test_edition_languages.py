@@ -16,10 +16,10 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings, WriteSettings
 from newsdesk.editions.cards import first_sentence, language_marks
 from newsdesk.editions.languages import edition_languages, unmarked_parts
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
+from newsdesk.text.language import detect_language
 from newsdesk.write.digest import Bullet, Digest, Section, parse_digest
 
 DAY = "2026-02-26"  # a day of the dev week 2026-W09 (never the held-out W11)

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from newsdesk.ingest.normalize import canonical_url, clean_title, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, html_to_text, to_utc
+from newsdesk.text.language import detect_language
 
 
 @pytest.mark.parametrize(

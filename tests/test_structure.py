@@ -141,3 +141,71 @@ def test_no_floor_holds_a_fifth_of_the_code():
         lines[floor] = lines.get(floor, 0) + len(path.read_text(encoding="utf-8").splitlines())
     total = sum(lines.values())
     assert max(lines.values()) < 0.2 * total, {f: round(n / total, 3) for f, n in lines.items()}
+
+
+# Module-level literals that look like word lists by shape but are code's own data. Each says why it stays.
+NOT_WORD_LISTS = {
+    "core/config.py:BOUNDS": "each setting's numeric range: code's limits, not words",
+    "core/labels.py:LABELS": "the interface's own one table of words (core/ is below text/, so it cannot read the lexicon)",
+    "eval/editorial.py:FOLD_MEASURES": "the keys and order of the evaluator's table, which its code computes",
+    "write/kit.py:__all__": "Python's export list",
+    "text/html.py:_TAGS": "the HTML sanitizer's allowed tags: markup the sanitizer's code is written for",
+    "ingest/normalize.py:_PARAGRAPH": "HTML block tags the text extractor breaks paragraphs at: markup, not words",
+}
+
+
+def word_list_literals(package: Path = PACKAGE) -> list[tuple[str, int]]:
+    """Module-level literals of 15+ lines and 5+ elements, at least 80% of them strings: sets, lists, tuples,
+    frozensets, a dict by its keys, a list added to a list, and a call's arguments (MAJOR = _words("openai",
+    ...)). Each as ("path:NAME", lines)."""
+
+    def elements(node: ast.AST) -> list[ast.AST] | None:
+        if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+            return node.elts
+        if isinstance(node, ast.Dict):
+            return [k for k in node.keys if k is not None]
+        if isinstance(node, ast.BinOp):
+            left, right = elements(node.left), elements(node.right)
+            return None if left is None and right is None else (left or []) + (right or [])
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset", "list", "tuple", "dict"):
+                return elements(node.args[0]) if node.args else None
+            return list(node.args) or None
+        return None
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            elts = elements(node.value)
+            lines = node.value.end_lineno - node.value.lineno + 1
+            if not elts or len(elts) < 5 or lines < 15:  # a list, not one long string (a regex) over lines
+                continue
+            if sum(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts) >= 0.8 * len(elts):
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                found.append((f"{path.relative_to(package).as_posix()}:{ast.unparse(target)}", lines))
+    return found
+
+
+def test_word_lists_live_in_data_files():
+    """The newsroom's word lists are data in text/lexicon/ (one entry a line, or a TOML table), read through
+    newsdesk.text.lexicon; none is typed into a module, where a second copy of a stop-list grows unseen."""
+    found = dict(word_list_literals())
+    assert set(NOT_WORD_LISTS) <= set(found), f"no longer a literal, drop it here: {set(NOT_WORD_LISTS) - set(found)}"
+    lists = {name: lines for name, lines in found.items() if name not in NOT_WORD_LISTS}
+    assert lists == {}, f"word lists in .py (move each to src/newsdesk/text/lexicon/): {lists}"
+
+
+def test_jieba_is_set_up_once():
+    """Every stage cuts Chinese through newsdesk.text.segment, so a word is the same word everywhere."""
+    users = sorted(
+        {
+            path.relative_to(PACKAGE).as_posix()
+            for path in PACKAGE.rglob("*.py")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jieba" for a in node.names))
+            or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "jieba")
+        }
+    )
+    assert users == ["text/segment.py"], users

@@ -47,11 +47,11 @@ from sqlalchemy.engine import Connection, Row
 
 from newsdesk.core.findings import load_findings
 from newsdesk.core.labels import Labels
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.stories.timelines import story_facts
 from newsdesk.text.html import plain_text, snippet
+from newsdesk.text.language import detect_language
 from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes
 from newsdesk.write.failed import replaced
 

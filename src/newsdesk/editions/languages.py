@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from newsdesk.ingest.normalize import detect_language
+from newsdesk.text.language import detect_language
 
 PARTS = ("headline", "lead")
 

@@ -17,41 +17,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from newsdesk.core.model import Item, Source
-from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, html_to_text, to_utc
 from newsdesk.ingest.parse import SUMMARY_MAX, TITLE_MAX, URL_MAX
+from newsdesk.text import lexicon
+from newsdesk.text.language import detect_language
 
 log = logging.getLogger(__name__)
 
 # Brands as the outlets spell themselves in Latin letters (site domain or official pinyin name).
-KNOWN_SLUGS = {
-    "机器之心": "jiqizhixin",
-    "量子位": "qbitai",
-    "新智元": "aiera",
-    "36氪": "36kr",
-    "虎嗅": "huxiu",
-    "极客公园": "geekpark",
-    "腾讯科技": "tencent-tech",
-    "腾讯研究院": "tencent-research",
-    "甲子光年": "jazzyear",
-    "硅星人Pro": "guixingren-pro",
-    "硅基观察Pro": "guiji-guancha-pro",
-    "AI科技评论": "ai-tech-review",
-    "AI前线": "infoq-ai-frontline",
-    "夕小瑶科技说": "xixiaoyao",
-    "晚点LatePost": "latepost",
-    "DeepTech深科技": "deeptech",
-    "财联社AI daily": "cls-ai-daily",
-    "智能涌现": "36kr-aiemergence",
-    "光锥智能": "guangzhui",
-    "数字生命卡兹克": "kazike",
-    "赛博禅心": "saibo-chanxin",
-    "歸藏的AI工具箱": "guizang",
-    "十字路口Crossing": "crossing",
-    "追问nextquestion": "nextquestion",
-    "饭後服用AfterHours": "afterhours",
-    "脑极体": "naojiti",
-    "阑夕": "lanxi",
-}
+KNOWN_SLUGS: dict[str, str] = lexicon.table("outlets")["slugs"]
 
 _REQUIRED = ("title", "link", "source")
 _EXTRA_FIELDS = ("core_point", "highlights", "why_matters", "score", "level", "verdict", "source_channel", "category")

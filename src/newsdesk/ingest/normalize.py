@@ -1,8 +1,8 @@
-"""Small, fast normalizers every ingest path shares: URLs, titles, HTML text, language, time.
+"""Small, fast normalizers every ingest path shares: URLs, titles, HTML text, time.
 
 They run once per item on the hot path (see benchmarks/ingest_throughput.py), so each
-one avoids work it does not need: plain text skips the HTML parser, language detection
-counts characters with compiled regexes and never looks past the first few kilobytes.
+one avoids work it does not need: plain text skips the HTML parser. (Which language a text
+is in, which every floor above asks too, is text/language.py.)
 """
 
 from __future__ import annotations
@@ -171,139 +171,6 @@ def clip(text: str, limit: int) -> str:
         if at > limit * 0.6:
             return cut[: at + len(stop)].rstrip() + " …"
     return cut.rsplit(" ", 1)[0] + " …"
-
-
-# ---------------------------------------------------------------- language
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_PUNCT = re.compile(r"[\u3000-\u303f\uff01-\uff1f\uff5c]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-_OTHER_LETTER = re.compile(r"[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0e7f]")
-_EN_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "to",
-        "and",
-        "in",
-        "is",
-        "for",
-        "on",
-        "with",
-        "by",
-        "at",
-        "from",
-        "as",
-        "that",
-        "this",
-        "are",
-        "was",
-        "be",
-        "it",
-        "its",
-        "new",
-        "how",
-        "why",
-        "what",
-        "we",
-        "our",
-        "you",
-    ]
-)
-# Function words of the other Latin-script languages AI feeds arrive in (de, fr, es, pt, it, nl).
-_NON_EN_WORDS = frozenset(
-    [
-        "der",
-        "die",
-        "das",
-        "und",
-        "ist",
-        "mit",
-        "für",
-        "von",
-        "den",
-        "dem",
-        "zu",
-        "ein",
-        "eine",
-        "auf",
-        "nicht",
-        "wie",
-        "le",
-        "la",
-        "les",
-        "des",
-        "du",
-        "une",
-        "est",
-        "pour",
-        "avec",
-        "dans",
-        "sur",
-        "qui",
-        "el",
-        "los",
-        "las",
-        "del",
-        "por",
-        "para",
-        "con",
-        "una",
-        "que",
-        "y",
-        "em",
-        "os",
-        "um",
-        "uma",
-        "não",
-        "il",
-        "di",
-        "che",
-        "della",
-        "per",
-        "het",
-        "een",
-        "van",
-        "voor",
-        "niet",
-        "zijn",
-    ]
-)
-_SAMPLE = 2000
-
-
-def detect_language(text: str) -> str:
-    """'zh', 'en' or 'other' from script counts: cheap, deterministic, good enough for titles."""
-    if not text:
-        return "other"
-    sample = text[:_SAMPLE]
-    cjk = len(_CJK.findall(sample))
-    kana = len(_KANA.findall(sample))
-    hangul = len(_HANGUL.findall(sample))
-    if kana and kana * 4 >= cjk:
-        return "other"  # Japanese mixes kanji with kana; Chinese never uses kana
-    if hangul > 2:
-        return "other"
-    words = _LATIN_WORD.findall(sample)
-    # One Chinese character carries about a word, and Chinese tech prose is full of acronyms and model
-    # names ("RL101:从SFT到PPO", "OpenAI 发布 GPT-5"): weigh CJK (with its full-width punctuation)
-    # against the Latin words that read as prose, not against every capitalised token.
-    if cjk >= 2:
-        prose = sum(1 for w in words if not w.isupper())
-        if cjk + len(_CJK_PUNCT.findall(sample)) >= prose:
-            return "zh"
-    if not words:
-        return "zh" if cjk else "other"
-    if len(_OTHER_LETTER.findall(sample)) * 2 > sum(map(len, words)):
-        return "other"
-    lowered = [w.lower() for w in words[:300]]
-    en = sum(w in _EN_WORDS for w in lowered)
-    non_en = sum(w in _NON_EN_WORDS for w in lowered)
-    return "other" if non_en > en and non_en >= 2 else "en"
 
 
 # ---------------------------------------------------------------- time

@@ -18,10 +18,11 @@ import feedparser
 
 from newsdesk.core.model import Item, Source
 from newsdesk.ingest import sites
-from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, detect_language, html_to_text, to_utc
+from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, html_to_text, to_utc
 from newsdesk.ingest.poll import stated_every
 from newsdesk.ingest.sites import Fields
 from newsdesk.store.items import FUTURE_SKEW
+from newsdesk.text.language import detect_language
 
 SUMMARY_MAX = 1500  # characters of summary kept; the body holds the rest when the feed carries it
 # Caps on what one entry may put in the store: a feed is untrusted input, and a 5-million-character

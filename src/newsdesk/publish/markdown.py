@@ -13,8 +13,8 @@ import re
 import yaml
 
 from newsdesk.core.labels import Labels
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.text.html import markdown_source
+from newsdesk.text.language import detect_language
 
 
 def front_matter(fields: dict) -> str:

@@ -32,13 +32,13 @@ from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import LABELS, Labels
 from newsdesk.editions.cards import day_headlines, event_path
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.manifest import inside, read_manifest, refused_line, write_atomic, write_manifest
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import editions
 from newsdesk.text.html import markdown_html, publishable, safe_url
+from newsdesk.text.language import detect_language
 
 SITE_FORMAT = 1
 

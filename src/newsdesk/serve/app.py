@@ -38,7 +38,6 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import UI_LANGUAGES, Labels
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.ingest.poll import short
 from newsdesk.publish.outputs import BY_SEGMENT, KINDS
 from newsdesk.publish.site import paragraphs
@@ -57,6 +56,7 @@ from newsdesk.serve.cache import CachedPages, ClearOnWrite, ReadCache
 from newsdesk.serve.mcp import TokenGate, build_server
 from newsdesk.store.days import event_dates, neighbour_days
 from newsdesk.text import html as render
+from newsdesk.text.language import detect_language
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles

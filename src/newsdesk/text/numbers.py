@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from newsdesk.text import lexicon
+
 # --- normalization --------------------------------------------------------------------
 
 
@@ -46,89 +48,11 @@ _CN_DIGITS = {
 }
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10**4, "亿": 10**8}
-_SCALES = {
-    "万亿": 1e12,
-    "千亿": 1e11,
-    "百亿": 1e10,
-    "十亿": 1e9,
-    "亿": 1e8,
-    "千万": 1e7,
-    "百万": 1e6,
-    "十万": 1e5,
-    "万": 1e4,
-    "千": 1e3,
-    "trillion": 1e12,
-    "tn": 1e12,
-    "billion": 1e9,
-    "bn": 1e9,
-    "million": 1e6,
-    "mn": 1e6,
-    "m": 1e6,
-    "thousand": 1e3,
-    "k": 1e3,
-    "hundred": 1e2,
-}
-_CURRENCY_WORDS = {
-    "美元": "usd",
-    "美金": "usd",
-    "dollars": "usd",
-    "dollar": "usd",
-    "usd": "usd",
-    "us$": "usd",
-    "$": "usd",
-    "人民币": "cny",
-    "元": "cny",
-    "yuan": "cny",
-    "rmb": "cny",
-    "cny": "cny",
-    "欧元": "eur",
-    "euros": "eur",
-    "euro": "eur",
-    "eur": "eur",
-    "€": "eur",
-    "英镑": "gbp",
-    "pounds": "gbp",
-    "pound": "gbp",
-    "gbp": "gbp",
-    "£": "gbp",
-    "日元": "jpy",
-    "yen": "jpy",
-    "jpy": "jpy",
-}
+_NUMBER_WORDS = lexicon.table("numbers")  # scale words, currencies, English number words
+_SCALES: dict[str, float] = _NUMBER_WORDS["scales"]
+_CURRENCY_WORDS: dict[str, str] = _NUMBER_WORDS["currencies"]
 _PERCENT_WORDS = ("%", "percent", "per cent", "pct", "个百分点", "百分点", "percentage points", "percentage point")
-_EN_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "million": 10**6,
-    "billion": 10**9,
-    "dozen": 12,
-}
+_EN_WORDS: dict[str, int] = _NUMBER_WORDS["english"]
 MONTHS = {
     m: i + 1
     for i, m in enumerate(

@@ -14,8 +14,8 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.labels import UI_LANGUAGES, Labels
 from newsdesk.core.model import Turn
-from newsdesk.ingest.normalize import detect_language
 from newsdesk.store import edition_rows as editions_store
+from newsdesk.text.language import detect_language
 from newsdesk.write.digest import Digest, parse_digest
 from newsdesk.write.transcript import QuoteReport
 

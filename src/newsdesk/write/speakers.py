@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from newsdesk.core.model import Turn
+from newsdesk.text import lexicon
 from newsdesk.write.transcript import (
     CJK,
     Line,
@@ -21,30 +22,7 @@ from newsdesk.write.transcript import (
 
 UNCERTAIN_MARK = {"zh": "（音）", "en": " (as heard)"}
 
-_ROLE_WORDS = {
-    "manager",
-    "professor",
-    "phd",
-    "grad",
-    "marketing",
-    "interface",
-    "user",
-    "designer",
-    "industrial",
-    "host",
-    "guest",
-    "speaker",
-    "moderator",
-    "interviewer",
-    "chair",
-    "postdoc",
-    "student",
-    "presenter",
-    "narrator",
-    "unknown",
-    "audience",
-    "project",
-}
+_ROLE_WORDS = lexicon.words("speaker-roles")  # a label of a role ("Project Manager"), not a name
 
 
 @dataclass

@@ -358,7 +358,7 @@ CARD_SCHEMA = {
 def card_problems(source: tuple[str, str], draft: tuple[str, str], language: str) -> list[str]:
     """What a card's translation got wrong beside the checker: a part left empty or not in
     `language`, a number dropped or made up."""
-    from newsdesk.ingest.normalize import detect_language
+    from newsdesk.text.language import detect_language
 
     problems = []
     for name, original, text in zip(("headline", "lead"), source, draft):
@@ -428,8 +428,8 @@ def translate_cards(engine: Engine, settings, llm, *, event_ids: list[int] | Non
     from sqlalchemy import desc, select
 
     from newsdesk.cluster import event_brief
-    from newsdesk.ingest.normalize import detect_language
     from newsdesk.store.schema import analyses, events
+    from newsdesk.text.language import detect_language
     from newsdesk.write.extractive.card import EXTRACTIVE, split_notes
 
     query = (

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from newsdesk.text import lexicon
 from newsdesk.text.sentences import (
     describes_article,
     is_cjk,
@@ -40,22 +41,8 @@ LEVEL_RANK = {"full": 0, "summary": 1, "paywalled": 2, "title": 3, "failed": 4}
 # What a member offers to lead with, best first: the article itself, the source's own structured
 # summary, the feed summary.
 MATERIAL_RANK = {"full": 0, "structured": 1, "summary": 2}
-LEVEL_LABELS = {
-    "zh": {
-        "full": "全文",
-        "summary": "只有摘要",
-        "title": "只有标题",
-        "paywalled": "订阅墙（只有标题和导语）",
-        "failed": "抓取失败（只有标题）",
-    },
-    "en": {
-        "full": "full text",
-        "summary": "feed summary only",
-        "title": "title only",
-        "paywalled": "paywalled (title and standfirst only)",
-        "failed": "fetch failed (title only)",
-    },
-}
+# What a card says of how much of the article it was chosen from, in each edition language.
+LEVEL_LABELS: dict[str, dict[str, str]] = lexicon.table("material-levels")
 MAX_LEAD = 3
 MIN_WORDS, MAX_WORDS = 6, 70  # a lead sentence: long enough to say something, short enough to read
 

@@ -20,88 +20,19 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from newsdesk.text import lexicon
 from newsdesk.text.sentences import _STOP, is_cjk, numbers
 
-_NUMBER_WORDS = frozenset(
-    [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-        "thirty",
-        "forty",
-        "fifty",
-        "sixty",
-        "seventy",
-        "eighty",
-        "ninety",
-        "hundred",
-        "point",
-    ]
-)
+# Spoken number words, kept inside a name ("Wan two point one").
+_NUMBER_WORDS = lexicon.words("number-words")
 # Capitalised, but a word of talk, not a thing talked about.
 _NOT_NAMES = frozenset(
-    [
-        "i",
-        "i'm",
-        "i'd",
-        "i'll",
-        "i've",
-        "ok",
-        "okay",
-        "yeah",
-        "yes",
-        "no",
-        "hi",
-        "hello",
-        "thanks",
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-    ]
-    + [d.lower() for d in calendar.day_name]  # English: newsdesk never calls setlocale
-    + [m.lower() for m in calendar.month_name[1:]]
+    lexicon.words("talk-words")
+    | {d.lower() for d in calendar.day_name}  # English: newsdesk never calls setlocale
+    | {m.lower() for m in calendar.month_name[1:]}
 )
 # Abbreviations too general to say what a sentence is about ("in the API", "GPUs").
-_GENERIC = frozenset(
-    [
-        "ai",
-        "api",
-        "apis",
-        "gpu",
-        "gpus",
-        "cpu",
-        "cpus",
-        "us",
-        "uk",
-        "eu",
-        "utc",
-        "ceo",
-        "cto",
-        "llm",
-        "llms",
-        "vram",
-        "ui",
-    ]
-)
+_GENERIC = lexicon.words("generic-abbreviations")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+\-_']*[A-Za-z0-9+_]|[A-Za-z0-9]")
 # jieba: organisation, place, transliterated name ("nz", other proper noun, tags common words: 聊天)
 _CJK_PROPER = ("nt", "ns", "nrt")
