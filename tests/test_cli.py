@@ -7,6 +7,7 @@ never read as Rich markup.
 
 from __future__ import annotations
 
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -364,3 +365,50 @@ def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, mo
     with engine.connect() as conn:
         runs = conn.execute(select(llm_usage.c.run_id).where(llm_usage.c.error.is_(None))).scalars().all()
     assert len(fake.requests) == 2 and len(set(runs)) == 2
+
+
+# --- the demo's way to the web app ---------------------------------------------------------
+
+
+def test_the_demo_ends_with_the_one_command_that_serves_it(newsdesk, tmp_path):
+    """The demo's last line is a command; run as printed (in the same folder, with no other
+    NEWSDESK_* settings), it serves the demo's store, not an empty one."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from loopback import free_port
+
+    code, out = newsdesk("demo", "--out", "demo-output")
+    assert code == OK, out
+    command = shlex.split(out.strip().splitlines()[-1])
+    settings = dict(word.split("=", 1) for word in command if "=" in word)
+    assert command[-2:] == ["newsdesk", "serve"] and settings["NEWSDESK_DATA_DIR"] == "demo-output", out
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSDESK_")} | settings
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--workers", "1"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                home = httpx.get(f"http://127.0.0.1:{port}/", timeout=30)
+                break
+            except httpx.ConnectError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+                time.sleep(0.2)
+        event = re.search(r'href="(/events/\d+)"', home.text)
+        assert event, home.text[:2000]  # the demo's day, with its events
+        assert httpx.get(f"http://127.0.0.1:{port}{event.group(1)}", timeout=30).status_code == 200
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)

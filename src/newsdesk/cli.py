@@ -566,7 +566,7 @@ class _StageLines:
         )
 
 
-def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None):
+def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None, serve_with: str = "newsdesk serve"):
     """Run the pipeline, drawing its stages; print what it did. Returns its RunReport."""
     from newsdesk.run.pipeline import edition_counts, run_pipeline
 
@@ -583,7 +583,7 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
     if report.facts.get("site_dir"):
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
         console.print(
-            line("site:", (str(index), "bold"), "(or `newsdesk serve` to read it in the web app)"), soft_wrap=True
+            line("site:", (str(index), "bold"), f"(or `{serve_with}` to read it in the web app)"), soft_wrap=True
         )
     return report
 
@@ -697,6 +697,7 @@ def demo_cmd(
 
     started = time.perf_counter()
     s = settings()
+    serve_with = _serve_demo_command(out, s)
     s.data_dir = str(out)
     s.database_url = ""
     s.site_dir = str(out / "site")
@@ -709,7 +710,7 @@ def demo_cmd(
         "chosen from the material by code",
         soft_wrap=True,
     )
-    report = _run(s, pack, Limits())
+    report = _run(s, pack, Limits(), serve_with=serve_with)
     parts = published_parts(engine())
     console.print(
         "extractive (chosen from the material by code, no model): " + "; ".join(parts.extractive or ["nothing"]),
@@ -727,7 +728,26 @@ def demo_cmd(
         )
     console.print(ENDPOINT_HOWTO, soft_wrap=True)
     console.print(f"demo wall time: {time.perf_counter() - started:.1f}s", soft_wrap=True)
+    console.print(f"read the demo in the web app (http://127.0.0.1:8000):\n  {serve_with}", soft_wrap=True)
     raise typer.Exit(PARTIAL if report.problems else OK)
+
+
+def _serve_demo_command(out: Path, s: Settings) -> str:
+    """The one command that serves the demo's store: a bare `newsdesk serve` opens the store the
+    settings name (data/newsdesk.db, or database_url), not the demo's."""
+    import shlex
+    import shutil
+    import sys
+
+    env = f"NEWSDESK_DATA_DIR={shlex.quote(str(out))}"
+    if s.database_url:  # the settings name another store; an empty one means <data_dir>/newsdesk.db
+        env += " NEWSDESK_DATABASE_URL="
+    # The program as it was started (`make demo` runs .venv/bin/newsdesk, often not on PATH).
+    program = sys.argv[0] if Path(sys.argv[0]).name == "newsdesk" else "newsdesk"
+    on_path = shutil.which("newsdesk")
+    if on_path and Path(on_path).resolve() == Path(program).resolve():
+        program = "newsdesk"
+    return f"{env} {shlex.quote(program)} serve"
 
 
 # --- reading and measuring ----------------------------------------------------------------
