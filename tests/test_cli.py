@@ -412,3 +412,52 @@ def test_the_demo_ends_with_the_one_command_that_serves_it(newsdesk, tmp_path):
     finally:
         proc.terminate()
         proc.communicate(timeout=60)
+
+
+# --- no network: one line that says so ---------------------------------------------------------
+
+
+def test_sources_that_cannot_be_reached_are_one_line_by_cause_and_each_behind_verbose(newsdesk, tmp_path, monkeypatch):
+    """Offline, every source fails with "cannot resolve host": `run` and `ingest` say so in one line
+    (how many, why, the likely reason); `-v` gives each source's own line. `.invalid` never resolves."""
+    import tomllib
+
+    from newsdesk.ingest.catalog import packaged_catalog_path
+
+    packaged = tomllib.loads(packaged_catalog_path().read_text("utf-8"))["source"]
+    off = "".join(f'[[source]]\nid = "{s["id"]}"\nenabled = false\n\n' for s in packaged)  # no real network here
+    ours = [f"gone-{i}" for i in range(5)]
+    mine = "".join(
+        f'[[source]]\nid = "{sid}"\nname = "{sid}"\nurl = "http://{sid}.nonexistent.invalid/feed"\n\n' for sid in ours
+    )
+    (tmp_path / "mine.toml").write_text(off + mine)
+    monkeypatch.setenv("NEWSDESK_SOURCES_FILE", str(tmp_path / "mine.toml"))
+
+    code, out = newsdesk("run", "--stage", "ingest")
+    problems = [line for line in out.splitlines() if line.startswith("problem:")]
+    assert code == PARTIAL and problems == [
+        "problem: ingest: 5 of 5 sources failed: cannot resolve host (no network?) (`-v` lists each source)"
+    ], out
+    code, out = newsdesk("run", "--stage", "ingest", "-v")
+    problems = [line for line in out.splitlines() if line.startswith("problem:")]
+    assert code == PARTIAL and len(problems) == 5, out
+    assert all("cannot resolve host gone-" in line for line in problems), out
+    code, out = newsdesk("ingest")
+    assert code == PARTIAL and "problem: 5 of 5 sources failed: cannot resolve host (no network?)" in out, out
+    assert out.count("cannot resolve host") == 1
+    code, out = newsdesk("ingest", "--verbose")
+    assert code == PARTIAL and out.count("cannot resolve host gone-") == 5, out
+
+
+def test_failure_causes_group_what_differs_only_in_host_or_url():
+    from newsdesk.ingest.failures import cause, summary
+
+    errors = [
+        "http://a.example/feed: cannot resolve host a.example (Name or service not known); check the URL or the network",
+        "https://b.example:8443/x: HTTP 404 Not Found; the feed moved or is gone; fix the source URL",
+        "https://c.example/x: server error HTTP 503 Service Unavailable; the site is failing, try later (after 3 tries)",
+        "https://d.example/x: HTTP 404 Not Found; the feed moved or is gone; fix the source URL",
+        "not a feed (no RSS or Atom root); check the URL",
+    ]
+    assert [cause(e) for e in errors] == ["cannot resolve host", "HTTP 404", "HTTP 503", "HTTP 404", "not a feed"]
+    assert summary(errors, 10) == "5 of 10 sources failed: 2 HTTP 404, 1 cannot resolve host, 1 HTTP 503, 1 not a feed"

@@ -167,8 +167,15 @@ def ingest_cmd(
         help="Replay a directory of feed files (name = source id) or one feed file, or import a .jsonl file.",
     ),
     only: list[str] = typer.Option(None, "--source", help="Only these source ids (repeatable)."),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Each failing source on its own line (else one line by cause when more than 3 fail).",
+    ),
 ) -> None:
     """Fetch every source the store has enabled (or replay / import files) into the store."""
+    from newsdesk.ingest import failures
     from newsdesk.ingest.run import ingest
 
     with _bar() as bar:
@@ -192,8 +199,9 @@ def ingest_cmd(
             (f"{len(report.failed)} failed", "red"),
         )
     )
-    for o in report.failed:
-        err.print(line((f"{o.source_id}:", "red"), o.error or ""), soft_wrap=True)
+    attempted = len(report.outcomes) - len(report.skipped)
+    for said in failures.lines([(o.source_id, o.error or "") for o in report.failed], attempted, verbose=verbose):
+        err.print(line(("problem:", "yellow"), said), soft_wrap=True)
     for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
         err.print(line((f"{o.source_id}:", "yellow"), o.error or ""), soft_wrap=True)
     if report.failed or report.skipped or report.catalog_errors:
@@ -566,14 +574,22 @@ class _StageLines:
         )
 
 
-def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None, serve_with: str = "newsdesk serve"):
-    """Run the pipeline, drawing its stages; print what it did. Returns its RunReport."""
+def _run(
+    s: Settings,
+    source: Path | None,
+    limits,
+    stages: list[str] | None = None,
+    serve_with: str = "newsdesk serve",
+    verbose: bool = False,
+):
+    """Run the pipeline, drawing its stages; print what it did (its problems in short unless `verbose`).
+    Returns its RunReport."""
     from newsdesk.run.pipeline import edition_counts, run_pipeline
 
     eng = engine()
     with _bar() as bar:
         report = run_pipeline(eng, s, stages=stages, limits=limits, source=source, watcher=_Stages(bar))
-    for problem in report.problems:
+    for problem in report.problems if verbose else report.in_short:
         err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
     facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
     console.print(
@@ -603,6 +619,12 @@ def run_cmd(
         help="Keep running: poll each source at its own interval and run "
         "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages.",
     ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Each failing source on its own line (else one line by cause when more than 3 fail).",
+    ),
 ) -> None:
     """ingest → cluster → stories → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
     from newsdesk.run.pipeline import STAGE_NAMES, Limits, stage
@@ -617,7 +639,7 @@ def run_cmd(
             )
         _run_every(settings(), every, Limits(analyses=analyses))
     chosen = [n for n in STAGE_NAMES if n in stages] if stages else None
-    report = _run(settings(), source, Limits(analyses=analyses), chosen)
+    report = _run(settings(), source, Limits(analyses=analyses), chosen, verbose=verbose)
     raise typer.Exit(PARTIAL if report.problems else OK)
 
 
