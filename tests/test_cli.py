@@ -461,3 +461,26 @@ def test_failure_causes_group_what_differs_only_in_host_or_url():
     ]
     assert [cause(e) for e in errors] == ["cannot resolve host", "HTTP 404", "HTTP 503", "HTTP 404", "not a feed"]
     assert summary(errors, 10) == "5 of 10 sources failed: 2 HTTP 404, 1 cannot resolve host, 1 HTTP 503, 1 not a feed"
+
+
+# --- --every takes a unit ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["run"], ["serve"], ["beat"]])
+def test_every_refuses_a_bare_number_and_less_than_a_minute_in_one_line(newsdesk, command):
+    """`--every 5` once ran a pass every 5 seconds for someone who meant minutes."""
+    from loopback import free_port
+
+    command = command + ["--port", str(free_port())] * (command == ["serve"])  # were it to serve, not on 8000
+    for value, said in (
+        ("5", "error: --every = '5' has no unit; write it with one, like 30m, 6h, 1d or 90s"),
+        ("30s", "error: --every = '30s' is shorter than 1m ([schedule] shortest_every); write 1m or longer"),
+    ):
+        code, out = newsdesk(*command, "--every", value)
+        assert code == USAGE and out.strip().splitlines() == [said + ", like 30m or 6h" * (value == "30s")], out
+
+
+def test_every_in_the_settings_file_takes_a_unit_too(newsdesk, tmp_path):
+    (tmp_path / "newsdesk.toml").write_text('[schedule]\nevery = "45"\n')
+    code, out = newsdesk("run", "--stage", "rank")
+    assert code == USAGE and "[schedule] every = '45' has no unit" in out, out

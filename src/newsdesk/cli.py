@@ -617,7 +617,7 @@ def run_cmd(
         None,
         "--every",
         help="Keep running: poll each source at its own interval and run "
-        "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages.",
+        "the later stages every DURATION with its unit (30m, 6h, 1d; a minute or more); Ctrl-C / SIGTERM stops between stages.",
     ),
     verbose: bool = typer.Option(
         False,
@@ -656,11 +656,11 @@ and point [llm] at an OpenAI-compatible endpoint in newsdesk.toml, then `newsdes
 
 def _every(s: Settings, every: str | None) -> float:
     """--every as seconds (default: [schedule] every); it also sets how often a source with no rhythm is polled."""
-    from newsdesk.core.config import parse_duration
+    from newsdesk.core.config import parse_every
 
     if every is not None:
         s.schedule.every = every
-    return parse_duration(s.schedule.every, "--every")
+    return parse_every(s.schedule.every, "--every", s.schedule.shortest_every)
 
 
 def _stop_on_signals(stop) -> None:
@@ -780,7 +780,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
     every: str = typer.Option(
-        None, "--every", help="Also keep the newsroom running, as `run --every` does, in this process (e.g. 30m)."
+        None, "--every", help="Also keep the newsroom running, as `run --every` does, in this process (30m, 6h, 1d)."
     ),
     workers: int = typer.Option(
         None,
@@ -797,6 +797,7 @@ def serve(
     from newsdesk.serve.app import default_workers, serve_app
 
     s = settings()
+    seconds = _every(s, every) if every is not None else None  # a bad --every is refused before anything runs
     engine()  # opened (and migrated) once here, before the server processes open it
     workers = workers or default_workers(s.database)
     if _state.get("config"):  # each server process loads the same settings file
@@ -821,7 +822,7 @@ def serve(
 
     from newsdesk.run.schedule import run_every
 
-    seconds, stop = _every(s, every), threading.Event()
+    stop = threading.Event()
     # uvicorn handles Ctrl-C / SIGTERM while it serves, then hands the signal on to these handlers.
     _stop_on_signals(stop)
     say = lambda text: err.print(line(("schedule:", "dim"), text), soft_wrap=True)  # noqa: E731
@@ -872,7 +873,9 @@ def worker_cmd(
 @app.command("beat")
 def beat_cmd(
     every: str = typer.Option(
-        None, "--every", help="Start a pass this often (90s, 30m, 6h, 1d); default [schedule] every."
+        None,
+        "--every",
+        help="Start a pass this often (90s, 30m, 6h, 1d: a unit, a minute or more); default [schedule] every.",
     ),
 ) -> None:
     """Start a pass of the newsroom now and then every EVERY, for the workers to do (run exactly one beat)."""
