@@ -484,3 +484,97 @@ def test_every_in_the_settings_file_takes_a_unit_too(newsdesk, tmp_path):
     (tmp_path / "newsdesk.toml").write_text('[schedule]\nevery = "45"\n')
     code, out = newsdesk("run", "--stage", "rank")
     assert code == USAGE and "[schedule] every = '45' has no unit" in out, out
+
+
+# --- one source at a time -----------------------------------------------------------------------
+
+
+def _stored_source(tmp_path, sid):
+    from newsdesk.store.schema import sources
+
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        row = conn.execute(select(sources).where(sources.c.id == sid)).first()
+    engine.dispose()
+    return row
+
+
+def test_sources_add_remove_disable_enable_through_the_command_line(newsdesk, tmp_path, monkeypatch, server):
+    """`sources add` writes the user's catalog file (where `sources import` writes) and the store;
+    the next ingest fetches it; disable / enable switch it; remove takes it out, its items kept."""
+    import tomllib
+
+    monkeypatch.setenv("NEWSDESK_FETCH_ALLOW_PRIVATE", "1")
+    user_file = tmp_path / "data" / "sources.toml"
+    user_file.parent.mkdir()
+    user_file.write_text('# my sources\n[[source]]\nid = "openai-news"\nenabled = false  # too loud\n')
+    code, out = newsdesk("sources", "add", "my-feed", f"{server}/good.xml", "--kind", "atom", "--language", "zh")
+    assert code == OK and f"added my-feed ({server}/good.xml) to {user_file}" in out, out
+    text = user_file.read_text()
+    assert text.startswith('# my sources\n[[source]]\nid = "openai-news"\nenabled = false  # too loud\n')
+    entry = tomllib.loads(text)["source"][1]
+    assert (entry["id"], entry["url"], entry["kind"], entry["language"]) == (
+        "my-feed",
+        f"{server}/good.xml",
+        "atom",
+        "zh",
+    )
+    assert _stored_source(tmp_path, "my-feed").enabled
+    code, out = newsdesk("sources")
+    assert "my-feed" in out
+
+    code, out = newsdesk("sources", "disable", "my-feed")
+    assert code == OK and not _stored_source(tmp_path, "my-feed").enabled, out
+    code, out = newsdesk("ingest", "--source", "my-feed")
+    assert "skipped" in out and stored(tmp_path) == 0, out  # switched off: not fetched
+    code, out = newsdesk("sources", "enable", "my-feed")
+    assert code == OK and _stored_source(tmp_path, "my-feed").enabled, out
+    code, out = newsdesk("ingest", "--source", "my-feed")
+    assert code == OK and stored(tmp_path) == 2, out
+
+    code, out = newsdesk("sources", "remove", "my-feed")
+    assert code == OK and "its 2 stored items stay" in out, out
+    assert "my-feed" not in user_file.read_text() and "# my sources" in user_file.read_text()
+    assert not _stored_source(tmp_path, "my-feed").enabled and stored(tmp_path) == 2  # nothing stored is lost
+    code, out = newsdesk("sources", "add", "empty-one", "https://example.com/feed.xml")
+    assert code == OK, out
+    code, out = newsdesk("sources", "remove", "empty-one")
+    assert code == OK and "removed 'empty-one' from the store" in out and _stored_source(tmp_path, "empty-one") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["add", "openai-news", "https://example.com/x.xml"],
+            "a source named 'openai-news' already exists (in newsdesk's own catalog",
+        ),
+        (
+            ["add", "mine", "example.com/feed"],
+            "source 'mine' field 'url': must be an http(s) URL: no scheme; write it as https://…",
+        ),
+        (
+            ["add", "mine", "https://example.com/x.xml", "--kind", "blog"],
+            "source 'mine' field 'kind': 'blog' is not one of rss, atom",
+        ),
+        (
+            ["add", "My Feed", "https://example.com/x.xml"],
+            "source name 'My Feed' is not a slug; write it like 'openai-blog'",
+        ),
+        (
+            ["remove", "openai-news"],
+            "'openai-news' is in newsdesk's own catalog and cannot be removed; `newsdesk sources disable openai-news`",
+        ),
+        (["remove", "no-such"], "no source named 'no-such'; `newsdesk sources` lists them"),
+        (["disable", "no-such"], "no source named 'no-such'; `newsdesk sources` lists them"),
+    ],
+)
+def test_sources_add_and_remove_refuse_in_one_line_and_change_nothing(newsdesk, tmp_path, args, said):
+    code, out = newsdesk("sources", "add", "mine-first", "https://example.com/first.xml")
+    assert code == OK, out
+    before = (tmp_path / "data" / "sources.toml").read_text()
+    code, out = newsdesk("sources", *args)
+    assert code == USAGE and len(out.strip().splitlines()) == 1 and said in out, out
+    assert (tmp_path / "data" / "sources.toml").read_text() == before
+    code, out = newsdesk("sources", "add", "again", "https://example.com/first.xml")
+    assert code == USAGE and "https://example.com/first.xml is already the source 'mine-first'; add it once" in out

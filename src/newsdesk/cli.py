@@ -272,6 +272,52 @@ def sources_import(
         raise typer.Exit(PARTIAL)
 
 
+@sources_app.command("add")
+def sources_add(
+    name: str = typer.Argument(..., help="The source's id, a slug like 'openai-blog'."),
+    url: str = typer.Argument(..., help="Its feed's http(s) URL."),
+    title: str = typer.Option(None, "--title", help="Its display name (default NAME)."),
+    kind: str = typer.Option("rss", "--kind", help="rss, atom, jsonfeed, arxiv, hn, reddit or podcast."),
+    language: str = typer.Option("en", "--language", help="zh, en or other."),
+    tier: int = typer.Option(2, "--tier", help="1 (a primary source), 2 or 3 (an aggregator)."),
+    category: str = typer.Option("media", "--category", help="lab, company, research, papers, media, …"),
+    fulltext: bool = typer.Option(False, "--fulltext", help="Also fetch each article's page for its full text."),
+) -> None:
+    """Add one source to your catalog file (as `sources import` does) and the store; the next ingest fetches it."""
+    from newsdesk.ingest import edit
+
+    entry = {"id": name, "name": title or name, "url": url, "kind": kind, "language": language, "tier": tier}
+    entry |= {"category": category, "fulltext": fulltext}
+    source, target = edit.add(engine(), settings(), entry)
+    console.print(f"added {source.id} ({source.url}) to {target}; the next ingest fetches it", soft_wrap=True)
+
+
+@sources_app.command("remove")
+def sources_remove(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Take a source you added out of your catalog file and the store (its stored items stay)."""
+    from newsdesk.ingest import edit
+
+    console.print(edit.remove(engine(), settings(), name), soft_wrap=True)
+
+
+@sources_app.command("disable")
+def sources_disable(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Stop fetching a source (the web app's switch; it holds until your catalog file's `enabled` changes)."""
+    from newsdesk.ingest import edit
+
+    changed = edit.set_enabled(engine(), settings(), name, False)
+    console.print(f"disabled {name}" + ("" if changed else " (it was already off)"), soft_wrap=True)
+
+
+@sources_app.command("enable")
+def sources_enable(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Fetch a switched-off source again."""
+    from newsdesk.ingest import edit
+
+    changed = edit.set_enabled(engine(), settings(), name, True)
+    console.print(f"enabled {name}" + ("" if changed else " (it was already on)"), soft_wrap=True)
+
+
 @sources_app.command("export")
 def sources_export(opml: Path = typer.Argument(..., help="OPML file to write.")) -> None:
     """Write every enabled source (the catalog files' and those added in the web app) to an OPML file."""
