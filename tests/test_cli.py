@@ -578,3 +578,10 @@ def test_sources_add_and_remove_refuse_in_one_line_and_change_nothing(newsdesk, 
     assert (tmp_path / "data" / "sources.toml").read_text() == before
     code, out = newsdesk("sources", "add", "again", "https://example.com/first.xml")
     assert code == USAGE and "https://example.com/first.xml is already the source 'mine-first'; add it once" in out
+
+
+def test_version_is_the_installed_package_s(newsdesk):
+    from importlib.metadata import version
+
+    code, out = newsdesk("--version")
+    assert code == OK and out.strip() == f"newsdesk {version('newsdesk')}", out

@@ -80,9 +80,20 @@ def line(*parts: str | tuple[str, str]) -> Text:
     return text
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        console.print(f"newsdesk {version('newsdesk')}")
+        raise typer.Exit(OK)
+
+
 @app.callback()
 def main(
     config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml)."),
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_version, help="Print newsdesk's version and exit."
+    ),
     debug: bool = typer.Option(
         False,
         "--debug",
