@@ -7,6 +7,7 @@ never read as Rich markup.
 
 from __future__ import annotations
 
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -364,3 +365,223 @@ def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, mo
     with engine.connect() as conn:
         runs = conn.execute(select(llm_usage.c.run_id).where(llm_usage.c.error.is_(None))).scalars().all()
     assert len(fake.requests) == 2 and len(set(runs)) == 2
+
+
+# --- the demo's way to the web app ---------------------------------------------------------
+
+
+def test_the_demo_ends_with_the_one_command_that_serves_it(newsdesk, tmp_path):
+    """The demo's last line is a command; run as printed (in the same folder, with no other
+    NEWSDESK_* settings), it serves the demo's store, not an empty one."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from loopback import free_port
+
+    code, out = newsdesk("demo", "--out", "demo-output")
+    assert code == OK, out
+    command = shlex.split(out.strip().splitlines()[-1])
+    settings = dict(word.split("=", 1) for word in command if "=" in word)
+    assert command[-2:] == ["newsdesk", "serve"] and settings["NEWSDESK_DATA_DIR"] == "demo-output", out
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSDESK_")} | settings
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "newsdesk", "serve", "--port", str(port), "--workers", "1"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                home = httpx.get(f"http://127.0.0.1:{port}/", timeout=30)
+                break
+            except httpx.ConnectError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+                time.sleep(0.2)
+        event = re.search(r'href="(/events/\d+)"', home.text)
+        assert event, home.text[:2000]  # the demo's day, with its events
+        assert httpx.get(f"http://127.0.0.1:{port}{event.group(1)}", timeout=30).status_code == 200
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+# --- no network: one line that says so ---------------------------------------------------------
+
+
+def test_sources_that_cannot_be_reached_are_one_line_by_cause_and_each_behind_verbose(newsdesk, tmp_path, monkeypatch):
+    """Offline, every source fails with "cannot resolve host": `run` and `ingest` say so in one line
+    (how many, why, the likely reason); `-v` gives each source's own line. `.invalid` never resolves."""
+    import tomllib
+
+    from newsdesk.ingest.catalog import packaged_catalog_path
+
+    packaged = tomllib.loads(packaged_catalog_path().read_text("utf-8"))["source"]
+    off = "".join(f'[[source]]\nid = "{s["id"]}"\nenabled = false\n\n' for s in packaged)  # no real network here
+    ours = [f"gone-{i}" for i in range(5)]
+    mine = "".join(
+        f'[[source]]\nid = "{sid}"\nname = "{sid}"\nurl = "http://{sid}.nonexistent.invalid/feed"\n\n' for sid in ours
+    )
+    (tmp_path / "mine.toml").write_text(off + mine)
+    monkeypatch.setenv("NEWSDESK_SOURCES_FILE", str(tmp_path / "mine.toml"))
+
+    code, out = newsdesk("run", "--stage", "ingest")
+    problems = [line for line in out.splitlines() if line.startswith("problem:")]
+    assert code == PARTIAL and problems == [
+        "problem: ingest: 5 of 5 sources failed: cannot resolve host (no network?) (`-v` lists each source)"
+    ], out
+    code, out = newsdesk("run", "--stage", "ingest", "-v")
+    problems = [line for line in out.splitlines() if line.startswith("problem:")]
+    assert code == PARTIAL and len(problems) == 5, out
+    assert all("cannot resolve host gone-" in line for line in problems), out
+    code, out = newsdesk("ingest")
+    assert code == PARTIAL and "problem: 5 of 5 sources failed: cannot resolve host (no network?)" in out, out
+    assert out.count("cannot resolve host") == 1
+    code, out = newsdesk("ingest", "--verbose")
+    assert code == PARTIAL and out.count("cannot resolve host gone-") == 5, out
+
+
+def test_failure_causes_group_what_differs_only_in_host_or_url():
+    from newsdesk.ingest.failures import cause, summary
+
+    errors = [
+        "http://a.example/feed: cannot resolve host a.example (Name or service not known); check the URL or the network",
+        "https://b.example:8443/x: HTTP 404 Not Found; the feed moved or is gone; fix the source URL",
+        "https://c.example/x: server error HTTP 503 Service Unavailable; the site is failing, try later (after 3 tries)",
+        "https://d.example/x: HTTP 404 Not Found; the feed moved or is gone; fix the source URL",
+        "not a feed (no RSS or Atom root); check the URL",
+    ]
+    assert [cause(e) for e in errors] == ["cannot resolve host", "HTTP 404", "HTTP 503", "HTTP 404", "not a feed"]
+    assert summary(errors, 10) == "5 of 10 sources failed: 2 HTTP 404, 1 cannot resolve host, 1 HTTP 503, 1 not a feed"
+
+
+# --- --every takes a unit ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["run"], ["serve"], ["beat"]])
+def test_every_refuses_a_bare_number_and_less_than_a_minute_in_one_line(newsdesk, command):
+    """`--every 5` once ran a pass every 5 seconds for someone who meant minutes."""
+    from loopback import free_port
+
+    command = command + ["--port", str(free_port())] * (command == ["serve"])  # were it to serve, not on 8000
+    for value, said in (
+        ("5", "error: --every = '5' has no unit; write it with one, like 30m, 6h, 1d or 90s"),
+        ("30s", "error: --every = '30s' is shorter than 1m ([schedule] shortest_every); write 1m or longer"),
+    ):
+        code, out = newsdesk(*command, "--every", value)
+        assert code == USAGE and out.strip().splitlines() == [said + ", like 30m or 6h" * (value == "30s")], out
+
+
+def test_every_in_the_settings_file_takes_a_unit_too(newsdesk, tmp_path):
+    (tmp_path / "newsdesk.toml").write_text('[schedule]\nevery = "45"\n')
+    code, out = newsdesk("run", "--stage", "rank")
+    assert code == USAGE and "[schedule] every = '45' has no unit" in out, out
+
+
+# --- one source at a time -----------------------------------------------------------------------
+
+
+def _stored_source(tmp_path, sid):
+    from newsdesk.store.schema import sources
+
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        row = conn.execute(select(sources).where(sources.c.id == sid)).first()
+    engine.dispose()
+    return row
+
+
+def test_sources_add_remove_disable_enable_through_the_command_line(newsdesk, tmp_path, monkeypatch, server):
+    """`sources add` writes the user's catalog file (where `sources import` writes) and the store;
+    the next ingest fetches it; disable / enable switch it; remove takes it out, its items kept."""
+    import tomllib
+
+    monkeypatch.setenv("NEWSDESK_FETCH_ALLOW_PRIVATE", "1")
+    user_file = tmp_path / "data" / "sources.toml"
+    user_file.parent.mkdir()
+    user_file.write_text('# my sources\n[[source]]\nid = "openai-news"\nenabled = false  # too loud\n')
+    code, out = newsdesk("sources", "add", "my-feed", f"{server}/good.xml", "--kind", "atom", "--language", "zh")
+    assert code == OK and f"added my-feed ({server}/good.xml) to {user_file}" in out, out
+    text = user_file.read_text()
+    assert text.startswith('# my sources\n[[source]]\nid = "openai-news"\nenabled = false  # too loud\n')
+    entry = tomllib.loads(text)["source"][1]
+    assert (entry["id"], entry["url"], entry["kind"], entry["language"]) == (
+        "my-feed",
+        f"{server}/good.xml",
+        "atom",
+        "zh",
+    )
+    assert _stored_source(tmp_path, "my-feed").enabled
+    code, out = newsdesk("sources")
+    assert "my-feed" in out
+
+    code, out = newsdesk("sources", "disable", "my-feed")
+    assert code == OK and not _stored_source(tmp_path, "my-feed").enabled, out
+    code, out = newsdesk("ingest", "--source", "my-feed")
+    assert "skipped" in out and stored(tmp_path) == 0, out  # switched off: not fetched
+    code, out = newsdesk("sources", "enable", "my-feed")
+    assert code == OK and _stored_source(tmp_path, "my-feed").enabled, out
+    code, out = newsdesk("ingest", "--source", "my-feed")
+    assert code == OK and stored(tmp_path) == 2, out
+
+    code, out = newsdesk("sources", "remove", "my-feed")
+    assert code == OK and "its 2 stored items stay" in out, out
+    assert "my-feed" not in user_file.read_text() and "# my sources" in user_file.read_text()
+    assert not _stored_source(tmp_path, "my-feed").enabled and stored(tmp_path) == 2  # nothing stored is lost
+    code, out = newsdesk("sources", "add", "empty-one", "https://example.com/feed.xml")
+    assert code == OK, out
+    code, out = newsdesk("sources", "remove", "empty-one")
+    assert code == OK and "removed 'empty-one' from the store" in out and _stored_source(tmp_path, "empty-one") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["add", "openai-news", "https://example.com/x.xml"],
+            "a source named 'openai-news' already exists (in newsdesk's own catalog",
+        ),
+        (
+            ["add", "mine", "example.com/feed"],
+            "source 'mine' field 'url': must be an http(s) URL: no scheme; write it as https://…",
+        ),
+        (
+            ["add", "mine", "https://example.com/x.xml", "--kind", "blog"],
+            "source 'mine' field 'kind': 'blog' is not one of rss, atom",
+        ),
+        (
+            ["add", "My Feed", "https://example.com/x.xml"],
+            "source name 'My Feed' is not a slug; write it like 'openai-blog'",
+        ),
+        (
+            ["remove", "openai-news"],
+            "'openai-news' is in newsdesk's own catalog and cannot be removed; `newsdesk sources disable openai-news`",
+        ),
+        (["remove", "no-such"], "no source named 'no-such'; `newsdesk sources` lists them"),
+        (["disable", "no-such"], "no source named 'no-such'; `newsdesk sources` lists them"),
+    ],
+)
+def test_sources_add_and_remove_refuse_in_one_line_and_change_nothing(newsdesk, tmp_path, args, said):
+    code, out = newsdesk("sources", "add", "mine-first", "https://example.com/first.xml")
+    assert code == OK, out
+    before = (tmp_path / "data" / "sources.toml").read_text()
+    code, out = newsdesk("sources", *args)
+    assert code == USAGE and len(out.strip().splitlines()) == 1 and said in out, out
+    assert (tmp_path / "data" / "sources.toml").read_text() == before
+    code, out = newsdesk("sources", "add", "again", "https://example.com/first.xml")
+    assert code == USAGE and "https://example.com/first.xml is already the source 'mine-first'; add it once" in out
+
+
+def test_version_is_the_installed_package_s(newsdesk):
+    from importlib.metadata import version
+
+    code, out = newsdesk("--version")
+    assert code == OK and out.strip() == f"newsdesk {version('newsdesk')}", out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -567,6 +568,22 @@ def test_api_reads_and_token_guarded_writes(client, sqlite_engine):
     assert client.get("/api/events/1").json()["feedback"] == {"down": 1}
     with sqlite_engine.connect() as conn:
         assert conn.execute(select(feedback.c.kind, feedback.c.user)).all() == [("down", "bot")]
+
+
+def test_the_api_and_its_docs_are_where_the_commands_guide_says(client):
+    """docs/commands.md names the API's address, its OpenAPI page and its schema: each answers there."""
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text("utf-8")
+    api, docs, schema = (
+        re.search(rf"{words} at `(/[^`]*)`", guide).group(1) for words in ("JSON API", "OpenAPI page", "schema")
+    )
+    index = client.get(api)
+    assert index.status_code == 200, (api, index.status_code)
+    assert {"/api/events", "/api/stories/{story_id}"} <= set(index.json()["endpoints"])
+    assert index.json()["docs"] == docs and index.json()["openapi"] == schema
+    page = client.get(docs)
+    assert page.status_code == 200 and "swagger-ui" in page.text, docs
+    assert "cdn.jsdelivr.net" in page.headers["content-security-policy"]  # the page's script may load
+    assert client.get(schema).json()["openapi"].startswith("3.")
 
 
 def test_sources_health_add_and_disable(client, sqlite_engine):

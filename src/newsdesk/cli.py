@@ -82,9 +82,20 @@ def line(*parts: str | tuple[str, str]) -> Text:
     return text
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        console.print(f"newsdesk {version('newsdesk')}")
+        raise typer.Exit(OK)
+
+
 @app.callback()
 def main(
     config: Path = typer.Option(None, "--config", help="Settings file (default ./newsdesk.toml)."),
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_version, help="Print newsdesk's version and exit."
+    ),
     debug: bool = typer.Option(
         False,
         "--debug",
@@ -169,8 +180,15 @@ def ingest_cmd(
         help="Replay a directory of feed files (name = source id) or one feed file, or import a .jsonl file.",
     ),
     only: list[str] = typer.Option(None, "--source", help="Only these source ids (repeatable)."),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Each failing source on its own line (else one line by cause when more than 3 fail).",
+    ),
 ) -> None:
     """Fetch every source the store has enabled (or replay / import files) into the store."""
+    from newsdesk.ingest import failures
     from newsdesk.ingest.run import ingest
 
     with _bar() as bar:
@@ -194,8 +212,9 @@ def ingest_cmd(
             (f"{len(report.failed)} failed", "red"),
         )
     )
-    for o in report.failed:
-        err.print(line((f"{o.source_id}:", "red"), o.error or ""), soft_wrap=True)
+    attempted = len(report.outcomes) - len(report.skipped)
+    for said in failures.lines([(o.source_id, o.error or "") for o in report.failed], attempted, verbose=verbose):
+        err.print(line(("problem:", "yellow"), said), soft_wrap=True)
     for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
         err.print(line((f"{o.source_id}:", "yellow"), o.error or ""), soft_wrap=True)
     if report.failed or report.skipped or report.catalog_errors:
@@ -264,6 +283,52 @@ def sources_import(
         console.print(f'newsdesk does not read {target} yet: set sources_file = "{target}" in newsdesk.toml')
     if report.skipped:
         raise typer.Exit(PARTIAL)
+
+
+@sources_app.command("add")
+def sources_add(
+    name: str = typer.Argument(..., help="The source's id, a slug like 'openai-blog'."),
+    url: str = typer.Argument(..., help="Its feed's http(s) URL."),
+    title: str = typer.Option(None, "--title", help="Its display name (default NAME)."),
+    kind: str = typer.Option("rss", "--kind", help="rss, atom, jsonfeed, arxiv, hn, reddit or podcast."),
+    language: str = typer.Option("en", "--language", help="zh, en or other."),
+    tier: int = typer.Option(2, "--tier", help="1 (a primary source), 2 or 3 (an aggregator)."),
+    category: str = typer.Option("media", "--category", help="lab, company, research, papers, media, …"),
+    fulltext: bool = typer.Option(False, "--fulltext", help="Also fetch each article's page for its full text."),
+) -> None:
+    """Add one source to your catalog file (as `sources import` does) and the store; the next ingest fetches it."""
+    from newsdesk.ingest import edit
+
+    entry = {"id": name, "name": title or name, "url": url, "kind": kind, "language": language, "tier": tier}
+    entry |= {"category": category, "fulltext": fulltext}
+    source, target = edit.add(engine(), settings(), entry)
+    console.print(f"added {source.id} ({source.url}) to {target}; the next ingest fetches it", soft_wrap=True)
+
+
+@sources_app.command("remove")
+def sources_remove(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Take a source you added out of your catalog file and the store (its stored items stay)."""
+    from newsdesk.ingest import edit
+
+    console.print(edit.remove(engine(), settings(), name), soft_wrap=True)
+
+
+@sources_app.command("disable")
+def sources_disable(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Stop fetching a source (the web app's switch; it holds until your catalog file's `enabled` changes)."""
+    from newsdesk.ingest import edit
+
+    changed = edit.set_enabled(engine(), settings(), name, False)
+    console.print(f"disabled {name}" + ("" if changed else " (it was already off)"), soft_wrap=True)
+
+
+@sources_app.command("enable")
+def sources_enable(name: str = typer.Argument(..., help="The source's id.")) -> None:
+    """Fetch a switched-off source again."""
+    from newsdesk.ingest import edit
+
+    changed = edit.set_enabled(engine(), settings(), name, True)
+    console.print(f"enabled {name}" + ("" if changed else " (it was already on)"), soft_wrap=True)
 
 
 @sources_app.command("export")
@@ -570,14 +635,22 @@ class _StageLines:
         )
 
 
-def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = None):
-    """Run the pipeline, drawing its stages; print what it did. Returns its RunReport."""
+def _run(
+    s: Settings,
+    source: Path | None,
+    limits,
+    stages: list[str] | None = None,
+    serve_with: str = "newsdesk serve",
+    verbose: bool = False,
+):
+    """Run the pipeline, drawing its stages; print what it did (its problems in short unless `verbose`).
+    Returns its RunReport."""
     from newsdesk.run.pipeline import edition_counts, run_pipeline
 
     eng = engine()
     with _bar() as bar:
         report = run_pipeline(eng, s, stages=stages, limits=limits, source=source, watcher=_Stages(bar))
-    for problem in report.problems:
+    for problem in report.problems if verbose else report.in_short:
         err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
     facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
     console.print(
@@ -587,7 +660,7 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
     if report.facts.get("site_dir"):
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
         console.print(
-            line("site:", (str(index), "bold"), "(or `newsdesk serve` to read it in the web app)"), soft_wrap=True
+            line("site:", (str(index), "bold"), f"(or `{serve_with}` to read it in the web app)"), soft_wrap=True
         )
     return report
 
@@ -605,7 +678,13 @@ def run_cmd(
         None,
         "--every",
         help="Keep running: poll each source at its own interval and run "
-        "the later stages every DURATION (e.g. 30m, 2h); Ctrl-C / SIGTERM stops between stages.",
+        "the later stages every DURATION with its unit (30m, 6h, 1d; a minute or more); Ctrl-C / SIGTERM stops between stages.",
+    ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Each failing source on its own line (else one line by cause when more than 3 fail).",
     ),
 ) -> None:
     """ingest → cluster → stories → rank → write → editions → publish → search → push; a re-run with nothing new does nothing."""
@@ -621,7 +700,7 @@ def run_cmd(
             )
         _run_every(settings(), every, Limits(analyses=analyses))
     chosen = [n for n in STAGE_NAMES if n in stages] if stages else None
-    report = _run(settings(), source, Limits(analyses=analyses), chosen)
+    report = _run(settings(), source, Limits(analyses=analyses), chosen, verbose=verbose)
     raise typer.Exit(PARTIAL if report.problems else OK)
 
 
@@ -638,11 +717,11 @@ and point [llm] at an OpenAI-compatible endpoint in newsdesk.toml, then `newsdes
 
 def _every(s: Settings, every: str | None) -> float:
     """--every as seconds (default: [schedule] every); it also sets how often a source with no rhythm is polled."""
-    from newsdesk.core.config import parse_duration
+    from newsdesk.core.config import parse_every
 
     if every is not None:
         s.schedule.every = every
-    return parse_duration(s.schedule.every, "--every")
+    return parse_every(s.schedule.every, "--every", s.schedule.shortest_every)
 
 
 def _stop_on_signals(stop) -> None:
@@ -701,6 +780,7 @@ def demo_cmd(
 
     started = time.perf_counter()
     s = settings()
+    serve_with = _serve_demo_command(out, s)
     s.data_dir = str(out)
     s.database_url = ""
     s.site_dir = str(out / "site")
@@ -713,7 +793,7 @@ def demo_cmd(
         "chosen from the material by code",
         soft_wrap=True,
     )
-    report = _run(s, pack, Limits())
+    report = _run(s, pack, Limits(), serve_with=serve_with)
     parts = published_parts(engine())
     console.print(
         "extractive (chosen from the material by code, no model): " + "; ".join(parts.extractive or ["nothing"]),
@@ -731,7 +811,26 @@ def demo_cmd(
         )
     console.print(ENDPOINT_HOWTO, soft_wrap=True)
     console.print(f"demo wall time: {time.perf_counter() - started:.1f}s", soft_wrap=True)
+    console.print(f"read the demo in the web app (http://127.0.0.1:8000):\n  {serve_with}", soft_wrap=True)
     raise typer.Exit(PARTIAL if report.problems else OK)
+
+
+def _serve_demo_command(out: Path, s: Settings) -> str:
+    """The one command that serves the demo's store: a bare `newsdesk serve` opens the store the
+    settings name (data/newsdesk.db, or database_url), not the demo's."""
+    import shlex
+    import shutil
+    import sys
+
+    env = f"NEWSDESK_DATA_DIR={shlex.quote(str(out))}"
+    if s.database_url:  # the settings name another store; an empty one means <data_dir>/newsdesk.db
+        env += " NEWSDESK_DATABASE_URL="
+    # The program as it was started (`make demo` runs .venv/bin/newsdesk, often not on PATH).
+    program = sys.argv[0] if Path(sys.argv[0]).name == "newsdesk" else "newsdesk"
+    on_path = shutil.which("newsdesk")
+    if on_path and Path(on_path).resolve() == Path(program).resolve():
+        program = "newsdesk"
+    return f"{env} {shlex.quote(program)} serve"
 
 
 # --- reading and measuring ----------------------------------------------------------------
@@ -742,7 +841,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; loopback unless you mean to share it."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on (1-65535)."),
     every: str = typer.Option(
-        None, "--every", help="Also keep the newsroom running, as `run --every` does, in this process (e.g. 30m)."
+        None, "--every", help="Also keep the newsroom running, as `run --every` does, in this process (30m, 6h, 1d)."
     ),
     workers: int = typer.Option(
         None,
@@ -759,6 +858,7 @@ def serve(
     from newsdesk.serve.app import default_workers, serve_app
 
     s = settings()
+    seconds = _every(s, every) if every is not None else None  # a bad --every is refused before anything runs
     engine()  # opened (and migrated) once here, before the server processes open it
     workers = workers or default_workers(s.database)
     if _state.get("config"):  # each server process loads the same settings file
@@ -783,7 +883,7 @@ def serve(
 
     from newsdesk.run.schedule import run_every
 
-    seconds, stop = _every(s, every), threading.Event()
+    stop = threading.Event()
     # uvicorn handles Ctrl-C / SIGTERM while it serves, then hands the signal on to these handlers.
     _stop_on_signals(stop)
     say = lambda text: err.print(line(("schedule:", "dim"), text), soft_wrap=True)  # noqa: E731
@@ -834,7 +934,9 @@ def worker_cmd(
 @app.command("beat")
 def beat_cmd(
     every: str = typer.Option(
-        None, "--every", help="Start a pass this often (90s, 30m, 6h, 1d); default [schedule] every."
+        None,
+        "--every",
+        help="Start a pass this often (90s, 30m, 6h, 1d: a unit, a minute or more); default [schedule] every.",
     ),
 ) -> None:
     """Start a pass of the newsroom now and then every EVERY, for the workers to do (run exactly one beat)."""

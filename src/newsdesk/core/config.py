@@ -126,6 +126,9 @@ class ScheduleSettings:
 
     # a pass of the stages after ingest; `--every` overrides; a source with no rhythm yet is polled this often
     every: str = "30m"
+    # the shortest `every` (and --every) accepted: a pass more often than a minute is a mistake (a bare
+    # `--every 5` once meant 5 seconds), except in a test that lowers this
+    shortest_every: str = "1m"
     poll_min: str = "10m"  # no source is polled more often than this, whatever its feed says
     poll_max: str = "6h"  # nor less often; a failing source backs off (doubling) up to this
 
@@ -194,6 +197,21 @@ def parse_duration(value: str, where: str = "duration") -> float:
     seconds = float(m[1]) * _UNIT[m[2]]
     if not DURATION_BOUNDS[0] <= seconds <= DURATION_BOUNDS[1]:
         raise ConfigError(f"{where} = {value!r} is out of bounds; it must be from 1s to 30d")
+    return seconds
+
+
+def parse_every(value: str, where: str, shortest: str = "1m") -> float:
+    """How often a pass runs (--every, [schedule] every) as seconds: a duration with its unit, no
+    shorter than `shortest`. A bare number is refused: `--every 5` meant seconds to the code and
+    minutes to the person who typed it."""
+    if re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", str(value)):
+        raise ConfigError(f"{where} = {value!r} has no unit; write it with one, like 30m, 6h, 1d or 90s")
+    seconds = parse_duration(value, where)
+    if seconds < parse_duration(shortest, "[schedule] shortest_every"):
+        raise ConfigError(
+            f"{where} = {value!r} is shorter than {shortest} ([schedule] shortest_every); "
+            f"write {shortest} or longer, like 30m or 6h"
+        )
     return seconds
 
 
@@ -310,7 +328,7 @@ def _check_settings(settings: Settings) -> None:
         ) from None
     sch = settings.schedule
     lo, hi = (parse_duration(getattr(sch, k), f"[schedule] {k}") for k in ("poll_min", "poll_max"))
-    parse_duration(sch.every, "[schedule] every")
+    parse_every(sch.every, "[schedule] every", sch.shortest_every)
     parse_duration(settings.web_session_idle, "web_session_idle")
     if lo > hi:
         raise ConfigError(

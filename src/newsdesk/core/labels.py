@@ -9,6 +9,8 @@ one article or post (报道).
 
 from __future__ import annotations
 
+from jinja2 import Undefined
+
 UI_LANGUAGES = ("zh", "en")
 
 LABELS: dict[str, dict[str, str]] = {
@@ -174,7 +176,8 @@ LABELS: dict[str, dict[str, str]] = {
     # sources (the catalog) and their health
     "sources": {"zh": "来源", "en": "Sources"},
     "source": {"zh": "来源", "en": "Source"},
-    "language": {"zh": "语言", "en": "Language"},
+    # a column or form field: not `language`/`category`, which are the table's own (Labels.language, .category())
+    "language_field": {"zh": "语言", "en": "Language"},
     "status": {"zh": "状态", "en": "Status"},
     "enabled": {"zh": "启用", "en": "Enabled"},
     "disabled": {"zh": "已停用", "en": "Disabled"},
@@ -191,7 +194,7 @@ LABELS: dict[str, dict[str, str]] = {
     "source_updated": {"zh": "来源已更新。", "en": "Source updated."},
     "kind": {"zh": "类型", "en": "Kind"},
     "tier": {"zh": "级别", "en": "Tier"},
-    "category": {"zh": "类别", "en": "Category"},
+    "category_field": {"zh": "类别", "en": "Category"},
     "fulltext": {"zh": "抓全文", "en": "Fetch full text"},
     "add": {"zh": "添加", "en": "Add"},
     # model usage
@@ -272,7 +275,14 @@ LABELS: dict[str, dict[str, str]] = {
 
 
 class Labels:
-    """The labels in one language: `t.clean` or `t["clean"]`; a language without labels reads English."""
+    """The labels in one language: `t.clean` or `t["clean"]`; a language without labels reads English.
+
+    A label's key must not be one of this class's own names (`language`, `category`, `get`, …):
+    attribute lookup finds those first, so the template would print a method or the language code
+    (tests/test_pages_render_text.py holds the two name sets apart).
+    """
+
+    __slots__ = ("language",)  # so `language` is among the class's names the test checks
 
     def __init__(self, language: str):
         self.language = language if language in UI_LANGUAGES else "en"
@@ -302,3 +312,15 @@ class Labels:
         """For keys that come from data (a category has no translation: it shows as it is)."""
         entry = LABELS.get(key)
         return entry[self.language] if entry else key
+
+
+def text_only(value: object) -> object:
+    """A Jinja `finalize` hook: printing a method or function is a template bug, never a page.
+
+    Jinja prints any object with str(); a label shadowed by a method (`t.category`) would show
+    readers `<bound method Labels.category of …>`. Raising makes every test that renders the
+    page fail instead.
+    """
+    if callable(value) and not isinstance(value, Undefined):  # Undefined is callable (to raise): it prints ""
+        raise TypeError(f"a template printed {value!r}, not text: call it or name a label (newsdesk/core/labels.py)")
+    return value

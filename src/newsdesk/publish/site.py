@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
-from newsdesk.core.labels import LABELS, Labels
+from newsdesk.core.labels import LABELS, Labels, text_only
 from newsdesk.editions.cards import day_headlines, event_path
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.manifest import inside, read_manifest, refused_line, write_atomic, write_manifest
@@ -72,6 +72,7 @@ def _environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=text_only,  # a label shadowed by a method fails the build, not the reader
     )
     env.filters.update(
         link=safe_url,

@@ -85,6 +85,9 @@ class RunContext:
 class StageResult:
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # one line each; the stage's other work is stored
+    # The problems as a terminal shows them without -v (None: as they are): a hundred failing
+    # sources are one line by cause there, and each its own line in the stage's record.
+    in_short: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,11 +97,14 @@ class Stage:
 
 
 def ingest_stage(ctx: RunContext) -> StageResult:
+    from newsdesk.ingest import failures
     from newsdesk.ingest.run import ingest
 
     if ctx.sources is not None and not ctx.sources:
         return StageResult({"sources_fetched": 0})
     report = ingest(ctx.engine, ctx.settings, ctx.source, ctx.sources, progress=ctx.progress)
+    failed = [(o.source_id, o.error or "") for o in report.failed]
+    catalog = [f"catalog: {line}" for line in report.catalog_errors]
     return StageResult(
         facts={
             "sources_fetched": len(report.outcomes) - len(report.skipped),
@@ -106,8 +112,8 @@ def ingest_stage(ctx: RunContext) -> StageResult:
             "items_updated": report.updated,
             "sources_failed": len(report.failed),
         },
-        problems=[f"catalog: {line}" for line in report.catalog_errors]
-        + [f"{o.source_id}: {o.error}" for o in report.failed],
+        problems=catalog + [f"{source_id}: {error}" for source_id, error in failed],
+        in_short=catalog + failures.lines(failed, len(report.outcomes) - len(report.skipped)),
     )
 
 
@@ -215,6 +221,7 @@ class RunReport:
     seconds: dict[str, float] = field(default_factory=dict)
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    in_short: list[str] = field(default_factory=list)  # the problems as printed without -v (StageResult.in_short)
     model_calls: int = 0
     status: dict[str, str] = field(
         default_factory=dict
@@ -283,14 +290,18 @@ def run_pipeline(
                 report.problems.append(
                     f"{st.name}: not run: {stage_holder(engine, st.name)} is running it; it runs again on the next pass"
                 )
+                report.in_short.append(report.problems[-1])
                 continue
             watcher.started(st.name)
             result, error = _run_stage(st, ctx, owner, report)
         if result is not None:
             report.facts.update(result.facts)
             report.problems += [f"{st.name}: {line}" for line in result.problems]
+            short = result.problems if result.in_short is None else result.in_short
+            report.in_short += [f"{st.name}: {line}" for line in short]
         elif error:
             report.problems.append(f"{st.name}: {error}")
+            report.in_short.append(report.problems[-1])
         watcher.finished(st.name, report.seconds[st.name], result)
     if lazy.opened:
         report.model_calls = _model_calls(engine, report.run_id)

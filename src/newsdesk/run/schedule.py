@@ -118,7 +118,7 @@ class Scheduler:
         if self.stop.is_set() and report.status:
             state += f", stopped after {list(report.status)[-1]}"
         self.say(f"{what}: {state}" + (f"; failed: {', '.join(failed)} (tried again next pass)" if failed else ""))
-        for problem in report.problems:
+        for problem in report.in_short:  # each failing source's line is in the status page
             self.say(f"  problem: {problem}")
 
     def _wait_until(self, next_pass: datetime) -> None:

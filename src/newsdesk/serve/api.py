@@ -112,10 +112,19 @@ def _edition_routes(api: APIRouter, engine: Engine, operator) -> None:
         return found
 
 
+def endpoints_index(request: Request) -> dict:
+    """`GET /api`: where the endpoints are described and what they are, for whoever opens the API's
+    address (docs/commands.md gives it) rather than one endpoint's."""
+    app = request.app
+    paths = [path for path in app.openapi()["paths"] if path.startswith("/api/")]  # FastAPI builds it once
+    return {"docs": app.docs_url, "openapi": app.openapi_url, "endpoints": sorted(paths)}
+
+
 def build_api(
     engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle
 ) -> APIRouter:
     api = APIRouter()
+    api.add_api_route("", endpoints_index, include_in_schema=False)
 
     def writer(request: Request) -> None:
         if not settings.web_token:

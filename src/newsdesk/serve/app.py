@@ -37,7 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk.core.config import Settings
-from newsdesk.core.labels import UI_LANGUAGES, Labels
+from newsdesk.core.labels import UI_LANGUAGES, Labels, text_only
 from newsdesk.ingest.poll import short
 from newsdesk.publish.outputs import BY_SEGMENT, KINDS
 from newsdesk.publish.site import paragraphs
@@ -188,7 +188,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
     # auto_reload off: templates are read once per process (a restart shows edited ones), not looked
     # up on disk again for every page (a fifth of a cached feed page's time went on those stat calls).
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False)
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False, finalize=text_only)
     env.filters.update(
         clean=render.clean_html,
         text=render.plain_text,
