@@ -119,3 +119,41 @@ def test_sources_says_what_an_imported_outlet_is(imported, monkeypatch, tmp_path
     row = re.search(r'<tr id="source-outlet-one".*?</tr>', page, re.S).group(0)
     assert "Imported outlet, not polled" in row
     assert api["outlet-one"]["polled"] is False and api["openai-news"]["polled"] is True
+
+
+def test_a_source_made_by_replaying_a_feed_file_is_kept_but_never_polled(tmp_path, site):
+    """Replaying a feed file no catalog knows (the demo's newsdesk-week, a saved feed) makes a source
+    whose url is the file. A later plain ingest polled that file:// url and failed for it (a run
+    exited 1 on every pass); now it is not polled, keeps its items, and the next replay updates it."""
+    from newsdesk.ingest.health import source_health
+
+    base, asked = site
+    week = tmp_path / "replay" / "week-pack.xml"
+    week.parent.mkdir()
+    week.write_bytes(FEED)
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    settings = Settings(data_dir=str(tmp_path / "data"))
+    settings.fetch.allow_private, settings.fetch.per_host_delay, settings.fetch.retries = True, 0, 1
+    assert ingest.ingest(engine, settings, source=week.parent, catalog=[]).new == 1
+    with engine.connect() as conn:
+        [replayed] = [s for s in ingest.stored_sources(conn) if s.id == "week-pack"]
+    assert replayed.url.startswith("file:") and replayed.enabled and not replayed.polled
+
+    feed = Source(id="nimbus", name="Nimbus", url=f"{base}/feed.xml")
+    report = ingest.ingest(engine, settings, catalog=[feed])  # a plain ingest: every polled source
+    assert [(o.source_id, o.status) for o in report.outcomes] == [("nimbus", "ok")] and not report.failed
+    with engine.connect() as conn:
+        assert due_sources(conn, datetime.now(UTC)) == []  # the feed polled; the replayed file never due
+        assert conn.execute(select(fetches.c.url).where(fetches.c.source_id == "week-pack")).scalars().all() == [
+            week.parent.resolve().as_uri() + "/week-pack.xml"
+        ]  # the replay's row only: nothing fetched it since
+        [health] = [h for h in source_health(conn) if h.source_id == "week-pack"]
+    assert not health.polled and health.replayed and not health.stale
+
+    [asked_for] = ingest.ingest(engine, settings, only=["week-pack"], catalog=[]).outcomes
+    assert asked_for.status == "skipped" and "replayed feed file, not polled" in asked_for.error
+
+    week.write_bytes(FEED.replace(b"</channel>", b"<item><title>Nimbus 5</title><guid>n5</guid></item></channel>"))
+    again = ingest.ingest(engine, settings, source=week, catalog=[])  # replaying the file still updates it
+    assert again.new == 1 and not again.failed
+    engine.dispose()

@@ -223,7 +223,13 @@ def sources_cmd(ctx: typer.Context) -> None:
                 (
                     h.source_id
                     + ("" if h.enabled else " (disabled)")
-                    + ("" if h.polled else " (imported outlet, not polled)"),
+                    + (
+                        ""
+                        if h.polled
+                        else " (replayed feed file, not polled)"
+                        if h.replayed
+                        else " (imported outlet, not polled)"
+                    ),
                     when(h.last_success),
                     (when(h.last_error_at) + " " + (h.last_error or "")[:70]) if h.last_error else "—",
                     str(h.items_7d),

@@ -38,7 +38,7 @@ from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.model import NOT_POLLED, Item, Source
+from newsdesk.model import Item, Source, not_polled_why
 from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
 from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources
@@ -154,8 +154,9 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
 
 async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner: str) -> SourceOutcome:
     now = datetime.now(UTC)
-    if not source.polled:
-        return SourceOutcome(source.id, "skipped", error=NOT_POLLED)
+    # A replay serves the source's file itself: a source made by replaying a file is updated by the next replay.
+    if not source.polled and not isinstance(getter, DirectoryGetter):
+        return SourceOutcome(source.id, "skipped", error=not_polled_why(source.kind, source.url))
     if not source.enabled:
         return SourceOutcome(
             source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, bindparam, insert, select, update
+from sqlalchemy import and_, bindparam, insert, not_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from newsdesk.model import Item, Source
+from newsdesk.model import IMPORTED_KIND, REPLAYED_URL, Item, Source
 from newsdesk.store.schema import fetches, items, sources, transcripts
 
 # Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766
@@ -26,6 +26,11 @@ _SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "categor
 
 def _dialect_insert(conn: Connection, table):
     return (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
+
+
+def polled_sources():
+    """The SQL side of model.polled: sources ingest polls (not an imported outlet, not a replayed file)."""
+    return and_(sources.c.kind != IMPORTED_KIND, not_(sources.c.url.startswith(REPLAYED_URL, autoescape=True)))
 
 
 def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -> list:
