@@ -21,7 +21,7 @@ from newsdesk.ingest import run as ingest
 from newsdesk.ingest.poll import due_sources
 from newsdesk.model import Source
 from newsdesk.store import open_store
-from newsdesk.store.schema import fetches, sources
+from newsdesk.store.schema import fetches, items, sources
 from newsdesk.web.app import create_app
 
 FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>feed</title>
@@ -157,3 +157,94 @@ def test_a_source_made_by_replaying_a_feed_file_is_kept_but_never_polled(tmp_pat
     again = ingest.ingest(engine, settings, source=week, catalog=[])  # replaying the file still updates it
     assert again.new == 1 and not again.failed
     engine.dispose()
+
+
+def _cli(tmp_path, monkeypatch, *args: str) -> tuple[int, str]:
+    (tmp_path / "newsdesk.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEWSDESK_CONFIG", str(tmp_path / "newsdesk.toml"))
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(cli, "_state", {})
+    monkeypatch.setattr(cli.console, "width", 300)
+    monkeypatch.setattr(cli.err, "width", 300)
+    result = CliRunner().invoke(cli.app, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output
+
+
+def test_imported_items_of_an_outlet_off_for_polling_are_stored_and_it_stays_off(tmp_path, monkeypatch):
+    """ "X @OpenAI" is the catalog's x-openai, off by default because it needs an X bridge to be polled.
+    An import refused its items ("x-openai: disabled …: its 1 items were not imported") and exited 1:
+    the user gave them, and polling has nothing to do with them. Now every good item is stored, exit
+    0, and x-openai stays off for polling; a bad line is still refused, each named with why."""
+    lines = [
+        {"title": "OpenAI ships a model to every user", "link": "https://x.com/OpenAI/status/1", "source": "X @OpenAI"},
+        {
+            "title": "Claude learns a new trick today",
+            "link": "https://x.com/AnthropicAI/status/2",
+            "source": "X @AnthropicAI",
+        },
+        {"title": "Nimbus 4 arrives for everyone", "link": "https://example.com/n4", "source": "Outlet One"},
+    ]
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    code, out = _cli(tmp_path, monkeypatch, "ingest", "--from", str(good))
+    assert code == 0, out
+    assert "3 new" in out and "not imported" not in out and "disabled" not in out
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        stored = dict(conn.execute(select(items.c.url, items.c.source_id)).all())
+        off = {r.id: r.enabled for r in conn.execute(select(sources.c.id, sources.c.enabled))}
+        due = due_sources(conn, datetime.now(UTC))
+    assert "x-openai" not in due and "x-anthropicai" not in due and "outlet-one" not in due
+    assert stored["https://x.com/OpenAI/status/1"] == "x-openai"
+    assert stored["https://x.com/AnthropicAI/status/2"] == "x-anthropicai"
+    assert off["x-openai"] is False and off["x-anthropicai"] is False  # still off for polling
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        json.dumps({"title": "Kept", "link": "https://example.com/kept", "source": "Outlet One"})
+        + "\n"
+        + json.dumps({"title": "Gemini 9 leaks", "source": "Outlet One"})
+        + "\n"
+        + '{"title": "cut off'
+        + "\n"
+        + json.dumps({"title": "No outlet", "link": "https://example.com/none", "source": " "})
+        + "\n",
+        encoding="utf-8",
+    )
+    code, out = _cli(tmp_path, monkeypatch, "ingest", "--from", str(bad))
+    assert code == 1, out
+    refused = [line for line in out.splitlines() if line.startswith("not imported:")]
+    assert len(refused) == 3, out
+    assert (
+        refused[0].startswith("not imported: bad.jsonl line 2: missing or empty 'link'")
+        and "'Gemini 9 leaks'" in refused[0]
+    )
+    assert refused[1].startswith("not imported: bad.jsonl line 3: not valid JSON")
+    assert (
+        refused[2].startswith("not imported: bad.jsonl line 4: missing or empty 'source'")
+        and "'No outlet'" in refused[2]
+    )
+    with engine.connect() as conn:
+        assert conn.execute(select(items.c.id).where(items.c.url == "https://example.com/kept")).first() is not None
+    engine.dispose()
+
+
+def test_a_replayed_feed_names_each_entry_it_did_not_store(tmp_path, monkeypatch):
+    """A replayed feed's entries that hold nothing to store were counted in the fetch row's warnings,
+    which stop at a cap ("more warnings not shown"), and the command printed none of them."""
+    from newsdesk.ingest.parse import _MAX_WARNINGS
+
+    bad = _MAX_WARNINGS + 3
+    feed = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "pack",
+        "items": [{"id": "a", "url": "https://example.com/a", "title": "Kept story"}] + [7] * bad,
+    }
+    (tmp_path / "pack").mkdir()
+    (tmp_path / "pack" / "saved-feed.json").write_text(json.dumps(feed), encoding="utf-8")
+    code, out = _cli(tmp_path, monkeypatch, "ingest", "--from", str(tmp_path / "pack"))
+    refused = [line for line in out.splitlines() if line.startswith("not imported:")]
+    assert "1 new" in out and len(refused) == bad, out
+    assert refused[-1] == f"not imported: saved-feed: JSON Feed item {bad + 1} is a int, not an object: skipped"

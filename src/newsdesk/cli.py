@@ -194,6 +194,8 @@ def ingest_cmd(
     )
     for o in report.failed:
         err.print(line((f"{o.source_id}:", "red"), o.error or ""), soft_wrap=True)
+    for refused in report.refused if source is not None else []:  # what the user gave and was not stored
+        err.print(line(("not imported:", "red"), refused), soft_wrap=True)
     for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
         err.print(line((f"{o.source_id}:", "yellow"), o.error or ""), soft_wrap=True)
     if report.failed or report.skipped or report.catalog_errors:

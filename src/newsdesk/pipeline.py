@@ -107,7 +107,9 @@ def ingest_stage(ctx: RunContext) -> StageResult:
             "sources_failed": len(report.failed),
         },
         problems=[f"catalog: {line}" for line in report.catalog_errors]
-        + [f"{o.source_id}: {o.error}" for o in report.failed],
+        + [f"{o.source_id}: {o.error}" for o in report.failed]
+        # What a user imports or replays and was not stored is named item by item.
+        + [f"not imported: {line}" for line in (report.refused if ctx.source is not None else [])],
     )
 
 

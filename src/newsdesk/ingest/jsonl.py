@@ -79,8 +79,8 @@ def read_harvest(
     path = Path(path)
     sources: dict[str, Source] = {}
 
-    def report(line_no: int, what: str, *, kept: bool = False) -> None:
-        message = f"{path.name} line {line_no}: {what}"
+    def report(line_no: int, what: str, *, kept: bool = False, record: dict | None = None) -> None:
+        message = f"{path.name} line {line_no}: {what}" + _named(record)
         target = warnings if kept else errors
         if target is None:
             log.warning(message)
@@ -107,11 +107,16 @@ def read_harvest(
                 report(
                     line_no,
                     f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source",
+                    record=record,
                 )
                 continue
             url = canonical_url(record["link"])
             if len(url) > URL_MAX:
-                report(line_no, f"link of {len(url)} characters is not an article address — give the article's URL")
+                report(
+                    line_no,
+                    f"link of {len(url)} characters is not an article address — give the article's URL",
+                    record=record | {"link": ""},
+                )
                 continue
             try:
                 absolute = bool(urlsplit(url).netloc)
@@ -119,7 +124,9 @@ def read_harvest(
                 absolute = False
             if not absolute:
                 report(
-                    line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address"
+                    line_no,
+                    f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address",
+                    record=record | {"link": ""},
                 )
                 continue
             item = _to_item(record, url, line_no, report)
@@ -131,6 +138,15 @@ def read_harvest(
                 )
             item.source_id = source.id
             yield source, item
+
+
+def _named(record: dict | None) -> str:
+    """The refused item as its line can name it beyond its number: by its title, else its link."""
+    for key, words in (("title", "titled"), ("link", "at")):
+        value = (record or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            return f" (the item {words} {clip(' '.join(value.split()), 80)!r})"
+    return ""
 
 
 def _to_source(outlet: str, url: str, language: str, channel: str = "") -> Source:

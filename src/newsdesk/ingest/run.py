@@ -73,6 +73,7 @@ class SourceOutcome:
     updated: int = 0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    refused: list[str] = field(default_factory=list)  # an import's items not stored: each named, with why
     every: tuple[int, str] | None = None  # what the feed states about its updates (ingest/poll.py)
 
 
@@ -192,7 +193,12 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         known = _known(engine, source.id, [i.guid for i in parsed.items])
         await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
         outcome = SourceOutcome(
-            source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error, every=parsed.every
+            source.id,
+            "error" if parsed.error else "ok",
+            seen=len(parsed.items),
+            error=parsed.error,
+            every=parsed.every,
+            refused=[f"{source.id}: {line}" for line in parsed.refused],
         )
         with engine.begin() as conn:
             states = upsert_items(conn, parsed.items, now)
@@ -275,6 +281,11 @@ class IngestReport:
     def skipped(self) -> list[SourceOutcome]:
         """Sources this run did not fetch (disabled, or leased by another live worker), each with why."""
         return [o for o in self.outcomes if o.status == "skipped"]
+
+    @property
+    def refused(self) -> list[str]:
+        """Items not stored, each named with why (a bad JSON Lines line, a feed entry with nothing in it)."""
+        return [line for o in self.outcomes for line in o.refused]
 
     @property
     def new(self) -> int:
@@ -469,7 +480,10 @@ def replay_sources(path: Path, known: dict[str, Source]) -> tuple[list[Source], 
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     """Import a harvest file (one item per line); one transaction and fetch row per outlet.
 
-    An outlet the store already has (a catalog source of the same id) keeps its catalog entry.
+    An outlet the store already has (a catalog source of the same id) keeps its catalog entry, and
+    its items are stored even when it is off for polling (x-openai needs an X bridge, so the
+    catalog has it off): the user gave the items, and `enabled` says only whether ingest polls it.
+    Each line refused is named, with why, in the file's outcome (`refused`).
     """
     from newsdesk.ingest.jsonl import read_harvest
 
@@ -493,18 +507,6 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
         sync_sources(conn, [source for sid, (source, _) in by_source.items() if sid not in known])
     for sid, (_, kept) in by_source.items():
         rows = list(kept.values())
-        if sid in known and not known[sid].enabled:
-            outcomes.append(
-                SourceOutcome(
-                    sid,
-                    "skipped",
-                    seen=len(rows),
-                    error=(
-                        f"disabled (in the web app or the catalog): its {len(rows)} items were not imported; enable it and import again"
-                    ),
-                )
-            )
-            continue
         out = SourceOutcome(sid, "ok", seen=len(rows))
         with engine.begin() as conn:
             states = upsert_items(conn, rows, now)
@@ -523,7 +525,11 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     if errors:
         outcomes.append(
             SourceOutcome(
-                path.name, "error", warnings=errors + warnings, error=f"{len(errors)} bad lines skipped: {errors[0]}"
+                path.name,
+                "error",
+                warnings=errors + warnings,
+                error=f"{len(errors)} bad line{'s' if len(errors) != 1 else ''} not imported, each named below",
+                refused=errors,
             )
         )
     elif warnings:
