@@ -248,3 +248,49 @@ def test_a_replayed_feed_names_each_entry_it_did_not_store(tmp_path, monkeypatch
     refused = [line for line in out.splitlines() if line.startswith("not imported:")]
     assert "1 new" in out and len(refused) == bad, out
     assert refused[-1] == f"not imported: saved-feed: JSON Feed item {bad + 1} is a int, not an object: skipped"
+
+
+def test_an_imported_outlets_language_is_its_items_majority_not_its_first(tmp_path):
+    """An X account first seen through a Chinese post became a Chinese source ("X @sama" in zh-media)."""
+    titles = [
+        "奥特曼谈下一代模型的发布计划与算力",
+        "We are launching a new model for every developer today",
+        "Compute is the currency of the future, and we need more of it",
+        "Thanks to the team for shipping this week, what a ride",
+    ]
+    harvest = tmp_path / "x.jsonl"
+    harvest.write_text(
+        "".join(
+            json.dumps({"title": t, "link": f"https://x.com/sama/status/{n}", "source": "X @sama"}) + "\n"
+            for n, t in enumerate(titles)
+        ),
+        encoding="utf-8",
+    )
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    settings = Settings(data_dir=str(tmp_path / "data"))
+    assert ingest.ingest(engine, settings, source=harvest, catalog=[]).new == 4
+    with engine.connect() as conn:
+        row = conn.execute(select(sources.c.language, sources.c.category).where(sources.c.id == "x-sama")).one()
+    assert tuple(row) == ("en", "media")
+
+    # Its stored items decide: a later file of Chinese posts makes it a Chinese source.
+    more = tmp_path / "more.jsonl"
+    more.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "title": f"奥特曼第{n}次谈到模型的安全与发布节奏",
+                    "link": f"https://x.com/sama/status/z{n}",
+                    "source": "X @sama",
+                }
+            )
+            + "\n"
+            for n in range(5)
+        ),
+        encoding="utf-8",
+    )
+    assert ingest.ingest(engine, settings, source=more, catalog=[]).new == 5
+    with engine.connect() as conn:
+        row = conn.execute(select(sources.c.language, sources.c.category).where(sources.c.id == "x-sama")).one()
+    assert tuple(row) == ("zh", "zh-media")
+    engine.dispose()

@@ -149,18 +149,23 @@ def _named(record: dict | None) -> str:
     return ""
 
 
+def outlet_category(language: str, channel: str = "") -> str:
+    """The catalog's categories (catalog.CATEGORIES): a Chinese outlet is zh-media there (机器之心), so an
+    imported one is too, by its items' language or a WeChat channel; any other outlet is media."""
+    return "zh-media" if language == "zh" or channel.startswith("wechat") else "media"
+
+
 def _to_source(outlet: str, url: str, language: str, channel: str = "") -> Source:
+    """The outlet as its first item shows it; an import then gives it its items' majority language
+    (ingest/run.py, import_jsonl), so one Chinese post does not make an English account Chinese."""
     parts = urlsplit(url)
-    # The catalog's categories (catalog.CATEGORIES): a Chinese outlet is zh-media there (机器之心), so an
-    # imported one is too, by its first item's language or a WeChat channel; any other outlet is media.
-    chinese = language == "zh" or channel.startswith("wechat")
     return Source(
         id=source_slug(outlet),
         name=clip(outlet, 290),  # the column holds 300
         url=f"{parts.scheme}://{parts.netloc}/",
         kind="jsonl",
         language=language,
-        category="zh-media" if chinese else "media",
+        category=outlet_category(language, channel),
         origin="import",
     )
 

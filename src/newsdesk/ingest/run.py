@@ -38,8 +38,15 @@ from newsdesk.ingest.fulltext import extract_article
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.model import Item, Source, not_polled_why
-from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
+from newsdesk.model import IMPORTED_KIND, Item, Source, not_polled_why
+from newsdesk.store.items import (
+    items_language,
+    record_fetch,
+    save_validators,
+    stored_items,
+    sync_sources,
+    upsert_items,
+)
 from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources
 
@@ -477,6 +484,23 @@ def replay_sources(path: Path, known: dict[str, Source]) -> tuple[list[Source], 
 # --- JSON Lines import ------------------------------------------------------------------
 
 
+def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
+    """An imported outlet's language is the one most of its stored items are in, not its first
+    item's: "X @sama", first seen through a Chinese post, became a Chinese source. A catalog source
+    keeps the catalog's language."""
+    from newsdesk.ingest.jsonl import outlet_category
+
+    language = items_language(conn, source_id)
+    if language is None:
+        return
+    channel = next((str(i.extra["source_channel"]) for i in rows if i.extra.get("source_channel")), "")
+    conn.execute(
+        update(sources)
+        .where(sources.c.id == source_id, sources.c.origin == "import", sources.c.kind == IMPORTED_KIND)
+        .values(language=language, category=outlet_category(language, channel))
+    )
+
+
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     """Import a harvest file (one item per line); one transaction and fetch row per outlet.
 
@@ -511,6 +535,7 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
         with engine.begin() as conn:
             states = upsert_items(conn, rows, now)
             out.new, out.updated = states.count("new"), states.count("updated")
+            _settle_outlet_language(conn, sid, rows)
             record_fetch(
                 conn,
                 sid,

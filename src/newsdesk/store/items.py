@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, bindparam, insert, not_, select, update
+from sqlalchemy import and_, bindparam, func, insert, not_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -81,6 +81,19 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         if file_changed:
             values["enabled"] = src.enabled
         conn.execute(update(sources).where(sources.c.id == src.id).values(catalog_enabled=src.enabled, **values))
+
+
+def items_language(conn: Connection, source_id: str) -> str | None:
+    """The language most of a source's stored items are in (a tie goes to the first in alphabetical
+    order); None for a source with no items."""
+    n = func.count()
+    return conn.execute(
+        select(items.c.language)
+        .where(items.c.source_id == source_id)
+        .group_by(items.c.language)
+        .order_by(n.desc(), items.c.language)
+        .limit(1)
+    ).scalar()
 
 
 def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = None) -> list[str]:
