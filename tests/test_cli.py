@@ -280,6 +280,51 @@ def test_a_damaged_sqlite_store_is_one_line_and_exit_2_and_is_left_as_it_was(new
         assert db.read_bytes() == before  # nothing written to it: what it holds can still be recovered
 
 
+def test_a_store_damaged_in_its_middle_pages_is_found_before_run_writes_anything(newsdesk, tmp_path):
+    """Garbage over pages in the middle of a real store (item_vectors' leaves), its header and schema
+    intact: `run` wrote the new feed items into it, met the damage in the cluster stage, exited 2
+    saying "newsdesk changed nothing in it" and left the cluster stage's row `running`. Now
+    quick_check at open finds the damage before the first write: one line, exit 2, the file as it was."""
+    import re
+    import sqlite3
+    from importlib import resources
+
+    pack = resources.files("newsdesk") / "data" / "demo"
+    code, out = newsdesk("run", "--from", str(pack), "--stage", "ingest", "--stage", "cluster")
+    assert code == OK, out
+    later = tmp_path / "later"  # the pack's stories again under new links: new items for every source
+    later.mkdir()
+    for feed in (pack / "feeds").iterdir():
+        text = re.sub(r"(<(?:link|guid|id)[^>]*>)([^<]+)", r"\1\2?later", feed.read_text("utf-8"))
+        (later / feed.name).write_text(text, "utf-8")
+    db = tmp_path / "data" / "newsdesk.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file, none in the WAL
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        vectors = [  # item_vectors' leaves in the middle half of the file: the cluster stage reads them
+            n
+            for (n,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'item_vectors' AND pagetype = 'leaf'")
+            if pages / 4 < n < pages * 3 / 4
+        ]
+    assert len(vectors) >= 5, (vectors, pages)
+    before = db.read_bytes()
+    data = bytearray(before)
+    for page in vectors:
+        data[(page - 1) * size : page * size] = bytes((i * 151 + page) % 256 for i in range(size))
+    db.write_bytes(bytes(data))
+    before = bytes(data)
+    wal = db.with_name(db.name + "-wal")
+    for args in (["run", "--from", str(later)], ["ingest", "--from", str(later)], ["sources"]):
+        code, out = newsdesk(*args)
+        # No item, fetch or stage row written into it: the file as it was, and nothing in its WAL.
+        assert db.read_bytes() == before and (not wal.exists() or wal.stat().st_size == 0), (args, out)
+        lines = out.strip().splitlines()
+        assert code == USAGE and len(lines) == 1, out
+        assert lines[0].startswith(f"error: database 'sqlite:///{db}' is damaged or not a SQLite file ("), out
+        assert "quick_check" in lines[0] and "newsdesk changed nothing in it" in lines[0], out
+
+
 def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_is_stored(
     newsdesk, tmp_path, monkeypatch
 ):

@@ -50,7 +50,9 @@ class NewsdeskGroup(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
         except DBAPIError as exc:  # the store failed under a command (damaged, gone): one line, exit 2
             url = str(_state["engine"].url) if "engine" in _state else "the store"
-            problem = unusable_store(exc, url) if damaged(exc) else StoreError(error_line(exc))
+            # Opened, it passed quick_check (store.check_store): the damage showed while the command ran.
+            found = f"while `newsdesk {ctx.invoked_subcommand}` ran (what it committed before is in the file)"
+            problem = unusable_store(exc, url, found_while=found) if damaged(exc) else StoreError(error_line(exc))
             err.print(line(("error:", "red"), str(problem)), soft_wrap=True)
             raise typer.Exit(problem.exit_code) from None
 

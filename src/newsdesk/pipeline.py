@@ -307,8 +307,8 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
     try:
         result = st.run(ctx)
     except Exception as exc:  # one stage failing must not lose what the others do
-        if damaged(exc):  # but no stage can use a damaged store: stop with its one line
-            raise unusable_store(exc, str(ctx.engine.url)) from None
+        if damaged(exc):  # but no stage can use a damaged store: stop, saying what this run wrote into it
+            raise _damaged_mid_run(exc, st, ctx, row, report) from None
         error = error_line(exc)
     report.seconds[st.name] = round(time.perf_counter() - started, 3)
     report.status[st.name] = run_finished(
@@ -319,6 +319,26 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
         error=error,
     )
     return result, error
+
+
+def _damaged_mid_run(exc: Exception, st: Stage, ctx: RunContext, row: int, report: RunReport) -> Exception:
+    """The store turned out damaged while a stage ran (it passed quick_check when opened, or was
+    damaged since): the stage's row is marked failed where the store still takes that write, never
+    left `running`, and the one line says what this run had stored, which is in the file now."""
+    said = error_line(exc)
+    try:
+        run_finished(ctx.engine, row, error=f"the store is damaged: {said}")
+        marked = f"the {st.name} stage's row is marked failed"
+    except Exception:  # the damage refuses that write too: `newsdesk doctor` names the row left running
+        marked = f"the {st.name} stage's row could not be marked failed"
+    done = [name for name, status in report.status.items() if status != "busy"]
+    stored = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir") or "nothing"
+    before = f"after this run's {', '.join(done)} stored {stored}" if done else "as this run's first stage"
+    return unusable_store(
+        exc,
+        str(ctx.engine.url),
+        found_while=f"while the {st.name} stage ran, {before} (the {st.name} stage keeps what it committed); {marked}",
+    )
 
 
 def _model_calls(engine: Engine, run_id: str) -> int:
