@@ -373,6 +373,68 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
     engine.dispose()
 
 
+@pytest.mark.parametrize("endpoint", ["refuses connections", "answers 500"])
+def test_a_model_endpoint_that_does_not_answer_leaves_readers_extractive_cards(
+    newsdesk, tmp_path, monkeypatch, endpoint
+):
+    """`[write] by = "model"` with a mistyped base_url published "No analysis yet." on every event page,
+    worse than offline, and the run's summary counted the refused tries as model calls. Now the
+    extractive writer writes for readers, the summary line and the status page say so, and only
+    calls the model answered are counted."""
+    from importlib import resources
+
+    from fakes import FakeEndpoint
+    from fastapi.testclient import TestClient
+    from loopback import free_port
+
+    from newsdesk.config import Settings
+    from newsdesk.labels import LABELS
+    from newsdesk.store.schema import analyses
+    from newsdesk.web.app import create_app
+    from newsdesk.write.extractive.card import EXTRACTIVE
+
+    fake = None
+    if endpoint == "answers 500":
+        fake = FakeEndpoint()
+        fake.steps.extend([("status", 500)] * 1000)
+        base_url = fake.base_url
+    else:
+        base_url = f"http://127.0.0.1:{free_port()}/v1"
+    for key, value in {
+        "WRITE_BY": "model",
+        "LLM_BACKEND": "openai",
+        "LLM_BASE_URL": base_url,
+        "LLM_MODEL": "m",
+        "LLM_RETRIES": "0",
+        "SITE_DIR": str(tmp_path / "site"),
+    }.items():
+        monkeypatch.setenv(f"NEWSDESK_{key}", value)
+    try:
+        code, out = newsdesk("run", "--from", str(resources.files("newsdesk") / "data" / "demo"))
+    finally:
+        if fake:
+            fake.close()
+    assert code == PARTIAL, out
+    [summary] = [line for line in out.splitlines() if line.startswith("run ")]
+    assert (
+        ", 0 model calls (" in summary
+        and " failed); the model endpoint did not answer, so the extractive writer" in summary
+    ), summary
+    assert "problem: write: model endpoint" in out and "the extractive writer (no model) wrote in its place" in out
+    pages = list((tmp_path / "site").rglob("*.html"))
+    empty = {LABELS["no_analysis"]["zh"], LABELS["no_analysis"]["en"]}
+    assert pages and not [p for p in pages if any(e in p.read_text("utf-8") for e in empty)]
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        models = set(conn.execute(select(analyses.c.model)).scalars())
+    assert models == {EXTRACTIVE}
+    with TestClient(create_app(engine, Settings())) as client:
+        status = client.get("/status?ui=en").text
+    row = status[status.index('id="stage-write"') : status.index('id="stage-daily"')]
+    assert "the extractive writer (no model) wrote in its place" in row and "analyses_extractive_fallback" in row
+    engine.dispose()
+
+
 def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, monkeypatch):
     """llm.budget_tokens is a run's: a `newsdesk cluster` whose arbiter spent it leaves the next
     `newsdesk cluster` its own (the command once ran every arbiter under one run id, "cluster", so a

@@ -363,10 +363,7 @@ def write_cmd(
     )
     for problem in stats.errors[:10]:
         err.print(f"  - {problem}", soft_wrap=True)
-    if stats.unavailable:
-        from newsdesk.llm.errors import LLMUnavailable
-
-        raise LLMUnavailable(stats.stopped)
+    _said_unavailable(w)
     if stats.stopped:
         err.print(line(("stopped early:", "yellow"), stats.stopped), soft_wrap=True)
     if stats.failed or stats.stopped:
@@ -429,6 +426,7 @@ def weekly_cmd(
     state = f"{shape}{zh['status']}" if stats.built else "unchanged, stored report kept"
     editions = ", ".join(f"{language} {r['status']}" for language, r in reports.items())
     err.print(f"weekly {stats.week}: {w.by}; {state}; {_calls(llm)}; printed {editions}", soft_wrap=True)
+    _said_unavailable(w)
 
 
 def _writers(s: Settings, eng):
@@ -440,6 +438,17 @@ def _writers(s: Settings, eng):
 
     llm = LazyLLM(s, eng, run_id=uuid.uuid4().hex[:12])
     return llm, writers(s, llm)
+
+
+def _said_unavailable(w) -> None:
+    """A command whose model endpoint could not answer: what it stored came from the extractive writer
+    (readers never get "No analysis yet."); it ends with the endpoint's one line, exit 2."""
+    why = getattr(w, "unavailable", None)
+    if why:
+        from newsdesk.llm.errors import LLMUnavailable
+
+        stood_in = f"; the extractive writer (no model) wrote in its place: {', '.join(w.stood_in)}"
+        raise LLMUnavailable(why + (stood_in if w.stood_in else ""))
 
 
 def _calls(llm) -> str:
@@ -510,6 +519,7 @@ def episode_cmd(
         for f in r.findings[:10]:
             err.print(f"  - {f}", soft_wrap=True)
     err.print(_calls(llm))
+    _said_unavailable(w)
 
 
 @app.command("publish")
@@ -586,9 +596,10 @@ def _run(s: Settings, source: Path | None, limits, stages: list[str] | None = No
     for problem in report.problems:
         err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
     facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
-    console.print(
-        f"run {report.run_id}: {report.total_seconds:.1f}s, {report.model_calls} model calls; {facts}", soft_wrap=True
-    )
+    calls = f"{report.model_calls} model calls" + (f" ({report.model_failed} failed)" if report.model_failed else "")
+    if report.model_unavailable:  # said in the one line a scheduler's log keeps, not only among the problems
+        calls += "; the model endpoint did not answer, so the extractive writer (no model) wrote for readers"
+    console.print(f"run {report.run_id}: {report.total_seconds:.1f}s, {calls}; {facts}", soft_wrap=True)
     console.print(f"editions: {edition_counts(eng)}")
     if report.facts.get("site_dir"):
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"

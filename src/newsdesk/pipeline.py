@@ -147,9 +147,15 @@ def write_stage(ctx: RunContext) -> StageResult:
     if stats.translated:
         result.facts["analyses_translated"] = stats.translated
     result.problems += stats.errors
-    if stats.stopped:
+    if stats.unavailable:  # the status page and the run's summary say the readers got extractive cards
+        result.facts["analyses_extractive_fallback"] = stats.fallback
+        result.problems.append(f"{stats.stopped}; {_STOOD_IN} {stats.fallback} event cards without one")
+    elif stats.stopped:
         result.problems.append(stats.stopped)
     return result
+
+
+_STOOD_IN = "the extractive writer (no model) wrote in its place:"
 
 
 def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
@@ -157,9 +163,14 @@ def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
 
     def run(ctx: RunContext) -> StageResult:
         assert ctx.writers is not None  # chosen in __post_init__
-        return StageResult(
+        before = len(getattr(ctx.writers, "stood_in", []))
+        result = StageResult(
             kind.build(ctx.engine, ctx.settings, ctx.writers, caps=ctx.limits.weekly(), progress=ctx.progress)
         )
+        stood_in = getattr(ctx.writers, "stood_in", [])[before:]
+        if stood_in:  # the model's endpoint could not answer: said on the status page, as the write stage does
+            result.problems.append(f"{ctx.writers.unavailable}; {_STOOD_IN} {', '.join(stood_in)}")
+        return result
 
     return run
 
@@ -217,7 +228,10 @@ class RunReport:
     seconds: dict[str, float] = field(default_factory=dict)
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    model_calls: int = 0
+    model_calls: int = 0  # calls the model answered (a cached answer is no call)
+    model_failed: int = 0  # calls that returned no answer (refused, unreachable, an error status)
+    # The endpoint's error when it could not answer and the extractive writer wrote in its place.
+    model_unavailable: str | None = None
     status: dict[str, str] = field(
         default_factory=dict
     )  # stage -> ok | problems | failed | busy (another process ran it)
@@ -295,7 +309,8 @@ def run_pipeline(
             report.problems.append(f"{st.name}: {error}")
         watcher.finished(st.name, report.seconds[st.name], result)
     if lazy.opened:
-        report.model_calls = _model_calls(engine, report.run_id)
+        report.model_calls, report.model_failed = _model_calls(engine, report.run_id)
+    report.model_unavailable = getattr(chosen, "unavailable", None)
     return report
 
 
@@ -341,11 +356,18 @@ def _damaged_mid_run(exc: Exception, st: Stage, ctx: RunContext, row: int, repor
     )
 
 
-def _model_calls(engine: Engine, run_id: str) -> int:
+def _model_calls(engine: Engine, run_id: str) -> tuple[int, int]:
+    """(calls the model answered, calls that returned no answer) in this run; cache hits are neither.
+    A mistyped base_url made 18 refused connections, which the run's summary counted as model calls."""
     with engine.connect() as conn:
-        return conn.execute(
-            select(func.count()).where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
-        ).scalar()
+        rows = dict(
+            conn.execute(
+                select(llm_usage.c.error.is_(None), func.count())
+                .where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
+                .group_by(llm_usage.c.error.is_(None))
+            ).all()
+        )
+    return rows.get(True, 0), rows.get(False, 0)
 
 
 def edition_counts(engine: Engine) -> dict[str, int]:

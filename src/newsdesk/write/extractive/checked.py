@@ -58,9 +58,11 @@ from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 EXTRACTIVE_FORMAT = 10  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
-def store_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
+def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
     """Each event's extractive card, in every configured language, stored as its analysis
-    (the N most important events with `limit`). Returns how many were stored."""
+    (the N most important events with `limit`; with `missing_only`, only where the event has no
+    analysis in that language: the model's stand-in when its endpoint cannot answer). Returns how
+    many were stored."""
     from newsdesk.cluster import event_brief
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
@@ -85,6 +87,7 @@ def store_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
             stored += sum(
                 store_card(engine, brief, language, stored_key=current.get((event_id, language)))
                 for language in languages
+                if not (missing_only and (event_id, language) in current)
             )
     return stored
 
