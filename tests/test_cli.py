@@ -471,3 +471,45 @@ def test_each_newsdesk_cluster_is_a_run_of_its_own_budget(newsdesk, tmp_path, mo
     with engine.connect() as conn:
         runs = conn.execute(select(llm_usage.c.run_id).where(llm_usage.c.error.is_(None))).scalars().all()
     assert len(fake.requests) == 2 and len(set(runs)) == 2
+
+
+def test_daily_and_weekly_on_an_empty_store_both_refuse_with_one_line(newsdesk, tmp_path):
+    """`daily` built an empty edition for readers on an empty store while `weekly` refused: both
+    refuse now, with the same line and exit 2, and store nothing."""
+    from newsdesk.store.schema import editions
+
+    for command in ("daily", "weekly"):
+        code, out = newsdesk(command)
+        assert code == USAGE, out
+        assert out.strip().splitlines() == [
+            "error: no events in the store yet; run `newsdesk ingest` (or `newsdesk run`) first"
+        ], out
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(editions)).scalar() == 0
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Alice: Hello and welcome.",
+        "Alice: Anthropic released Claude 3.7 Sonnet today, a hybrid reasoning model that thinks before it answers.",
+    ],
+)
+def test_an_episode_of_one_line_is_one_clear_error_and_no_numpy_warnings(newsdesk, tmp_path, line):
+    """A one-line transcript spilled five numpy RuntimeWarnings (the mean and spread of no gaps) and
+    printed a digest whose summary was empty; now it is one line naming the file's problem, exit 2."""
+    import warnings
+
+    vtt = tmp_path / "one.vtt"
+    vtt.write_text(f"WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n{line}\n", "utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out = newsdesk("episode", str(vtt))
+    assert [str(w.message) for w in caught] == []
+    assert code == USAGE, out
+    [said] = out.strip().splitlines()
+    assert said.startswith("error: one: transcript too short to digest (1 sentence of speech; ") and said.endswith(
+        "give the episode's whole transcript"
+    ), out

@@ -26,7 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.config import Settings
-from newsdesk.days import local_day_bounds, local_time
+from newsdesk.days import NoEvents, local_day_bounds, local_time
 from newsdesk.errors import NewsdeskError
 from newsdesk.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
@@ -568,7 +568,7 @@ def _week(engine: Engine, settings: Settings, week: str | None) -> tuple[str, li
     with engine.begin() as conn:
         week = week or latest_week(conn, settings.timezone)
         if week is None:
-            raise WeeklyError("the store has no events yet; run `newsdesk ingest` and `newsdesk cluster` first")
+            raise NoEvents()
         parse_week(week)
         all_events = week_events(conn, settings, week)
     if not all_events:

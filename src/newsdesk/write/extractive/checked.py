@@ -20,6 +20,7 @@ from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from newsdesk.days import NoEvents
 from newsdesk.findings import Finding
 from newsdesk.model import Turn
 from newsdesk.store.edition_rows import material_key, stored_material_key
@@ -224,9 +225,7 @@ def checked_weekly(
     with engine.begin() as conn:
         week = week or model_weekly.latest_week(conn, settings.timezone)
         if week is None:
-            raise model_weekly.WeeklyError(
-                "the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first"
-            )
+            raise NoEvents()
         model_weekly.parse_week(week)
         briefs = load_week(conn, settings, week)
         stories = week_stories(conn, [b["event_id"] for b in briefs], language, settings.timezone)
