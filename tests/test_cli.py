@@ -495,6 +495,7 @@ def test_daily_and_weekly_on_an_empty_store_both_refuse_with_one_line(newsdesk, 
     [
         "Alice: Hello and welcome.",
         "Alice: Anthropic released Claude 3.7 Sonnet today, a hybrid reasoning model that thinks before it answers.",
+        "Alice: Anthropic released Claude 3.7 Sonnet today. It can think for longer before it answers hard questions.",
     ],
 )
 def test_an_episode_of_one_line_is_one_clear_error_and_no_numpy_warnings(newsdesk, tmp_path, line):
@@ -510,6 +511,6 @@ def test_an_episode_of_one_line_is_one_clear_error_and_no_numpy_warnings(newsdes
     assert [str(w.message) for w in caught] == []
     assert code == USAGE, out
     [said] = out.strip().splitlines()
-    assert said.startswith("error: one: transcript too short to digest (1 sentence of speech; ") and said.endswith(
+    assert said.startswith("error: one: transcript too short to digest (1 line, ") and said.endswith(
         "give the episode's whole transcript"
     ), out
