@@ -80,7 +80,7 @@ LAYERS = [
     ("write", ["newsdesk.write"]),  # the writers: a model's, and write/extractive's
     ("editions", ["newsdesk.editions"]),  # may use the writers; the writers never use it
     ("publish", ["newsdesk.publish", "newsdesk.push"]),
-    ("run", ["newsdesk.pipeline", "newsdesk.schedule", "newsdesk.workers"]),
+    ("run", ["newsdesk.pipeline", "newsdesk.schedule", "newsdesk.workers", "newsdesk.doctor"]),
     ("eval", ["newsdesk.editions.evaluate"]),  # replays the stages on a labelled week, so above them
     ("read", ["newsdesk.read"]),  # the queries, shapes and auth the three front ends share
     ("mcp", ["newsdesk.mcp_server"]),

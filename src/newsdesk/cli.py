@@ -751,6 +751,29 @@ def demo_cmd(
     raise typer.Exit(PARTIAL if report.problems else OK)
 
 
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """Check the store (integrity, schema revision, stage rows left running), the sources failing or stale
+    for days, disk space for the site and the model endpoint: one line each, with the fix. Exit 1 on a fault."""
+    import time
+
+    from newsdesk.doctor import diagnose
+    from newsdesk.store import open_store as open_unchecked
+
+    started = time.perf_counter()
+    s = settings()
+    # Not engine(): that checks and migrates the store at open, and stops at what doctor is here to report.
+    checks = diagnose(s, open_unchecked(s.database, migrate_schema=False))
+    for c in checks:
+        console.print(
+            line(("ok   " if c.ok else "FAULT", "green" if c.ok else "red"), f"{c.name}:", c.line), soft_wrap=True
+        )
+    faults = [c.name for c in checks if not c.ok]
+    took = f"{len(checks)} checks in {time.perf_counter() - started:.1f}s"
+    console.print(f"all clear ({took})" if not faults else f"{len(faults)} fault(s): {', '.join(faults)} ({took})")
+    raise typer.Exit(PARTIAL if faults else OK)
+
+
 # --- reading and measuring ----------------------------------------------------------------
 
 
