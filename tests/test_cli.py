@@ -281,6 +281,51 @@ def test_a_damaged_sqlite_store_is_one_line_and_exit_2_and_is_left_as_it_was(new
         assert db.read_bytes() == before  # nothing written to it: what it holds can still be recovered
 
 
+def test_a_store_damaged_in_its_middle_pages_is_found_before_run_writes_anything(newsdesk, tmp_path):
+    """Garbage over pages in the middle of a real store (item_vectors' leaves), its header and schema
+    intact: `run` wrote the new feed items into it, met the damage in the cluster stage, exited 2
+    saying "newsdesk changed nothing in it" and left the cluster stage's row `running`. Now
+    quick_check at open finds the damage before the first write: one line, exit 2, the file as it was."""
+    import re
+    import sqlite3
+    from importlib import resources
+
+    pack = resources.files("newsdesk") / "data" / "demo"
+    code, out = newsdesk("run", "--from", str(pack), "--stage", "ingest", "--stage", "cluster")
+    assert code == OK, out
+    later = tmp_path / "later"  # the pack's stories again under new links: new items for every source
+    later.mkdir()
+    for feed in (pack / "feeds").iterdir():
+        text = re.sub(r"(<(?:link|guid|id)[^>]*>)([^<]+)", r"\1\2?later", feed.read_text("utf-8"))
+        (later / feed.name).write_text(text, "utf-8")
+    db = tmp_path / "data" / "newsdesk.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file, none in the WAL
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        vectors = [  # item_vectors' leaves in the middle half of the file: the cluster stage reads them
+            n
+            for (n,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'item_vectors' AND pagetype = 'leaf'")
+            if pages / 4 < n < pages * 3 / 4
+        ]
+    assert len(vectors) >= 5, (vectors, pages)
+    before = db.read_bytes()
+    data = bytearray(before)
+    for page in vectors:
+        data[(page - 1) * size : page * size] = bytes((i * 151 + page) % 256 for i in range(size))
+    db.write_bytes(bytes(data))
+    before = bytes(data)
+    wal = db.with_name(db.name + "-wal")
+    for args in (["run", "--from", str(later)], ["ingest", "--from", str(later)], ["sources"]):
+        code, out = newsdesk(*args)
+        # No item, fetch or stage row written into it: the file as it was, and nothing in its WAL.
+        assert db.read_bytes() == before and (not wal.exists() or wal.stat().st_size == 0), (args, out)
+        lines = out.strip().splitlines()
+        assert code == USAGE and len(lines) == 1, out
+        assert lines[0].startswith(f"error: database 'sqlite:///{db}' is damaged or not a SQLite file ("), out
+        assert "quick_check" in lines[0] and "newsdesk changed nothing in it" in lines[0], out
+
+
 def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_is_stored(
     newsdesk, tmp_path, monkeypatch
 ):
@@ -326,6 +371,68 @@ def test_a_model_endpoint_answering_200_with_a_page_is_one_line_and_keeps_what_i
         fake.close()
     with engine.connect() as conn:
         assert conn.execute(select(analyses).order_by(analyses.c.id)).all() == before
+    engine.dispose()
+
+
+@pytest.mark.parametrize("endpoint", ["refuses connections", "answers 500"])
+def test_a_model_endpoint_that_does_not_answer_leaves_readers_extractive_cards(
+    newsdesk, tmp_path, monkeypatch, endpoint
+):
+    """`[write] by = "model"` with a mistyped base_url published "No analysis yet." on every event page,
+    worse than offline, and the run's summary counted the refused tries as model calls. Now the
+    extractive writer writes for readers, the summary line and the status page say so, and only
+    calls the model answered are counted."""
+    from importlib import resources
+
+    from fakes import FakeEndpoint
+    from fastapi.testclient import TestClient
+    from loopback import free_port
+
+    from newsdesk.core.config import Settings
+    from newsdesk.core.labels import LABELS
+    from newsdesk.serve.app import create_app
+    from newsdesk.store.schema import analyses
+    from newsdesk.write.extractive.card import EXTRACTIVE
+
+    fake = None
+    if endpoint == "answers 500":
+        fake = FakeEndpoint()
+        fake.steps.extend([("status", 500)] * 1000)
+        base_url = fake.base_url
+    else:
+        base_url = f"http://127.0.0.1:{free_port()}/v1"
+    for key, value in {
+        "WRITE_BY": "model",
+        "LLM_BACKEND": "openai",
+        "LLM_BASE_URL": base_url,
+        "LLM_MODEL": "m",
+        "LLM_RETRIES": "0",
+        "SITE_DIR": str(tmp_path / "site"),
+    }.items():
+        monkeypatch.setenv(f"NEWSDESK_{key}", value)
+    try:
+        code, out = newsdesk("run", "--from", str(resources.files("newsdesk") / "data" / "demo"))
+    finally:
+        if fake:
+            fake.close()
+    assert code == PARTIAL, out
+    [summary] = [line for line in out.splitlines() if line.startswith("run ")]
+    assert (
+        ", 0 model calls (" in summary
+        and " failed); the model endpoint did not answer, so the extractive writer" in summary
+    ), summary
+    assert "problem: write: model endpoint" in out and "the extractive writer (no model) wrote in its place" in out
+    pages = list((tmp_path / "site").rglob("*.html"))
+    empty = {LABELS["no_analysis"]["zh"], LABELS["no_analysis"]["en"]}
+    assert pages and not [p for p in pages if any(e in p.read_text("utf-8") for e in empty)]
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        models = set(conn.execute(select(analyses.c.model)).scalars())
+    assert models == {EXTRACTIVE}
+    with TestClient(create_app(engine, Settings())) as client:
+        status = client.get("/status?ui=en").text
+    row = status[status.index('id="stage-write"') : status.index('id="stage-daily"')]
+    assert "the extractive writer (no model) wrote in its place" in row and "analyses_extractive_fallback" in row
     engine.dispose()
 
 
@@ -585,3 +692,46 @@ def test_version_is_the_installed_package_s(newsdesk):
 
     code, out = newsdesk("--version")
     assert code == OK and out.strip() == f"newsdesk {version('newsdesk')}", out
+
+
+def test_daily_and_weekly_on_an_empty_store_both_refuse_with_one_line(newsdesk, tmp_path):
+    """`daily` built an empty edition for readers on an empty store while `weekly` refused: both
+    refuse now, with the same line and exit 2, and store nothing."""
+    from newsdesk.store.schema import editions
+
+    for command in ("daily", "weekly"):
+        code, out = newsdesk(command)
+        assert code == USAGE, out
+        assert out.strip().splitlines() == [
+            "error: no events in the store yet; run `newsdesk ingest` (or `newsdesk run`) first"
+        ], out
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(editions)).scalar() == 0
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Alice: Hello and welcome.",
+        "Alice: Anthropic released Claude 3.7 Sonnet today, a hybrid reasoning model that thinks before it answers.",
+        "Alice: Anthropic released Claude 3.7 Sonnet today. It can think for longer before it answers hard questions.",
+    ],
+)
+def test_an_episode_of_one_line_is_one_clear_error_and_no_numpy_warnings(newsdesk, tmp_path, line):
+    """A one-line transcript spilled five numpy RuntimeWarnings (the mean and spread of no gaps) and
+    printed a digest whose summary was empty; now it is one line naming the file's problem, exit 2."""
+    import warnings
+
+    vtt = tmp_path / "one.vtt"
+    vtt.write_text(f"WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n{line}\n", "utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out = newsdesk("episode", str(vtt))
+    assert [str(w.message) for w in caught] == []
+    assert code == USAGE, out
+    [said] = out.strip().splitlines()
+    assert said.startswith("error: one: transcript too short to digest (1 line, ") and said.endswith(
+        "give the episode's whole transcript"
+    ), out

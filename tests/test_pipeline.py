@@ -74,3 +74,43 @@ def test_stages_run_by_name_and_a_failing_one_is_one_problem_while_the_next_stil
     assert report.problems[0].endswith("check site_dir and its permissions")
     assert "site_dir" not in report.facts and report.facts["search_indexed"] >= report.facts["items_new"] > 0
     assert report.model_calls == 0
+
+
+def test_a_store_damaged_while_a_run_goes_says_what_the_run_wrote_and_leaves_no_stage_running(tmp_path):
+    """The store passes its check at open and is damaged while the run goes (a disk fault, another
+    program): the stage that meets the damage stops the run with one line saying what the run had
+    stored, and its stage row is marked failed, not left `running` (it said "changed nothing")."""
+    import sqlite3
+
+    import pytest
+
+    from newsdesk.run.pipeline import Watcher
+    from newsdesk.store import StoreError
+
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"))
+    engine = open_store(s.database)
+    db = tmp_path / "newsdesk.db"
+
+    class Damage(Watcher):
+        def finished(self, name, seconds, result):
+            if name != "ingest":
+                return
+            with engine.connect() as conn:  # every page in the file, then garbage over the events table's
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+                root = conn.exec_driver_sql("SELECT rootpage FROM sqlite_master WHERE name = 'events'").scalar()
+                size = conn.exec_driver_sql("PRAGMA page_size").scalar()
+            engine.dispose()  # no connection keeps the page in its cache: the next stage reads the file
+            data = bytearray(db.read_bytes())
+            data[(root - 1) * size : root * size] = bytes((i * 151 + 7) % 256 for i in range(size))
+            db.write_bytes(bytes(data))
+
+    with pytest.raises(StoreError) as raised:
+        run_pipeline(engine, s, source=PACK, watcher=Damage())
+    said = str(raised.value)
+    assert "is damaged" in said and "changed nothing" not in said, said
+    assert "while the cluster stage ran, after this run's ingest stored" in said and "items_new=4" in said, said
+    assert "the cluster stage's row is marked failed" in said, said
+    engine.dispose()
+    with sqlite3.connect(db) as conn:  # read as any SQLite client would; the stage_runs pages are intact
+        rows = dict(conn.execute("SELECT stage, status FROM stage_runs").fetchall())
+    assert rows == {"ingest": "ok", "cluster": "failed"}

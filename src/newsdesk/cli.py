@@ -52,7 +52,9 @@ class NewsdeskGroup(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
         except DBAPIError as exc:  # the store failed under a command (damaged, gone): one line, exit 2
             url = str(_state["engine"].url) if "engine" in _state else "the store"
-            problem = unusable_store(exc, url) if damaged(exc) else StoreError(error_line(exc))
+            # Opened, it passed quick_check (store.check_store): the damage showed while the command ran.
+            found = f"while `newsdesk {ctx.invoked_subcommand}` ran (what it committed before is in the file)"
+            problem = unusable_store(exc, url, found_while=found) if damaged(exc) else StoreError(error_line(exc))
             err.print(line(("error:", "red"), str(problem)), soft_wrap=True)
             raise typer.Exit(problem.exit_code) from None
 
@@ -215,6 +217,8 @@ def ingest_cmd(
     attempted = len(report.outcomes) - len(report.skipped)
     for said in failures.lines([(o.source_id, o.error or "") for o in report.failed], attempted, verbose=verbose):
         err.print(line(("problem:", "yellow"), said), soft_wrap=True)
+    for refused in report.refused if source is not None else []:  # what the user gave and was not stored
+        err.print(line(("not imported:", "red"), refused), soft_wrap=True)
     for o in report.skipped:  # not fetched by this run (disabled, or another live worker has it): said, never silent
         err.print(line((f"{o.source_id}:", "yellow"), o.error or ""), soft_wrap=True)
     if report.failed or report.skipped or report.catalog_errors:
@@ -244,7 +248,13 @@ def sources_cmd(ctx: typer.Context) -> None:
                 (
                     h.source_id
                     + ("" if h.enabled else " (disabled)")
-                    + ("" if h.polled else " (imported outlet, not polled)"),
+                    + (
+                        ""
+                        if h.polled
+                        else " (replayed feed file, not polled)"
+                        if h.replayed
+                        else " (imported outlet, not polled)"
+                    ),
                     when(h.last_success),
                     (when(h.last_error_at) + " " + (h.last_error or "")[:70]) if h.last_error else "—",
                     str(h.items_7d),
@@ -420,10 +430,7 @@ def write_cmd(
     )
     for problem in stats.errors[:10]:
         err.print(f"  - {problem}", soft_wrap=True)
-    if stats.unavailable:
-        from newsdesk.llm.errors import LLMUnavailable
-
-        raise LLMUnavailable(stats.stopped)
+    _said_unavailable(w)
     if stats.stopped:
         err.print(line(("stopped early:", "yellow"), stats.stopped), soft_wrap=True)
     if stats.failed or stats.stopped:
@@ -486,6 +493,7 @@ def weekly_cmd(
     state = f"{shape}{zh['status']}" if stats.built else "unchanged, stored report kept"
     editions = ", ".join(f"{language} {r['status']}" for language, r in reports.items())
     err.print(f"weekly {stats.week}: {w.by}; {state}; {_calls(llm)}; printed {editions}", soft_wrap=True)
+    _said_unavailable(w)
 
 
 def _writers(s: Settings, eng):
@@ -497,6 +505,17 @@ def _writers(s: Settings, eng):
 
     llm = LazyLLM(s, eng, run_id=uuid.uuid4().hex[:12])
     return llm, writers(s, llm)
+
+
+def _said_unavailable(w) -> None:
+    """A command whose model endpoint could not answer: what it stored came from the extractive writer
+    (readers never get "No analysis yet."); it ends with the endpoint's one line, exit 2."""
+    why = getattr(w, "unavailable", None)
+    if why:
+        from newsdesk.llm.errors import LLMUnavailable
+
+        stood_in = f"; the extractive writer (no model) wrote in its place: {', '.join(w.stood_in)}"
+        raise LLMUnavailable(why + (stood_in if w.stood_in else ""))
 
 
 def _calls(llm) -> str:
@@ -567,6 +586,7 @@ def episode_cmd(
         for f in r.findings[:10]:
             err.print(f"  - {f}", soft_wrap=True)
     err.print(_calls(llm))
+    _said_unavailable(w)
 
 
 @app.command("publish")
@@ -653,9 +673,10 @@ def _run(
     for problem in report.problems if verbose else report.in_short:
         err.print(line(("problem:", "yellow"), problem), soft_wrap=True)
     facts = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir")
-    console.print(
-        f"run {report.run_id}: {report.total_seconds:.1f}s, {report.model_calls} model calls; {facts}", soft_wrap=True
-    )
+    calls = f"{report.model_calls} model calls" + (f" ({report.model_failed} failed)" if report.model_failed else "")
+    if report.model_unavailable:  # said in the one line a scheduler's log keeps, not only among the problems
+        calls += "; the model endpoint did not answer, so the extractive writer (no model) wrote for readers"
+    console.print(f"run {report.run_id}: {report.total_seconds:.1f}s, {calls}; {facts}", soft_wrap=True)
     console.print(f"editions: {edition_counts(eng)}")
     if report.facts.get("site_dir"):
         index = Path(str(report.facts["site_dir"])).resolve() / "index.html"
@@ -831,6 +852,29 @@ def _serve_demo_command(out: Path, s: Settings) -> str:
     if on_path and Path(on_path).resolve() == Path(program).resolve():
         program = "newsdesk"
     return f"{env} {shlex.quote(program)} serve"
+
+
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """Check the store (integrity, schema revision, stage rows left running), the sources failing or stale
+    for days, disk space for the site and the model endpoint: one line each, with the fix. Exit 1 on a fault."""
+    import time
+
+    from newsdesk.run.doctor import diagnose
+    from newsdesk.store import open_store as open_unchecked
+
+    started = time.perf_counter()
+    s = settings()
+    # Not engine(): that checks and migrates the store at open, and stops at what doctor is here to report.
+    checks = diagnose(s, open_unchecked(s.database, migrate_schema=False))
+    for c in checks:
+        console.print(
+            line(("ok   " if c.ok else "FAULT", "green" if c.ok else "red"), f"{c.name}:", c.line), soft_wrap=True
+        )
+    faults = [c.name for c in checks if not c.ok]
+    took = f"{len(checks)} checks in {time.perf_counter() - started:.1f}s"
+    console.print(f"all clear ({took})" if not faults else f"{len(faults)} fault(s): {', '.join(faults)} ({took})")
+    raise typer.Exit(PARTIAL if faults else OK)
 
 
 # --- reading and measuring ----------------------------------------------------------------

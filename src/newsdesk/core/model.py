@@ -15,6 +15,26 @@ NOT_POLLED = (
     "imported outlet, not polled: its items come from JSON Lines files (`newsdesk ingest --from FILE`); "
     "its url is a home page, not a feed"
 )
+# A source made by replaying a feed file (`ingest --from DIR` or FILE, the demo's pack) whose id no
+# catalog knows: its url is that file's file:// address, which no fetcher polls (it refuses the
+# scheme), so a plain `ingest` / `run` leaves it alone; replaying the file again still updates it.
+REPLAYED_URL = "file:"
+REPLAYED_NOT_POLLED = (
+    "replayed feed file, not polled: its items come from replaying the file "
+    "(`newsdesk ingest --from FILE` or DIR); its url is that file, not a feed on the web"
+)
+
+
+def polled(kind: str, url: str) -> bool:
+    """Whether ingest polls a source: not an imported outlet (no feed) nor a replayed file (no web feed)."""
+    return kind != IMPORTED_KIND and not url.startswith(REPLAYED_URL)
+
+
+def not_polled_why(kind: str, url: str) -> str:
+    """Why a source that is not polled is not (the line an `ingest --source` of it prints)."""
+    return NOT_POLLED if kind == IMPORTED_KIND else REPLAYED_NOT_POLLED
+
+
 LANGUAGES = ("zh", "en", "other")
 # What an item's published_at rests on: the source's date and time; a date the source gave without a
 # time of day; or none usable (missing, impossible, or later than first seen), so the time newsdesk first saw it.
@@ -37,8 +57,8 @@ class Source:
 
     @property
     def polled(self) -> bool:
-        """Whether ingest fetches it: every kind but an imported outlet (which has no feed)."""
-        return self.kind != IMPORTED_KIND
+        """Whether ingest fetches it: not an imported outlet (no feed) nor a replayed file (model.polled)."""
+        return polled(self.kind, self.url)
 
 
 @dataclass

@@ -12,8 +12,7 @@ shows) lets an unchanged day be skipped without touching its row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import date
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -21,7 +20,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import Labels
 from newsdesk.editions.cards import MEMBERS_SHOWN, day_headlines, day_tabs, event_cards, event_path
-from newsdesk.store.days import day_events, event_dates
+from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
@@ -125,11 +124,15 @@ def render_daily(day: date, cards: list[dict], language: str, base_url: str = ""
 
 
 def build_daily(engine: Engine, settings: Settings, day: date | str | None = None) -> DailyStats:
-    """Build (or keep, when nothing changed) the daily edition of `day` in every language."""
+    """Build (or keep, when nothing changed) the daily edition of `day` in every language; with no
+    `day`, the newest day with events (a store with none raises NoEvents: an empty edition is no
+    reader's page)."""
     with engine.begin() as conn:
         if day is None:
             dates = event_dates(conn, settings.timezone)
-            day = dates[-1] if dates else datetime.now(ZoneInfo(settings.timezone)).date()
+            if not dates:
+                raise NoEvents()
+            day = dates[-1]
         elif isinstance(day, str):
             day = date.fromisoformat(day)
         stats = DailyStats(date=day)

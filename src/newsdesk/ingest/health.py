@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import desc, func, select
 from sqlalchemy.engine import Connection
 
-from newsdesk.core.model import IMPORTED_KIND
+from newsdesk.core.model import REPLAYED_URL
+from newsdesk.core.model import polled as is_polled
 from newsdesk.store.schema import fetches, items, sources
 
 STALE_FACTOR = 4  # "stale" = no new item for this many usual intervals
@@ -29,7 +30,8 @@ class Health:
     latest_item: datetime | None
     usual_interval: timedelta | None
     stale: bool
-    polled: bool = True  # False: an imported outlet (model.NOT_POLLED), never fetched, so never failing or stale
+    polled: bool = True  # False: an imported outlet or a replayed file (model.polled): never fetched, never stale
+    replayed: bool = False  # made by replaying a feed file (its url is the file): not polled
 
 
 def usual_interval(times: list[datetime]) -> timedelta | None:
@@ -52,7 +54,7 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
     )
     out: list[Health] = []
     for src in conn.execute(
-        select(sources.c.id, sources.c.name, sources.c.enabled, sources.c.kind).order_by(sources.c.id)
+        select(sources.c.id, sources.c.name, sources.c.enabled, sources.c.kind, sources.c.url).order_by(sources.c.id)
     ):
         attempts = conn.execute(
             select(fetches.c.started_at, fetches.c.error)
@@ -78,7 +80,7 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
         ]
         interval = usual_interval(times)
         latest = max(times) if times else None
-        polled = src.kind != IMPORTED_KIND
+        polled = is_polled(src.kind, src.url)
         stale = bool(polled and latest and interval and now - latest > max(STALE_FACTOR * interval, MIN_STALE))
         out.append(
             Health(
@@ -94,6 +96,7 @@ def source_health(conn: Connection, now: datetime | None = None, recent: int = 2
                 usual_interval=interval,
                 stale=stale,
                 polled=polled,
+                replayed=src.url.startswith(REPLAYED_URL),
             )
         )
     return out

@@ -53,8 +53,8 @@ def read_harvest(
     path = Path(path)
     sources: dict[str, Source] = {}
 
-    def report(line_no: int, what: str, *, kept: bool = False) -> None:
-        message = f"{path.name} line {line_no}: {what}"
+    def report(line_no: int, what: str, *, kept: bool = False, record: dict | None = None) -> None:
+        message = f"{path.name} line {line_no}: {what}" + _named(record)
         target = warnings if kept else errors
         if target is None:
             log.warning(message)
@@ -81,11 +81,16 @@ def read_harvest(
                 report(
                     line_no,
                     f"missing or empty {', '.join(repr(f) for f in missing)} — every item needs title, link and source",
+                    record=record,
                 )
                 continue
             url = canonical_url(record["link"])
             if len(url) > URL_MAX:
-                report(line_no, f"link of {len(url)} characters is not an article address — give the article's URL")
+                report(
+                    line_no,
+                    f"link of {len(url)} characters is not an article address — give the article's URL",
+                    record=record | {"link": ""},
+                )
                 continue
             try:
                 absolute = bool(urlsplit(url).netloc)
@@ -93,7 +98,9 @@ def read_harvest(
                 absolute = False
             if not absolute:
                 report(
-                    line_no, f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address"
+                    line_no,
+                    f"link {record['link'][:80]!r} is not an absolute URL — give the article's full address",
+                    record=record | {"link": ""},
                 )
                 continue
             item = _to_item(record, url, line_no, report)
@@ -107,18 +114,32 @@ def read_harvest(
             yield source, item
 
 
+def _named(record: dict | None) -> str:
+    """The refused item as its line can name it beyond its number: by its title, else its link."""
+    for key, words in (("title", "titled"), ("link", "at")):
+        value = (record or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            return f" (the item {words} {clip(' '.join(value.split()), 80)!r})"
+    return ""
+
+
+def outlet_category(language: str, channel: str = "") -> str:
+    """The catalog's categories (catalog.CATEGORIES): a Chinese outlet is zh-media there (机器之心), so an
+    imported one is too, by its items' language or a WeChat channel; any other outlet is media."""
+    return "zh-media" if language == "zh" or channel.startswith("wechat") else "media"
+
+
 def _to_source(outlet: str, url: str, language: str, channel: str = "") -> Source:
+    """The outlet as its first item shows it; an import then gives it its items' majority language
+    (ingest/run.py, import_jsonl), so one Chinese post does not make an English account Chinese."""
     parts = urlsplit(url)
-    # The catalog's categories (catalog.CATEGORIES): a Chinese outlet is zh-media there (机器之心), so an
-    # imported one is too, by its first item's language or a WeChat channel; any other outlet is media.
-    chinese = language == "zh" or channel.startswith("wechat")
     return Source(
         id=source_slug(outlet),
         name=clip(outlet, 290),  # the column holds 300
         url=f"{parts.scheme}://{parts.netloc}/",
         kind="jsonl",
         language=language,
-        category="zh-media" if chinese else "media",
+        category=outlet_category(language, channel),
         origin="import",
     )
 

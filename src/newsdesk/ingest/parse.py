@@ -42,6 +42,9 @@ class ParsedFeed:
     warnings: list[str]
     error: str | None
     dropped: int = 0  # entries not kept: duplicates inside the feed, or nothing to show at all
+    # Entries not stored, each named with why (a duplicate is stored once, so it is not one of them);
+    # warnings stop at _MAX_WARNINGS, this list does not: a replay or import says every item it refused.
+    refused: list[str] = field(default_factory=list)
     format: str | None = field(default=None)  # feedparser's version ('rss20', 'atom10', …) or 'json1'
     every: tuple[int, str] | None = (
         None  # (seconds, how) the feed states it updates: <ttl>, sy:updatePeriod (ingest/poll.py)
@@ -159,14 +162,16 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
         return ParsedFeed(
             None, [], [], "JSON document is not a JSON Feed (no 'items' list): use the RSS/Atom/JSON Feed URL"
         )
-    warnings = []
+    warnings: list[str] = []
+    refused: list[str] = []
     if "jsonfeed.org" not in str(doc.get("version", "")):
         warnings.append(f"JSON Feed without a jsonfeed.org version ({doc.get('version')!r}): read it anyway")
     entries = []
     feed_authors = _json_authors(doc)
     for n, raw in enumerate(doc["items"], start=1):
         if not isinstance(raw, dict):
-            warnings.append(f"JSON Feed item {n} is a {type(raw).__name__}, not an object: skipped")
+            refused.append(f"JSON Feed item {n} is a {type(raw).__name__}, not an object: skipped")
+            _warn(warnings, refused[-1])
             continue
 
         def text(key: str, raw: dict = raw, n: int = n) -> str:
@@ -211,7 +216,7 @@ def _parse_json(body: bytes, source: Source) -> ParsedFeed:
             }
         )
     title = clean_title(str(doc.get("title") or "")) or None
-    return _build(entries, title, source, warnings, "json1", None)
+    return _build(entries, title, source, warnings, "json1", None, refused)
 
 
 def _json_authors(obj: dict) -> list[dict]:
@@ -226,8 +231,9 @@ def _json_authors(obj: dict) -> list[dict]:
 # ---------------------------------------------------------------- entry → Item
 
 
-def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
+def _build(entries, title, source, warnings, fmt, transcripts, refused: list[str] | None = None) -> ParsedFeed:
     items: list[Item] = []
+    refused = refused if refused is not None else []
     seen_guids: set[str] = set()
     dropped = duplicates = 0
     for index, entry in enumerate(entries):
@@ -235,7 +241,8 @@ def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
         item = _to_item(entry, source, warnings)
         if item is None:
             dropped += 1
-            _warn(warnings, f"entry {index + 1} has no title, link or text: skipped")
+            refused.append(f"entry {index + 1} has no title, link or text: skipped")
+            _warn(warnings, refused[-1])
             continue
         # Only the guid identifies an entry: changelog feeds give many entries one URL.
         if item.guid in seen_guids:
@@ -249,7 +256,7 @@ def _build(entries, title, source, warnings, fmt, transcripts) -> ParsedFeed:
         items.append(item)
     if duplicates:
         _warn(warnings, f"{duplicates} duplicate entr{'y' if duplicates == 1 else 'ies'} (same guid or link) dropped")
-    return ParsedFeed(title, items, warnings, None, dropped=dropped, format=fmt)
+    return ParsedFeed(title, items, warnings, None, dropped=dropped, format=fmt, refused=refused)
 
 
 def _warn(warnings: list[str], line: str) -> None:

@@ -22,7 +22,7 @@ from sqlalchemy import and_, desc, func, or_, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.config import ScheduleSettings, parse_duration
-from newsdesk.core.model import IMPORTED_KIND
+from newsdesk.store.items import polled_sources
 from newsdesk.store.schema import items, sources
 
 PERIODS = {"hourly": 3600, "daily": 86_400, "weekly": 604_800, "monthly": 2_592_000, "yearly": 31_536_000}
@@ -135,8 +135,8 @@ def schedule_next_poll(
 
 
 def _polled():
-    """Enabled sources with a feed: an imported outlet (model.IMPORTED_KIND) is never due."""
-    return and_(sources.c.enabled.is_(True), sources.c.kind != IMPORTED_KIND)
+    """Enabled sources with a feed: an imported outlet or a replayed file (model.polled) is never due."""
+    return and_(sources.c.enabled.is_(True), polled_sources())
 
 
 def _enabled_due(now: datetime):

@@ -33,13 +33,20 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError, error_line
-from newsdesk.core.model import NOT_POLLED, Item, Source
+from newsdesk.core.model import IMPORTED_KIND, Item, Source, not_polled_why
 from newsdesk.ingest.catalog import load_catalog, stored_sources
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
 from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
-from newsdesk.store.items import record_fetch, save_validators, stored_items, sync_sources, upsert_items
+from newsdesk.store.items import (
+    items_language,
+    record_fetch,
+    save_validators,
+    stored_items,
+    sync_sources,
+    upsert_items,
+)
 from newsdesk.store.leases import lease_holder, owner_id, take_lease
 from newsdesk.store.schema import sources
 
@@ -73,6 +80,7 @@ class SourceOutcome:
     updated: int = 0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    refused: list[str] = field(default_factory=list)  # an import's items not stored: each named, with why
     every: tuple[int, str] | None = None  # what the feed states about its updates (ingest/poll.py)
 
 
@@ -164,8 +172,9 @@ def body_hash(body: bytes, source: Source) -> str:
 
 async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner: str) -> SourceOutcome:
     now = datetime.now(UTC)
-    if not source.polled:
-        return SourceOutcome(source.id, "skipped", error=NOT_POLLED)
+    # A replay serves the source's file itself: a source made by replaying a file is updated by the next replay.
+    if not source.polled and not isinstance(getter, DirectoryGetter):
+        return SourceOutcome(source.id, "skipped", error=not_polled_why(source.kind, source.url))
     if not source.enabled:
         return SourceOutcome(
             source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it"
@@ -210,7 +219,12 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         known = _known(engine, source.id, [i.guid for i in parsed.items])
         await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
         outcome = SourceOutcome(
-            source.id, "error" if parsed.error else "ok", seen=len(parsed.items), error=parsed.error, every=parsed.every
+            source.id,
+            "error" if parsed.error else "ok",
+            seen=len(parsed.items),
+            error=parsed.error,
+            every=parsed.every,
+            refused=[f"{source.id}: {line}" for line in parsed.refused],
         )
         with engine.begin() as conn:
             states = upsert_items(conn, parsed.items, now)
@@ -293,6 +307,11 @@ class IngestReport:
     def skipped(self) -> list[SourceOutcome]:
         """Sources this run did not fetch (disabled, or leased by another live worker), each with why."""
         return [o for o in self.outcomes if o.status == "skipped"]
+
+    @property
+    def refused(self) -> list[str]:
+        """Items not stored, each named with why (a bad JSON Lines line, a feed entry with nothing in it)."""
+        return [line for o in self.outcomes for line in o.refused]
 
     @property
     def new(self) -> int:
@@ -484,10 +503,30 @@ def replay_sources(path: Path, known: dict[str, Source]) -> tuple[list[Source], 
 # --- JSON Lines import ------------------------------------------------------------------
 
 
+def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
+    """An imported outlet's language is the one most of its stored items are in, not its first
+    item's: "X @sama", first seen through a Chinese post, became a Chinese source. A catalog source
+    keeps the catalog's language."""
+    from newsdesk.ingest.jsonl import outlet_category
+
+    language = items_language(conn, source_id)
+    if language is None:
+        return
+    channel = next((str(i.extra["source_channel"]) for i in rows if i.extra.get("source_channel")), "")
+    conn.execute(
+        update(sources)
+        .where(sources.c.id == source_id, sources.c.origin == "import", sources.c.kind == IMPORTED_KIND)
+        .values(language=language, category=outlet_category(language, channel))
+    )
+
+
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     """Import a harvest file (one item per line); one transaction and fetch row per outlet.
 
-    An outlet the store already has (a catalog source of the same id) keeps its catalog entry.
+    An outlet the store already has (a catalog source of the same id) keeps its catalog entry, and
+    its items are stored even when it is off for polling (x-openai needs an X bridge, so the
+    catalog has it off): the user gave the items, and `enabled` says only whether ingest polls it.
+    Each line refused is named, with why, in the file's outcome (`refused`).
     """
     from newsdesk.ingest.jsonl import read_harvest
 
@@ -511,22 +550,11 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
         sync_sources(conn, [source for sid, (source, _) in by_source.items() if sid not in known])
     for sid, (_, kept) in by_source.items():
         rows = list(kept.values())
-        if sid in known and not known[sid].enabled:
-            outcomes.append(
-                SourceOutcome(
-                    sid,
-                    "skipped",
-                    seen=len(rows),
-                    error=(
-                        f"disabled (in the web app or the catalog): its {len(rows)} items were not imported; enable it and import again"
-                    ),
-                )
-            )
-            continue
         out = SourceOutcome(sid, "ok", seen=len(rows))
         with engine.begin() as conn:
             states = upsert_items(conn, rows, now)
             out.new, out.updated = states.count("new"), states.count("updated")
+            _settle_outlet_language(conn, sid, rows)
             record_fetch(
                 conn,
                 sid,
@@ -541,7 +569,11 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     if errors:
         outcomes.append(
             SourceOutcome(
-                path.name, "error", warnings=errors + warnings, error=f"{len(errors)} bad lines skipped: {errors[0]}"
+                path.name,
+                "error",
+                warnings=errors + warnings,
+                error=f"{len(errors)} bad line{'s' if len(errors) != 1 else ''} not imported, each named below",
+                refused=errors,
             )
         )
     elif warnings:

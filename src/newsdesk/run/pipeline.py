@@ -105,6 +105,8 @@ def ingest_stage(ctx: RunContext) -> StageResult:
     report = ingest(ctx.engine, ctx.settings, ctx.source, ctx.sources, progress=ctx.progress)
     failed = [(o.source_id, o.error or "") for o in report.failed]
     catalog = [f"catalog: {line}" for line in report.catalog_errors]
+    # What a user imports or replays and was not stored is named item by item.
+    refused = [f"not imported: {line}" for line in (report.refused if ctx.source is not None else [])]
     return StageResult(
         facts={
             "sources_fetched": len(report.outcomes) - len(report.skipped),
@@ -112,8 +114,8 @@ def ingest_stage(ctx: RunContext) -> StageResult:
             "items_updated": report.updated,
             "sources_failed": len(report.failed),
         },
-        problems=catalog + [f"{source_id}: {error}" for source_id, error in failed],
-        in_short=catalog + failures.lines(failed, len(report.outcomes) - len(report.skipped)),
+        problems=catalog + [f"{source_id}: {error}" for source_id, error in failed] + refused,
+        in_short=catalog + failures.lines(failed, len(report.outcomes) - len(report.skipped)) + refused,
     )
 
 
@@ -151,9 +153,15 @@ def write_stage(ctx: RunContext) -> StageResult:
     if stats.translated:
         result.facts["analyses_translated"] = stats.translated
     result.problems += stats.errors
-    if stats.stopped:
+    if stats.unavailable:  # the status page and the run's summary say the readers got extractive cards
+        result.facts["analyses_extractive_fallback"] = stats.fallback
+        result.problems.append(f"{stats.stopped}; {_STOOD_IN} {stats.fallback} event cards without one")
+    elif stats.stopped:
         result.problems.append(stats.stopped)
     return result
+
+
+_STOOD_IN = "the extractive writer (no model) wrote in its place:"
 
 
 def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
@@ -161,9 +169,14 @@ def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
 
     def run(ctx: RunContext) -> StageResult:
         assert ctx.writers is not None  # chosen in __post_init__
-        return StageResult(
+        before = len(getattr(ctx.writers, "stood_in", []))
+        result = StageResult(
             kind.build(ctx.engine, ctx.settings, ctx.writers, caps=ctx.limits.weekly(), progress=ctx.progress)
         )
+        stood_in = getattr(ctx.writers, "stood_in", [])[before:]
+        if stood_in:  # the model's endpoint could not answer: said on the status page, as the write stage does
+            result.problems.append(f"{ctx.writers.unavailable}; {_STOOD_IN} {', '.join(stood_in)}")
+        return result
 
     return run
 
@@ -222,7 +235,10 @@ class RunReport:
     facts: dict[str, object] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     in_short: list[str] = field(default_factory=list)  # the problems as printed without -v (StageResult.in_short)
-    model_calls: int = 0
+    model_calls: int = 0  # calls the model answered (a cached answer is no call)
+    model_failed: int = 0  # calls that returned no answer (refused, unreachable, an error status)
+    # The endpoint's error when it could not answer and the extractive writer wrote in its place.
+    model_unavailable: str | None = None
     status: dict[str, str] = field(
         default_factory=dict
     )  # stage -> ok | problems | failed | busy (another process ran it)
@@ -304,7 +320,8 @@ def run_pipeline(
             report.in_short.append(report.problems[-1])
         watcher.finished(st.name, report.seconds[st.name], result)
     if lazy.opened:
-        report.model_calls = _model_calls(engine, report.run_id)
+        report.model_calls, report.model_failed = _model_calls(engine, report.run_id)
+    report.model_unavailable = getattr(chosen, "unavailable", None)
     return report
 
 
@@ -316,8 +333,8 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
     try:
         result = st.run(ctx)
     except Exception as exc:  # one stage failing must not lose what the others do
-        if damaged(exc):  # but no stage can use a damaged store: stop with its one line
-            raise unusable_store(exc, str(ctx.engine.url)) from None
+        if damaged(exc):  # but no stage can use a damaged store: stop, saying what this run wrote into it
+            raise _damaged_mid_run(exc, st, ctx, row, report) from None
         error = error_line(exc)
     report.seconds[st.name] = round(time.perf_counter() - started, 3)
     report.status[st.name] = run_finished(
@@ -330,11 +347,38 @@ def _run_stage(st: Stage, ctx: RunContext, owner: str, report: RunReport) -> tup
     return result, error
 
 
-def _model_calls(engine: Engine, run_id: str) -> int:
+def _damaged_mid_run(exc: Exception, st: Stage, ctx: RunContext, row: int, report: RunReport) -> Exception:
+    """The store turned out damaged while a stage ran (it passed quick_check when opened, or was
+    damaged since): the stage's row is marked failed where the store still takes that write, never
+    left `running`, and the one line says what this run had stored, which is in the file now."""
+    said = error_line(exc)
+    try:
+        run_finished(ctx.engine, row, error=f"the store is damaged: {said}")
+        marked = f"the {st.name} stage's row is marked failed"
+    except Exception:  # the damage refuses that write too: `newsdesk doctor` names the row left running
+        marked = f"the {st.name} stage's row could not be marked failed"
+    done = [name for name, status in report.status.items() if status != "busy"]
+    stored = ", ".join(f"{k}={v}" for k, v in report.facts.items() if k != "site_dir") or "nothing"
+    before = f"after this run's {', '.join(done)} stored {stored}" if done else "as this run's first stage"
+    return unusable_store(
+        exc,
+        str(ctx.engine.url),
+        found_while=f"while the {st.name} stage ran, {before} (the {st.name} stage keeps what it committed); {marked}",
+    )
+
+
+def _model_calls(engine: Engine, run_id: str) -> tuple[int, int]:
+    """(calls the model answered, calls that returned no answer) in this run; cache hits are neither.
+    A mistyped base_url made 18 refused connections, which the run's summary counted as model calls."""
     with engine.connect() as conn:
-        return conn.execute(
-            select(func.count()).where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
-        ).scalar()
+        rows = dict(
+            conn.execute(
+                select(llm_usage.c.error.is_(None), func.count())
+                .where(and_(llm_usage.c.run_id == run_id, llm_usage.c.cache_hit.is_(False)))
+                .group_by(llm_usage.c.error.is_(None))
+            ).all()
+        )
+    return rows.get(True, 0), rows.get(False, 0)
 
 
 def edition_counts(engine: Engine) -> dict[str, int]:

@@ -22,7 +22,17 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
+from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.schema import event_members, events, items
+
+
+class NoEvents(NewsdeskError):
+    """An edition asked of a store with no events: `daily` built an empty edition for readers while
+    `weekly` refused; both refuse now, with this one line (exit 2: a person must ingest first)."""
+
+    def __init__(self):
+        super().__init__("no events in the store yet", "run `newsdesk ingest` (or `newsdesk run`) first")
+
 
 # An update ranks below the day's own news of the same importance: it is yesterday's event, grown.
 UPDATE_WEIGHT = 0.5

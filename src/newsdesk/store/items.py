@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, bindparam, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, not_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from newsdesk.core.model import Item, Source
+from newsdesk.core.model import IMPORTED_KIND, REPLAYED_URL, Item, Source
 from newsdesk.store.schema import fetches, items, sources, transcripts
 
 # Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766
@@ -26,6 +26,11 @@ _SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "categor
 
 def _dialect_insert(conn: Connection, table):
     return (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
+
+
+def polled_sources():
+    """The SQL side of model.polled: sources ingest polls (not an imported outlet, not a replayed file)."""
+    return and_(sources.c.kind != IMPORTED_KIND, not_(sources.c.url.startswith(REPLAYED_URL, autoescape=True)))
 
 
 def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -> list:
@@ -78,6 +83,19 @@ def sync_sources(conn: Connection, catalog: list[Source]) -> None:
         values["catalog_enabled"] = src.enabled
         if any(getattr(row, c) != v for c, v in values.items()):  # most runs change nothing: no write
             conn.execute(update(sources).where(sources.c.id == src.id).values(**values))
+
+
+def items_language(conn: Connection, source_id: str) -> str | None:
+    """The language most of a source's stored items are in (a tie goes to the first in alphabetical
+    order); None for a source with no items."""
+    n = func.count()
+    return conn.execute(
+        select(items.c.language)
+        .where(items.c.source_id == source_id)
+        .group_by(items.c.language)
+        .order_by(n.desc(), items.c.language)
+        .limit(1)
+    ).scalar()
 
 
 def upsert_items(conn: Connection, batch: list[Item], now: datetime | None = None) -> list[str]:

@@ -26,7 +26,7 @@ from sqlalchemy import and_, delete, desc, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from newsdesk.core.model import IMPORTED_KIND
+from newsdesk.store.items import polled_sources
 from newsdesk.store.leases import lease_holder, owner_is_dead, take_lease
 from newsdesk.store.schema import sources, stage_runs, stages
 
@@ -277,7 +277,7 @@ def stage_status(conn: Connection, names: list[str]) -> list[dict]:
 
 def polling(conn: Connection) -> list[dict]:
     """Each enabled source's polling: next poll, interval and why, failures in a row (backoff first).
-    An imported outlet is not polled (model.IMPORTED_KIND), so it has none."""
+    An imported outlet or a replayed file is not polled (model.polled), so it has none."""
     rows = conn.execute(
         select(
             sources.c.id,
@@ -287,7 +287,7 @@ def polling(conn: Connection) -> list[dict]:
             sources.c.poll_basis,
             sources.c.poll_failures,
         )
-        .where(sources.c.enabled.is_(True), sources.c.kind != IMPORTED_KIND)
+        .where(sources.c.enabled.is_(True), polled_sources())
         .order_by(
             desc(func.coalesce(sources.c.poll_failures, 0)),
             sources.c.next_poll_at.is_not(None),

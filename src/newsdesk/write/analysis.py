@@ -59,6 +59,7 @@ class WriteStats:
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the run stopped early: budget spent or endpoint unavailable
     unavailable: bool = False  # stopped because the endpoint cannot answer (an error, unlike a spent budget)
+    fallback: int = 0  # of `written`: extractive cards stored because the endpoint could not answer
 
 
 # --- prompts --------------------------------------------------------------------------

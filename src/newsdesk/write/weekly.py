@@ -31,7 +31,7 @@ from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.findings import Finding
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.rank.themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
-from newsdesk.store.days import local_day_bounds, local_time
+from newsdesk.store.days import NoEvents, local_day_bounds, local_time
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
@@ -568,7 +568,7 @@ def _week(engine: Engine, settings: Settings, week: str | None) -> tuple[str, li
     with engine.begin() as conn:
         week = week or latest_week(conn, settings.timezone)
         if week is None:
-            raise WeeklyError("the store has no events yet; run `newsdesk ingest` and `newsdesk cluster` first")
+            raise NoEvents()
         parse_week(week)
         all_events = week_events(conn, settings, week)
     if not all_events:

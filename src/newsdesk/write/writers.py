@@ -56,19 +56,35 @@ class Writers(Protocol):
 
 class ModelWriters:
     """The model writes; every part is checked, rewritten once, and replaced by its extractive version if
-    it still fails."""
+    it still fails. An endpoint that cannot answer (a mistyped base_url, a server down) hands the rest
+    of the run to the extractive writer: readers get cards chosen from the material, never "No
+    analysis yet.", and `unavailable` says why for the run's summary and the stages' problems."""
 
     by = "model"
 
     def __init__(self, llm):
         self.llm = llm
+        self.unavailable: str | None = None  # the endpoint's error, once a call found it cannot answer
+        self.stood_in: list[str] = []  # the parts the extractive writer wrote in the model's place, in order
 
     def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
-        from newsdesk.write.analysis import write_analyses
+        from newsdesk.write.analysis import WriteStats, write_analyses
+        from newsdesk.write.extractive.checked import store_cards
         from newsdesk.write.translate import translate_cards
 
-        stats = write_analyses(engine, settings, self.llm, limit=limit, progress=progress, counted=counted)
-        if not stats.stopped:  # an extractive card with no material in its edition's language, translated
+        if self.unavailable:
+            stats = WriteStats(stopped=self.unavailable, unavailable=True)
+        else:
+            stats = write_analyses(engine, settings, self.llm, limit=limit, progress=progress, counted=counted)
+        if stats.unavailable:
+            self.unavailable = stats.stopped
+            # Events the model did not reach and that have no card yet get their extractive card now;
+            # a card the model wrote before stays until the model can write again.
+            stats.fallback = store_cards(engine, settings, limit=limit, missing_only=True)
+            stats.written += stats.fallback
+            stats.clean += stats.fallback
+            self.stood_in += [f"{stats.fallback} event cards"] if stats.fallback else []
+        elif not stats.stopped:  # an extractive card with no material in its edition's language, translated
             stats.translated = translate_cards(engine, settings, self.llm)
         return stats
 
@@ -86,6 +102,10 @@ class ModelWriters:
         from newsdesk.write.extractive.checked import stand_in_weekly
         from newsdesk.write.weekly import write_weekly
 
+        if self.unavailable:  # no call that cannot return: the extractive weekly, as with no model
+            stats = ExtractiveWriters().weekly(engine, settings, week, **caps)
+            self.stood_in += [f"weekly {stats.week}"] if stats.built else []
+            return stats
         stats = write_weekly(engine, settings, self.llm, week, **caps)
         if stats.status == "flagged":  # never published as written: the failed parts' extracts stand in
             stats.replaced, stats.editions[0] = stand_in_weekly(
@@ -95,9 +115,22 @@ class ModelWriters:
         return stats
 
     def episode(self, engine, settings, turns, *, title, number=None) -> Iterable[EpisodeResult]:
+        from newsdesk.llm.errors import LLMUnavailable
         from newsdesk.write.episode import episode_digests
 
-        return episode_digests(engine, settings, self.llm, turns, title=title, number=number)
+        done: set[str] = set()
+        if not self.unavailable:
+            try:
+                for result in episode_digests(engine, settings, self.llm, turns, title=title, number=number):
+                    done.add(result.language)
+                    yield result
+                return
+            except LLMUnavailable as exc:
+                self.unavailable = str(exc)
+        for result in ExtractiveWriters().episode(engine, settings, turns, title=title, number=number):
+            if result.language not in done:
+                self.stood_in.append(f"episode {result.key} ({result.language})")
+                yield result
 
 
 class ExtractiveWriters:

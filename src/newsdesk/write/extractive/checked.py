@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.check.checker import check_output
 from newsdesk.core.findings import Finding
 from newsdesk.core.model import Turn
+from newsdesk.store.days import NoEvents
 from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
@@ -58,9 +59,11 @@ from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 EXTRACTIVE_FORMAT = 10  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
-def store_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
+def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
     """Each event's extractive card, in every configured language, stored as its analysis
-    (the N most important events with `limit`). Returns how many were stored."""
+    (the N most important events with `limit`; with `missing_only`, only where the event has no
+    analysis in that language: the model's stand-in when its endpoint cannot answer). Returns how
+    many were stored."""
     from newsdesk.cluster import event_brief
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
@@ -85,6 +88,7 @@ def store_cards(engine: Engine, settings, *, limit: int | None = None) -> int:
             stored += sum(
                 store_card(engine, brief, language, stored_key=current.get((event_id, language)))
                 for language in languages
+                if not (missing_only and (event_id, language) in current)
             )
     return stored
 
@@ -221,9 +225,7 @@ def checked_weekly(
     with engine.begin() as conn:
         week = week or model_weekly.latest_week(conn, settings.timezone)
         if week is None:
-            raise model_weekly.WeeklyError(
-                "the store has no events yet", "run `newsdesk ingest` and `newsdesk cluster` first"
-            )
+            raise NoEvents()
         model_weekly.parse_week(week)
         briefs = load_week(conn, settings, week)
         stories = week_stories(conn, [b["event_id"] for b in briefs], language, settings.timezone)

@@ -325,6 +325,15 @@ def extractive_digest(
     takes each chosen section's best sentence and the section quotes the next ones (a digest
     that repeats itself fails the checker)."""
     options = options or DigestOptions()
+    lines, said = len(transcript.lines), len(transcript.sentences)
+    if lines < 2 or said < 2:  # a one-line transcript printed a digest with an empty summary
+        from newsdesk.ingest.transcripts import TranscriptError
+
+        raise TranscriptError(
+            f"{title}: transcript too short to digest ({lines} line{'s' if lines != 1 else ''}, {said} "
+            f"sentence{'s' if said != 1 else ''} of speech; a digest quotes two lines at least: one in its "
+            "summary, one in a section); give the episode's whole transcript"
+        )
     language = language or ("zh" if is_cjk(" ".join(ln.text for ln in transcript.lines[:200])) else "en")
     section_spans = segment(transcript, options)
     docs = [[t for s in transcript.sentences if a <= s.line <= b for t in s.terms] for a, b in section_spans]

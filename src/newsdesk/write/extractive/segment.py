@@ -93,6 +93,8 @@ def section_starts(vectors: np.ndarray, weights: np.ndarray, options: SegmentOpt
     dips = [g for g in range(1, n) if depth[g] > 0 and min_lines <= g <= n - min_lines]
     if not dips:
         dips = list(range(min_lines, n - min_lines + 1))
+    if not dips:  # one line (or too few to cut): one section; the statistics of no gaps are NaN and warn
+        return [0]
     values = depth[dips]
     threshold = values.mean() - options.cutoff * values.std()
     most = max(0, min(options.max_sections, n // min_lines) - 1)
