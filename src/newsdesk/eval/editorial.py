@@ -523,7 +523,11 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
                     }
                     for r in conn.execute(
                         select(
-                            events.c.id, events.c.first_published_at, events.c.importance, events.c.tab, events.c.score_parts
+                            events.c.id,
+                            events.c.first_published_at,
+                            events.c.importance,
+                            events.c.tab,
+                            events.c.score_parts,
                         )
                     )
                 }

@@ -80,7 +80,9 @@ def parse_days(spec: str) -> list[date]:
             else:
                 a = b = date.fromisoformat(part)
         except ValueError:
-            raise EvalFileError(f"--days {part!r}: not YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD; give days as such") from None
+            raise EvalFileError(
+                f"--days {part!r}: not YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD; give days as such"
+            ) from None
         if b < a:
             raise EvalFileError(f"--days {part!r}: the range ends before it starts; give FIRST..LAST")
         if a <= HELD_OUT[1] and b >= HELD_OUT[0]:
@@ -145,8 +147,49 @@ def outlet(links: list[str], editor: str) -> str:
 
 
 _STOP = set(
-    "the and for with from into that this what are was its new now our your has have will just more than "
-    "how why who all not but can out via vs over also model models launch launches released release ships".split()
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "what",
+        "are",
+        "was",
+        "its",
+        "new",
+        "now",
+        "our",
+        "your",
+        "has",
+        "have",
+        "will",
+        "just",
+        "more",
+        "than",
+        "how",
+        "why",
+        "who",
+        "all",
+        "not",
+        "but",
+        "can",
+        "out",
+        "via",
+        "vs",
+        "over",
+        "also",
+        "model",
+        "models",
+        "launch",
+        "launches",
+        "released",
+        "release",
+        "ships",
+    ]
 )
 
 
@@ -210,7 +253,11 @@ def editor_days(data: Path, days: list[date]) -> EditorDays:
             if not TOP_TWEETS.match(it.get("group") or ""):
                 texts[it["group"]].append(it.get("title") or "")
         order = list(texts)
-        lead = lead_group(issue["lead"], [(g, g + " " + " ".join(t)) for g, t in texts.items()]) if issue.get("lead") else None
+        lead = (
+            lead_group(issue["lead"], [(g, g + " " + " ".join(t)) for g, t in texts.items()])
+            if issue.get("lead")
+            else None
+        )
         if issue.get("lead"):
             out.lead_found[day] = lead is not None
         twitter = [g for g in order if any(it["group"] == g and it["source"] == "twitter" for it in items)]
@@ -293,7 +340,7 @@ def score_day(editor: str, day: date, cards: list[dict], units: dict[str, Unit],
     s.tops_in_5 = sum(place.get(k, TOP) < 5 for k in tops)
     if editor == AINEWS and tops:
         s.lead_in_3 = any(place.get(k, TOP) < 3 for k in tops)
-    ideal_gains = sorted((2.0 ** u.rel - 1 for u in mine.values()), reverse=True)
+    ideal_gains = sorted((2.0**u.rel - 1 for u in mine.values()), reverse=True)
     ideal = dcg(ideal_gains)
     if ideal > 0 and len(set(ideal_gains)) > 1:
         s.ndcg = dcg(gains) / ideal
@@ -320,9 +367,7 @@ class EditorScore:
         weekdays = [d for d in days if d.day.weekday() < 5]
         return {
             "days": len(days),
-            "top story first": self._mean([d.top_first for d in days if d.has_first])
-            if self.editor == JUYA
-            else None,
+            "top story first": self._mean([d.top_first for d in days if d.has_first]) if self.editor == JUYA else None,
             "top stories in top 5": self._share(sum(d.tops_in_5 for d in days), sum(d.tops for d in days)),
             "lead in top 3": self._mean([d.lead_in_3 for d in days]),
             "ndcg@10 weekdays": self._mean([d.ndcg for d in weekdays]),
@@ -366,7 +411,9 @@ def evaluate(data: Path, settings: Settings, days: list[date]) -> tuple[list[Edi
     """Replay both editors' `days` and measure each editor's days."""
     bad = [d for d in days if held_out(d)]
     if bad:
-        raise EvalFileError(f"{bad[0]} is in 2026-04-06…2026-05-03, held out for measuring newsdesk; pick days outside it")
+        raise EvalFileError(
+            f"{bad[0]} is in 2026-04-06…2026-05-03, held out for measuring newsdesk; pick days outside it"
+        )
     ed = editor_days(data, days)
     if not ed.lines:
         raise EvalFileError(f"no editor's item on {days[0]}…{days[-1]}; pick days of eval/external/README.md")
