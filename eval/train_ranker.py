@@ -125,7 +125,7 @@ def summarise(days: list[dict]) -> dict:
     return {
         "ndcg@10": mean("ndcg"),
         "top story first": mean("top_first"),
-        "top stories in top 5": share("tops_in_5", "tops"),
+        "leads in top 5": share("tops_in_5", "tops"),
         "featured precision": share("featured_right", "featured"),
         "featured": sum(d.get("featured", 0) for d in days),
     }
@@ -188,7 +188,7 @@ def group_scores(scores: list[float], group: list[dict]) -> list[tuple[float, bo
 
 
 def fold_table(figures: dict) -> str:
-    names = ["ndcg@10", "top story first", "top stories in top 5", "featured precision", "featured"]
+    names = ["ndcg@10", "top story first", "leads in top 5", "featured precision", "featured"]
     head = "| measure | " + " | ".join(figures) + " |"
     lines = [head, "|" + "---|" * (len(figures) + 1)]
     for name in names:

@@ -65,6 +65,7 @@ def _store(tmp_path: Path, shared: Path) -> tuple[Settings, object]:
                 lines.append(raw)
             if len(lines) == 40:
                 break
+    tmp_path.mkdir(parents=True)
     source = tmp_path / "items.jsonl"
     source.write_text("".join(lines), encoding="utf-8")
     s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), ranking="learned")

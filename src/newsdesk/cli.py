@@ -1162,7 +1162,7 @@ def eval_external(
     out: Path = typer.Option(None, "--out", help="Also write each editor's measures and per-day counts as JSON."),
 ) -> None:
     """Replay two outside editors' days (Juya AI Daily, smol.ai AINews) through the real stages on a fresh
-    store (extractive) and measure the day pages against each editor: top story first, top stories in the
+    store (extractive) and measure the day pages against each editor: top story first, leads in the
     top 5, NDCG@10, the newsletter's lead in the top 3, featured precision, glue@10, cross-language pairs."""
     import dataclasses
     import json

@@ -33,7 +33,7 @@ goes to the group listed first. A lead no group shares enough words with is left
 day counts for no lead measure).
 
 Measures, per editor: top story first (Juya: the day's #1 item is on the day's first card),
-top stories in the top 5 (Juya: 要闻 items; AINews: the lead), NDCG@10 (weekdays, and all days;
+leads in the top 5 (Juya: 要闻 items; AINews: the lead), NDCG@10 (weekdays, and all days;
 a random order of the same cards beside it), the lead in the top 3 (AINews), featured
 precision (featured cards holding a top story of that day, on days the editor marks one), glue@10
 (top-ten cards holding two units of one editor's day), and the cross-language pairs
@@ -368,7 +368,7 @@ class EditorScore:
         return {
             "days": len(days),
             "top story first": self._mean([d.top_first for d in days if d.has_first]) if self.editor == JUYA else None,
-            "top stories in top 5": self._share(sum(d.tops_in_5 for d in days), sum(d.tops for d in days)),
+            "leads in top 5": self._share(sum(d.tops_in_5 for d in days), sum(d.tops for d in days)),
             "lead in top 3": self._mean([d.lead_in_3 for d in days]),
             "ndcg@10 weekdays": self._mean([d.ndcg for d in weekdays]),
             "ndcg@10 all days": self._mean([d.ndcg for d in days]),
@@ -444,7 +444,7 @@ def report_lines(scores: list[EditorScore]) -> list[str]:
         m = s.summary()
         out.append(f"{EDITOR_NAMES[s.editor]} ({m['days']} days)")
         out.append(
-            f"  top story first {_fmt(m['top story first'])}  top stories in top 5 {_fmt(m['top stories in top 5'])}  "
+            f"  top story first {_fmt(m['top story first'])}  leads in top 5 {_fmt(m['leads in top 5'])}  "
             f"lead in top 3 {_fmt(m['lead in top 3'])}"
         )
         out.append(

@@ -12,7 +12,7 @@ The model is a pairwise logistic regression (a RankNet with one layer): for two 
 day, the probability that an editor put the first above the second is σ(w·(x₁ − x₂)); the score
 w·x orders a day. Each factor's contribution is its weight times its value, and the score is their
 sum, so "why it ranks" shows every factor. A lead-story probability σ(a·score + b) is fitted on
-the same days (the editor's top stories: tier 3, Juya's 要闻, AINews's lead); the featured tab
+the same days (the editor's leads: tier 3, Juya's 要闻, AINews's lead); the featured tab
 holds the news events (on topic, dated, not routine, readable) whose probability passes the
 threshold, at most five a day, and the day's best news event when none passes.
 
@@ -172,7 +172,7 @@ def fit(rows: list[dict], c: float = 1.0) -> Ranker:
 
 
 def _threshold(model: Ranker, queries: dict[str, list[dict]]) -> float:
-    """The lead-story probability whose featured tab best matches the top stories (F1) on these days."""
+    """The lead-story probability whose featured tab best matches the leads (F1) on these days."""
     days = [
         (group, [(model.score(features(r["parts"])), eligible(r["parts"])) for r in group])
         for group in queries.values()
