@@ -1298,6 +1298,47 @@ def eval_digest(
         console.print(text, soft_wrap=True)
 
 
+@eval_app.command("external")
+def eval_external(
+    days: str = typer.Option(
+        None,
+        "--days",
+        help="Days to replay: FIRST..LAST and single days, comma-separated (default: every allowed day of "
+        "Juya AI Daily, 76 days). 2026-04-06…05-03 is held out and refused.",
+    ),
+    data: Path = typer.Option(
+        Path("eval/external/data"), "--data", help="The converted outside sets (eval/external/README.md)."
+    ),
+    out: Path = typer.Option(None, "--out", help="Also write each editor's measures and per-day counts as JSON."),
+) -> None:
+    """Replay two outside editors' days (Juya AI Daily, smol.ai AINews) through the real stages on a fresh
+    store (extractive) and measure the day pages against each editor: top story first, leads in the
+    top 5, NDCG@10, the newsletter's lead in the top 3, featured precision, glue@10, cross-language pairs."""
+    import dataclasses
+    import json
+
+    from newsdesk.eval.external import default_days, evaluate, parse_days, report_lines
+
+    chosen = parse_days(days) if days else default_days(data)
+    with err.status(Text(f"replaying {len(chosen)} days of two outside editors")):
+        scores, run, _ = evaluate(data, settings(), chosen)
+    for problem in run.problems:
+        err.print(line(("replay:", "yellow"), problem), soft_wrap=True)
+    for text in report_lines(scores):
+        console.print(text, soft_wrap=True)
+    if out:
+        record = {
+            s.editor: {**s.summary(), "days": [{**dataclasses.asdict(d), "day": d.day.isoformat()} for d in s.days]}
+            for s in scores
+        }
+        try:
+            out.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise NewsdeskError(
+                f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable"
+            ) from None
+
+
 @eval_app.command("editorial")
 def eval_editorial(
     files: list[Path] = typer.Argument(

@@ -164,6 +164,9 @@ class Settings:
     # languages analyses and daily editions are written in: "zh" and/or "en", at least one
     languages: list[str] = field(default_factory=lambda: ["zh", "en"])
     timezone: str = "Asia/Shanghai"  # what "a day" means for the daily edition
+    # how an event's importance is computed: "hand" (rank/score.py's weights) or "learned" (the model
+    # shipped in rank/model/, learned from editors' days; docs/ranking.md has both's figures)
+    ranking: str = "hand"
     # The web app's login / API token: writes (feedback, sources) need it; empty = writes disabled.
     # Set it by environment (NEWSDESK_WEB_TOKEN) rather than in a file others can read.
     web_token: str = ""
@@ -317,6 +320,9 @@ def _apply(obj: object, data: dict, where: str, section: str = "") -> None:
         setattr(obj, key, value)
 
 
+RANKINGS = ("hand", "learned")
+
+
 def _check_settings(settings: Settings) -> None:
     """Settings whose mistakes would otherwise surface as a traceback in whichever stage meets them,
     or quietly make the output worse."""
@@ -326,6 +332,8 @@ def _check_settings(settings: Settings) -> None:
         raise ConfigError(
             f"timezone {settings.timezone!r} is not a time zone name; use an IANA name like Asia/Shanghai or UTC"
         ) from None
+    if settings.ranking not in RANKINGS:
+        raise ConfigError(f"ranking = {settings.ranking!r} is not one of {', '.join(RANKINGS)}; pick one")
     sch = settings.schedule
     lo, hi = (parse_duration(getattr(sch, k), f"[schedule] {k}") for k in ("poll_min", "poll_max"))
     parse_every(sch.every, "[schedule] every", sch.shortest_every)

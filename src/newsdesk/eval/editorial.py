@@ -467,6 +467,10 @@ class Replay:
     weeklies: dict[str, tuple[str, dict | None]]  # ISO week -> (status, meta)
     store_event: dict[int, str]  # store event id -> its majority labelled event
     problems: list[str]
+    members: dict[int, list[str]] = field(default_factory=dict)  # store event id -> its members' labels
+    # store event id -> {day (its first report's local day), importance, tab, score_parts}: what rank
+    # gave it, for measures and learning over the ranking alone (eval/external.py, eval/train_ranker.py)
+    events: dict[int, dict] = field(default_factory=dict)
 
 
 def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: dict[str, str]) -> Replay:
@@ -476,7 +480,8 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
     from newsdesk.editions.weekly import build_extractive_weekly
     from newsdesk.run.pipeline import run_pipeline
     from newsdesk.store import open_store
-    from newsdesk.store.schema import editions, event_members, items
+    from newsdesk.store.days import local_time
+    from newsdesk.store.schema import editions, event_members, events, items
     from newsdesk.write.weekly import LANGUAGE
 
     with tempfile.TemporaryDirectory(prefix="newsdesk-eval-editorial-") as tmp:
@@ -509,6 +514,23 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
                 members = conn.execute(
                     select(event_members.c.event_id, items.c.url).join(items, items.c.id == event_members.c.item_id)
                 ).all()
+                ranked = {
+                    r.id: {
+                        "day": local_time(r.first_published_at, s.timezone).date(),
+                        "importance": r.importance,
+                        "tab": r.tab,
+                        "score_parts": dict(r.score_parts or {}),
+                    }
+                    for r in conn.execute(
+                        select(
+                            events.c.id,
+                            events.c.first_published_at,
+                            events.c.importance,
+                            events.c.tab,
+                            events.c.score_parts,
+                        )
+                    )
+                }
         finally:
             engine.dispose()
     by_event: dict[int, list[str]] = defaultdict(list)
@@ -516,7 +538,9 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
         event = item_event.get(harvest_id(m.url or ""))
         if event:
             by_event[m.event_id].append(event)
-    return Replay(dict(pages), weeklies, {e: majority(v) or "" for e, v in by_event.items()}, problems)
+    return Replay(
+        dict(pages), weeklies, {e: majority(v) or "" for e, v in by_event.items()}, problems, dict(by_event), ranked
+    )
 
 
 def evaluate(

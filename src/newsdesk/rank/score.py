@@ -25,6 +25,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.rank.happenings import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
+from newsdesk.rank.learned import Ranker, learned_parts, shipped
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
@@ -137,9 +138,14 @@ def unread(facts: dict) -> bool:
     return bool(facts.get("title_only")) and facts["independent_outlets"] < 2
 
 
-def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
-    """(score, parts, tab) for one event's facts: those of importance_parts, and last_published_at."""
+def score_event(facts: dict, now: datetime, ranker: Ranker | None = None) -> tuple[float, dict, str]:
+    """(score, parts, tab) for one event's facts: those of importance_parts, and last_published_at.
+    ranker: the learned model (rank/learned.py) over the same parts, instead of their hand-weighted sum."""
     parts = importance_parts(facts)
+    featured_at, p1_at = FEATURED, P1
+    if ranker is not None:
+        parts = learned_parts(ranker, parts)
+        featured_at, p1_at = ranker.importance_at(ranker.threshold), ranker.importance_at(ranker.threshold / 2)
     importance = parts["importance"]
     kinds = facts.get("kinds") or Kinds()
     if kinds.names():  # what the rules read, in words, beside the numbers
@@ -154,16 +160,16 @@ def score_event(facts: dict, now: datetime) -> tuple[float, dict, str]:
         tab = "featured"
     elif not kinds.on_topic or facts.get("undated") or kinds.routine:
         tab = "all"  # off-topic, undated or routine: never the day's news on its own
-    elif importance >= FEATURED and not unread(facts):
+    elif importance >= featured_at and not unread(facts):
         tab = "featured"
-    elif importance >= P1 and facts["feedback"] >= 0:
+    elif importance >= p1_at and facts["feedback"] >= 0:
         tab = "p1"
     else:
         tab = "all"
     return score, parts, tab
 
 
-def day_tabs(ranked: list[dict]) -> None:
+def day_tabs(ranked: list[dict], floor: float = FEATURED_FLOOR) -> None:
     """Featured is what a reader of one day must see: at most FEATURED_PER_DAY events (the rest of
     those that earned it go to p1), and on a day where none earned it, the day's most important
     event if it is news (on topic, dated, not routine) worth FEATURED_FLOOR. `ranked`: one day's
@@ -175,7 +181,7 @@ def day_tabs(ranked: list[dict]) -> None:
             e["tab"] = "p1"
     if not featured:
         top = next((e for e in ranked if e["eligible"]), None)
-        if top is not None and top["importance"] >= FEATURED_FLOOR:
+        if top is not None and top["importance"] >= floor:
             top["tab"] = "featured"
 
 
@@ -185,6 +191,10 @@ def rank_events(
     """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked.
     without: parts of importance to leave out, for measuring what each adds (text_facts)."""
     now = now or datetime.now(UTC)
+    # The learned model (settings.ranking = "learned") weighs the same parts; it features the day's
+    # best news event on any day with news, so no floor.
+    ranker = shipped() if settings is not None and settings.ranking == "learned" else None
+    floor = FEATURED_FLOOR if ranker is None else -math.inf
     with engine.begin() as conn:
         authority: dict[int, float] = defaultdict(float)
         engagement: dict[int, float] = defaultdict(float)
@@ -257,7 +267,7 @@ def rank_events(
                 "title_only": title_only.get(ev.id, False),
                 "last_published_at": ev.last_published_at,
             }
-            score, parts, tab = score_event(facts, now)
+            score, parts, tab = score_event(facts, now, ranker)
             kinds = facts["kinds"]
             entry = {
                 "row": ev,
@@ -276,7 +286,7 @@ def rank_events(
             # An event's day is that of its first report (store/days.py).
             by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
         for day_events in by_day.values():
-            day_tabs(day_events)
+            day_tabs(day_events, floor)
         for e in scored:
             ev = e["row"]
             if (e["score"], e["parts"], e["tab"]) != (ev.score, ev.score_parts, ev.tab):

@@ -1,4 +1,4 @@
-"""The weekly's themes: the week's lead stories, each with the events that share a specific name with it.
+"""The weekly's themes: the week's leads, each with the events that share a specific name with it.
 
 Both writers (write/weekly.py with a model, write/extractive/weekly.py without) take their themes here;
 nothing in it depends on the edition's language but the words a heading is cut from.
@@ -235,7 +235,7 @@ def is_news(score_parts: dict) -> bool:
 
 def lead_order(e: ThemeEvent) -> tuple:
     """The order leads are taken in: most important first, a happening counted HARD_BONUS more than
-    a big name alone (most of a week's "OpenAI …" pieces are routine; its lead stories are releases,
+    a big name alone (most of a week's "OpenAI …" pieces are routine; its leads are releases,
     sums, rulings and outages)."""
     return (-lead_weight(e),)
 

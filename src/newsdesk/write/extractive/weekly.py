@@ -1,4 +1,4 @@
-"""The extractive weekly report: the week's lead stories as themes (rank/themes.py: each
+"""The extractive weekly report: the week's leads as themes (rank/themes.py: each
 lead event with the events that share a specific name with it, named by that name and what its
 lead headline says), each event told by its card's lead facts, an overview line per theme with
 its lead event's hardest fact, and the briefs.
