@@ -57,6 +57,7 @@ from urllib.parse import urlsplit
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import EvalFileError
 from newsdesk.eval.editorial import TOP, Replay, card_events, dcg, expected_dcg, harvest_id, replay
+from newsdesk.text import lexicon
 
 HELD_OUT = (date(2026, 4, 6), date(2026, 5, 3))
 JUYA, AINEWS = "juya", "ainews"
@@ -146,51 +147,7 @@ def outlet(links: list[str], editor: str) -> str:
     return EDITOR_NAMES[editor]
 
 
-_STOP = set(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "that",
-        "this",
-        "what",
-        "are",
-        "was",
-        "its",
-        "new",
-        "now",
-        "our",
-        "your",
-        "has",
-        "have",
-        "will",
-        "just",
-        "more",
-        "than",
-        "how",
-        "why",
-        "who",
-        "all",
-        "not",
-        "but",
-        "can",
-        "out",
-        "via",
-        "vs",
-        "over",
-        "also",
-        "model",
-        "models",
-        "launch",
-        "launches",
-        "released",
-        "release",
-        "ships",
-    ]
-)
+_STOP = lexicon.words("stop-lead-match")
 
 
 def words(text: str) -> set[str]:
