@@ -104,7 +104,9 @@ def main() -> None:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     events = {r["event"] for r in rows}
-    print(f"{len(rows)} items, {len(events)} events, {sum(e.startswith('pair-') for e in events)} paired, -> {args.out}")
+    print(
+        f"{len(rows)} items, {len(events)} events, {sum(e.startswith('pair-') for e in events)} paired, -> {args.out}"
+    )
 
 
 if __name__ == "__main__":

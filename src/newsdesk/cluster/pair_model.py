@@ -73,7 +73,9 @@ class PairModel:
             "name": self.name,
             "kind": "gradient-boosting" if self.trees else "logistic-regression",
             "features": list(FEATURES),
-            "trees": [[[f, round(t, 8), left, right, round(v, 8)] for f, t, left, right, v in tree] for tree in self.trees],
+            "trees": [
+                [[f, round(t, 8), left, right, round(v, 8)] for f, t, left, right, v in tree] for tree in self.trees
+            ],
             "mean": self.mean.round(8).tolist(),
             "scale": self.scale.round(8).tolist(),
             "coef": self.coef.round(8).tolist(),
