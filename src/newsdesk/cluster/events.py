@@ -54,6 +54,7 @@ from newsdesk.cluster.anchors import (
     version_conflict,
 )
 from newsdesk.cluster.dedup import Deduper
+from newsdesk.cluster.pairs import candidates, explain, is_rumour, rows
 from newsdesk.cluster.terms import FAMILY, TermWindow, headline, is_roundup, terms
 
 DAY = 86400.0
@@ -92,6 +93,12 @@ class ClusterConfig:
     name_cosine: float = 0.50  # ... when their texts are this close at least
     name_days: float = 0.75  # ... within this long of the event's first report (a series' next post is another day)
     name_cjk_words: int = 2  # Chinese words only the pair uses count as names from this many (one is chance)
+    # The learned same-happening scorer (pairs.py, pair_model.py): a shipped model's name, a path to a
+    # model file, or a PairModel; "" matches by the rules above. It joins an item to its most probable
+    # candidate event when the probability reaches the model's threshold (or `pair_threshold`).
+    pair_model: object = ""
+    pair_threshold: float | None = None
+    arbiter_p_band: float = 0.10  # probabilities within ± this of the threshold may be arbitrated
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -142,6 +149,7 @@ class Doc:
     # Words of material beyond the headline (the store counts the summary or body). Unset: the
     # lines after the first; None for a one-line text (an evaluation file's statement is the report itself).
     said: int | None = None
+    source: str | None = None  # the outlet: one outlet reports one happening once
 
     def __post_init__(self):
         self.lang = text_language(self.text, self.lang)
@@ -155,6 +163,7 @@ class Doc:
         self.subjects = subjects(self.text)
         self.amounts = headline_amounts(self.headline)
         self.roundup = is_roundup(self.text)
+        self.rumour = is_rumour(self.headline)
 
 
 _SIGNIFICANT = re.compile(r"[1-9](?:[\d,.]*[1-9])?")
@@ -206,6 +215,12 @@ class _Event:
     roundup: bool = False  # a roundup's own event: nothing else joins it
     headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
     lead: tuple[str, np.ndarray] | None = None  # the first member's language and vector: what a joiner must agree with
+    vectors: list = field(default_factory=list)  # the first MAX_MEMBER_VECTORS members' vectors (pairs.features)
+    sources: Counter = field(default_factory=Counter)  # outlet -> members
+    rumour: bool = False  # its first report is a rumour, a leak or a report of plans
+
+
+MAX_MEMBER_VECTORS = 16  # enough to find a member close to a joiner; bounded, so the cost per item is too
 
 
 class _Centroids:
@@ -273,6 +288,12 @@ class Clusterer:
         self._centroids: _Centroids | None = None
         self.now = float("-inf")
         self._ruled_out: dict[object, set] = {}  # item key -> events the arbiter ruled it out of
+        model = cfg.pair_model
+        if isinstance(model, str) and model:
+            from newsdesk.cluster.pair_model import load
+
+            model = load(model)
+        self.pair_model = model or None
 
     # --- the window ---------------------------------------------------------------
 
@@ -397,6 +418,8 @@ class Clusterer:
         return self.config.same_language
 
     def _match(self, doc: Doc, out: set) -> Placement:
+        if self.pair_model is not None:
+            return self._match_learned(doc, out)
         cfg = self.config
         best = None  # (score, -order, event key, cosine, why)
         if self._centroids is not None and self.events:
@@ -513,6 +536,39 @@ class Clusterer:
             return self._open(doc, s, f"best candidate below threshold: {why}")
         return self._open(doc, None, "no open event in the window")
 
+    def _match_learned(self, doc: Doc, out: set) -> Placement:
+        """Join the candidate event the pair model finds most probably the item's happening, when that
+        probability reaches the threshold chosen on the training folds."""
+        cfg, model = self.config, self.pair_model
+        found = candidates(self, doc, out)
+        if not found:
+            return self._open(doc, None, "no open event in the window")
+        x = rows(self, doc, found)
+        probs = model.probability(x)
+        best = int(np.argmax(probs))  # ties: the closer candidate, listed first
+        p, (key, s, lang) = float(probs[best]), found[best]
+        threshold = model.threshold if cfg.pair_threshold is None else cfg.pair_threshold
+        why = (
+            f"same-happening probability {p:.2f} (join at {threshold:.2f}) to the event, cosine {s:.2f} to its "
+            f"{lang} centroid; {explain(x[best], model.contributions(x[best]))}"
+        )
+        if abs(p - threshold) < cfg.arbiter_p_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
+            self.arbiter_calls += 1
+            ruling = self.arbiter(self.events[key].text, doc.text)
+            if ruling is not None:  # None: the arbiter could not rule; the probability decides
+                keep, verdict = ruling
+                why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
+                if keep:
+                    return Placement(doc.key, key, "member", False, None, round(s, 4), why, (key, True, verdict))
+                self.rule_apart(doc.key, key)
+                placement = self._open(doc, s, why)
+                placement.ruling = (key, False, verdict)
+                return placement
+            why += "; arbiter gave no ruling"
+        if p >= threshold:
+            return Placement(doc.key, key, "member", False, None, round(s, 4), why)
+        return self._open(doc, s, f"best candidate below threshold: {why}")
+
     def _unsupported(self, doc: Doc, ev: _Event, lang: str, cosine: float, evidence: list[str], bonus: float) -> str:
         """Why the join lacks evidence beyond a shared topic, or "" when it has it.
 
@@ -591,6 +647,11 @@ class Clusterer:
         vec = doc.vector.astype(np.float32)
         if ev.lead is None:
             ev.lead = (doc.lang, vec)
+            ev.rumour = doc.rumour
+        if len(ev.vectors) < MAX_MEMBER_VECTORS:
+            ev.vectors.append(vec)
+        if doc.source:
+            ev.sources[doc.source] += 1
         ev.lang_last[doc.lang] = max(ev.lang_last.get(doc.lang, doc.ts), doc.ts)
         ev.sums[doc.lang] = ev.sums[doc.lang] + vec if doc.lang in ev.sums else vec.copy()
         ev.slots[doc.lang] = self._centroids.put(ev.slots.get(doc.lang), ev.key, doc.lang, ev.sums[doc.lang])

@@ -60,6 +60,7 @@ def _doc(row, vector) -> Doc:
         url=row.url,
         guid=_global_guid(row.guid),
         said=words_said(row.summary, row.body),
+        source=row.source_id,
     )
 
 
@@ -72,6 +73,7 @@ _ITEM_COLUMNS = (
     items.c.published_at,
     items.c.url,
     items.c.guid,
+    items.c.source_id,
 )
 
 

@@ -30,6 +30,7 @@ class EvalItem:
     ts: float
     event: str
     story: str = ""  # the gold story id, "" for a standalone event
+    source: str | None = None  # the outlet, where the file names one
 
 
 def _timestamp(value, where: str) -> float:
@@ -81,6 +82,7 @@ def read_eval_file(path: str | Path) -> list[EvalItem]:
                 _timestamp(row.get("published"), where),
                 str(row["event"]),
                 str(row.get("story") or ""),
+                str(row["source"]) if row.get("source") else None,
             )
         )
     if not out:
@@ -127,7 +129,11 @@ def cross_lingual_recall(pred: list, gold: list, langs: list, a: str = "zh", b: 
 
 def cluster_items(rows: list[EvalItem], vectors, config: ClusterConfig | None = None, arbiter=None) -> list:
     """Event key for each row (rows in any order; processed in (published, id) order)."""
-    return cluster_docs([Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)], config, arbiter)
+    return cluster_docs([eval_doc(r, vectors[i]) for i, r in enumerate(rows)], config, arbiter)
+
+
+def eval_doc(row: EvalItem, vector) -> Doc:
+    return Doc(row.id, row.text, row.lang, row.ts, vector, source=row.source)
 
 
 def cluster_docs(docs: list[Doc], config: ClusterConfig | None = None, arbiter=None) -> list:
@@ -191,7 +197,7 @@ def cross_validate(
     grid = GRID if grid is None else grid
     names = list(grid)
     configs = [replace(base, **dict(zip(names, values))) for values in product(*(grid[n] for n in names))]
-    docs = [Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)]  # words and anchors once
+    docs = [eval_doc(r, vectors[i]) for i, r in enumerate(rows)]  # words and anchors once
     fold = folds_by_event(rows, k)
     pred: list = [None] * len(rows)
     chosen = []
@@ -341,7 +347,7 @@ def evaluate_stories(
     """
     from newsdesk.stories.threads import StoryConfig
 
-    docs = [Doc(r.id, r.text, r.lang, r.ts, vectors[i]) for i, r in enumerate(rows)]
+    docs = [eval_doc(r, vectors[i]) for i, r in enumerate(rows)]
     if not k:
         events = cluster_docs(docs, event_config)
         root, links = _story_of(_sketches(docs, events), StoryConfig())
