@@ -147,13 +147,13 @@ def test_hygiene_catches_seed_defects():
     assert kinds(para) == set()
 
 
-def test_summac_checker_beats_naive_baseline(shared):
-    (base, _, ours), n = evaluate(shared / "eval/faithfulness/summac-xsumfaith.json")
+def test_summac_checker_beats_naive_baseline(eval_sets):
+    (base, _, ours), n = evaluate(eval_sets / "faithfulness/summac-xsumfaith.json")
     assert n == 485
     assert ours.precision >= 0.95
     assert ours.recall > base.recall
     for name in ("factcc", "polytope", "summeval"):
-        (b, _, o), _ = evaluate(shared / f"eval/faithfulness/summac-{name}.json")
+        (b, _, o), _ = evaluate(eval_sets / f"faithfulness/summac-{name}.json")
         # Never worse than the baseline on precision by more than one false flag's worth.
         assert o.fp <= b.fp + 1, (name, o.fp, b.fp)
 
