@@ -20,7 +20,7 @@ from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.evaluate import bcubed, cross_lingual_recall, evaluate, pairwise, read_eval_file
 from newsdesk.cluster.events import DAY, ClusterConfig
 
-FILE = Path(__file__).resolve().parents[1] / "eval/clusters/itn-dev.jsonl"
+FILE = Path(__file__).resolve().parents[1] / "eval/clusters/itn/itn-dev.jsonl"
 
 
 def baseline(rows, vectors, threshold: float, window_days: float) -> list[int]:
