@@ -166,7 +166,7 @@ def test_render_and_parse_back():
 # --- the whole digest -------------------------------------------------------------------------
 
 
-def test_qmsum_meeting_digest_has_the_seed_structure(fixtures, sqlite_engine):
+def test_qmsum_meeting_digest_has_the_digest_form(fixtures, sqlite_engine):
     turns = qmsum_turns(fixtures, 3)
     llm = EpisodeFake(section_count=3)  # the model proposes too few sections: code must split
     result = build_episode(

@@ -1,4 +1,4 @@
-"""The weekly report: seed 003's form parsed back, themes from the week's leads, checks with one rewrite, no repeats.
+"""The weekly report: its form parsed back, themes from the week's leads, checks with one rewrite, no repeats.
 
 The writer here (CopyingBackend, tests/fakes.py) is a deterministic backend behind the real LLM client (cache, ledger and
 schema repair are real); it writes only sentences copied from the material, so the real
@@ -60,7 +60,7 @@ def load_week(engine, fixtures, first=date(2026, 2, 23), last=date(2026, 3, 1), 
 
 
 def parse_report(text: str) -> dict:
-    """Seed 003's form read back: title line, the five properties, overview, sections, briefs."""
+    """The weekly report's form read back: title line, the five properties, overview, sections, briefs."""
     blocks = text.strip().split("\n\n")
     title = blocks[0]
     props = {}
@@ -202,7 +202,7 @@ def test_the_date_is_the_weeks_last_day_or_the_time_it_was_published_live():
     assert published_at("2026-W09", live, tz) == live
 
 
-def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, fixtures, tmp_path):
+def test_weekly_from_the_harvest_week_has_the_weekly_report_form(sqlite_engine, fixtures, tmp_path):
     loaded = load_week(sqlite_engine, fixtures)
     assert loaded > 150
     settings = Settings(site_name="Recsys Frontier")
@@ -224,7 +224,7 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, fixtures,
         assert items, section  # name（source）paragraphs
         assert len(section["paragraphs"]) == len(items) + 2  # thesis … items … synthesis
     assert report["briefs"] and all(re.match(r"^.+ — .+ / .+[。！？.!?]$", b) for b in report["briefs"])
-    for paragraph in report["overview"]:  # the seed's defect is not repeated
+    for paragraph in report["overview"]:  # a reference weekly's defect (its overview in the summary) is not repeated
         assert paragraph not in props["summary"] and not repeated_sentences(props["summary"], paragraph)
     # Every part was checked and recorded under the week's key.
     with sqlite_engine.connect() as conn:
