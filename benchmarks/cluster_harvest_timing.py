@@ -1,4 +1,4 @@
-"""The real harvest (1,012 lines) imported and clustered on a fresh store, timed once the embedder is loaded.
+"""The real harvest (tests/fixtures/news, 673 lines) imported and clustered on a fresh store, timed once the embedder is loaded.
 
     .venv/bin/python benchmarks/cluster_harvest_timing.py [SQLITE|POSTGRES_URL]
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cluster_scale.py [N]
 
-The stream is the real ai-daily-harvest fixture (1,012 items over ~8 weeks) replayed again and
+The stream is the real ai-daily-harvest fixture (673 items over ~6 weeks) replayed again and
 again, each copy shifted later by the fixture's span plus a gap, so the window always holds a
 real week's density while the history grows to N items. Embeddings are computed once per
 distinct text and reused for the copies (cached vectors: the clustering part is what is timed
