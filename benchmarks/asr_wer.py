@@ -1,5 +1,5 @@
 """Speech recognition: word error rate and real-time factor of the offline models on the real
-recordings in ../shared/fixtures/audio:
+recordings in tests/fixtures/audio:
 
 - jfk.flac against jfk.txt;
 - the English part of multilingual.mp3 against the MIT licence text. The file is two
@@ -39,8 +39,7 @@ from newsdesk.ingest.audio import (
     word_error_rate,
 )
 
-SHARED = Path(os.environ.get("NEWSDESK_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-AUDIO = SHARED / "fixtures/audio"
+AUDIO = Path(__file__).resolve().parents[1] / "tests/fixtures/audio"
 RATE = 16000
 
 
@@ -116,7 +115,7 @@ def main() -> None:
     parser.add_argument("--models", default="tiny.en,base", help="comma-separated: tiny.en, base")
     args = parser.parse_args()
     if not (AUDIO / "jfk.flac").is_file():
-        sys.exit(f"{AUDIO} missing: set NEWSDESK_SHARED to the shared folder")
+        sys.exit(f"{AUDIO} missing: run from a full checkout of the project")
     models = []
     for model in args.models.split(","):
         try:

@@ -41,7 +41,7 @@ from newsdesk.llm.client import LLMError, open_llm
 from newsdesk.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = [ROOT / "eval/clusters/ai-news-dev.jsonl", ROOT.parent / "shared/eval/clusters/itn-dev.jsonl"]
+FILES = [ROOT / "eval/clusters/ai-news-dev.jsonl", ROOT / "eval/clusters/itn/itn-dev.jsonl"]
 
 
 @dataclass

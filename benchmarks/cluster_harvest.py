@@ -25,7 +25,7 @@ from newsdesk.store import open_store
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import events
 
-HARVEST = Path(__file__).resolve().parents[2] / "shared/fixtures/news/ai-daily-harvest.jsonl"
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 
 
 def main(out: str | None) -> None:

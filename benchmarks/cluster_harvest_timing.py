@@ -1,4 +1,4 @@
-"""The real harvest (1,012 lines) imported and clustered on a fresh store, timed once the embedder is loaded.
+"""The real harvest (tests/fixtures/news, 673 lines) imported and clustered on a fresh store, timed once the embedder is loaded.
 
     .venv/bin/python benchmarks/cluster_harvest_timing.py [SQLITE|POSTGRES_URL]
 
@@ -28,7 +28,7 @@ from newsdesk.ingest.run import import_jsonl
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, events, roundup_links
 
-HARVEST = Path(__file__).resolve().parents[2] / "shared/fixtures/news/ai-daily-harvest.jsonl"
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 
 
 def fresh_store(base: str | None):

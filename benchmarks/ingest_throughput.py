@@ -1,6 +1,6 @@
 """Ingest throughput: newsdesk's whole ingest path against bare feedparser, same files, same run.
 
-Reads every feed of the five ../shared/fixtures/feeds/ai-blogs/<date>/ snapshots (in date order,
+Reads every feed of the tests/fixtures/feeds/ai-blogs/<date>/ snapshots (in date order,
 as polling would) and times, per repetition:
 
   bare    feedparser.parse(bytes) of each file
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import os
 import pstats
 import statistics
 import sys
@@ -34,7 +33,7 @@ from newsdesk.store import open_store
 from newsdesk.store.items import record_fetch, sync_sources, upsert_items
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "feeds" / "ai-blogs"
+SNAPSHOTS = ROOT / "tests" / "fixtures" / "feeds" / "ai-blogs"
 
 
 def load_feeds() -> list[tuple[Source, bytes]]:
@@ -88,7 +87,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile one ingest pass and print the top functions")
     args = ap.parse_args()
     if not SNAPSHOTS.is_dir():
-        sys.exit(f"{SNAPSHOTS} missing: the benchmark reads ../shared beside the project")
+        sys.exit(f"{SNAPSHOTS} missing: run from a full checkout of the project")
     feeds = load_feeds()
     entries = run_bare(feeds)  # warm-up: imports, regex compilation, file cache
     print(f"{len(feeds)} feed files, {entries} entries (5 snapshots, date order)")

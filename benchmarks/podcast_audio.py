@@ -1,5 +1,5 @@
 """A digest from a podcast-length recording, end to end and offline: a real meeting transcript
-from ../shared/fixtures/transcripts/qmsum-val.jsonl is spoken by espeak-ng (one voice per
+from tests/fixtures/transcripts/qmsum-val.jsonl is spoken by espeak-ng (one voice per
 speaker, a short pause between turns) into one WAV file of at least --minutes, then
 `newsdesk episode FILE.wav` runs as a user would run it, with [write] by = "extractive" and
 the offline Whisper tiny.en (asr.threads CPU threads): transcript, then the extractive digest
@@ -29,8 +29,7 @@ import wave
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
-MEETINGS = SHARED / "fixtures/transcripts/qmsum-val.jsonl"
+MEETINGS = ROOT / "tests/fixtures/transcripts/qmsum-val.jsonl"
 VOICES = ["en-us", "en-gb+m3", "en-us+f3", "en-gb-x-rp+m4", "en-us+f4"]  # one per speaker, in order of appearance
 PAUSE = 0.4  # seconds of silence between turns
 

@@ -1,6 +1,6 @@
 """Prefix-cache reuse on the embedded model: shared-prefix prompt layout vs material-first, same run.
 
-Writes N analyses (default 10) of real news items (../shared/fixtures/news) twice through the
+Writes N analyses (default 10) of real news items (tests/fixtures/news) twice through the
 OpenAI-compatible HTTP path against the embedded llama.cpp server:
 
   shared prefix   system = policy + instructions + example (identical bytes), user = the event's material
@@ -28,7 +28,7 @@ from newsdesk.llm import open_llm
 from newsdesk.store import open_store
 from newsdesk.write.analysis import material_view, system_prompt, user_prompt
 
-HARVEST = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 
 
 def briefs(n: int) -> list[dict]:

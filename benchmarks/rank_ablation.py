@@ -44,7 +44,7 @@ from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
 
-HARVEST = Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 TEXT = frozenset({"kind", "routine", "first_party", "off_topic"})
 ROWS = {  # label: the parts left out
     "all signals": frozenset(),

@@ -1,6 +1,6 @@
 """Feed refresh beside newsboat: the same loopback feeds, `newsboat -x reload` vs `newsdesk ingest`.
 
-The feeds are the ai-blogs snapshots in ../shared/fixtures/feeds/ai-blogs (every feed file name
+The feeds are the ai-blogs snapshots in tests/fixtures/feeds/ai-blogs (every feed file name
 seen in any snapshot: 37). Each is served by its own loopback address (127.0.0.2, .3, ...), so
 newsdesk's per-host politeness (one host, one request at a time, fetch.per_host_delay apart)
 holds as it would for 37 sites, and each answer carries an ETag and a Last-Modified.
@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "feeds" / "ai-blogs"
+SNAPSHOTS = ROOT / "tests" / "fixtures" / "feeds" / "ai-blogs"
 
 
 class Feeds:

@@ -28,7 +28,7 @@ import nh3
 from sqlalchemy import insert, text
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures"
 QUERIES = ["OpenAI", "大模型", "agent", "融资", "Claude", "推理"]
 
 
@@ -40,13 +40,12 @@ def build_store(path: Path, n: int) -> None:
 
     src = Source(id="s", name="S", url="https://example.com/feed")
     english = []
-    for feed in sorted((SHARED / "fixtures/feeds/ai-blogs").glob("*/*.xml")):
+    for feed in sorted((FIXTURES / "feeds/ai-blogs").glob("*/*.xml")):
         english += [
             (i.title, i.summary) for i in parse_feed(feed.read_bytes(), src, fetched_at=datetime.now(UTC)).items
         ]
     chinese = [
-        (r["title"], r.get("summary") or "")
-        for r in map(json.loads, (SHARED / "fixtures/news/ai-daily-harvest.jsonl").open())
+        (r["title"], r.get("summary") or "") for r in map(json.loads, (FIXTURES / "news/ai-daily-harvest.jsonl").open())
     ]
     engine = open_store(f"sqlite:///{path}")
     start = datetime(2026, 3, 1, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """Chinese segmentation: rjieba (jieba-rs) beside jieba, word for word, on the harvest.
 
-Every title and summary of ../shared/fixtures/news/ai-daily-harvest.jsonl, except the items dated
+Every title and summary of tests/fixtures/news/ai-daily-harvest.jsonl, except the items dated
 2026-03-09 … 03-15 (held out), is cut by both in each way newsdesk cuts (accurate mode with and
 without HMM, search mode without HMM) and the word lists compared. Also the part-of-speech tags
 (jieba.posseg vs rjieba.tag). Prints, per way, texts identical / all, the texts that differ, and
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import time
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from newsdesk.text import segment
 
 ROOT = Path(__file__).resolve().parents[1]
 HARVEST = (
-    Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared")) / "fixtures" / "news" / "ai-daily-harvest.jsonl"
+    ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
 )
 HELD_OUT = ("2026-03-09", "2026-03-15")
 

@@ -1,7 +1,7 @@
 """How fast the web app serves its pages, next to a static file of the same size.
 
 Builds a store of --events events (5 items each, from the real news fixture, over
---events / 50 days; analyses cut from seed 002) with the store's own writers:
+--events / 50 days; analyses cut from its analysis text) with the store's own writers:
 sync_sources and upsert_items for sources and items, the clusterer's tables for events,
 and the real daily-edition stage (build_dailies) for the day editions. Then starts the
 web app on loopback in a child process, as `newsdesk serve --workers N` runs it plus one
@@ -45,7 +45,7 @@ import httpx
 from sqlalchemy import insert
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures"
 ITEMS_PER_EVENT, SOURCES, EVENTS_PER_DAY = 5, 40, 50
 START = datetime(2026, 3, 1, tzinfo=UTC)
 SEARCHES = ["大模型", "OpenAI", "融资", "agent", "推理", "benchmark", "开源", "Claude"]
@@ -61,9 +61,15 @@ def build_store(url: str, n_events: int) -> int:
     from newsdesk.store.schema import analyses, event_members, events, feedback, items
 
     rnd = random.Random(7)
-    news = [json.loads(line) for line in (SHARED / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8")]
-    seed = (SHARED / "seeds/002_9757c020e57c0eec.txt").read_text(encoding="utf-8")
-    paragraphs = [p.strip() for p in seed.split("\n\n") if len(p.strip()) > 200]
+    news = [json.loads(line) for line in (FIXTURES / "news/ai-daily-harvest.jsonl").open(encoding="utf-8")]
+    # Analysis paragraphs as long as an event analysis's (~1,600 characters), cut from the harvest's
+    # own Chinese analysis text (each item's core point and highlights, several items a paragraph).
+    paragraphs, para = [], ""
+    for n in news:
+        if n["source_channel"] == "wechat-ai":
+            para += "".join([n.get("core_point") or "", *(n.get("highlights") or [])])
+            if len(para) >= 1600:
+                paragraphs, para = [*paragraphs, para], ""
     n_items, days = n_events * ITEMS_PER_EVENT, max(1, n_events // EVENTS_PER_DAY)
     step = timedelta(minutes=days * 24 * 60 / n_items)
     engine = open_store(url)

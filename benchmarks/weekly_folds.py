@@ -31,7 +31,7 @@ from newsdesk.store.schema import event_members, items
 from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import compose, load_week, theme_events
 
-HARVEST = Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
+HARVEST = Path(__file__).resolve().parents[1] / "tests/fixtures/news/ai-daily-harvest.jsonl"
 GRID = list(itertools.product([1.8, 2.0, 2.2, 2.5], [8, 10, 12, 14], [1.5, 1.8, 2.0]))
 
 

@@ -165,14 +165,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", default="postgresql+psycopg://root@127.0.0.1:5432/test")
     ap.add_argument("--broker", default="redis://127.0.0.1:6379/0")
-    ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    ap.add_argument("--fixtures", default=str(ROOT / "tests" / "fixtures"))
     ap.add_argument("--analyses", type=int, default=40)
     ap.add_argument("--model-delay", type=float, default=2.0, help="seconds the endpoint takes per call")
     ap.add_argument("--sources", type=int, default=200)
     ap.add_argument("--feed-delay", type=float, default=0.2, help="seconds each feed takes to answer")
     ap.add_argument("--part", choices=["all", "analyses", "sources"], default="all")
     args = ap.parse_args()
-    rows = harvest(Path(args.shared), max(args.analyses, args.sources))
+    rows = harvest(Path(args.fixtures), max(args.analyses, args.sources))
 
     if args.part in ("all", "analyses"):
         analyses_part(args, rows)

@@ -14,7 +14,7 @@ the others, cluster the one left out with `newsdesk eval clusters` machinery (ev
 print its figures beside the rule-based clusterer's on the same vectors.
 
 Sets (never the held-out windows): eval/clusters/ai-news-dev.jsonl, ai-news-early.jsonl (the
-harvest, hand-labelled), ../shared/eval/clusters/itn-dev.jsonl (Wikipedia In-the-news, zh/en),
+harvest, hand-labelled), eval/clusters/itn/itn-dev.jsonl (Wikipedia In-the-news, zh/en),
 eval/external/data/clusters_juya_ainews.jsonl (the outside editors' cross-language pairs;
 eval/external/clusters_juya_ainews.py). SemEval-2022 Task 8 is not used: its rows carry no
 article texts (eval/external/README.md), so there is nothing to compute a feature from.
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SETS = {
     "ai-news-dev": ROOT / "eval/clusters/ai-news-dev.jsonl",
     "ai-news-early": ROOT / "eval/clusters/ai-news-early.jsonl",
-    "itn-dev": ROOT.parent / "shared/eval/clusters/itn-dev.jsonl",
+    "itn-dev": ROOT / "eval/clusters/itn/itn-dev.jsonl",
     "juya-ainews": ROOT / "eval/external/data/clusters_juya_ainews.jsonl",
 }
 THRESHOLDS = [round(x, 2) for x in np.arange(0.10, 0.91, 0.05)]
@@ -227,7 +227,7 @@ def main() -> None:
             "data": [
                 {
                     "set": d["name"],
-                    "file": str(d["path"].relative_to(ROOT.parent if d["name"] == "itn-dev" else ROOT)),
+                    "file": str(d["path"].relative_to(ROOT)),
                     "sha256": d["sha256"],
                     "items": len(d["rows"]),
                     "candidate_pairs": len(d["y"]),

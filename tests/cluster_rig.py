@@ -1,6 +1,6 @@
 """A newsroom cluster on loopback, for tests/test_workers.py and benchmarks/workers.py.
 
-- FeedServer: N sources, each an RSS feed with one real harvest item (../shared), over HTTP.
+- FeedServer: N sources, each an RSS feed with one real harvest item (tests/fixtures/news), over HTTP.
 - ModelServer: an OpenAI-compatible endpoint that answers each call after `delay` seconds with
   an analysis the checker passes, refuses (400) any call whose material holds `poison`, and
   logs every request (so a test can count repeats).
@@ -35,10 +35,10 @@ ANSWERS = {
 }
 
 
-def harvest(shared: Path, n: int) -> list[dict]:
+def harvest(fixtures: Path, n: int) -> list[dict]:
     """The first `n` harvest lines with distinct titles and links."""
     out, seen = [], set()
-    with open(shared / "fixtures" / "news" / "ai-daily-harvest.jsonl", encoding="utf-8") as f:
+    with open(fixtures / "news" / "ai-daily-harvest.jsonl", encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             if row["title"] in seen or row["link"] in seen or not row.get("pub_date"):

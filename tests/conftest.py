@@ -1,4 +1,4 @@
-"""Shared fixtures: real stores (SQLite file and PostgreSQL) and the shared data folder.
+"""Shared fixtures: real stores (SQLite file and PostgreSQL) and the real data the tests read.
 
 A test that needs a service this machine lacks (PostgreSQL, Chromium) is skipped, and the run
 ends by saying what it could not test. NEWSDESK_REQUIRE_ALL=1 (set by .ci/run) turns those
@@ -30,7 +30,8 @@ from sqlalchemy.exc import OperationalError
 from newsdesk.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("NEWSDESK_SHARED", ROOT.parent / "shared"))
+FIXTURES = ROOT / "tests" / "fixtures"  # real feeds, news, transcripts, audio (README.md in each folder)
+EVAL = ROOT / "eval"  # labelled eval sets (clusters, faithfulness, editorial)
 PG_DEFAULT = "postgresql+psycopg://root@127.0.0.1:5432/test"
 PG_CHOICE = os.environ.get("NEWSDESK_TEST_PG", "")  # a URL, "throwaway", or empty (the default, else a throwaway)
 REQUIRE_ALL = os.environ.get("NEWSDESK_REQUIRE_ALL", "") not in ("", "0")
@@ -186,9 +187,15 @@ def pytest_terminal_summary(terminalreporter) -> None:
 
 
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    assert SHARED.is_dir(), f"{SHARED} missing: tests read ../shared beside the project"
-    return SHARED
+def fixtures() -> Path:
+    """tests/fixtures: the real data files the tests read, each folder's origin and licence in its README."""
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def eval_sets() -> Path:
+    """eval/: the labelled sets the evaluators read."""
+    return EVAL
 
 
 @pytest.fixture

@@ -308,13 +308,13 @@ def test_cli_write_then_rerun(tmp_path, fake, monkeypatch):
     assert "connection refused; check llm.base_url or start the server" in " ".join(down.output.split())
 
 
-def test_cli_eval_checker(shared, monkeypatch):
+def test_cli_eval_checker(eval_sets, monkeypatch):
     from typer.testing import CliRunner
 
     from newsdesk import cli
 
     monkeypatch.setattr(cli, "_state", {})
-    result = CliRunner().invoke(cli.app, ["eval", "checker", str(shared / "eval/faithfulness/summac-xsumfaith.json")])
+    result = CliRunner().invoke(cli.app, ["eval", "checker", str(eval_sets / "faithfulness/summac-xsumfaith.json")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "485 pairs, 435 labelled inconsistent" in lines[0]

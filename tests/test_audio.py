@@ -18,22 +18,22 @@ import pytest
 from newsdesk.core.config import ASRSettings, Settings
 from newsdesk.ingest.audio import AudioError, transcribe, word_error_rate
 
-JFK = "fixtures/audio/jfk.flac"
+JFK = "audio/jfk.flac"
 
 
-def _reference(shared) -> str:
-    return (shared / "fixtures/audio/jfk.txt").read_text(encoding="utf-8")
+def _reference(fixtures) -> str:
+    return (fixtures / "audio/jfk.txt").read_text(encoding="utf-8")
 
 
-def test_offline_model_transcribes_real_speech_in_timed_chunks_then_from_the_cache(shared, tmp_path):
+def test_offline_model_transcribes_real_speech_in_timed_chunks_then_from_the_cache(fixtures, tmp_path):
     s = Settings(data_dir=str(tmp_path))
-    first = transcribe(shared / JFK, s)
+    first = transcribe(fixtures / JFK, s)
     text = " ".join(t.text for t in first.turns)
-    assert word_error_rate(_reference(shared), text) <= 0.1, text
+    assert word_error_rate(_reference(fixtures), text) <= 0.1, text
     assert 10.5 < first.audio_seconds < 11.5 and not first.cached and first.seconds > 0
     starts = [t.start for t in first.turns]
     assert starts == sorted(starts) and all(t.start < t.end <= first.audio_seconds + 0.5 for t in first.turns)
-    again = transcribe(shared / JFK, s)
+    again = transcribe(fixtures / JFK, s)
     assert again.cached and again.seconds == 0 and [t.text for t in again.turns] == [t.text for t in first.turns]
 
 
@@ -44,7 +44,7 @@ def test_word_error_rate_counts_substitutions_insertions_and_deletions():
 
 
 @pytest.fixture
-def endpoint(shared):
+def endpoint(fixtures):
     """An OpenAI-compatible transcription server on loopback; it transcribes with the offline model."""
     from faster_whisper import WhisperModel
 
@@ -101,41 +101,41 @@ def endpoint(shared):
     server.shutdown()
 
 
-def test_openai_compatible_endpoint(shared, tmp_path, endpoint, monkeypatch):
+def test_openai_compatible_endpoint(fixtures, tmp_path, endpoint, monkeypatch):
     url, seen, status = endpoint
     monkeypatch.setenv("ASR_KEY", "sk-test")
     s = Settings(
         data_dir=str(tmp_path),
         asr=ASRSettings(backend="openai", base_url=url, model="whisper-large-v3", api_key_env="ASR_KEY", retries=0),
     )
-    result = transcribe(shared / JFK, s)
+    result = transcribe(fixtures / JFK, s)
     assert seen[0]["path"] == "/v1/audio/transcriptions" and seen[0]["model"] == "whisper-large-v3"
     assert seen[0]["format"] == "verbose_json" and seen[0]["auth"] == "Bearer sk-test"
     assert seen[0]["language"] is None  # asr.language empty: the endpoint detects it
-    assert seen[0]["sha"] == hashlib.sha256((shared / JFK).read_bytes()).hexdigest()
-    assert word_error_rate(_reference(shared), " ".join(t.text for t in result.turns)) <= 0.1
+    assert seen[0]["sha"] == hashlib.sha256((fixtures / JFK).read_bytes()).hexdigest()
+    assert word_error_rate(_reference(fixtures), " ".join(t.text for t in result.turns)) <= 0.1
     assert all(t.end is not None for t in result.turns) and result.model == "openai:whisper-large-v3"
 
     status["code"] = 500
     other = tmp_path / "other.flac"
-    other.write_bytes((shared / JFK).read_bytes() + b"\0")  # another hash: not cached
+    other.write_bytes((fixtures / JFK).read_bytes() + b"\0")  # another hash: not cached
     with pytest.raises(AudioError, match=f"{url}.*HTTP 500.*asr.base_url"):
         transcribe(other, s)
-    assert transcribe(shared / JFK, s).cached  # the first answer was kept
+    assert transcribe(fixtures / JFK, s).cached  # the first answer was kept
 
     status["code"] = 200
     s.asr.language = "en"  # asked for by name, a transcript of its own
-    named = transcribe(shared / JFK, s)
+    named = transcribe(fixtures / JFK, s)
     assert not named.cached and named.model == "openai:whisper-large-v3:en" and seen[-1]["language"] == "en"
 
 
-def test_multilingual_model_hears_english_and_german(shared, tmp_path):
+def test_multilingual_model_hears_english_and_german(fixtures, tmp_path):
     """Whisper base, joined from its two PyPI packages and checked against Systran's hashes,
     detects the language and transcribes both halves of multilingual.mp3 (English, then German)."""
     from newsdesk.ingest.audio import MULTILINGUAL_MODEL
 
     s = Settings(data_dir=str(tmp_path), asr=ASRSettings(embedded_model="base"))
-    result = transcribe(shared / "fixtures/audio/multilingual.mp3", s)
+    result = transcribe(fixtures / "audio/multilingual.mp3", s)
     # The recordings join at 29.1 s (see asr_wer.py); Whisper may stretch the first turn to its 30 s
     # window's end, so a turn belongs to the half it starts in.
     english = " ".join(t.text for t in result.turns if t.start < 29.5)
@@ -147,9 +147,9 @@ def test_multilingual_model_hears_english_and_german(shared, tmp_path):
     assert "Software" in german and {"und", "der", "zu"} <= set(re.findall(r"\w+", german))
 
 
-def test_embedded_settings_that_cannot_work_name_the_fix(shared, tmp_path):
+def test_embedded_settings_that_cannot_work_name_the_fix(fixtures, tmp_path):
     def run(**asr):
-        return transcribe(shared / JFK, Settings(data_dir=str(tmp_path), asr=ASRSettings(**asr)))
+        return transcribe(fixtures / JFK, Settings(data_dir=str(tmp_path), asr=ASRSettings(**asr)))
 
     with pytest.raises(AudioError, match='tiny.en hears English only.*embedded_model = "base"'):
         run(language="zh")
@@ -170,11 +170,11 @@ def test_bad_audio_names_the_file_and_the_fix(tmp_path):
         transcribe(fake, Settings(data_dir=str(tmp_path), asr=ASRSettings(backend="openai")))
 
 
-def test_episode_command_reads_audio(shared, tmp_path):
+def test_episode_command_reads_audio(fixtures, tmp_path):
     from newsdesk import cli
 
     s = Settings(data_dir=str(tmp_path))
-    turns = cli._transcribe_audio(shared / JFK, s)
+    turns = cli._transcribe_audio(fixtures / JFK, s)
     assert "fellow Americans" in " ".join(t.text for t in turns)
 
 

@@ -188,10 +188,10 @@ def test_commands_refuse_bad_arguments_in_one_line(tmp_path, monkeypatch):
     assert code == 2 and "entry 0 needs document" in out, out
 
 
-def test_reimporting_the_same_harvest_changes_nothing(engine, shared):
-    harvest = shared / "fixtures/news/ai-daily-harvest.jsonl"
+def test_reimporting_the_same_harvest_changes_nothing(engine, fixtures):
+    harvest = fixtures / "news/ai-daily-harvest.jsonl"
     first = ingest.import_jsonl(engine, harvest)
-    assert sum(o.new for o in first) > 900
+    assert sum(o.new for o in first) > 600  # of 673 lines: a few repeat an outlet's link
     assert [w for o in first for w in o.warnings if "repeat an outlet's link" in w]
     for _ in range(2):
         again = ingest.import_jsonl(engine, harvest)

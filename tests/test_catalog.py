@@ -62,13 +62,11 @@ def test_packaged_catalog_loads_clean(tmp_path):
     assert ids["openai-news"].tier == 1 and ids["reddit-localllama"].tier == 3
 
 
-def test_fixture_feed_ids_are_catalog_ids(tmp_path, shared):
-    """Replaying shared/fixtures/feeds/ai-blogs lands on catalog sources (feed_x_y.xml -> x-y)."""
+def test_fixture_feed_ids_are_catalog_ids(tmp_path, fixtures):
+    """Replaying tests/fixtures/feeds/ai-blogs lands on catalog sources (feed_x_y.xml -> x-y)."""
     sources, _ = load_catalog(_settings(tmp_path))
     ids = _by_id(sources)
-    stems = {
-        p.stem.removeprefix("feed_").replace("_", "-") for p in (shared / "fixtures/feeds/ai-blogs").glob("*/*.xml")
-    }
+    stems = {p.stem.removeprefix("feed_").replace("_", "-") for p in (fixtures / "feeds/ai-blogs").glob("*/*.xml")}
     assert stems, "no ai-blogs fixtures found"
     assert stems <= set(ids), sorted(stems - set(ids))
 

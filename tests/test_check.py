@@ -1,4 +1,4 @@
-"""The output checker on real sentences (seed 002 style, zh and en) and on the SummaC dev files."""
+"""The output checker on real sentences (the event analysis's style, zh and en) and on the SummaC dev files."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from newsdesk.write.extractive.weekly import extractive_theme
 
 DRAFTS = Path(__file__).parent / "fixtures" / "drafts"
 
-# Material as the writer saw it: an official post and two reports (facts from seed 002's events).
+# Material as the writer saw it: an official post and two reports (facts of real events).
 MATERIAL = [
     "OpenAI: Introducing GPT-5.5. GPT-5.5 scores 82.7% on Terminal-Bench 2.0, compared with 75.1% for GPT-5.4. "
     "On FrontierMath Tier 4 it reaches 35.4%, up from 27.1%. Nearly 200 trusted early-access partners gave feedback. "
@@ -137,24 +137,25 @@ def test_disclosure_rule():
     assert not check_output(silent, title_only, levels=["summary"], language="zh").passed
 
 
-def test_hygiene_catches_seed_defects():
+def test_hygiene_catches_the_defects_reference_outputs_had():
     para = "微软把 Copilot Agent Mode 设为 Word、Excel、PowerPoint 默认体验，这是官方口径外放。"
     kinds = lambda text, **kw: {f.kind for f in hygiene(text, **kw)}  # noqa: E731
-    assert kinds(para + "\\n\\n我对这个说法不太买账。") == {"escape"}  # seed 002 item 12
-    assert "repeat" in kinds(para + "\n\n另一段话，说点别的事情。\n\n" + para)  # seed 003's repeated overview
+    # A reference event analysis printed "\\n" literally; a reference weekly report repeated its overview.
+    assert kinds(para + "\\n\\n我对这个说法不太买账。") == {"escape"}
+    assert "repeat" in kinds(para + "\n\n另一段话，说点别的事情。\n\n" + para)
     assert "truncated" in kinds("说真的，这条新闻的重点不是 Word 会不会更会写，PowerPoint 会不会更会")
     assert "truncated" in kinds(para, finish_reason="length")
     assert "quotes" in kinds("他说“这不对。")
     assert kinds(para) == set()
 
 
-def test_summac_checker_beats_naive_baseline(shared):
-    (base, _, ours), n = evaluate(shared / "eval/faithfulness/summac-xsumfaith.json")
+def test_summac_checker_beats_naive_baseline(eval_sets):
+    (base, _, ours), n = evaluate(eval_sets / "faithfulness/summac-xsumfaith.json")
     assert n == 485
     assert ours.precision >= 0.95
     assert ours.recall > base.recall
     for name in ("factcc", "polytope", "summeval"):
-        (b, _, o), _ = evaluate(shared / f"eval/faithfulness/summac-{name}.json")
+        (b, _, o), _ = evaluate(eval_sets / f"faithfulness/summac-{name}.json")
         # Never worse than the baseline on precision by more than one false flag's worth.
         assert o.fp <= b.fp + 1, (name, o.fp, b.fp)
 

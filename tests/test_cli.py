@@ -112,10 +112,10 @@ def test_exit_1_when_a_source_fails_and_the_rest_is_stored(newsdesk, tmp_path, m
     assert stored(tmp_path) == 2
 
 
-def test_exit_1_from_run_when_a_stage_has_problems(newsdesk, tmp_path, shared):
+def test_exit_1_from_run_when_a_stage_has_problems(newsdesk, tmp_path, fixtures):
     feeds = tmp_path / "feeds"
     feeds.mkdir()
-    good = shared / "fixtures/feeds/ai-blogs/2026-07-04"
+    good = fixtures / "feeds/ai-blogs/2026-07-04"
     first = sorted(good.glob("*.xml"))[0]
     (feeds / first.name).write_bytes(first.read_bytes())
     code, out = newsdesk("run", "--from", str(feeds), "--stage", "ingest")
@@ -211,11 +211,11 @@ def test_the_line_helper_styles_without_reading_markup():
     assert [(s.start, s.end, s.style) for s in text.spans] == [(0, 6, "red")]
 
 
-def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_path, monkeypatch, shared):
+def test_weekly_prints_the_report_it_stored_and_a_rerun_keeps_it(newsdesk, tmp_path, monkeypatch, fixtures):
     from fakes import CopyingBackend, FakeEndpoint, completion
     from test_weekly import HARVEST_WEEK, load_week
 
-    load_week(open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}"), shared, limit=80)
+    load_week(open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}"), fixtures, limit=80)
     writer = CopyingBackend()
 
     def answer(request):

@@ -124,8 +124,8 @@ def test_eval_file_errors_name_the_line(tmp_path):
         read_eval_file(f)
 
 
-def test_itn_dev_meets_the_acceptance_bar(shared):
-    rows = read_eval_file(shared / "eval/clusters/itn-dev.jsonl")
+def test_itn_dev_meets_the_acceptance_bar(eval_sets):
+    rows = read_eval_file(eval_sets / "clusters/itn/itn-dev.jsonl")
     result = evaluate(rows, UseEmbedder(threads=2))
     assert result["bcubed_f1"] >= 0.93
     assert result["cross_lingual_recall"] >= 0.85

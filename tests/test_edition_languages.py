@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import PACK, SHARED
+from conftest import FIXTURES, PACK
 from sqlalchemy import select
 
 from newsdesk.core.config import Settings, WriteSettings
@@ -45,7 +45,7 @@ def real_day(tmp_path_factory):
     """The harvest's items of DAY, imported and run offline as `replay-real` runs them."""
     folder = tmp_path_factory.mktemp("real-day")
     day = folder / "harvest-day.jsonl"
-    with open(SHARED / "fixtures" / "news" / "ai-daily-harvest.jsonl", encoding="utf-8") as f:
+    with open(FIXTURES / "news" / "ai-daily-harvest.jsonl", encoding="utf-8") as f:
         day.write_text("".join(line for line in f if (json.loads(line).get("pub_date") or "")[:10] == DAY))
     return _replay(folder, day)
 

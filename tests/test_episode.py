@@ -48,8 +48,8 @@ def normalized(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
-def qmsum_turns(shared, n: int) -> list[Turn]:
-    line = (shared / "fixtures/transcripts/qmsum-val.jsonl").read_text(encoding="utf-8").splitlines()[n]
+def qmsum_turns(fixtures, n: int) -> list[Turn]:
+    line = (fixtures / "transcripts/qmsum-val.jsonl").read_text(encoding="utf-8").splitlines()[n]
     fmt, turns = parse_transcript(line, name=f"qmsum-val.jsonl line {n + 1}")
     assert fmt == "json"
     return turns
@@ -64,8 +64,8 @@ def parsed_quotes_in_transcript(text: str, turns: list[Turn]) -> list[str]:
 # --- transcript views -----------------------------------------------------------------
 
 
-def test_passages_fit_the_budget_and_cut_only_between_lines(shared):
-    turns = qmsum_turns(shared, 31)  # the longest meeting: 134k characters
+def test_passages_fit_the_budget_and_cut_only_between_lines(fixtures):
+    turns = qmsum_turns(fixtures, 31)  # the longest meeting: 134k characters
     lines = transcript_lines(turns, 150)
     chunks = passages(lines, 1000)
     assert len(chunks) > 20
@@ -80,8 +80,8 @@ def test_passages_fit_the_budget_and_cut_only_between_lines(shared):
     assert not any("{vocalsound}" in ln.text or " ," in ln.text for ln in lines)
 
 
-def test_plan_sections_enforces_order_count_and_size(shared):
-    lines = transcript_lines(qmsum_turns(shared, 33), 400)
+def test_plan_sections_enforces_order_count_and_size(fixtures):
+    lines = transcript_lines(qmsum_turns(fixtures, 33), 400)
     # The model proposed junk: out of range, duplicates, unordered, too few.
     spans = plan_sections(lines, [999, 40, 40, -3, 10], min_sections=5, max_sections=9, max_tokens=800)
     assert len(spans) >= 5
@@ -166,8 +166,8 @@ def test_render_and_parse_back():
 # --- the whole digest -------------------------------------------------------------------------
 
 
-def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
-    turns = qmsum_turns(shared, 3)
+def test_qmsum_meeting_digest_has_the_digest_form(fixtures, sqlite_engine):
+    turns = qmsum_turns(fixtures, 3)
     llm = EpisodeFake(section_count=3)  # the model proposes too few sections: code must split
     result = build_episode(
         sqlite_engine, None, llm, turns, title="Remote control design: functional meeting", number=7, key="qmsum-3"
@@ -191,8 +191,8 @@ def test_qmsum_meeting_digest_has_the_seed_structure(shared, sqlite_engine):
     assert check_rows[0]["passed"] == (result.status == "clean")
 
 
-def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
-    turns = qmsum_turns(shared, 33)
+def test_rerun_with_same_transcript_makes_no_model_call(fixtures, engine):
+    turns = qmsum_turns(fixtures, 33)
     llm = EpisodeFake()
     first = build_episode(engine, None, llm, turns, title="Kick-off", number=1)
     calls = len(llm.calls)
@@ -204,7 +204,7 @@ def test_rerun_with_same_transcript_makes_no_model_call(shared, engine):
         assert conn.execute(select(editions.c.id).where(editions.c.kind == "episode")).all().__len__() == 1
 
 
-def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_engine):
+def test_too_few_summary_bullets_are_asked_again_then_flagged(fixtures, sqlite_engine):
     class Terse(EpisodeFake):
         summaries = 0
 
@@ -213,7 +213,7 @@ def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_eng
             return {"bullets": super()._summary(user)["bullets"][:3]}
 
     llm = Terse()
-    result = build_episode(sqlite_engine, None, llm, qmsum_turns(shared, 3), title="Design", key="terse")
+    result = build_episode(sqlite_engine, None, llm, qmsum_turns(fixtures, 3), title="Design", key="terse")
     assert llm.summaries == 2  # asked once more, then flagged
     assert result.status == "flagged" and len(result.digest.summary) == 3
     assert any("summary has 3 bullets" in f for f in result.findings)
@@ -223,12 +223,12 @@ def test_too_few_summary_bullets_are_asked_again_then_flagged(shared, sqlite_eng
     assert row["passed"] is False and stored == "flagged"
 
 
-def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged(shared, sqlite_engine):
+def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged(fixtures, sqlite_engine):
     class Mute(EpisodeFake):
         def _summary(self, user):
             return {"bullets": [{"thesis": "<thesis>", "evidence": "<evidence>"}]}  # the prompt's placeholder, twice
 
-    result = build_episode(sqlite_engine, None, Mute(), qmsum_turns(shared, 3), title="Design", key="mute")
+    result = build_episode(sqlite_engine, None, Mute(), qmsum_turns(fixtures, 3), title="Design", key="mute")
     digest = parse_digest(result.text, "zh")
     assert result.status == "flagged" and digest.summary
     assert [b.split("：")[0] for b in digest.summary] == [s.topic for s in result.digest.sections][
@@ -238,7 +238,7 @@ def test_a_summary_with_nothing_usable_falls_back_to_the_sections_and_is_flagged
 
 
 @pytest.mark.slow
-def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tmp_path):
+def test_real_embedded_model_writes_a_parseable_digest(fixtures, sqlite_engine, tmp_path):
     from newsdesk.core.config import load_settings
     from newsdesk.editions.episode import build_translation
     from newsdesk.llm.client import open_llm
@@ -246,7 +246,7 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
     # Generous per-call timeout: two shared cores may be busy with other work.
     settings = load_settings(env={"NEWSDESK_LLM_BACKEND": "embedded", "NEWSDESK_LLM_TIMEOUT": "600"})
     llm = open_llm(settings, sqlite_engine)
-    turns = [t for t in qmsum_turns(shared, 33)[:40] if len(t.text.split()) > 3][:12]
+    turns = [t for t in qmsum_turns(fixtures, 33)[:40] if len(t.text.split()) > 3][:12]
     options = EpisodeOptions(
         passage_tokens=700,
         min_sections=2,
@@ -287,14 +287,14 @@ def test_real_embedded_model_writes_a_parseable_digest(shared, sqlite_engine, tm
         ("{bad}", "no spoken text found"),
     ],
 )
-def test_episode_command_bad_input_is_one_clear_line(shared, tmp_path, monkeypatch, arg, expected):
+def test_episode_command_bad_input_is_one_clear_line(fixtures, tmp_path, monkeypatch, arg, expected):
     from typer.testing import CliRunner
 
     from newsdesk import cli
 
     bad = tmp_path / "notes.vtt"
     bad.write_text("WEBVTT\n\n", encoding="utf-8")
-    arg = arg.format(jsonl=shared / "fixtures/transcripts/qmsum-val.jsonl", bad=bad)
+    arg = arg.format(jsonl=fixtures / "transcripts/qmsum-val.jsonl", bad=bad)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NEWSDESK_DATABASE_URL", f"sqlite:///{tmp_path / 'nd.db'}")
     cli._state.clear()
@@ -326,8 +326,8 @@ def test_misattributed_quote_is_named():
     assert attribution_problems("Hon. Ann Lee说“We deployed twenty thousand sandboxes.”", index, people) == []
 
 
-def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(shared, sqlite_engine):
-    turns = qmsum_turns(shared, 31)  # 134k characters, ~35k tokens: far over one 8k context
+def test_a_long_meeting_is_sectioned_in_windows_that_fit_the_context(fixtures, sqlite_engine):
+    turns = qmsum_turns(fixtures, 31)  # 134k characters, ~35k tokens: far over one 8k context
     llm = EpisodeFake(section_count=4)
     options = EpisodeOptions(passage_tokens=700)
     result = build_episode(sqlite_engine, None, llm, turns, title="Committee", key="long", options=options)

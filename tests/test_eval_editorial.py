@@ -189,12 +189,12 @@ def test_the_opening_is_the_first_sentence_under_the_extractive_note():
 REPLAYED = [NVIDIA, VERCEPT, HIV, NANO, PASSKEYS]
 
 
-def small_set(tmp_path: Path, shared: Path, drop: str | None = None) -> tuple[Path, Path, Path]:
+def small_set(tmp_path: Path, fixtures: Path, drop: str | None = None) -> tuple[Path, Path, Path]:
     """Real harvest lines of five labelled events over two days, their cluster labels and tiers."""
     wanted = {r["id"] for r in ROWS if r["event"] in REPLAYED}
     harvest = tmp_path / "harvest.jsonl"
     with (
-        (shared / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh,
+        (fixtures / "news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh,
         harvest.open("w", encoding="utf-8") as out,
     ):
         for line in fh:
@@ -229,8 +229,8 @@ def small_set(tmp_path: Path, shared: Path, drop: str | None = None) -> tuple[Pa
     return harvest, clusters, tiers
 
 
-def test_a_labelled_week_is_replayed_through_the_stages(tmp_path, shared):
-    harvest, clusters, tiers = small_set(tmp_path, shared)
+def test_a_labelled_week_is_replayed_through_the_stages(tmp_path, fixtures):
+    harvest, clusters, tiers = small_set(tmp_path, fixtures)
     settings = Settings(data_dir=str(tmp_path / "unused"))
     (week,), problems = evaluate(tiers, settings, harvest=harvest, clusters=[clusters])
     assert problems == []
@@ -245,15 +245,15 @@ def test_a_labelled_week_is_replayed_through_the_stages(tmp_path, shared):
     assert not (tmp_path / "unused").exists()  # the replay's store is a temporary one
 
 
-def test_an_item_missing_from_the_harvest_is_one_clear_error(tmp_path, shared):
+def test_an_item_missing_from_the_harvest_is_one_clear_error(tmp_path, fixtures):
     drop = harvest_id(links(NANO)[0])
-    harvest, clusters, tiers = small_set(tmp_path, shared, drop=drop)
+    harvest, clusters, tiers = small_set(tmp_path, fixtures, drop=drop)
     with pytest.raises(EvalFileError, match=f"1 labelled items are not in it \\(first: {drop}\\); give --harvest"):
         evaluate(tiers, Settings(data_dir=str(tmp_path)), harvest=harvest, clusters=[clusters])
 
 
-def test_a_label_of_an_unknown_event_is_one_clear_error(tmp_path, shared):
-    harvest, clusters, tiers = small_set(tmp_path, shared)
+def test_a_label_of_an_unknown_event_is_one_clear_error(tmp_path, fixtures):
+    harvest, clusters, tiers = small_set(tmp_path, fixtures)
     with tiers.open("a", encoding="utf-8") as fh:
         fh.write(
             json.dumps({"event": "nope", "day": "2026-02-26", "tier": 1, "rank": None, "title": "t", "reason": "r"})

@@ -91,7 +91,7 @@ def test_a_bad_line_is_found(tmp_path, bad, expect):
 
 
 # The editorial sets under eval/editorial/: an editor's tier for each event of a labelled week
-# (the shared editorial guide). Each names events of the cluster labels above, on the day of the
+# (eval/editorial/GUIDE.md). Each names events of the cluster labels above, on the day of the
 # event's earliest item, ranks only tiers 2-3 (1..n within a day), and labels every event whose
 # first day is a day it labels, so the measures see the whole day.
 EDITORIAL_SETS = sorted((Path(__file__).resolve().parents[1] / "eval" / "editorial").glob("*.jsonl"))

@@ -34,18 +34,18 @@ from newsdesk.write.kit import checker_errors
 from newsdesk.write.speakers import speakers
 from newsdesk.write.transcript import TranscriptIndex, find_quotes
 
-QMSUM = "fixtures/transcripts/qmsum-val.jsonl"
+QMSUM = "transcripts/qmsum-val.jsonl"
 DEMO_VTT = Path(str(resources.files("newsdesk") / "data" / "demo" / "transcripts" / "newsdesk-week-in-review.vtt"))
 
 
-def meeting(shared: Path, number: int) -> list[Turn]:
-    rows = (shared / QMSUM).read_text(encoding="utf-8").splitlines()
+def meeting(fixtures: Path, number: int) -> list[Turn]:
+    rows = (fixtures / QMSUM).read_text(encoding="utf-8").splitlines()
     return [Turn(t["speaker"], t["content"]) for t in json.loads(rows[number])["meeting_transcripts"]]
 
 
 @pytest.fixture(scope="module")
-def qmsum_digest(shared):
-    transcript = prepare(meeting(shared, 0))
+def qmsum_digest(fixtures):
+    transcript = prepare(meeting(fixtures, 0))
     return transcript, extractive_digest(transcript, title="ICSI meeting", language="en")
 
 
@@ -89,7 +89,7 @@ def test_sections_stay_inside_their_own_lines(qmsum_digest):
         assert s.topic.lower() in own.lower() or s.topic == "Further discussion", s.topic
 
 
-def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(shared):
+def test_a_podcast_digest_carries_time_codes_and_names_speakers_in_full_once(fixtures):
     _, turns = parse_transcript(DEMO_VTT.read_text(encoding="utf-8"), name=DEMO_VTT.name)
     transcript = prepare(turns)
     digest = extractive_digest(transcript, title="The week in review", number="1", language="zh")
@@ -128,8 +128,8 @@ def test_reference_topics_cover_every_turn_and_boundaries_compare():
     assert all(v > 0 for v in segmentation_scores("0001000100", "0100000001"))
 
 
-def test_eval_digest_reports_held_apart_folds_and_names_bad_lines(shared, tmp_path):
-    rows = (shared / QMSUM).read_text(encoding="utf-8").splitlines()
+def test_eval_digest_reports_held_apart_folds_and_names_bad_lines(fixtures, tmp_path):
+    rows = (fixtures / QMSUM).read_text(encoding="utf-8").splitlines()
     short = sorted(rows, key=len)[:4]  # the four shortest meetings keep the test quick
     path = tmp_path / "four.jsonl"
     path.write_text("\n".join([*short, "{not json", json.dumps({"meeting_transcripts": []})]) + "\n", encoding="utf-8")
@@ -158,13 +158,13 @@ def test_summary_sentences_are_the_quoted_words(qmsum_digest):
         assert any(s in ln.text for ln in transcript.lines)
 
 
-def test_eval_digest_command_prints_the_report_and_one_line_for_a_bad_file(shared, tmp_path, monkeypatch):
+def test_eval_digest_command_prints_the_report_and_one_line_for_a_bad_file(fixtures, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from newsdesk import cli
 
     monkeypatch.setattr(cli, "_state", {})
-    rows = sorted((shared / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
+    rows = sorted((fixtures / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
     path = tmp_path / "three.jsonl"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     result = CliRunner().invoke(cli.app, ["eval", "digest", str(path), "--folds", "3"])
@@ -174,14 +174,14 @@ def test_eval_digest_command_prints_the_report_and_one_line_for_a_bad_file(share
     assert bad.exit_code == 2 and "cannot read it" in bad.output
 
 
-def test_eval_digest_defaults_scores_the_shipped_parameters_untuned(shared, tmp_path, monkeypatch):
+def test_eval_digest_defaults_scores_the_shipped_parameters_untuned(fixtures, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from newsdesk import cli
     from newsdesk.eval.digest import evaluate_defaults, turn_labels
     from newsdesk.write.extractive.episode import DigestOptions, segment
 
-    rows = sorted((shared / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
+    rows = sorted((fixtures / QMSUM).read_text(encoding="utf-8").splitlines(), key=len)[:3]
     path = tmp_path / "three.jsonl"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     report = evaluate_defaults(path)
@@ -206,10 +206,10 @@ def _keyword_list(heading: str) -> bool:
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_no_heading_is_a_list_of_keywords_and_each_is_said_in_its_section(shared, language):
+def test_no_heading_is_a_list_of_keywords_and_each_is_said_in_its_section(fixtures, language):
     _, turns = parse_transcript(DEMO_VTT.read_text(encoding="utf-8"), name=DEMO_VTT.name)
     podcast = prepare(turns)
-    meeting_ = prepare(meeting(shared, 3))
+    meeting_ = prepare(meeting(fixtures, 3))
     for transcript in (podcast, meeting_):
         digest = extractive_digest(transcript, title="t", language=language)
         for s in digest.sections:
@@ -278,9 +278,9 @@ def test_names_are_things_said_not_sentence_starts_or_speakers():
     assert names("It costs twenty Euro fifty.", proper) == ["Euro"]
 
 
-def test_chinese_headings_are_one_phrase_and_hooks_read_as_a_start(shared):
-    # A Chinese talk: seed 000's deep-dive paragraphs said in turn by its two speakers.
-    text = (shared / "seeds" / "000_2ccc9d946e1644f8.txt").read_text(encoding="utf-8").split("精读", 1)[1]
+def test_chinese_headings_are_one_phrase_and_hooks_read_as_a_start(fixtures):
+    # A Chinese talk: the deep-dive paragraphs of a real Chinese episode digest said in turn by its two speakers.
+    text = (fixtures / "transcripts/zh-talk.txt").read_text(encoding="utf-8")
     paras = [re.sub(r"[“”\"]", "", p.strip("• ").strip()) for p in text.splitlines() if p.startswith("•")]
     transcript = prepare([Turn("郑博元" if i % 3 else "小珺", p) for i, p in enumerate(paras)])
     digest = extractive_digest(transcript, title="110", language="zh")

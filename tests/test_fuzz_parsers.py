@@ -285,9 +285,9 @@ def test_catalog_loader_on_generated_user_files(tmp_path_factory, entries):
         assert s.kind in SOURCE_KINDS and s.language in LANGUAGES and 1 <= s.tier <= 3 and s.url.startswith("http")
 
 
-def test_the_fuzzers_reach_real_documents(shared):
+def test_the_fuzzers_reach_real_documents(fixtures):
     """A sanity anchor: the same checks hold on the real fixture feeds the generators imitate."""
-    for path in sorted((shared / "fixtures/feeds/ai-blogs/2026-07-04").glob("*.xml"))[:5]:
+    for path in sorted((fixtures / "feeds/ai-blogs/2026-07-04").glob("*.xml"))[:5]:
         parsed = parse_feed(Path(path).read_bytes(), SRC, fetched_at=NOW)
         assert parsed.items
         _check_items(parsed)

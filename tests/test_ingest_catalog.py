@@ -124,8 +124,8 @@ def test_the_heartbeat_keeps_a_working_lease_alive_and_a_silent_one_expires(engi
     assert ingest.claim(engine, "stall", "me:2:alive", datetime.now(UTC))
 
 
-def test_replay_file_names_that_collide_or_give_no_id_are_errors(engine, tmp_path, shared):
-    feed = next((shared / "fixtures/feeds/ai-blogs/2026-07-04").glob("*.xml")).read_bytes()
+def test_replay_file_names_that_collide_or_give_no_id_are_errors(engine, tmp_path, fixtures):
+    feed = next((fixtures / "feeds/ai-blogs/2026-07-04").glob("*.xml")).read_bytes()
     for name in ("Upper.xml", "upper.rss", "___.xml", "中文.xml", "fine.xml"):
         (tmp_path / name).write_bytes(feed)
     (tmp_path / "pages.json").write_text("{not json", encoding="utf-8")
@@ -141,8 +141,8 @@ def test_replay_file_names_that_collide_or_give_no_id_are_errors(engine, tmp_pat
         assert {r[0] for r in conn.execute(select(items.c.source_id).distinct())} == {"fine"}
 
 
-def test_one_feed_file_is_replayed_as_a_feed_and_flat_pages_json_is_not_a_feed(sqlite_engine, tmp_path, shared):
-    snap = shared / "fixtures/feeds/ai-blogs/2026-07-04"
+def test_one_feed_file_is_replayed_as_a_feed_and_flat_pages_json_is_not_a_feed(sqlite_engine, tmp_path, fixtures):
+    snap = fixtures / "feeds/ai-blogs/2026-07-04"
     one = next(snap.glob("*.xml"))
     out = _run(sqlite_engine, [], source=one)
     sid = ingest.source_id_for_file(one)

@@ -126,7 +126,7 @@ def test_a_bad_policy_file_stops_every_writer_with_the_same_error(sqlite_engine,
         load_week,
     )
 
-    load_week(sqlite_engine, __import__("conftest").SHARED, limit=5)
+    load_week(sqlite_engine, __import__("conftest").FIXTURES, limit=5)
     with pytest.raises(ConfigError, match="missing.md"):
         build_weekly(sqlite_engine, settings, None, HARVEST_WEEK)
 

@@ -31,8 +31,8 @@ REMOTE = (
 
 
 @pytest.fixture(scope="module")
-def cards(shared, tmp_path_factory):
-    rows = [json.loads(line) for line in open(shared / "fixtures/news/ai-daily-harvest.jsonl", encoding="utf-8")]
+def cards(fixtures, tmp_path_factory):
+    rows = [json.loads(line) for line in open(fixtures / "news/ai-daily-harvest.jsonl", encoding="utf-8")]
     picked = [r for r in rows if r["title"] in NVIDIA + REMOTE]
     assert len(picked) == len(NVIDIA + REMOTE)
     tmp = tmp_path_factory.mktemp("leads")

@@ -35,8 +35,8 @@ def _has_text(entry) -> bool:
     return any(t and drop.sub("", t).strip() for t in texts)
 
 
-def test_every_feedparser_corpus_document(shared):
-    root = shared / "fixtures/feeds/feedparser-tests"
+def test_every_feedparser_corpus_document(fixtures):
+    root = fixtures / "feeds/feedparser-tests"
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != "LICENSE")
     assert len(files) > 2000
     bozo_files = silent_bozo = 0
@@ -68,8 +68,8 @@ def test_every_feedparser_corpus_document(shared):
     assert not mismatched, mismatched[:10]
 
 
-def test_bozo_warning_names_line_and_keeps_items(shared):
-    body = (shared / "fixtures/feeds/feedparser-tests/encoding/bozo_double-encoded-html.xml").read_bytes()
+def test_bozo_warning_names_line_and_keeps_items(fixtures):
+    body = (fixtures / "feeds/feedparser-tests/encoding/bozo_double-encoded-html.xml").read_bytes()
     parsed = parse_feed(body, SRC, fetched_at=NOW)
     assert parsed.error is None
     assert parsed.warnings[0].startswith("not well-formed XML at line 9, column 17")
@@ -84,8 +84,8 @@ def test_not_a_feed_is_one_line_error():
     assert "not valid JSON at line 1" in parse_feed(b'{"items": [', SRC, fetched_at=NOW).error
 
 
-def test_real_ai_blog_snapshot(shared):
-    body = (shared / "fixtures/feeds/ai-blogs/2026-07-04/feed_anthropic_news.xml").read_bytes()
+def test_real_ai_blog_snapshot(fixtures):
+    body = (fixtures / "feeds/ai-blogs/2026-07-04/feed_anthropic_news.xml").read_bytes()
     parsed = parse_feed(body, SRC, fetched_at=NOW)
     assert parsed.title == "Anthropic News" and parsed.error is None
     fp = feedparser.parse(body)
@@ -98,8 +98,8 @@ def test_real_ai_blog_snapshot(shared):
     assert first.categories == ["Announcements"]
 
 
-def test_german_podcast_detected_other(shared):
-    body = (shared / "fixtures/feeds/ai-blogs/2026-07-04/feed_ai_first_podcast.xml").read_bytes()
+def test_german_podcast_detected_other(fixtures):
+    body = (fixtures / "feeds/ai-blogs/2026-07-04/feed_ai_first_podcast.xml").read_bytes()
     items = parse_feed(body, SRC, fetched_at=NOW).items
     assert items[0].title == "Die Rolle von HR in der KI-Transformation"
     assert items[0].language == "other"
@@ -266,15 +266,15 @@ def test_gb2312_feed_decodes():
     assert (item.title, item.summary, item.language) == (GB2312_TITLE, GB2312_SUMMARY, "zh")
 
 
-def test_gb2312_without_declaration_is_detected(shared):
-    body = (shared / "fixtures/feeds/feedparser-tests/illformed/chardet/gb2312.xml").read_bytes()
+def test_gb2312_without_declaration_is_detected(fixtures):
+    body = (fixtures / "feeds/feedparser-tests/illformed/chardet/gb2312.xml").read_bytes()
     parsed = parse_feed(body, SRC, fetched_at=NOW)
     assert parsed.warnings and "(bozo)" in parsed.warnings[0]
     assert [i.title for i in parsed.items] == ["不归移民漫画系列：专业工作"]
 
 
-def test_json_feed(shared):
-    body = (shared / "fixtures/feeds/feedparser-tests/json/example.json").read_bytes()
+def test_json_feed(fixtures):
+    body = (fixtures / "feeds/feedparser-tests/json/example.json").read_bytes()
     parsed = parse_feed(body, SRC, fetched_at=NOW)
     assert parsed.title == "My Example Feed" and parsed.error is None and parsed.format == "json1"
     second, first = parsed.items

@@ -22,7 +22,7 @@ import podcast_audio  # noqa: E402  (the benchmark's own speech synthesis and co
 pytestmark = pytest.mark.slow
 
 
-def test_a_ten_minute_recording_becomes_a_digest(shared, tmp_path):
+def test_a_ten_minute_recording_becomes_a_digest(tmp_path):
     require("espeak-ng", None if shutil.which("espeak-ng") else "not installed (apt-get install espeak-ng)")
     audio = tmp_path / "podcast.wav"
     seconds, turns = podcast_audio.speak(podcast_audio.meeting_turns(2), audio, minutes=10)

@@ -81,7 +81,7 @@ def published(sqlite_engine, tmp_path):
             key="2026-W11",
             language="zh",
             title="AI周报 2026-W11 | 测试台",
-            body="(seed form)",
+            body="(the weekly report)",
             meta=weekly_meta("2026-W11"),
             status="clean",
             material_key="w",

@@ -11,8 +11,7 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import EvalFileError
 from newsdesk.eval import external
-from newsdesk.rank import learned
-from newsdesk.rank.score import rank_events
+from newsdesk.rank.score import learned, rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import events
 
@@ -53,12 +52,12 @@ def test_the_shipped_model_loads_and_its_contributions_sum_to_the_score():
     assert model.lead_probability(model.importance_at(0.3)) == pytest.approx(0.3)
 
 
-def _store(tmp_path: Path, shared: Path) -> tuple[Settings, object]:
+def _store(tmp_path: Path, fixtures: Path) -> tuple[Settings, object]:
     """A small real store: 40 harvest items of 2026-02-10 … 02-12 through ingest, cluster and stories."""
     from newsdesk.run.pipeline import run_pipeline
 
     lines = []
-    with (shared / "fixtures/news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh:
+    with (fixtures / "news/ai-daily-harvest.jsonl").open(encoding="utf-8") as fh:
         for raw in fh:
             row = json.loads(raw)
             if str(row.get("pub_date", ""))[:10] in ("2026-02-10", "2026-02-11", "2026-02-12"):
@@ -86,8 +85,8 @@ def _ranked(engine) -> list[tuple]:
         ]
 
 
-def test_the_learned_ranking_of_a_real_store_is_deterministic_and_shows_each_factor(tmp_path, shared):
-    s, engine = _store(tmp_path / "a", shared)
+def test_the_learned_ranking_of_a_real_store_is_deterministic_and_shows_each_factor(tmp_path, fixtures):
+    s, engine = _store(tmp_path / "a", fixtures)
     try:
         rank_events(engine, s)
         first = _ranked(engine)
@@ -95,7 +94,7 @@ def test_the_learned_ranking_of_a_real_store_is_deterministic_and_shows_each_fac
         assert _ranked(engine) == first
     finally:
         engine.dispose()
-    s2, engine2 = _store(tmp_path / "b", shared)
+    s2, engine2 = _store(tmp_path / "b", fixtures)
     try:
         rank_events(engine2, s2)
         assert _ranked(engine2) == first

@@ -142,8 +142,8 @@ def test_chinese_plain_transcript():
     assert _words(turns) == [("主持人", "欢迎收听本期节目。今天我们聊聊大模型。"), ("嘉宾", "谢谢邀请。")]
 
 
-def test_qmsum_meeting_shape(shared):
-    with (shared / "fixtures/transcripts/qmsum-val.jsonl").open(encoding="utf-8") as fh:
+def test_qmsum_meeting_shape(fixtures):
+    with (fixtures / "transcripts/qmsum-val.jsonl").open(encoding="utf-8") as fh:
         lines = fh.readlines()
     assert len(lines) == 35
     for line in lines:

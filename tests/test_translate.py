@@ -52,14 +52,14 @@ def test_softened_hedge_is_caught():
     assert hedge_problems(zh, "Possibly no one is doing this yet.") == []
 
 
-def _zh(engine, shared, llm):
-    turns = qmsum_turns(shared, 3)
+def _zh(engine, fixtures, llm):
+    turns = qmsum_turns(fixtures, 3)
     return turns, build_episode(engine, None, llm, turns, title="Remote control design", number=7, key="qmsum-3")
 
 
-def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
+def test_english_edition_matches_the_chinese_one_to_one(fixtures, sqlite_engine):
     llm = EpisodeFake()
-    turns, zh = _zh(sqlite_engine, shared, llm)
+    turns, zh = _zh(sqlite_engine, fixtures, llm)
     en = build_translation(sqlite_engine, None, llm, zh, turns, original_title="Remote control design")
     d_zh, d_en = parse_digest(zh.text, "zh"), parse_digest(en.text, "en")
     assert en.text.startswith("7. Remote control design\n\nSummary\n") and "\nDeep dive\n" in en.text
@@ -80,9 +80,9 @@ def test_english_edition_matches_the_chinese_one_to_one(shared, sqlite_engine):
     assert again.reused and again.text == en.text and len(llm.calls) == calls
 
 
-def test_a_unit_that_loses_a_bullet_is_regenerated_once(shared, sqlite_engine):
+def test_a_unit_that_loses_a_bullet_is_regenerated_once(fixtures, sqlite_engine):
     llm = EpisodeFake()
-    turns, zh = _zh(sqlite_engine, shared, llm)
+    turns, zh = _zh(sqlite_engine, fixtures, llm)
     llm.translation_faults = 2  # the summary's and section 1's first answers are one bullet short
     before = len(llm.calls)
     en = build_translation(sqlite_engine, None, llm, zh, turns)
@@ -92,9 +92,9 @@ def test_a_unit_that_loses_a_bullet_is_regenerated_once(shared, sqlite_engine):
     assert not any("bullets, need exactly" in f for f in en.findings)
 
 
-def test_a_unit_still_wrong_after_the_retry_is_flagged(shared, sqlite_engine):
+def test_a_unit_still_wrong_after_the_retry_is_flagged(fixtures, sqlite_engine):
     llm = EpisodeFake()
-    turns, zh = _zh(sqlite_engine, shared, llm)
+    turns, zh = _zh(sqlite_engine, fixtures, llm)
     llm.translation_faults = 1000  # every first answer is short
     original = llm._translate
     llm._translate = lambda system, user, retry: original(system, user, retry=False)  # and so is every retry

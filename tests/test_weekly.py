@@ -1,4 +1,4 @@
-"""The weekly report: seed 003's form parsed back, themes from the week's leads, checks with one rewrite, no repeats.
+"""The weekly report: its form parsed back, themes from the week's leads, checks with one rewrite, no repeats.
 
 The writer here (CopyingBackend, tests/fakes.py) is a deterministic backend behind the real LLM client (cache, ledger and
 schema repair are real); it writes only sentences copied from the material, so the real
@@ -33,20 +33,20 @@ from newsdesk.write.weekly import (
     repeated_sentences,
 )
 
-HARVEST_WEEK = "2026-W09"  # 2026-02-23 … 03-01 in ../shared/fixtures/news/ai-daily-harvest.jsonl, a dev week
+HARVEST_WEEK = "2026-W09"  # 2026-02-23 … 03-01 in tests/fixtures/news/ai-daily-harvest.jsonl, a dev week
 # (2026-W11 is held out: never built, read or tuned on here)
 
 
 # --- loading the harvest week -----------------------------------------------------------------
 
 
-def load_week(engine, shared, first=date(2026, 2, 23), last=date(2026, 3, 1), limit=None) -> int:
+def load_week(engine, fixtures, first=date(2026, 2, 23), last=date(2026, 3, 1), limit=None) -> int:
     """Harvest items of the week into the store, clustered into events and ranked, as the pipeline does."""
     from newsdesk.ingest.jsonl import read_harvest
 
     loaded = []
     with engine.begin() as conn:
-        for source, item in read_harvest(shared / "fixtures/news/ai-daily-harvest.jsonl", errors=[]):
+        for source, item in read_harvest(fixtures / "news/ai-daily-harvest.jsonl", errors=[]):
             if item.published_at is None or not (first <= item.published_at.date() <= last):
                 continue
             sync_sources(conn, [source])
@@ -60,7 +60,7 @@ def load_week(engine, shared, first=date(2026, 2, 23), last=date(2026, 3, 1), li
 
 
 def parse_report(text: str) -> dict:
-    """Seed 003's form read back: title line, the five properties, overview, sections, briefs."""
+    """The weekly report's form read back: title line, the five properties, overview, sections, briefs."""
     blocks = text.strip().split("\n\n")
     title = blocks[0]
     props = {}
@@ -202,8 +202,8 @@ def test_the_date_is_the_weeks_last_day_or_the_time_it_was_published_live():
     assert published_at("2026-W09", live, tz) == live
 
 
-def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, tmp_path):
-    loaded = load_week(sqlite_engine, shared)
+def test_weekly_from_the_harvest_week_has_the_weekly_report_form(sqlite_engine, fixtures, tmp_path):
+    loaded = load_week(sqlite_engine, fixtures)
     assert loaded > 150
     settings = Settings(site_name="Recsys Frontier")
     llm = copying_llm(sqlite_engine)
@@ -224,7 +224,7 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, t
         assert items, section  # name（source）paragraphs
         assert len(section["paragraphs"]) == len(items) + 2  # thesis … items … synthesis
     assert report["briefs"] and all(re.match(r"^.+ — .+ / .+[。！？.!?]$", b) for b in report["briefs"])
-    for paragraph in report["overview"]:  # the seed's defect is not repeated
+    for paragraph in report["overview"]:  # a reference weekly's defect (its overview in the summary) is not repeated
         assert paragraph not in props["summary"] and not repeated_sentences(props["summary"], paragraph)
     # Every part was checked and recorded under the week's key.
     with sqlite_engine.connect() as conn:
@@ -242,8 +242,8 @@ def test_weekly_from_the_harvest_week_has_seed_003_form(sqlite_engine, shared, t
         assert conn.execute(select(editions.c.updated_at)).scalar() == row.updated_at
 
 
-def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, shared):
-    load_week(sqlite_engine, shared, limit=40)
+def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, fixtures):
+    load_week(sqlite_engine, fixtures, limit=40)
     settings = Settings()
     fixed = copying_llm(sqlite_engine, defects={"number", "repeat"})
     stats = build_weekly(sqlite_engine, settings, fixed, HARVEST_WEEK)
@@ -265,8 +265,8 @@ def test_failing_parts_are_rewritten_once_then_flagged(sqlite_engine, shared):
     assert any("987.65" in str(flag["findings"]) for flag in row.meta["flags"])
 
 
-def test_a_brief_written_about_another_event_is_caught_and_rewritten(sqlite_engine, shared):
-    load_week(sqlite_engine, shared, limit=40)
+def test_a_brief_written_about_another_event_is_caught_and_rewritten(sqlite_engine, fixtures):
+    load_week(sqlite_engine, fixtures, limit=40)
     stats = build_weekly(sqlite_engine, Settings(), copying_llm(sqlite_engine, defects={"swap"}), HARVEST_WEEK)
     assert stats.briefs and stats.status == "clean"  # the rewrite, told which event's facts it used, fixed it
     with sqlite_engine.connect() as conn:
@@ -280,8 +280,8 @@ def test_a_brief_written_about_another_event_is_caught_and_rewritten(sqlite_engi
     )
 
 
-def test_a_summary_the_model_cannot_give_leaves_the_report_flagged_not_lost(sqlite_engine, shared):
-    load_week(sqlite_engine, shared, limit=40)
+def test_a_summary_the_model_cannot_give_leaves_the_report_flagged_not_lost(sqlite_engine, fixtures):
+    load_week(sqlite_engine, fixtures, limit=40)
     stats = build_weekly(sqlite_engine, Settings(), copying_llm(sqlite_engine, defects={"cut-summary"}), HARVEST_WEEK)
     assert stats.built and stats.status == "flagged" and stats.sections >= 3
     with sqlite_engine.connect() as conn:
@@ -299,11 +299,11 @@ def test_a_week_without_events_says_so(sqlite_engine):
 
 
 @pytest.mark.slow
-def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
+def test_embedded_model_writes_one_small_section(sqlite_engine, fixtures):
     """The real embedded model through open_llm: a section of one event, parsed and checked."""
     from newsdesk.llm.client import open_llm
 
-    load_week(sqlite_engine, shared, limit=6)
+    load_week(sqlite_engine, fixtures, limit=6)
     settings = Settings()
     settings.llm.backend = "embedded"
     settings.llm.max_tokens = 1000  # a section of one event, with room for a long summary
@@ -331,7 +331,7 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, shared):
     print(f"embedded section: {elapsed:.1f}s, {calls} model calls, status {part.status}, findings {part.findings[:3]}")
 
 
-def test_a_rewrite_the_model_cannot_give_keeps_the_first_draft_flagged(sqlite_engine, shared):
+def test_a_rewrite_the_model_cannot_give_keeps_the_first_draft_flagged(sqlite_engine, fixtures):
     from newsdesk.llm.client import LLMError
 
     class RefusesRewrites(CopyingBackend):
@@ -340,7 +340,7 @@ def test_a_rewrite_the_model_cannot_give_keeps_the_first_draft_flagged(sqlite_en
                 raise LLMError("fake-endpoint: the rewrite was refused")
             return super().chat(messages, **kwargs)
 
-    load_week(sqlite_engine, shared, limit=40)
+    load_week(sqlite_engine, fixtures, limit=40)
     llm = LLM(RefusesRewrites(defects={"number"}), sqlite_engine, concurrency=1)
     stats = build_weekly(sqlite_engine, Settings(), llm, HARVEST_WEEK)
     assert stats.built and stats.status == "flagged" and stats.sections >= 3
@@ -354,7 +354,7 @@ def test_a_rewrite_the_model_cannot_give_keeps_the_first_draft_flagged(sqlite_en
     assert all(f.part.startswith("section") for fs in failed for f in load_findings(fs))
 
 
-def test_the_weekly_follows_the_editorial_policy_file(sqlite_engine, shared, tmp_path):
+def test_the_weekly_follows_the_editorial_policy_file(sqlite_engine, fixtures, tmp_path):
     class Recording(CopyingBackend):
         systems: set = set()
 
@@ -362,7 +362,7 @@ def test_the_weekly_follows_the_editorial_policy_file(sqlite_engine, shared, tmp
             self.systems.add(messages[0]["content"])
             return super().chat(messages, **kwargs)
 
-    load_week(sqlite_engine, shared, limit=40)
+    load_week(sqlite_engine, fixtures, limit=40)
     own = tmp_path / "policy.md"
     own.write_text("# 方针\n\n## 禁用的写法\n\n- 营销词：划时代。\n", encoding="utf-8")
     settings = Settings()

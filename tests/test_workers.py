@@ -83,9 +83,9 @@ def _running_on(engine, pid: int, kind: str) -> bool:
 
 
 def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once(
-    tmp_path: Path, pg_url, broker, shared
+    tmp_path: Path, pg_url, broker, fixtures
 ):
-    rows = harvest(shared, SOURCES)
+    rows = harvest(fixtures, SOURCES)
     poisoned = rows[17]["title"]  # the model refuses this one's material every time
     feeds, model = FeedServer(rows), ModelServer(delay=0.1, poison=poisoned)
     cluster = Cluster(tmp_path, pg_url, model.base_url, broker=broker)
@@ -257,9 +257,9 @@ def _rabbitmq_problem() -> str | None:
     return None
 
 
-def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, shared):
+def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, fixtures):
     require("RabbitMQ", _rabbitmq_problem())
-    rows = harvest(shared, 5)
+    rows = harvest(fixtures, 5)
     feeds, model = FeedServer(rows), ModelServer()
     cluster = Cluster(tmp_path, pg_url, model.base_url, broker=RABBITMQ, languages=("zh",))
     settings = cluster.settings()
@@ -286,7 +286,7 @@ def test_rabbitmq_as_the_broker_carries_the_same_work(tmp_path: Path, pg_url, sh
 
 
 def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_an_episode_digest(
-    tmp_path: Path, pg_url, broker, shared
+    tmp_path: Path, pg_url, broker, fixtures
 ):
     """`docker compose up` with nothing set: no model is configured and the workers write everything
     extractive. (Once, each worker's write and episode unit asked for a model, was retried and recorded
@@ -297,7 +297,7 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
     from newsdesk.ingest.transcripts import parse_transcript
     from newsdesk.store.items import upsert_items
 
-    rows = harvest(shared, 6)
+    rows = harvest(fixtures, 6)
     feeds = FeedServer(rows)
     cluster = Cluster(
         tmp_path,

@@ -725,7 +725,7 @@ def run_cmd(
     raise typer.Exit(PARTIAL if report.problems else OK)
 
 
-ENDPOINT_HOWTO = """for written analyses, the weekly's prose and episode digests (the seeds' forms), have the model write
+ENDPOINT_HOWTO = """for the event analysis, the weekly report and the episode digest in written prose, have the model write
 and point [llm] at an OpenAI-compatible endpoint in newsdesk.toml, then `newsdesk run`:
   [write]
   by = "model"
@@ -1347,7 +1347,7 @@ def eval_editorial(
     harvest: Path = typer.Option(
         None,
         "--harvest",
-        help="The JSON Lines the labelled items came from (default: ../shared/fixtures/news/ai-daily-harvest.jsonl).",
+        help="The JSON Lines the labelled items came from (default: tests/fixtures/news/ai-daily-harvest.jsonl).",
     ),
     clusters: list[Path] = typer.Option(
         None,
@@ -1367,7 +1367,7 @@ def eval_editorial(
 
     from newsdesk.eval.editorial import as_record, day_lines, evaluate, fold_lines, week_lines
 
-    harvest = harvest or Path("../shared/fixtures/news/ai-daily-harvest.jsonl")
+    harvest = harvest or Path("tests/fixtures/news/ai-daily-harvest.jsonl")  # the checkout's copy, run from its root
     if not harvest.is_file():
         raise NewsdeskError(
             f"{harvest}: no such harvest file", "give --harvest the JSON Lines file the labelled items came from"

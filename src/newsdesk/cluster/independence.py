@@ -1,6 +1,6 @@
 """Coverage independence: how many outlets covered an event, and how many of them on their own.
 
-Breadth of coverage is not confirmation (seed 002: "3 个来源用同一标题覆盖 HalluScope，这更像
+Breadth of coverage is not confirmation (a reference event analysis: "3 个来源用同一标题覆盖 HalluScope，这更像
 arXiv 自动分发和 Hugging Face 论文流同步，不是媒体独立确认"). Members are grouped into origins;
 each origin counts once:
 - a duplicate or syndicated copy belongs to its origin item;

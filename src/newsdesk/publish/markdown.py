@@ -2,7 +2,7 @@
 
 Hugo and Jekyll read the front matter directly; Notion's Markdown import takes the page
 body and the properties it recognizes (title, date, tags, status). The weekly report
-also carries its seed-003 property block (type, status, date, slug, summary) there. What each
+also carries its property block (type, status, date, slug, summary) there. What each
 kind's file holds is its entry's in publish/outputs.py; the pieces they are made of are here.
 """
 
@@ -49,7 +49,7 @@ def headlines_summary(edition: dict) -> str:
 
 
 def weekly_front(meta: dict) -> dict:
-    """The weekly report's front matter beyond the common fields: its seed-003 type and status."""
+    """The weekly report's front matter beyond the common fields: its type and status."""
     props = meta.get("properties", {})
     return {"type": props.get("type", "Post"), "status": props.get("status", "Published")}
 

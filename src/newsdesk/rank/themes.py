@@ -70,7 +70,7 @@ _HYPE_VERB = re.compile(
     r"^.{0,14}(?:再出手|又出手|出手了|放大招|开大了?|炸场|杀疯了|急了|酸了|火了|慌了|看呆了|赢麻了)$"
 )
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[.\-+][A-Za-z0-9]+)*")
-HEADING_CHARS = 40  # seed 003's headings run to 24 characters; a headline's clause may need more
+HEADING_CHARS = 40  # a reference weekly report's headings run to 24 characters; a headline's clause may need more
 
 
 @dataclass

@@ -279,7 +279,7 @@ def names_of(transcript: Transcript, text: str) -> list[str]:
 
 def _heading(transcript: Transcript, topic: str, candidates: list[_Choice], fresh, language: str) -> tuple[str, str]:
     """(topic, hook): the section's topic phrase, and as its hook the most informative short clause
-    said about it, quoted (seed 000: "Agent安全：特斯拉试驾、一千个agent的DDoS、以及责任归用户")."""
+    said about it, quoted (as a reference episode digest does: "Agent安全：特斯拉试驾、一千个agent的DDoS、以及责任归用户")."""
     best: tuple[float, str] | None = None
     for c in candidates:
         if not fresh(c) or _META.search(c.sentence.text) or c.sentence.text.rstrip().endswith(("?", "？")):
