@@ -91,6 +91,9 @@ class StageResult:
 class Stage:
     name: str
     run: Callable[[RunContext], StageResult]
+    # The broker queue that carries its units on the Celery workers (run/units.py): a worker started
+    # with --queues takes only those, e.g. machines near the model endpoint take `write`.
+    queue: str
 
 
 def ingest_stage(ctx: RunContext) -> StageResult:
@@ -185,16 +188,21 @@ def push_stage(ctx: RunContext) -> StageResult:
     return result
 
 
+def kind_stage(kind: EditionKind) -> Stage:
+    """An edition kind's stage, on the queue of the model's machines when it has written parts."""
+    return Stage(kind.name, edition_stage(kind), "write" if kind.written else "editions")
+
+
 STAGES = [
-    Stage("ingest", ingest_stage),
-    Stage("cluster", cluster_stage),
-    Stage("stories", stories_stage),
-    Stage("rank", rank_stage),
-    Stage("write", write_stage),
-    *(Stage(kind.name, edition_stage(kind)) for kind in KINDS),
-    Stage("publish", publish_stage),
-    Stage("search", search_stage),
-    Stage("push", push_stage),
+    Stage("ingest", ingest_stage, "fetch"),
+    Stage("cluster", cluster_stage, "cluster"),
+    Stage("stories", stories_stage, "cluster"),
+    Stage("rank", rank_stage, "cluster"),
+    Stage("write", write_stage, "write"),
+    *(kind_stage(kind) for kind in KINDS),
+    Stage("publish", publish_stage, "publish"),
+    Stage("search", search_stage, "publish"),
+    Stage("push", push_stage, "publish"),
 ]
 STAGE_NAMES = [s.name for s in STAGES]
 
