@@ -457,7 +457,8 @@ def replay_settings(base: Settings, folder: Path) -> Settings:
         data_dir=str(folder),
         database_url="",
         site_dir=str(folder / "site"),
-        llm=dataclasses.replace(base.llm, backend="extractive", arbitrate_merges=False),
+        write=dataclasses.replace(base.write, by="extractive"),  # whoever writes for the user
+        llm=dataclasses.replace(base.llm, arbitrate_merges=False),  # and no model rules on a merge
     )
 
 
