@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from filelock import FileLock, Timeout
-from sqlalchemy import insert, select, update
+from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.anchors import extract_anchors
@@ -161,7 +161,7 @@ def cluster_new_items(
     return stats
 
 
-def _pending(conn: Connection) -> list:
+def _pending(conn: Connection) -> Sequence[Row]:
     """The items in no event, in the order they are placed; the read's transaction is ended."""
     pending = conn.execute(
         select(items.c.id, items.c.published_at)
@@ -173,7 +173,7 @@ def _pending(conn: Connection) -> list:
     return pending
 
 
-def _place(conn: Connection, clusterer: Clusterer, row, vector, now: datetime, stats: ClusterStats) -> int:
+def _place(conn: Connection, clusterer: Clusterer, row, vector, now: datetime, stats: ClusterStats) -> object:
     """Place one item, store where it went (and the arbiter's ruling, and a roundup's links), count
     it; returns its event."""
     calls = clusterer.arbiter_calls

@@ -132,7 +132,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     app.add_route(
         "/mcp", TokenGate(mcp, settings, throttle), methods=["GET", "POST", "DELETE"], include_in_schema=False
     )
-    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.exception_handler(StarletteHTTPException)(http_error)
     for router in (pages_reading.router, editions_router(), pages_operator.router, pages_account.router):
         app.include_router(router)
     app.add_api_route("/healthz", healthz, methods=["GET"], include_in_schema=False)

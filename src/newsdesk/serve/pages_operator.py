@@ -24,6 +24,11 @@ from newsdesk.serve.pages import kit
 router = APIRouter()
 
 
+def _text(value: object) -> str | None:
+    """A form field that should be text: a file sent under its name is no token."""
+    return value if isinstance(value, str) else None
+
+
 # --- the newsroom's workings ---------------------------------------------------------------
 
 
@@ -74,7 +79,7 @@ def feedback_submit(request: Request, event_id: int, kind: str = Form(""), note:
 async def source_add(request: Request):
     pages = kit(request)
     form = dict(await request.form())
-    pages.require_writer(request, form.get("csrf"))
+    pages.require_writer(request, _text(form.get("csrf")))
     try:
         with pages.engine.begin() as conn:
             queries.add_source(conn, form)
@@ -128,7 +133,7 @@ def drafts_page(request: Request):
 async def subscription_add(request: Request):
     pages = kit(request)
     form = dict(await request.form())
-    pages.require_writer(request, form.get("csrf"))
+    pages.require_writer(request, _text(form.get("csrf")))
     try:
         with pages.engine.begin() as conn:
             add_subscription(conn, form)
