@@ -12,6 +12,7 @@ Two rules hold for everything it prints:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import typer
@@ -33,6 +34,9 @@ from newsdesk.core.config import Settings, load_settings
 from newsdesk.core.errors import OK, PARTIAL, NewsdeskError, error_line
 from newsdesk.publish.outputs import EDITION_KINDS
 from newsdesk.store import StoreError, damaged, open_store, unusable_store
+
+if TYPE_CHECKING:  # the command imports what it runs when it runs it
+    from newsdesk.llm.client import LazyLLM
 
 # The pipeline's stages as `run --stage` names them (pipeline.STAGE_NAMES, which tests/test_docs.py
 # holds this to), without importing the pipeline (a second) for every command's help.
@@ -432,7 +436,7 @@ def _writers(s: Settings, eng):
     return llm, writers(s, llm)
 
 
-def _calls(llm) -> str:
+def _calls(llm: LazyLLM) -> str:
     if not llm.opened:
         return "0 model calls"
     return f"{llm.calls} model calls, {llm.spent_tokens} tokens, ${llm.spent_usd:.4f}"

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError, error_line
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import LazyLLM
 from newsdesk.publish.outputs import KINDS, EditionKind
 from newsdesk.store import damaged, unusable_store
@@ -66,7 +67,7 @@ class RunContext:
 
     engine: Engine
     settings: Settings
-    llm: object  # LazyLLM, or a test's scripted model
+    llm: ChatModel  # LazyLLM, or a test's scripted model
     run_id: str
     limits: Limits = Limits()
     source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
@@ -253,7 +254,7 @@ def run_pipeline(
     limits: Limits = Limits(),
     source: Path | None = None,
     sources: list[str] | None = None,
-    llm=None,
+    llm: ChatModel | None = None,
     watcher: Watcher | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> RunReport:

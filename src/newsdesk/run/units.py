@@ -30,6 +30,7 @@ from sqlalchemy import and_, exists, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import BudgetExhausted
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS
 from newsdesk.run.pipeline import STAGE_NAMES, STAGES, RunContext
@@ -101,7 +102,7 @@ class BudgetSpent(Exception):
 class Context:
     engine: Engine
     settings: Settings
-    llm: Any  # llm.LazyLLM for the unit's run: opened only when a unit asks the model something
+    llm: ChatModel  # llm.LazyLLM for the unit's run: opened only when a unit asks the model something
     run_id: str | None = None
     embedder: Callable[[], Any] | None = None  # the process's embedding model (kept: loading it costs seconds)
 

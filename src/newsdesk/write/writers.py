@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Turn
+from newsdesk.llm.chat import ChatModel
 
 if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
     from newsdesk.write.analysis import WriteStats
@@ -60,7 +61,7 @@ class ModelWriters:
 
     by = "model"
 
-    def __init__(self, llm):
+    def __init__(self, llm: ChatModel):
         self.llm = llm
 
     def cards(self, engine, settings, *, limit=None, progress=None, counted=None) -> WriteStats:
@@ -159,6 +160,6 @@ def other_editions(engine: Engine, settings: Settings, week: str | None, **caps)
     return [parts for parts in built if parts is not None]
 
 
-def writers(settings: Settings, llm) -> Writers:
+def writers(settings: Settings, llm: ChatModel) -> Writers:
     """The run's writers, from `[write] by`; `llm` (a LazyLLM, opened on first use) writes when the model does."""
     return ModelWriters(llm) if settings.write.by == "model" else ExtractiveWriters()
