@@ -8,14 +8,14 @@ placing an item depends on how busy the window is, never on how long the history
 How an item is matched to an event:
 0. A roundup (an item listing several stories) stands alone, and nothing joins it; it points at the
    open events it lists (`Placement.links`).
-1. Dedup first (dedup.py): a copy of a story already in an event joins that event; so does an
+1. Dedup first (dedup.py): a copy of an item already in an event joins that event; so does an
    item under a near-identical headline, up to `sweep_days` back (an outlet reposting an article).
 2. Cosine to the event's centroid **in each language it has**, against a threshold for that
    language pair: a multilingual encoder puts translations much closer than unrelated texts,
    but not as close as two same-language reports (USE: zh–en translations ≈0.5–0.7, same-
    language reports of one happening ≥0.8), so one threshold cannot serve both.
 3. Anchors (anchors.py): a shared anchor adds weight, divided by how many open events carry
-   it (a name every story this week mentions proves nothing); two different versions of one
+   it (a name every item this week mentions proves nothing); two different versions of one
    product family with no versioned name in common never join.
 3b. A name only the item and the event use in the whole window (AlphaGenome, in two outlets'
    words the day it came out; or two Chinese words no other report uses) adds `name_bonus` to a same-language pair that is already close
@@ -491,7 +491,7 @@ class Clusterer:
             score += cfg.amount_bonus
             why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
         # A name only this event's reports use in the whole window (AlphaGenome, a person's
-        # name) is this happening's own, where a product word every story names is a topic.
+        # name) is this happening's own, where a product word every report names is a topic.
         own = self._own_names(doc, ev)
         if (
             own

@@ -43,8 +43,8 @@ class ClusterStats:
 
 
 def _global_guid(guid: str | None) -> str | None:
-    # Only guids that name the story itself (URLs, tag:/oai:/urn: ids) can match across sources;
-    # "post-12" from two blogs is two stories.
+    # Only guids that name the item itself (URLs, tag:/oai:/urn: ids) can match across sources;
+    # "post-12" from two blogs is two items.
     if guid and ("://" in guid or guid.split(":", 1)[0].lower() in ("tag", "oai", "urn", "doi")):
         return guid
     return None
