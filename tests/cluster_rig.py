@@ -223,12 +223,22 @@ class Cluster:
 
         return load_settings(self.config, env=self.extra_env)
 
-    def start_worker(self, concurrency: int = 2, queues: str | None = None) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "newsdesk", "worker", f"--concurrency={concurrency}"]
+    def start_worker(
+        self, concurrency: int = 2, queues: str | None = None, preload: str | None = None
+    ) -> subprocess.Popen:
+        """`newsdesk worker`; `preload`: a module in tests/ whose register() runs first (tests/memo_kind.py),
+        as a package whose own files held what it registers would have it at import."""
+        cmd = [sys.executable, "-m", "newsdesk"]
+        env = self.env
+        if preload:
+            run = f"import {preload}; {preload}.register(); from newsdesk.cli import app; app(prog_name='newsdesk')"
+            cmd = [sys.executable, "-c", run]
+            env = {**env, "PYTHONPATH": str(ROOT / "tests") + os.pathsep + env["PYTHONPATH"]}
+        cmd += ["worker", f"--concurrency={concurrency}"]
         if queues:
             cmd.append(f"--queues={queues}")
         log = open(self.tmp / f"worker-{len(self.procs)}.log", "w")
-        proc = subprocess.Popen(cmd, env=self.env, cwd=self.tmp, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, env=env, cwd=self.tmp, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
 
@@ -251,9 +261,11 @@ class Cluster:
         """Drop this test's queues from the broker."""
         from kombu import Connection
 
+        from newsdesk.run.units import queues
+
         with Connection(self.settings().workers.broker_url) as conn:
             channel = conn.channel()
-            for q in ("fetch", "cluster", "write", "editions", "publish"):
+            for q in queues():
                 with contextlib.suppress(Exception):  # never declared
                     channel.queue_delete(f"{self.prefix}.{q}")
 

@@ -324,3 +324,14 @@ def page():
         context.close()
         browser.close()
         assert outside == [], f"the pages asked for off-machine resources: {outside}"
+
+
+@pytest.fixture
+def memo_kind():
+    """A throwaway edition kind (tests/memo_kind.py) registered as its files would register it, and taken out again."""
+    import memo_kind as memo
+
+    try:
+        yield memo.register()
+    finally:
+        memo.unregister()

@@ -375,7 +375,7 @@ NAMED = [
 
 def test_two_reports_naming_a_word_no_other_report_uses_the_same_day_are_one_event(embedder):
     """A name only these two reports use in the whole window (a new model's) is the happening's own;
-    a product word every story of the week names is a topic, and across languages a shared Latin
+    a product word every report of the week names is a topic, and across languages a shared Latin
     name stays a product word (the test above). The two texts are worded apart (cosine ≈0.5-0.6)."""
     got = _place(embedder, NOISE + NAMED)
     assert got["g1"] == got["g2"]

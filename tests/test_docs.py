@@ -120,6 +120,37 @@ def test_no_banned_word_is_used(banned, say):
     assert not hits, f"{banned!r} is ruled out by docs/glossary.md (say {say!r}): {hits}"
 
 
+def _words(phrase: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", phrase))
+
+
+def _code_name_bans() -> list[tuple[str, tuple[str, ...]]]:
+    """The banned phrases a name can spell (words only), as (phrase, its words); a phrase whose
+    words are those of the word to say ("follow up of", "follow-up of") is no name's business."""
+    return [
+        (banned, _words(banned))
+        for banned, say in _glossary_bans()
+        if re.fullmatch(r"[A-Za-z -]+", banned) and _words(banned) != _words(say)
+    ]
+
+
+def test_no_name_in_the_code_is_a_banned_word():
+    """`news_item`, `NewsItem`, `top_stories`, `lead_story`, `storyline`: a name in the package's code
+    or templates spells none of the glossary's ruled-out words (each name split at _ and capitals)."""
+    src = ROOT / "src" / "newsdesk"
+    files = [p for p in src.rglob("*") if p.suffix in {".py", ".html"} and "migrations" not in p.parts]
+    bans = _code_name_bans()
+    assert ("news item", ("news", "item")) in bans and ("lead stories", ("lead", "stories")) in bans
+    hits = []
+    for path in files:
+        for name in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text(encoding="utf-8"))):
+            words = tuple(w for part in name.split("_") for w in _words(part))
+            for banned, ban in bans:
+                if any(words[i : i + len(ban)] == ban for i in range(len(words))):
+                    hits.append(f"{path.relative_to(ROOT)}: {name} ({banned!r})")
+    assert not hits, f"names the glossary rules out (docs/glossary.md): {sorted(hits)}"
+
+
 def test_the_glossary_names_every_kind_of_edition():
     """A kind added to publish/outputs.py is a word readers meet: the glossary says what it is."""
     from newsdesk.publish.outputs import KINDS

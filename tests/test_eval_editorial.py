@@ -245,6 +245,20 @@ def test_a_labelled_week_is_replayed_through_the_stages(tmp_path, fixtures):
     assert not (tmp_path / "unused").exists()  # the replay's store is a temporary one
 
 
+def test_the_replay_writes_extractive_when_the_user_has_the_model_write(tmp_path, fixtures):
+    """`[write] by = "model"` in the user's settings, an endpoint that answers nothing: the replay still
+    writes every card by code and makes no call. (Once, it set the retired llm.backend = "extractive",
+    and its write stage opened the model writers over a backend that does not exist.)"""
+    harvest, clusters, tiers = small_set(tmp_path, fixtures)
+    settings = Settings(data_dir=str(tmp_path / "unused"))
+    settings.write.by = "model"
+    settings.llm.base_url, settings.llm.model = "http://127.0.0.1:9/v1", "nowhere"
+    (week,), problems = evaluate(tiers, settings, harvest=harvest, clusters=[clusters])
+    assert problems == []
+    assert sum(d.cards for d in week.days) >= 5 and week.weekly_status in ("clean", "flagged")
+    assert settings.write.by == "model"  # the user's settings are left as they were
+
+
 def test_an_item_missing_from_the_harvest_is_one_clear_error(tmp_path, fixtures):
     drop = harvest_id(links(NANO)[0])
     harvest, clusters, tiers = small_set(tmp_path, fixtures, drop=drop)

@@ -17,10 +17,8 @@ from sqlalchemy import select
 
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import LABELS, UI_LANGUAGES
-from newsdesk.editions.build import Progress
-from newsdesk.publish import markdown as md
 from newsdesk.publish.markdown import split_front_matter
-from newsdesk.publish.outputs import BY_SEGMENT, DAY, EDITION_KINDS, KINDS, EditionKind
+from newsdesk.publish.outputs import BY_SEGMENT, EDITION_KINDS, KINDS, EditionKind
 from newsdesk.publish.site import _environment, publish_site
 from newsdesk.run import pipeline
 from newsdesk.serve.app import create_app
@@ -151,62 +149,8 @@ def test_every_kind_is_published_served_and_offered(sqlite_engine, tmp_path, kin
 
 # --- a throwaway kind -------------------------------------------------------------------
 #
-# docs/adding-an-output.md's checklist for a kind assembled from what is stored (no writer of its
-# own) with the one-page template: its entry (publish/outputs.py), its build (editions/build.py),
-# its name (core/labels.py) and its sample (SAMPLES above). Below, each is what that file would hold;
-# nothing else in the package is touched.
-
-
-def memo_stage(engine, settings, writers, *, caps: dict, progress: Progress) -> dict:
-    """editions/build.py's part: a memo per stored daily edition, its lead headline or that it had none."""
-    with engine.connect() as conn:
-        days = conn.execute(select(editions).where(editions.c.kind == "daily")).all()
-    with engine.begin() as conn:
-        for day in days:
-            lead = next(iter(day.meta.get("cards", [])), {}).get("headline", "—")
-            store_edition(
-                conn,
-                kind="memo",
-                key=day.key,
-                language=day.language,
-                title=f"{day.title} · memo",
-                body=f"# {day.title} · memo\n\n{lead}\n",
-                meta={"summary": lead},
-                status="clean",
-                material_key=f"memo-{day.material_key}",
-            )
-    return {"memos": len(days)}
-
-
-MEMO = EditionKind(  # publish/outputs.py's part: its entry in KINDS
-    "memo",
-    segment="memos",
-    build=memo_stage,
-    body=md.untitled_body,
-    summary=lambda edition: edition["meta"].get("summary", ""),
-    tool="daily_memo",
-    about="The memo of one day: its lead headline.",
-    key=DAY,
-)
-
-
-@pytest.fixture
-def memo_kind():
-    """The throwaway kind registered as its files would register it, and taken out again."""
-    assert MEMO.name not in LABELS and MEMO.name not in EDITION_KINDS, "pick a throwaway name nothing uses"
-    KINDS.append(MEMO)
-    EDITION_KINDS[MEMO.name], BY_SEGMENT[MEMO.segment] = MEMO, MEMO
-    LABELS[MEMO.name] = {"zh": "备忘", "en": "Memos"}  # core/labels.py's part
-    # pipeline.STAGES reads KINDS when it is imported; an entry added at run time is added as it would be.
-    pipeline.STAGES.insert(pipeline.STAGE_NAMES.index("publish"), pipeline.Stage("memo", pipeline.edition_stage(MEMO)))
-    pipeline.STAGE_NAMES[:] = [s.name for s in pipeline.STAGES]
-    try:
-        yield MEMO
-    finally:
-        KINDS.remove(MEMO)
-        del EDITION_KINDS[MEMO.name], BY_SEGMENT[MEMO.segment], LABELS[MEMO.name]
-        pipeline.STAGES[:] = [s for s in pipeline.STAGES if s.name != "memo"]
-        pipeline.STAGE_NAMES[:] = [s.name for s in pipeline.STAGES]
+# tests/memo_kind.py holds it (the `memo_kind` fixture in conftest.py registers it and takes it out
+# again): a memo per day, added as docs/adding-an-output.md's checklist says.
 
 
 def test_a_new_kind_takes_only_the_checklists_files(sqlite_engine, tmp_path, memo_kind):
@@ -215,6 +159,38 @@ def test_a_new_kind_takes_only_the_checklists_files(sqlite_engine, tmp_path, mem
     report = pipeline.run_pipeline(sqlite_engine, settings, stages=["memo", "publish"])
     assert report.problems == [] and report.facts["memos"] == 2
     _is_reachable(sqlite_engine, settings, memo_kind, "2026-03-12", "日报 2026-03-12 · memo")
+
+
+RSS = """<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>one</title>
+<item><title>OpenAI releases a model</title><link>http://example.com/a/1</link><guid>g1</guid>
+<description>A model was released</description><pubDate>Thu, 12 Mar 2026 10:00:00 GMT</pubDate></item>
+</channel></rss>"""
+
+
+def test_newsdesk_run_builds_a_new_kind(tmp_path, monkeypatch, memo_kind):
+    """`newsdesk run` over a replayed feed: the day's daily edition, then the memo of it, published."""
+    from typer.testing import CliRunner
+
+    from newsdesk import cli
+    from newsdesk.store import open_store
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "newsdesk.toml").write_text('timezone = "UTC"\n')
+    monkeypatch.setenv("NEWSDESK_CONFIG", str(tmp_path / "newsdesk.toml"))
+    monkeypatch.setenv("NEWSDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("NEWSDESK_SITE_DIR", str(tmp_path / "site"))
+    monkeypatch.setattr(cli, "_state", {})
+    (tmp_path / "feeds").mkdir()
+    (tmp_path / "feeds" / "one.xml").write_text(RSS)
+    result = CliRunner().invoke(cli.app, ["run", "--from", str(tmp_path / "feeds")])
+    assert result.exit_code == 0 and "memo " in result.output, result.output
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.connect() as conn:
+        memos = conn.execute(select(editions.c.key, editions.c.language).where(editions.c.kind == "memo")).all()
+    engine.dispose()
+    assert sorted(memos) == [("2026-03-12", "en"), ("2026-03-12", "zh")]
+    assert (tmp_path / "site" / "zh" / "memos" / "2026-03-12.html").exists()
 
 
 def test_the_checklist_names_the_files_a_new_kind_takes():

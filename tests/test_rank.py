@@ -183,7 +183,7 @@ def test_a_model_named_as_the_yardstick_is_not_what_the_headline_is_about():
 
 def test_an_event_is_routine_only_when_every_report_of_it_is():
     """AlphaGenome's day (2026-01-29): an inside story ("独家揭秘…内幕", an explainer) led the event
-    beside a straight report of the Nature paper, and the routine lead kept the day's lead story
+    beside a straight report of the Nature paper, and the routine lead kept the day's lead event
     out of featured. One straight report is enough for the event not to be routine."""
     from newsdesk.rank.happenings import event_kinds
 

@@ -199,7 +199,7 @@ def test_an_in_memory_store_is_versioned_by_its_tables():
 def test_a_page_kept_for_every_reader_cannot_carry_a_csrf_token():
     from starlette.requests import Request
 
-    from newsdesk.serve.app import LazyCsrf
+    from newsdesk.serve.pages import LazyCsrf
 
     request = Request({"type": "http", "method": "GET", "path": "/", "headers": [], "session": {}})
     assert len(str(LazyCsrf(request))) > 20 and "csrf" in request.session  # a personal page makes one

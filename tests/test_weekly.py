@@ -144,7 +144,7 @@ def _parts(kinds: str, importance: float, **more) -> dict:
 
 
 def test_the_analysis_of_a_happening_is_news_for_the_week_a_how_to_is_not():
-    # W10's Pentagon deal reached the harvest only as an explainer: the week's report of a lead story.
+    # W10's Pentagon deal reached the harvest only as an explainer: the week's report of a lead event.
     assert is_news(_parts("major, policy, explainer", 2.2, routine=-0.4))
     assert is_news(_parts("major, paper, explainer", 2.6, routine=-0.4))  # led by its explainer, the paper a member
     assert not is_news(_parts("major, explainer", 1.7, routine=-0.4))  # a big name alone is no happening

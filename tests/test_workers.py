@@ -377,3 +377,45 @@ def test_on_compose_defaults_the_workers_publish_extractive_cards_a_weekly_and_a
 def _weekly(engine) -> bool:
     with engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(editions).where(editions.c.kind == "weekly")).scalar() > 0
+
+
+def test_a_new_edition_kind_is_sent_by_each_pass_and_built_on_a_real_worker(tmp_path: Path, pg_url, broker, memo_kind):
+    """A kind added by docs/adding-an-output.md alone (tests/memo_kind.py) has its queue, is in the
+    list each pass (beat) sends, and a `newsdesk worker` builds and publishes it. (Once, the workers
+    spelled the kinds: its unit had no queue (KeyError) and no pass sent it.)"""
+    from newsdesk.run.units import Unit
+    from newsdesk.run.workers import configure, start_pass
+    from newsdesk.store.edition_rows import store_edition
+
+    assert Unit("stage", {"name": memo_kind.name}).queue == "editions"
+    cluster = Cluster(tmp_path, pg_url, "http://127.0.0.1:9/v1", broker=broker, env={"NEWSDESK_WRITE_BY": "extractive"})
+    settings = cluster.settings()
+    engine = open_store(settings.database)
+    with engine.begin() as conn:
+        for language in ("zh", "en"):
+            store_edition(
+                conn,
+                kind="daily",
+                key="2026-03-12",
+                language=language,
+                title="日报 2026-03-12",
+                body="# 日报 2026-03-12\n",
+                meta={"cards": [], "tabs": [{"id": "all", "label": "全部", "events": []}]},  # as test_outputs' sample
+                status="clean",
+                material_key="daily-2026-03-12",
+            )
+    try:
+        cluster.start_worker(concurrency=2, queues="cluster,write,editions,publish", preload="memo_kind")
+        configure(settings)
+        start_pass(engine, settings, [])  # no sources: what a pass sends besides the fetches
+        assert wait_until(lambda: _settled(engine), 240, 1.0), _board(engine) + cluster.logs()
+    finally:
+        cluster.stop()
+    with engine.connect() as conn:
+        done = dict(conn.execute(select(tasks.c.key, tasks.c.state)).all())
+        memos = conn.execute(select(editions.c.language, editions.c.title).where(editions.c.kind == "memo")).all()
+    with engine.connect() as conn:
+        failed = conn.execute(select(tasks.c.key, tasks.c.error).where(tasks.c.state != "done")).all()
+    assert done.get("stage:memo") == "done" and failed == [], failed
+    assert sorted(memos) == [("en", "日报 2026-03-12 · memo"), ("zh", "日报 2026-03-12 · memo")]
+    assert (Path(settings.site_dir) / "zh" / "memos" / "2026-03-12.html").exists()  # its publish followed

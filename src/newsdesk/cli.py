@@ -12,6 +12,7 @@ Two rules hold for everything it prints:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import typer
@@ -32,6 +33,9 @@ from typer.core import TyperGroup
 from newsdesk.core.config import Settings, load_settings
 from newsdesk.core.errors import OK, PARTIAL, NewsdeskError, error_line
 from newsdesk.store import StoreError, damaged, open_store, unusable_store
+
+if TYPE_CHECKING:  # the command imports what it runs when it runs it
+    from newsdesk.llm.client import LazyLLM
 
 # The pipeline's stages as `run --stage` names them (pipeline.STAGE_NAMES, which tests/test_docs.py
 # holds this to), without importing the pipeline (a second) or the edition kinds (publish.outputs,
@@ -518,7 +522,7 @@ def _said_unavailable(w) -> None:
         raise LLMUnavailable(why + (stood_in if w.stood_in else ""))
 
 
-def _calls(llm) -> str:
+def _calls(llm: LazyLLM) -> str:
     if not llm.opened:
         return "0 model calls"
     return f"{llm.calls} model calls, {llm.spent_tokens} tokens, ${llm.spent_usd:.4f}"
@@ -1142,8 +1146,6 @@ def eval_clusters(
 ) -> None:
     """B-cubed and pairwise precision / recall, cross-lingual pair recall and items/s of the clusterer; with
     story ids in the file, story-level pairwise precision / recall of the story linker too."""
-    import json
-
     from newsdesk.cluster.embed import make_embedder
     from newsdesk.eval.clusters import (
         cross_validate,
@@ -1159,15 +1161,31 @@ def eval_clusters(
         raise NewsdeskError(
             "--folds 1 leaves nothing to tune on", "give --folds 2 or more (5 is usual), or leave it out"
         )
+    pred: list = []
     if folds:
         vectors = make_embedder(settings()).embed([r.text for r in rows])
         pred, chosen = cross_validate(rows, vectors, folds)
-        for n, c in enumerate(chosen):
-            console.print(f"fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
+        _print_tuned("fold", chosen, folds)
         result = scores(pred, rows)
         console.print(f"held-apart folds ({folds}, split by event):")
     else:
         result = evaluate(rows, make_embedder(settings()))
+    _print_cluster_scores(result, folds)
+    if has_stories(rows):
+        vectors = vectors if folds else make_embedder(settings()).embed([r.text for r in rows])
+        story, chosen = evaluate_stories(rows, vectors, folds)
+        _print_tuned("stories, fold", chosen, folds)
+        _print_story_scores(story, folds)
+    if out:
+        _write_assigned(out, result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)})
+
+
+def _print_tuned(what: str, chosen: list[dict], folds: int) -> None:
+    for n, c in enumerate(chosen):
+        console.print(f"{what} {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items()))
+
+
+def _print_cluster_scores(result: dict, folds: int) -> None:
     xl = result["cross_lingual_recall"]
     console.print(f"{result['items']} items, {result['gold_events']} gold events, {result['events']} events found")
     console.print(
@@ -1181,40 +1199,40 @@ def eval_clusters(
         console.print(
             f"{result['items_per_s']:.0f} items/s with embedding ({result['cluster_items_per_s']:.0f} items/s clustering alone)"
         )
-    if has_stories(rows):
-        vectors = vectors if folds else make_embedder(settings()).embed([r.text for r in rows])
-        story, chosen = evaluate_stories(rows, vectors, folds)
-        for n, c in enumerate(chosen):
-            console.print(
-                f"stories, fold {n}: tuned on the other {folds - 1}: " + ", ".join(f"{k} {v:g}" for k, v in c.items())
-            )
-        where = f"held-apart folds ({folds}, split by story)" if folds else "default thresholds, whole file"
-        console.print(
-            f"stories ({where}): {story['gold_stories']} gold stories, {story['followup_pairs']} same-story pairs across events"
-        )
-        console.print(
-            f"story pairwise  P {story['story_pairwise_precision']:.3f}  R {story['story_pairwise_recall']:.3f}  "
-            f"F1 {story['story_pairwise_f1']:.3f}"
-        )
-        console.print(
-            f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
-            f"F1 {story['followup_f1']:.3f}"
-        )
-        console.print(
-            f"follow-up links P {story['link_precision']:.3f}  R {story['link_recall']:.3f}  "
-            f"F1 {story['link_f1']:.3f}  ({story['links']} links, {story['links_right']} right, "
-            f"{story['links_split']} inside one gold event; {story['links_needed']} needed)"
-        )
-    if out:
-        try:
-            assigned = result.get("assigned") or {r.id: f"{e[0]}-{e[1]}" for r, e in zip(rows, pred)}
-            with out.open("w", encoding="utf-8") as fh:
-                for item_id, event in assigned.items():
-                    fh.write(json.dumps({"id": item_id, "event": event}, ensure_ascii=False) + "\n")
-        except OSError as exc:
-            raise NewsdeskError(
-                f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable"
-            ) from None
+
+
+def _print_story_scores(story: dict, folds: int) -> None:
+    where = f"held-apart folds ({folds}, split by story)" if folds else "default thresholds, whole file"
+    console.print(
+        f"stories ({where}): {story['gold_stories']} gold stories, {story['followup_pairs']} same-story pairs across events"
+    )
+    console.print(
+        f"story pairwise  P {story['story_pairwise_precision']:.3f}  R {story['story_pairwise_recall']:.3f}  "
+        f"F1 {story['story_pairwise_f1']:.3f}"
+    )
+    console.print(
+        f"  across events P {story['followup_precision']:.3f}  R {story['followup_recall']:.3f}  "
+        f"F1 {story['followup_f1']:.3f}"
+    )
+    console.print(
+        f"follow-up links P {story['link_precision']:.3f}  R {story['link_recall']:.3f}  "
+        f"F1 {story['link_f1']:.3f}  ({story['links']} links, {story['links_right']} right, "
+        f"{story['links_split']} inside one gold event; {story['links_needed']} needed)"
+    )
+
+
+def _write_assigned(out: Path, assigned: dict) -> None:
+    """Each item's assigned event, as JSON Lines {id, event}."""
+    import json
+
+    try:
+        with out.open("w", encoding="utf-8") as fh:
+            for item_id, event in assigned.items():
+                fh.write(json.dumps({"id": item_id, "event": event}, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise NewsdeskError(
+            f"{out}: cannot write ({exc.strerror})", "check the folder exists and is writable"
+        ) from None
 
 
 @eval_app.command("checker")

@@ -7,6 +7,7 @@ The clusterer asks only when a score sits within `arbiter_band` of its threshold
 from __future__ import annotations
 
 from newsdesk.cluster.events import Arbiter
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import LLMError
 from newsdesk.llm.prompts import messages
 
@@ -19,7 +20,7 @@ SCHEMA = {
 }
 
 
-def llm_arbiter(llm) -> Arbiter:
+def llm_arbiter(llm: ChatModel) -> Arbiter:
     def rule(event_text: str, item_text: str) -> tuple[bool, str] | None:
         # write/prompts/arbitrate.md: the instructions are a byte-identical prefix for every ruling.
         asked = messages("arbitrate.md", event=event_text, item=item_text)

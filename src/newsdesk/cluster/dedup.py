@@ -1,4 +1,4 @@
-"""Dedup: one story reaching us twice.
+"""Dedup: one item reaching us twice.
 
 Two kinds, both recorded on the copy with a pointer to its origin:
 - **duplicate**: the same canonical URL or guid seen from another source (an aggregator or
@@ -29,7 +29,7 @@ _TRACKING = re.compile(
 
 
 def canonical_url(url: str | None) -> str | None:
-    """The URL as a story key: lowercase host without www, no fragment, no tracking, sorted query."""
+    """The URL as an item key: lowercase host without www, no fragment, no tracking, sorted query."""
     if not url:
         return None
     try:
@@ -66,7 +66,7 @@ def shingles(text: str, k: int = 4) -> set[bytes]:
 
 
 class Deduper:
-    """Finds the origin of a story already seen inside the window, if this item is a copy."""
+    """Finds the origin of an item already seen inside the window, if this item is a copy."""
 
     def __init__(self, *, threshold: float = 0.8, num_perm: int = 64, shingle: int = 4, min_chars: int = 24):
         self.threshold = threshold
@@ -117,7 +117,7 @@ class Deduper:
         return "syndicated", self._origin[best[0]], round(best[1], 4)
 
     def add(self, key, url: str | None, guid: str | None, text: str, ts: float, origin=None) -> None:
-        """Remember a story (or a copy, pointing at `origin`) until the window passes `ts`."""
+        """Remember an item (or a copy, pointing at `origin`) until the window passes `ts`."""
         if key in self._origin:
             return
         self._origin[key] = self._origin.get(origin, origin) if origin is not None else key

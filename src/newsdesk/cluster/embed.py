@@ -70,7 +70,7 @@ class UseEmbedder:
             self._use = USE(threads=self.threads)
         # USE learnt Chinese mostly in simplified characters: traditional text scores translations of
         # it lower (zh–en cosines of one ITN event rise ≈0.05 after conversion). Long bodies only cost
-        # time; the lead carries the story.
+        # time; the lead says what happened.
         return _normalized(self._use.encode([to_simplified(t[:2000]) for t in texts]))
 
 

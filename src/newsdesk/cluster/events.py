@@ -8,14 +8,14 @@ placing an item depends on how busy the window is, never on how long the history
 How an item is matched to an event:
 0. A roundup (an item listing several stories) stands alone, and nothing joins it; it points at the
    open events it lists (`Placement.links`).
-1. Dedup first (dedup.py): a copy of a story already in an event joins that event; so does an
+1. Dedup first (dedup.py): a copy of an item already in an event joins that event; so does an
    item under a near-identical headline, up to `sweep_days` back (an outlet reposting an article).
 2. Cosine to the event's centroid **in each language it has**, against a threshold for that
    language pair: a multilingual encoder puts translations much closer than unrelated texts,
    but not as close as two same-language reports (USE: zh–en translations ≈0.5–0.7, same-
    language reports of one happening ≥0.8), so one threshold cannot serve both.
 3. Anchors (anchors.py): a shared anchor adds weight, divided by how many open events carry
-   it (a name every story this week mentions proves nothing); two different versions of one
+   it (a name every item this week mentions proves nothing); two different versions of one
    product family with no versioned name in common never join.
 3b. A name only the item and the event use in the whole window (AlphaGenome, in two outlets'
    words the day it came out; or two Chinese words no other report uses) adds `name_bonus` to a same-language pair that is already close
@@ -418,123 +418,144 @@ class Clusterer:
         return self.config.same_language
 
     def _match(self, doc: Doc, out: set) -> Placement:
+        """The open event whose centroid, anchors and words best fit the document, if it clears the
+        threshold (an arbiter rules on one close to it); else a new event."""
         if self.pair_model is not None:
             return self._match_learned(doc, out)
-        cfg = self.config
-        best = None  # (score, -order, event key, cosine, why)
+        best = None  # (score, event key, cosine, why)
         if self._centroids is not None and self.events:
-            c = self._centroids
-            rows = np.flatnonzero(c.used)
-            cos = c.m[rows] @ doc.vector.astype(np.float32)
-            margins: dict[object, tuple[float, float, str]] = {}
-            for row, s in zip(rows.tolist(), cos.tolist()):
-                key, lang = c.event[row], c.lang[row]
-                ev = self.events[key]
-                if ev.roundup or key in out:
-                    continue  # a roundup's own event, or one the arbiter ruled this item out of
-                if lang != doc.lang and doc.lang in ev.slots:
-                    continue  # like with like: the event's own-language centroid is the better witness
-                age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY
-                margin = s - self._threshold(doc.lang, lang) - cfg.decay_per_day * age
-                if key not in margins or margin > margins[key][0]:
-                    margins[key] = (margin, s, lang)
-            # Anchors can move a score by at most the bonus cap; only events that close are worth a look.
             weights = self.words.weights(doc.terms)  # rare shared words are evidence even when they add no score
-            reach = (
-                cfg.anchor_bonus_cap
-                + cfg.term_weight
-                + cfg.subject_bonus
-                + cfg.amount_bonus
-                + cfg.name_bonus
-                + max(cfg.arbiter_band, 0.0)
-            )
-            for key, (margin, s, lang) in margins.items():
+            reach = self._reach()
+            for key, (margin, s, lang) in self._margins(doc, out).items():
                 if margin < -reach:
                     continue
-                ev = self.events[key]
-                if version_conflict(set(doc.anchors), set(ev.anchors)):
-                    continue  # GPT-4.5 vs GPT-4o: two releases, however alike the texts
-                if ev.first_ts > doc.ts + cfg.window_days * DAY:
-                    continue  # an event that begins after this item's window
-                score, why = (
-                    margin,
-                    [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"],
-                )
-                evidence = []  # what says this is the same happening, beyond a like-sounding text
-                shared = self._shared_anchors(doc, ev)
-                if shared:
-                    evidence.append("anchor")
-                    bonus = min(
-                        cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared)
-                    )
-                    score += bonus
-                    why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
-                named = sorted(a for a in doc.subjects if any(same_release(a, b) for b in ev.subjects))
-                if named and cfg.subject_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
-                    evidence.append("release")
-                    score += cfg.subject_bonus
-                    why.append(
-                        f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})"
-                    )
-                # Two headlines stating one specific figure at launch report one happening (Nvidia's
-                # quarter, 681亿美元, in two outlets' words), however differently they are worded.
-                amount = sorted(doc.amounts & ev.amounts)
-                if amount and cfg.amount_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
-                    evidence.append("amount")
-                    score += cfg.amount_bonus
-                    why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
-                # A name only this event's reports use in the whole window (AlphaGenome, a person's
-                # name) is this happening's own, where a product word every story names is a topic.
-                own = self._own_names(doc, ev)
-                if (
-                    own
-                    and cfg.name_bonus
-                    and lang == doc.lang  # across languages a shared Latin name is a product word (_unsupported)
-                    and s >= cfg.name_cosine
-                    and doc.ts - ev.first_ts <= cfg.name_days * DAY
-                ):
-                    evidence.append("name")
-                    score += cfg.name_bonus
-                    why.append(
-                        f"both name {', '.join(own[:3])}, which no other report in the window does (+{cfg.name_bonus:.2f})"
-                    )
-                sim, words = self.words.similarity(weights, ev.terms, ev.size)
-                if sim and cfg.term_weight:
-                    score += cfg.term_weight * sim
-                    why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
-                if sim >= cfg.evidence_words:
-                    evidence.append("words")
-                short = (
-                    self._unsupported(doc, ev, lang, s, evidence, score - margin)
-                    if score > -abs(cfg.arbiter_band)
-                    else ""
-                )
-                if short:
-                    why.append(short)
-                    score = min(
-                        score, -abs(cfg.arbiter_band) - 1e-6
-                    )  # below the threshold and out of the arbiter's band
-                if best is None or score > best[0]:
-                    best = (score, key, s, "; ".join(why))
-        if best is not None:
-            score, key, s, why = best
-            if abs(score) < cfg.arbiter_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
-                self.arbiter_calls += 1
-                ruling = self.arbiter(self.events[key].text, doc.text)
-                if ruling is not None:  # None: the arbiter could not rule; the score decides
-                    keep, verdict = ruling
-                    why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
-                    if keep:
-                        return Placement(doc.key, key, "member", False, None, round(s, 4), why, (key, True, verdict))
-                    self.rule_apart(doc.key, key)
-                    placement = self._open(doc, s, why)
-                    placement.ruling = (key, False, verdict)
-                    return placement
-                why += "; arbiter gave no ruling"
-            if score >= 0:
-                return Placement(doc.key, key, "member", False, None, round(s, 4), why)
-            return self._open(doc, s, f"best candidate below threshold: {why}")
-        return self._open(doc, None, "no open event in the window")
+                scored = self._candidate(doc, key, margin, s, lang, weights)
+                if scored is not None and (best is None or scored[0] > best[0]):
+                    best = (scored[0], key, s, scored[1])
+        if best is None:
+            return self._open(doc, None, "no open event in the window")
+        return self._decide(doc, *best)
+
+    def _margins(self, doc: Doc, out: set) -> dict[object, tuple[float, float, str]]:
+        """Each open event's best margin over its threshold (cosine to one of its language centroids,
+        less the threshold and the centroid's age), with that cosine and language."""
+        cfg = self.config
+        c = self._centroids
+        assert c is not None
+        rows = np.flatnonzero(c.used)
+        cos = c.m[rows] @ doc.vector.astype(np.float32)
+        margins: dict[object, tuple[float, float, str]] = {}
+        for row, s in zip(rows.tolist(), cos.tolist()):
+            key, lang = c.event[row], c.lang[row]
+            ev = self.events[key]
+            if ev.roundup or key in out:
+                continue  # a roundup's own event, or one the arbiter ruled this item out of
+            if lang != doc.lang and doc.lang in ev.slots:
+                continue  # like with like: the event's own-language centroid is the better witness
+            age = max(0.0, doc.ts - ev.lang_last[lang]) / DAY
+            margin = s - self._threshold(doc.lang, lang) - cfg.decay_per_day * age
+            if key not in margins or margin > margins[key][0]:
+                margins[key] = (margin, s, lang)
+        return margins
+
+    def _reach(self) -> float:
+        """Anchors can move a score by at most the bonus cap; only events that close are worth a look."""
+        cfg = self.config
+        return (
+            cfg.anchor_bonus_cap
+            + cfg.term_weight
+            + cfg.subject_bonus
+            + cfg.amount_bonus
+            + cfg.name_bonus
+            + max(cfg.arbiter_band, 0.0)
+        )
+
+    def _candidate(self, doc: Doc, key, margin: float, s: float, lang: str, weights: dict) -> tuple[float, str] | None:
+        """One open event's score for the document and why; None when it cannot be the same happening."""
+        cfg = self.config
+        ev = self.events[key]
+        if version_conflict(set(doc.anchors), set(ev.anchors)):
+            return None  # GPT-4.5 vs GPT-4o: two releases, however alike the texts
+        if ev.first_ts > doc.ts + cfg.window_days * DAY:
+            return None  # an event that begins after this item's window
+        why = [f"cosine {s:.2f} to the {lang} centroid (threshold {self._threshold(doc.lang, lang):.2f})"]
+        evidence: list[str] = []  # what says this is the same happening, beyond a like-sounding text
+        score = self._evidence(doc, ev, lang, s, margin, weights, why, evidence)
+        short = self._unsupported(doc, ev, lang, s, evidence, score - margin) if score > -abs(cfg.arbiter_band) else ""
+        if short:
+            why.append(short)
+            score = min(score, -abs(cfg.arbiter_band) - 1e-6)  # below the threshold and out of the arbiter's band
+        return score, "; ".join(why)
+
+    def _evidence(
+        self, doc: Doc, ev: _Event, lang: str, s: float, score: float, weights: dict, why: list, evidence: list
+    ) -> float:
+        """`score` raised by each thing the document shares with the event, in turn: anchors, the same
+        release, a stated amount, a name of its own, rare words; `why` and `evidence` get each one."""
+        cfg = self.config
+        shared = self._shared_anchors(doc, ev)
+        if shared:
+            evidence.append("anchor")
+            bonus = min(cfg.anchor_bonus_cap, sum(ANCHOR_WEIGHT[anchor_kind(a)] / max(1, self._df[a]) for a in shared))
+            score += bonus
+            why.append(f"shared anchors {', '.join(shared[:4])} (+{bonus:.2f})")
+        named = sorted(a for a in doc.subjects if any(same_release(a, b) for b in ev.subjects))
+        if named and cfg.subject_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
+            evidence.append("release")
+            score += cfg.subject_bonus
+            why.append(
+                f"both about {named[0]}, within {cfg.launch_days:g} days of its first report (+{cfg.subject_bonus:.2f})"
+            )
+        # Two headlines stating one specific figure at launch report one happening (Nvidia's
+        # quarter, 681亿美元, in two outlets' words), however differently they are worded.
+        amount = sorted(doc.amounts & ev.amounts)
+        if amount and cfg.amount_bonus and doc.ts - ev.first_ts <= cfg.launch_days * DAY:
+            evidence.append("amount")
+            score += cfg.amount_bonus
+            why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
+        # A name only this event's reports use in the whole window (AlphaGenome, a person's
+        # name) is this happening's own, where a product word every report names is a topic.
+        own = self._own_names(doc, ev)
+        if (
+            own
+            and cfg.name_bonus
+            and lang == doc.lang  # across languages a shared Latin name is a product word (_unsupported)
+            and s >= cfg.name_cosine
+            and doc.ts - ev.first_ts <= cfg.name_days * DAY
+        ):
+            evidence.append("name")
+            score += cfg.name_bonus
+            why.append(
+                f"both name {', '.join(own[:3])}, which no other report in the window does (+{cfg.name_bonus:.2f})"
+            )
+        sim, words = self.words.similarity(weights, ev.terms, ev.size)
+        if sim and cfg.term_weight:
+            score += cfg.term_weight * sim
+            why.append(f"rare words {', '.join(words[:4])} (+{cfg.term_weight * sim:.2f})")
+        if sim >= cfg.evidence_words:
+            evidence.append("words")
+        return score
+
+    def _decide(self, doc: Doc, score: float, key, s: float, why: str) -> Placement:
+        """Join the best candidate when its score clears the threshold, else open a new event; one
+        within the arbiter's band of it is the arbiter's to rule on, while its budget lasts."""
+        cfg = self.config
+        if abs(score) < cfg.arbiter_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
+            self.arbiter_calls += 1
+            ruling = self.arbiter(self.events[key].text, doc.text)
+            if ruling is not None:  # None: the arbiter could not rule; the score decides
+                keep, verdict = ruling
+                why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
+                if keep:
+                    return Placement(doc.key, key, "member", False, None, round(s, 4), why, (key, True, verdict))
+                self.rule_apart(doc.key, key)
+                placement = self._open(doc, s, why)
+                placement.ruling = (key, False, verdict)
+                return placement
+            why += "; arbiter gave no ruling"
+        if score >= 0:
+            return Placement(doc.key, key, "member", False, None, round(s, 4), why)
+        return self._open(doc, s, f"best candidate below threshold: {why}")
 
     def _match_learned(self, doc: Doc, out: set) -> Placement:
         """Join the candidate event the pair model finds most probably the item's happening, when that

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from filelock import FileLock, Timeout
-from sqlalchemy import insert, select, update
+from sqlalchemy import Row, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.cluster.anchors import extract_anchors
 from newsdesk.cluster.embed import Embedder, ensure_vectors, item_text, make_embedder
-from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc, words_said
+from newsdesk.cluster.events import DAY, Arbiter, ClusterConfig, Clusterer, Doc, Placement, words_said
 from newsdesk.cluster.independence import coverage
 from newsdesk.store.items import _dialect_insert
 from newsdesk.store.leases import advisory_lock
@@ -43,8 +43,8 @@ class ClusterStats:
 
 
 def _global_guid(guid: str | None) -> str | None:
-    # Only guids that name the story itself (URLs, tag:/oai:/urn: ids) can match across sources;
-    # "post-12" from two blogs is two stories.
+    # Only guids that name the item itself (URLs, tag:/oai:/urn: ids) can match across sources;
+    # "post-12" from two blogs is two items.
     if guid and ("://" in guid or guid.split(":", 1)[0].lower() in ("tag", "oai", "urn", "doi")):
         return guid
     return None
@@ -121,13 +121,7 @@ def cluster_new_items(
     # The lock comes before the items to place are read: a second clusterer that waited finds
     # the first one's placements and places only what is still new.
     with engine.connect() as conn, _exclusive(conn, waiting):
-        pending = conn.execute(
-            select(items.c.id, items.c.published_at)
-            .outerjoin(event_members, event_members.c.item_id == items.c.id)
-            .where(event_members.c.item_id.is_(None))
-            .order_by(items.c.published_at, items.c.id)
-        ).all()
-        conn.rollback()
+        pending = _pending(conn)
         if not pending:
             stats.seconds = time.perf_counter() - start
             return stats
@@ -155,49 +149,10 @@ def cluster_new_items(
             # written to the store between placements, and SQLite has a single writer.
             step = 1 if arbiter else max(1, len(rows))
             for j in range(0, len(rows), step):
-                chunk_touched: set[int] = set()
                 with conn.begin():
+                    chunk_touched: set[int] = set()
                     for row in rows[j : j + step]:
-                        calls = clusterer.arbiter_calls
-                        p = clusterer.add(_doc(row, vectors[row.id]))
-                        conn.execute(
-                            insert(event_members).values(
-                                item_id=row.id,
-                                event_id=p.event,
-                                role=p.role,
-                                origin_item_id=p.origin,
-                                similarity=p.similarity,
-                                reason=p.reason[:2000],
-                                joined_at=now,
-                            )
-                        )
-                        if p.ruling is not None:
-                            weighed, same, verdict = p.ruling
-                            ruled = {"same_event": same, "reason": verdict[:2000], "ruled_at": now}
-                            conn.execute(
-                                _dialect_insert(conn, cluster_rulings)
-                                .values(
-                                    item_id=row.id,
-                                    event_id=weighed,
-                                    **ruled,
-                                )
-                                .on_conflict_do_update(index_elements=["item_id", "event_id"], set_=ruled)
-                            )
-                        if p.links:
-                            conn.execute(
-                                insert(roundup_links),
-                                [
-                                    {"item_id": row.id, "event_id": event_id, "score": score}
-                                    for event_id, score in p.links
-                                ],
-                            )
-                        chunk_touched.add(p.event)
-                        stats.items += 1
-                        stats.opened += p.opened
-                        stats.joined += not p.opened
-                        stats.duplicates += p.role == "duplicate"
-                        stats.syndicated += p.role == "syndicated"
-                        stats.arbitrated += clusterer.arbiter_calls > calls
+                        chunk_touched.add(_place(conn, clusterer, row, vectors[row.id], now, stats))
                     for event_id in sorted(chunk_touched):
                         refresh_event(conn, event_id, now=now)
                 touched |= chunk_touched
@@ -206,6 +161,64 @@ def cluster_new_items(
                 progress(min(i + BATCH, len(pending)), len(pending))
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+def _pending(conn: Connection) -> Sequence[Row]:
+    """The items in no event, in the order they are placed; the read's transaction is ended."""
+    pending = conn.execute(
+        select(items.c.id, items.c.published_at)
+        .outerjoin(event_members, event_members.c.item_id == items.c.id)
+        .where(event_members.c.item_id.is_(None))
+        .order_by(items.c.published_at, items.c.id)
+    ).all()
+    conn.rollback()
+    return pending
+
+
+def _place(conn: Connection, clusterer: Clusterer, row, vector, now: datetime, stats: ClusterStats) -> object:
+    """Place one item, store where it went (and the arbiter's ruling, and a roundup's links), count
+    it; returns its event."""
+    calls = clusterer.arbiter_calls
+    p = clusterer.add(_doc(row, vector))
+    _store_placement(conn, row.id, p, now)
+    stats.items += 1
+    stats.opened += p.opened
+    stats.joined += not p.opened
+    stats.duplicates += p.role == "duplicate"
+    stats.syndicated += p.role == "syndicated"
+    stats.arbitrated += clusterer.arbiter_calls > calls
+    return p.event
+
+
+def _store_placement(conn: Connection, item_id: int, p: Placement, now: datetime) -> None:
+    conn.execute(
+        insert(event_members).values(
+            item_id=item_id,
+            event_id=p.event,
+            role=p.role,
+            origin_item_id=p.origin,
+            similarity=p.similarity,
+            reason=p.reason[:2000],
+            joined_at=now,
+        )
+    )
+    if p.ruling is not None:
+        weighed, same, verdict = p.ruling
+        ruled = {"same_event": same, "reason": verdict[:2000], "ruled_at": now}
+        conn.execute(
+            _dialect_insert(conn, cluster_rulings)
+            .values(
+                item_id=item_id,
+                event_id=weighed,
+                **ruled,
+            )
+            .on_conflict_do_update(index_elements=["item_id", "event_id"], set_=ruled)
+        )
+    if p.links:
+        conn.execute(
+            insert(roundup_links),
+            [{"item_id": item_id, "event_id": event_id, "score": score} for event_id, score in p.links],
+        )
 
 
 WAITING = "another `newsdesk cluster` is placing items in this store; waiting for it to finish"

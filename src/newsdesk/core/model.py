@@ -73,7 +73,7 @@ class Turn:
 
 @dataclass
 class Item:
-    """One story as one source published it (a row of `items`)."""
+    """One item: an entry one source published (a row of `items`)."""
 
     source_id: str
     guid: str

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.model import Turn
+from newsdesk.llm.chat import ChatModel
 from newsdesk.store import edition_rows as editions_store
 from newsdesk.write.digest import Digest
 from newsdesk.write.episode_result import EpisodeResult
@@ -86,14 +87,16 @@ def _aired(result: EpisodeResult, aired: datetime | None) -> EpisodeResult:
     return result
 
 
-def build_episode(engine: Engine, settings, llm, turns: list[Turn], **options) -> EpisodeResult:
+def build_episode(engine: Engine, settings, llm: ChatModel, turns: list[Turn], **options) -> EpisodeResult:
     """The model-written Chinese digest (write.episode.write_episode), stored as written."""
     from newsdesk.write.episode import write_episode
 
     return save_edition(engine, write_episode(engine, settings, llm, turns, **options))
 
 
-def build_translation(engine: Engine, settings, llm, zh: EpisodeResult, turns: list[Turn], **options) -> EpisodeResult:
+def build_translation(
+    engine: Engine, settings, llm: ChatModel, zh: EpisodeResult, turns: list[Turn], **options
+) -> EpisodeResult:
     """The English edition of `zh` (write.translate.translate_episode), stored as written."""
     from newsdesk.write.translate import translate_episode
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.labels import Labels
+from newsdesk.llm.chat import ChatModel
 from newsdesk.store.days import local_day_bounds, local_time
 from newsdesk.store.edition_rows import store_edition
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts, WeeklyStats
@@ -86,7 +87,7 @@ def weekly_editions(engine: Engine, settings, writers: Writers, week: str | None
     return stats
 
 
-def build_weekly(engine: Engine, settings, llm, week: str | None = None, **options) -> WeeklyStats:
+def build_weekly(engine: Engine, settings, llm: ChatModel, week: str | None = None, **options) -> WeeklyStats:
     """The model-written Chinese report of `week`, stored as written: flagged parts and all (the writers'
     seam, write/writers.py, replaces those with their extracts). `options`: write_weekly's now and caps."""
     from newsdesk.write.weekly import write_weekly

@@ -1,7 +1,7 @@
 """`newsdesk eval editorial`: the published day pages and weekly of a labelled week, against an editor.
 
 An editorial file (eval/editorial/, the shared editorial guide) gives each event of a labelled
-week a tier (3 lead story, 2 front-page line, 1 routine, 0 noise) and, for tiers 2-3, a rank
+week a tier (3 lead event, 2 front-page line, 1 routine, 0 noise) and, for tiers 2-3, a rank
 within its `day` (the date of its earliest item). Its events are those of a cluster label file
 (eval/clusters/), whose items say which event each article belongs to.
 
@@ -25,7 +25,7 @@ whose members belong to two labelled events is glue). Measures, per day and per 
                 days with a tier-2/3 event and no featured card. Beside it, on the guide's days
                 without a tier-3 event (where a featured card cannot be right by that measure):
                 precision on days with a tier-3 event only, and "top tier" = featured cards of
-                the best tier the day has (tier 3, else tier 2 on a day without a lead story);
+                the best tier the day has (tier 3, else tier 2 on a day without a lead event);
                 and the ceiling: the best precision any page can reach on these labels while
                 featuring at least one event on every day with events (exactly the tier-3 events
                 on a day that has some, one event on any other day), pooled over the week alike
@@ -457,7 +457,8 @@ def replay_settings(base: Settings, folder: Path) -> Settings:
         data_dir=str(folder),
         database_url="",
         site_dir=str(folder / "site"),
-        llm=dataclasses.replace(base.llm, backend="extractive", arbitrate_merges=False),
+        write=dataclasses.replace(base.write, by="extractive"),  # whoever writes for the user
+        llm=dataclasses.replace(base.llm, arbitrate_merges=False),  # and no model rules on a merge
     )
 
 

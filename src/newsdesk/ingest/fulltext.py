@@ -1,7 +1,7 @@
 """Article page → full text with trafilatura, or an honest material level when there is none.
 
 A paywall page must never become an item's body: its "text" is a teaser plus a subscribe
-prompt, and an analysis written from it would present a sales pitch as the story. So the
+prompt, and an analysis written from it would present a sales pitch as the news. So the
 page is checked for the signs publishers use (schema.org isAccessibleForFree=false, paywall /
 meter markup, subscribe or sign-in walls in English and Chinese) before the text is trusted.
 """

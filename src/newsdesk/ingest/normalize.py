@@ -30,7 +30,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def canonical_url(url: str) -> str:
-    """One spelling per article, so the same story from two shares dedups to one row."""
+    """One spelling per article, so the same item from two shares dedups to one row."""
     url = (url or "").strip()
     if not url:
         return ""

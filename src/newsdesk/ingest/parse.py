@@ -317,42 +317,14 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
     sites.shape(entry, source.kind, shaped)  # Hacker News, Reddit, arXiv: what they write into the summary
     summary, authors, engagement, extra = shaped.summary, shaped.authors, shaped.engagement, shaped.extra
 
-    if entry.get("itunes_episode"):
-        extra["episode"] = str(entry["itunes_episode"]).strip()
-    enclosures = [dict.get(e, "href") for e in entry.get("enclosures") or () if dict.get(e, "href")]
-    if enclosures:
-        extra["enclosure"] = enclosures[0]
-
+    _media(entry, extra)
     if not title:
-        if summary or content:
-            first = (summary or content).split("\n", 1)[0]
-            title = first[:80].rsplit(" ", 1)[0] + "…" if len(first) > 80 else first
-        elif url:
-            title = url
-        else:
+        if not (summary or content or url):
             return None
+        title = _stand_in_title(summary or content, url)
     if not guid:
-        # No guid of its own: the canonical URL is the key, keeping a fragment that tells
-        # entries of one page apart (changelog#1.12.3, changelog#1.12.2).
-        fragment = link.partition("#")[2]
-        guid = (f"{url}#{fragment}" if url and fragment else url) or "sha1:" + hashlib.sha1(
-            f"{title}\x1f{entry.get('published', '')}".encode()
-        ).hexdigest()
-
-    # Material level: a body only when the feed clearly carries the whole article.
-    body = None
-    longest = content if len(content) >= len(summary) else summary
-    full_min = FULL_MIN_CJK if len(_CJK.findall(longest[:400])) > 100 else FULL_MIN_LATIN
-    if len(longest) >= full_min and (
-        longest is summary or content_raw == summary_raw or len(content) > 1.2 * len(summary)
-    ):
-        body = longest
-        material = "full"
-    elif summary and _same_text(summary, title):
-        summary, material = "", "title"
-    else:
-        material = "summary" if summary or content else "title"
-        summary = summary or content
+        guid = _own_guid(link, url, title, entry)
+    summary, body, material = _material(title, summary, content, summary_raw, content_raw)
     summary = clip(summary, SUMMARY_MAX)
     title = clip(title, TITLE_MAX)
     if body is not None:
@@ -365,15 +337,7 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
 
     text = f"{title} {summary[:500]}"
     language = detect_language(text) if any(ch.isalpha() for ch in text) else source.language
-
-    # The feed's own text, not feedparser's *_parsed: those roll impossible dates over (month 13
-    # of 2026 became 2027-01-01) and take a -9999 zone at its word.
-    raw = entry.get("published") or entry.get("updated") or entry.get("created") or ""
-    published = to_utc(raw) if raw else None
-    if raw and published is None:
-        _warn(warnings, f"entry {title[:60]!r}: date {raw[:40]!r} not understood; first-seen time used")
-    dated_by = "day" if published is not None and date_only(raw) else "source"
-
+    published, dated_by = _published(entry, title, warnings)
     return Item(
         source_id=source.id,
         guid=guid,
@@ -390,6 +354,58 @@ def _to_item(entry, source: Source, warnings: list[str]) -> Item | None:
         engagement=engagement,
         extra=extra,
     )
+
+
+def _media(entry, extra: dict) -> None:
+    """A podcast's episode number and enclosure (its audio), into the item's extra."""
+    if entry.get("itunes_episode"):
+        extra["episode"] = str(entry["itunes_episode"]).strip()
+    enclosures = [dict.get(e, "href") for e in entry.get("enclosures") or () if dict.get(e, "href")]
+    if enclosures:
+        extra["enclosure"] = enclosures[0]
+
+
+def _stand_in_title(text: str, url: str | None) -> str:
+    """An entry with no title: its text's first line (80 characters at most), else its address."""
+    if text:
+        first = text.split("\n", 1)[0]
+        return first[:80].rsplit(" ", 1)[0] + "…" if len(first) > 80 else first
+    return url or ""
+
+
+def _own_guid(link: str, url: str | None, title: str, entry) -> str:
+    """No guid of its own: the canonical URL is the key, keeping a fragment that tells entries of one
+    page apart (changelog#1.12.3, changelog#1.12.2); with no URL, a hash of its title and date."""
+    fragment = link.partition("#")[2]
+    return (f"{url}#{fragment}" if url and fragment else url) or "sha1:" + hashlib.sha1(
+        f"{title}\x1f{entry.get('published', '')}".encode()
+    ).hexdigest()
+
+
+def _material(
+    title: str, summary: str, content: str, summary_raw: str, content_raw: str
+) -> tuple[str, str | None, str]:
+    """(summary, body, material level): a body only when the feed clearly carries the whole article."""
+    longest = content if len(content) >= len(summary) else summary
+    full_min = FULL_MIN_CJK if len(_CJK.findall(longest[:400])) > 100 else FULL_MIN_LATIN
+    if len(longest) >= full_min and (
+        longest is summary or content_raw == summary_raw or len(content) > 1.2 * len(summary)
+    ):
+        return summary, longest, "full"
+    if summary and _same_text(summary, title):
+        return "", None, "title"
+    return summary or content, None, "summary" if summary or content else "title"
+
+
+def _published(entry, title: str, warnings: list[str]) -> tuple[datetime | None, str]:
+    """When the entry was published, and whether that is its own time ("source") or only its day."""
+    # The feed's own text, not feedparser's *_parsed: those roll impossible dates over (month 13
+    # of 2026 became 2027-01-01) and take a -9999 zone at its word.
+    raw = entry.get("published") or entry.get("updated") or entry.get("created") or ""
+    published = to_utc(raw) if raw else None
+    if raw and published is None:
+        _warn(warnings, f"entry {title[:60]!r}: date {raw[:40]!r} not understood; first-seen time used")
+    return published, "day" if published is not None and date_only(raw) else "source"
 
 
 def _content(entry, summary_raw: str, summary: str) -> tuple[str, str]:

@@ -34,8 +34,13 @@ class ChatBackend(Protocol):
 class ChatModel(Protocol):
     """What a writer asks: llm.client.LLM, a run's LazyLLM, or a test's scripted model."""
 
-    model: str  # the name writers key their outputs on
-    concurrency: int  # calls it answers at once
+    @property
+    def model(self) -> str:
+        """The name writers key their outputs on."""
+
+    @property
+    def concurrency(self) -> int:
+        """Calls it answers at once."""
 
     def chat(
         self,

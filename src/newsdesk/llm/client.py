@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.llm import cache
 from newsdesk.llm.backends import backend
-from newsdesk.llm.chat import RawReply
+from newsdesk.llm.chat import ChatModel, RawReply
 from newsdesk.llm.errors import BudgetExhausted, FatalError, LLMError, LLMUnavailable, TransientError
 from newsdesk.llm.schema_check import problems
 from newsdesk.llm.usage import PriceTable, record, spent
@@ -71,7 +71,7 @@ def parse_json(text: str):
     return json.loads(body)
 
 
-def in_parallel(llm, fn: Callable, work: Iterable) -> list:
+def in_parallel(llm: ChatModel, fn: Callable, work: Iterable) -> list:
     """fn(x) for each x, up to llm.concurrency at once; results in the order of `work`.
 
     For calls that do not depend on each other (events, passages, sections), which a
@@ -349,7 +349,7 @@ class LazyLLM:
     def __init__(self, settings, engine: Engine, *, run_id: str | None):
         self._args = (settings, engine)
         self._run_id = run_id
-        self._llm = None
+        self._llm: LLM | None = None
         self._opening = threading.Lock()  # writers call from several threads: one model, not one each
 
     @property
@@ -367,13 +367,27 @@ class LazyLLM:
     def run_id(self) -> str | None:
         return self._run_id
 
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        output: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Reply:
+        return self._open().chat(messages, output=output, schema=schema, max_tokens=max_tokens, temperature=temperature)
+
     def __getattr__(self, name):
         if name.startswith("_"):  # not the model's: asked before __init__ ran (copy, pickle)
             raise AttributeError(name)
+        return getattr(self._open(), name)
+
+    def _open(self) -> LLM:
         with self._opening:
             if self._llm is None:
                 self._llm = open_llm(*self._args, run_id=self._run_id)
-        return getattr(self._llm, name)
+        return self._llm
 
     @property
     def opened(self) -> bool:

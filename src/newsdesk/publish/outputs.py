@@ -70,6 +70,7 @@ class EditionKind:
     build: Build  # its stage's work (editions/build.py)
     body: Callable[[dict], str]  # its Markdown file's body, after the front matter (publish/markdown.py)
     summary: Callable[[dict], str]  # one line: the front matter's summary, the feed entry's description
+    written: bool = False  # its build hands parts to whoever writes (a model may be asked): the workers run its stage on the `write` queue, the rest on `editions`
     page: str = "edition.html"  # the site page of one edition (publish/templates; this one: title and Markdown body)
     segment: str = ""  # the web app's pages: /{segment} (the newest) and /{segment}/{key}; "": its name
     folder: str = ""  # the site's pages: {lang}/{folder}/{key}.html, beside them {key}.md; "": its segment
@@ -134,6 +135,7 @@ KINDS = [
     EditionKind(
         "weekly",
         build=weekly_stage,
+        written=True,
         body=md.weekly_markdown,
         summary=lambda edition: edition["meta"].get("summary", ""),
         page="weekly.html",
@@ -147,6 +149,7 @@ KINDS = [
     EditionKind(
         "episode",
         build=episode_stage,
+        written=True,
         body=lambda edition: md.digest_markdown(edition["body"]),  # the title lives in the front matter
         summary=lambda edition: s if isinstance(s := edition["meta"].get("summary"), str) else "",
         segment="episodes",

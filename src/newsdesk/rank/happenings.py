@@ -1,4 +1,4 @@
-"""What kind of happening an event's reports tell: the first question an editor asks of a story.
+"""What kind of happening an event's reports tell: the first question an editor asks of an event.
 
 Read from the words of the headline and the summary material (title, feed summary, the harvest's
 `core_point` and `highlights`, the first part of a full text), in Chinese and English. Each kind is
@@ -11,7 +11,7 @@ under 其他 / Other at the end of the day, never featured).
 
 Rules were written from the labels' reasons of one harvest week and checked on the other
 (eval/editorial/); they name classes of things (verbs of releasing, amounts, courts), not the
-week's stories.
+week's events.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -196,103 +196,135 @@ def rank_events(
     ranker = shipped() if settings is not None and settings.ranking == "learned" else None
     floor = FEATURED_FLOOR if ranker is None else -math.inf
     with engine.begin() as conn:
-        authority: dict[int, float] = defaultdict(float)
-        engagement: dict[int, float] = defaultdict(float)
-        reports: dict[int, list] = defaultdict(list)  # the original reports, lead first
-        first_party: set[int] = set()
-        undated: dict[int, bool] = {}
-        title_only: dict[int, bool] = {}
-        rows = conn.execute(
-            select(
-                event_members.c.event_id,
-                event_members.c.role,
-                sources.c.tier,
-                sources.c.weight,
-                sources.c.category,
-                sources.c.name,
-                items.c.engagement,
-                items.c.title,
-                items.c.summary,
-                items.c.body,
-                items.c.extra,
-                items.c.dated_by,
-                items.c.material_level,
-            )
-            .join(items, items.c.id == event_members.c.item_id)
-            .join(sources, sources.c.id == items.c.source_id)
-            .order_by(event_members.c.event_id, event_members.c.role != "lead", items.c.published_at, items.c.id)
-        )
-        for r in rows:
-            # tier 1 with weight 1.0 = 1.0; tier 2 = 0.5; a weight of 2 doubles it.
-            authority[r.event_id] = max(authority[r.event_id], (r.weight or 1.0) / max(1, r.tier or 2))
-            engagement[r.event_id] += _engagement(r.engagement or {})
-            if r.role in ("lead", "member"):
-                reports[r.event_id].append((r.title or "", material_of(r.summary, r.body, r.extra)))
-                if r.category in FIRST_PARTY_CATEGORIES or first_party_name(r.name or ""):
-                    first_party.add(r.event_id)
-                title_only[r.event_id] = title_only.get(r.event_id, True) and r.material_level in TITLE_ONLY
-            undated[r.event_id] = undated.get(r.event_id, True) and r.dated_by == "first_seen"
-        votes: dict[int, float] = defaultdict(float)
-        starred: set[int] = set()
-        for r in conn.execute(select(feedback.c.event_id, feedback.c.kind)):
-            votes[r.event_id] += FEEDBACK_WEIGHT.get(r.kind, 0.0)
-            if r.kind == "star":
-                starred.add(r.event_id)
+        members = _member_facts(conn)
+        votes, starred = _feedback_facts(conn)
         tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
         scored, by_day = [], defaultdict(list)
-        for ev in conn.execute(
-            select(
-                events.c.id,
-                events.c.outlets,
-                events.c.independent_outlets,
-                events.c.first_published_at,
-                events.c.last_published_at,
-                events.c.importance,
-                events.c.score,
-                events.c.score_parts,
-                events.c.tab,
-            )
-        ).all():
-            facts = {
-                "independent_outlets": ev.independent_outlets,
-                "outlets": ev.outlets,
-                "best_authority": authority.get(ev.id, 0.0),
-                "engagement": engagement.get(ev.id, 0.0),
-                "feedback": votes.get(ev.id, 0.0),
-                "starred": ev.id in starred,
-                **text_facts(reports.get(ev.id, []), without),
-                "without": without,
-                "first_party": ev.id in first_party,
-                "undated": undated.get(ev.id, False),
-                "title_only": title_only.get(ev.id, False),
-                "last_published_at": ev.last_published_at,
-            }
-            score, parts, tab = score_event(facts, now, ranker)
-            kinds = facts["kinds"]
-            entry = {
-                "row": ev,
-                "score": score,
-                "parts": parts,
-                "tab": tab,
-                "importance": parts["importance"],
-                "starred": facts["starred"],
-                "eligible": kinds.on_topic
-                and not kinds.routine
-                and not facts["undated"]
-                and not unread(facts)
-                and facts["feedback"] >= 0,
-            }
+        for ev in conn.execute(select(*_EVENT_COLUMNS)).all():
+            facts = members.facts(ev, votes, starred, without)
+            entry = _scored(ev, facts, now, ranker)
             scored.append(entry)
             # An event's day is that of its first report (store/days.py).
             by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
         for day_events in by_day.values():
             day_tabs(day_events, floor)
-        for e in scored:
-            ev = e["row"]
-            if (e["score"], e["parts"], e["tab"]) != (ev.score, ev.score_parts, ev.tab):
-                conn.execute(
-                    update(events)
-                    .where(events.c.id == ev.id)
-                    .values(importance=e["importance"], score=e["score"], score_parts=e["parts"], tab=e["tab"])
-                )
+        _store_changed(conn, scored)
     return len(scored)
+
+
+_EVENT_COLUMNS = (
+    events.c.id,
+    events.c.outlets,
+    events.c.independent_outlets,
+    events.c.first_published_at,
+    events.c.last_published_at,
+    events.c.importance,
+    events.c.score,
+    events.c.score_parts,
+    events.c.tab,
+)
+
+
+@dataclass
+class _Members:
+    """What an event's members say of it, per event id."""
+
+    authority: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    engagement: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    reports: dict[int, list] = field(default_factory=lambda: defaultdict(list))  # the original reports, lead first
+    first_party: set[int] = field(default_factory=set)
+    undated: dict[int, bool] = field(default_factory=dict)
+    title_only: dict[int, bool] = field(default_factory=dict)
+
+    def facts(self, ev, votes: dict[int, float], starred: set[int], without: frozenset[str]) -> dict:
+        """The facts score_event reads of one event (a row of _EVENT_COLUMNS)."""
+        return {
+            "independent_outlets": ev.independent_outlets,
+            "outlets": ev.outlets,
+            "best_authority": self.authority.get(ev.id, 0.0),
+            "engagement": self.engagement.get(ev.id, 0.0),
+            "feedback": votes.get(ev.id, 0.0),
+            "starred": ev.id in starred,
+            **text_facts(self.reports.get(ev.id, []), without),
+            "without": without,
+            "first_party": ev.id in self.first_party,
+            "undated": self.undated.get(ev.id, False),
+            "title_only": self.title_only.get(ev.id, False),
+            "last_published_at": ev.last_published_at,
+        }
+
+
+def _member_facts(conn) -> _Members:
+    m = _Members()
+    rows = conn.execute(
+        select(
+            event_members.c.event_id,
+            event_members.c.role,
+            sources.c.tier,
+            sources.c.weight,
+            sources.c.category,
+            sources.c.name,
+            items.c.engagement,
+            items.c.title,
+            items.c.summary,
+            items.c.body,
+            items.c.extra,
+            items.c.dated_by,
+            items.c.material_level,
+        )
+        .join(items, items.c.id == event_members.c.item_id)
+        .join(sources, sources.c.id == items.c.source_id)
+        .order_by(event_members.c.event_id, event_members.c.role != "lead", items.c.published_at, items.c.id)
+    )
+    for r in rows:
+        # tier 1 with weight 1.0 = 1.0; tier 2 = 0.5; a weight of 2 doubles it.
+        m.authority[r.event_id] = max(m.authority[r.event_id], (r.weight or 1.0) / max(1, r.tier or 2))
+        m.engagement[r.event_id] += _engagement(r.engagement or {})
+        if r.role in ("lead", "member"):
+            m.reports[r.event_id].append((r.title or "", material_of(r.summary, r.body, r.extra)))
+            if r.category in FIRST_PARTY_CATEGORIES or first_party_name(r.name or ""):
+                m.first_party.add(r.event_id)
+            m.title_only[r.event_id] = m.title_only.get(r.event_id, True) and r.material_level in TITLE_ONLY
+        m.undated[r.event_id] = m.undated.get(r.event_id, True) and r.dated_by == "first_seen"
+    return m
+
+
+def _feedback_facts(conn) -> tuple[dict[int, float], set[int]]:
+    """Each event's feedback (the votes' weights summed) and the events starred."""
+    votes: dict[int, float] = defaultdict(float)
+    starred: set[int] = set()
+    for r in conn.execute(select(feedback.c.event_id, feedback.c.kind)):
+        votes[r.event_id] += FEEDBACK_WEIGHT.get(r.kind, 0.0)
+        if r.kind == "star":
+            starred.add(r.event_id)
+    return votes, starred
+
+
+def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None) -> dict:
+    """One event's score, parts and tab, and whether it may be its day's featured event (day_tabs)."""
+    score, parts, tab = score_event(facts, now, ranker)
+    kinds = facts["kinds"]
+    return {
+        "row": ev,
+        "score": score,
+        "parts": parts,
+        "tab": tab,
+        "importance": parts["importance"],
+        "starred": facts["starred"],
+        "eligible": kinds.on_topic
+        and not kinds.routine
+        and not facts["undated"]
+        and not unread(facts)
+        and facts["feedback"] >= 0,
+    }
+
+
+def _store_changed(conn, scored: list[dict]) -> None:
+    for e in scored:
+        ev = e["row"]
+        if (e["score"], e["parts"], e["tab"]) != (ev.score, ev.score_parts, ev.tab):
+            conn.execute(
+                update(events)
+                .where(events.c.id == ev.id)
+                .values(importance=e["importance"], score=e["score"], score_parts=e["parts"], tab=e["tab"])
+            )

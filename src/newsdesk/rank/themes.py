@@ -1,4 +1,4 @@
-"""The weekly's themes: the week's leads, each with the events that share a specific name with it.
+"""The weekly's themes: the week's lead events, each with the events that share a specific name with it.
 
 Both writers (write/weekly.py with a model, write/extractive/weekly.py without) take their themes here;
 nothing in it depends on the edition's language but the words a heading is cut from.
@@ -13,7 +13,7 @@ nothing in it depends on the edition's language but the words a heading is cut f
    (cluster/anchors.py), amounts and counts, Latin product and company names (a run of them by its
    first words: "Edit Banana" is not Banana), Chinese words; one spelling per company across
    languages (英伟达 = nvidia). Words every headline uses are left out, and venues (ICLR): two
-   papers of one conference are two stories.
+   papers of one conference are two events.
 3. Two events are tied by the names they share, each counted by how specific it is in the week: a
    name two events of the week hold counts 1, one that k hold 1/(k-1); a Chinese word (not a name
    jieba can tell apart from prose) counts WORD_WEIGHT of that. A tie needs TIE.

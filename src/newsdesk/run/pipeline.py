@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError, error_line
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import LazyLLM
 from newsdesk.publish.outputs import KINDS, EditionKind
 from newsdesk.store import damaged, unusable_store
@@ -66,7 +67,7 @@ class RunContext:
 
     engine: Engine
     settings: Settings
-    llm: object  # LazyLLM, or a test's scripted model
+    llm: ChatModel  # LazyLLM, or a test's scripted model
     run_id: str
     limits: Limits = Limits()
     source: Path | None = None  # ingest: replay a directory or import a .jsonl file instead of fetching
@@ -94,6 +95,9 @@ class StageResult:
 class Stage:
     name: str
     run: Callable[[RunContext], StageResult]
+    # The broker queue that carries its units on the Celery workers (run/units.py): a worker started
+    # with --queues takes only those, e.g. machines near the model endpoint take `write`.
+    queue: str
 
 
 def ingest_stage(ctx: RunContext) -> StageResult:
@@ -204,16 +208,21 @@ def push_stage(ctx: RunContext) -> StageResult:
     return result
 
 
+def kind_stage(kind: EditionKind) -> Stage:
+    """An edition kind's stage, on the queue of the model's machines when it has written parts."""
+    return Stage(kind.name, edition_stage(kind), "write" if kind.written else "editions")
+
+
 STAGES = [
-    Stage("ingest", ingest_stage),
-    Stage("cluster", cluster_stage),
-    Stage("stories", stories_stage),
-    Stage("rank", rank_stage),
-    Stage("write", write_stage),
-    *(Stage(kind.name, edition_stage(kind)) for kind in KINDS),
-    Stage("publish", publish_stage),
-    Stage("search", search_stage),
-    Stage("push", push_stage),
+    Stage("ingest", ingest_stage, "fetch"),
+    Stage("cluster", cluster_stage, "cluster"),
+    Stage("stories", stories_stage, "cluster"),
+    Stage("rank", rank_stage, "cluster"),
+    Stage("write", write_stage, "write"),
+    *(kind_stage(kind) for kind in KINDS),
+    Stage("publish", publish_stage, "publish"),
+    Stage("search", search_stage, "publish"),
+    Stage("push", push_stage, "publish"),
 ]
 STAGE_NAMES = [s.name for s in STAGES]
 
@@ -268,7 +277,7 @@ def run_pipeline(
     limits: Limits = Limits(),
     source: Path | None = None,
     sources: list[str] | None = None,
-    llm=None,
+    llm: ChatModel | None = None,
     watcher: Watcher | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> RunReport:

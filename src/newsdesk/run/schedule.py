@@ -26,6 +26,7 @@ from newsdesk.core.config import Settings
 from newsdesk.core.errors import error_line
 from newsdesk.ingest.catalog import load_catalog
 from newsdesk.ingest.poll import due_sources, next_poll, short
+from newsdesk.llm.chat import ChatModel
 from newsdesk.run.pipeline import STAGE_NAMES, Limits, RunReport, Watcher, run_pipeline
 from newsdesk.store.items import sync_sources
 from newsdesk.store.stage_runs import mark_interrupted, prune_runs, set_next_due
@@ -47,7 +48,7 @@ class Scheduler:
     watcher: Watcher | None = None
     say: Callable[[str], None] = lambda line: None  # one line per pass and per problem
     limits: Limits = Limits()
-    llm: object = None  # a test's scripted model; None = the configured one
+    llm: ChatModel | None = None  # a test's scripted model; None = the configured one
     passes: int = 0  # passes of the later stages done
     _catalog_errors: list[str] = field(default_factory=list, init=False)
     _next_pass: datetime = field(default_factory=_now, init=False)

@@ -5,10 +5,13 @@
                              → each analysis due, each day's daily edition, stories, search
     analysis(event, lang)    one event's analysis in one language               → that day's daily
     daily(date)              one daily edition (every language)                 → publish, search
-    stage(name)              one pass of a pipeline stage that works as a whole:
-                             weekly, episode (→ publish), publish (→ push), stories, search, push, rank, write
+    stage(name)              one pass of a pipeline stage that works as a whole: each edition
+                             kind but the daily (→ publish), write (→ publish), publish (→ push),
+                             stories, search, push, rank
 
-Each returns the units it makes due (its follow-ups); run/workers.py sends them. Every unit
+Each returns the units it makes due (its follow-ups); run/workers.py sends them. Which stages
+there are, and so which `stage` units and queues, is the pipeline's list (run/pipeline.py), which
+holds every kind in the edition-kind table (publish/outputs.py): none is spelled here. Every unit
 is idempotent: it finds its work in the store and does nothing when that work is done, so a
 second delivery of the same message costs a few queries and no model call (the analysis's
 material key is unchanged, and a model reply already paid for is in the response cache).
@@ -27,22 +30,35 @@ from sqlalchemy import and_, exists, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import BudgetExhausted
+from newsdesk.publish.outputs import EDITION_KINDS, KINDS
+from newsdesk.run.pipeline import STAGE_NAMES, STAGES, RunContext
+from newsdesk.run.pipeline import stage as pipeline_stage
 
-# Which broker queue carries each kind of unit: a worker started with --queues takes only
-# those (e.g. machines near the model endpoint take `write`).
-QUEUES = ("fetch", "cluster", "write", "editions", "publish")
-_STAGE_QUEUE = {
-    "weekly": "write",
-    "episode": "write",
-    "write": "write",
-    "rank": "cluster",
-    "stories": "cluster",
-    "publish": "publish",
-    "search": "publish",
-    "push": "publish",
-}
-STAGE_UNITS = tuple(_STAGE_QUEUE)
+# The stage each kind of unit is a part of (a fetch per source, an analysis per event and language,
+# a daily per date); a `stage` unit is one pass of the stage it names. Its queue is that stage's.
+_PART_OF = {"fetch": "ingest", "cluster": "cluster", "analysis": "write", "daily": "daily"}
+# Stages whose units of their own do all their work: never a `stage` unit. (The write stage is both:
+# its analyses are units, and a `stage` unit writes what is left whole.)
+_NOT_STAGE_UNITS = ("ingest", "cluster", "daily")
+
+
+def stage_units() -> list[str]:
+    """The stages a `stage` unit runs whole: every stage in the pipeline's list but those above, so a
+    kind added to the edition-kind table (publish/outputs.py) is one."""
+    return [name for name in STAGE_NAMES if name not in _NOT_STAGE_UNITS]
+
+
+def queues() -> list[str]:
+    """Every queue a unit can be sent to, in the pipeline's order: fetch, cluster, write, editions, publish."""
+    return list(dict.fromkeys(s.queue for s in STAGES))
+
+
+def edition_units() -> list[Unit]:
+    """The edition stages a pass starts, each building from what the store holds then (rebuilt only
+    when it changed): every kind but the daily, which follows from the placing, a unit per day."""
+    return [Unit("stage", {"name": kind.name}) for kind in KINDS if kind.name in stage_units()]
 
 
 @dataclass(frozen=True)
@@ -65,15 +81,12 @@ class Unit:
     @property
     def stage(self) -> str:
         """The pipeline stage it is part of (the status page groups by it)."""
-        return {"fetch": "ingest", "cluster": "cluster", "analysis": "write", "daily": "daily"}.get(
-            self.kind
-        ) or self.args["name"]
+        return _PART_OF.get(self.kind) or self.args["name"]
 
     @property
     def queue(self) -> str:
-        return {"fetch": "fetch", "cluster": "cluster", "analysis": "write", "daily": "editions"}.get(
-            self.kind
-        ) or _STAGE_QUEUE[self.args["name"]]
+        """Its stage's queue (run/pipeline.py's list), read when it is sent."""
+        return pipeline_stage(self.stage).queue
 
     @property
     def settles(self) -> bool:
@@ -89,7 +102,7 @@ class BudgetSpent(Exception):
 class Context:
     engine: Engine
     settings: Settings
-    llm: Any  # llm.LazyLLM for the unit's run: opened only when a unit asks the model something
+    llm: ChatModel  # llm.LazyLLM for the unit's run: opened only when a unit asks the model something
     run_id: str | None = None
     embedder: Callable[[], Any] | None = None  # the process's embedding model (kept: loading it costs seconds)
 
@@ -213,21 +226,18 @@ def daily(ctx: Context, date: str) -> list[Unit]:
 
 
 def stage(ctx: Context, name: str) -> list[Unit]:
-    from newsdesk.run.pipeline import stage as pipeline_stage
-
-    if name not in STAGE_UNITS:
-        raise ValueError(f"no stage unit named {name!r}; use one of {', '.join(STAGE_UNITS)}")
+    if name not in stage_units():
+        raise ValueError(f"no stage unit named {name!r}; use one of {', '.join(stage_units())}")
     result = pipeline_stage(name).run(_stage_context(ctx))
     if name in ("write", "weekly") and any("budget" in p for p in result.problems):
         raise BudgetSpent("; ".join(result.problems))
     if result.problems:  # parts that failed inside the stage: the stage's own records keep them; say so here too
         raise RuntimeError("; ".join(result.problems)[:2000])
-    return {
-        "weekly": [Unit("stage", {"name": "publish"})],
-        "episode": [Unit("stage", {"name": "publish"})],
-        "write": [Unit("stage", {"name": "publish"})],
-        "publish": [Unit("stage", {"name": "push"})],
-    }.get(name, [])
+    if name == "publish":
+        return [Unit("stage", {"name": "push"})]
+    if name == "write" or name in EDITION_KINDS:  # what it stored is published
+        return [Unit("stage", {"name": "publish"})]
+    return []
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -241,7 +251,5 @@ def _date(value: str) -> date:
     return date.fromisoformat(value)
 
 
-def _stage_context(ctx: Context):
-    from newsdesk.run.pipeline import RunContext
-
+def _stage_context(ctx: Context) -> RunContext:
     return RunContext(ctx.engine, ctx.settings, ctx.llm, ctx.run_id or "")  # its writers as [write] by says

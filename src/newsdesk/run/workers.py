@@ -30,7 +30,8 @@ from kombu import Exchange, Queue, pools
 from newsdesk.core.config import Settings, load_settings
 from newsdesk.core.errors import NewsdeskError, error_line
 from newsdesk.run import claims
-from newsdesk.run.units import QUEUES, BudgetSpent, Context, Unit, run
+from newsdesk.run.units import BudgetSpent, Context, Unit, edition_units, run
+from newsdesk.run.units import queues as all_queues
 from newsdesk.store.leases import owner_id
 
 log = logging.getLogger("newsdesk.workers")
@@ -68,7 +69,7 @@ def configure(settings: Settings) -> Celery:
         worker_prefetch_multiplier=1,  # a worker holds only what it runs: the rest stays free for others
         task_ignore_result=True,  # outcomes live in the store (`tasks`), not in a result backend
         task_queues=[
-            Queue(name, Exchange(name), routing_key=name) for name in (queue_name(settings, q) for q in QUEUES)
+            Queue(name, Exchange(name), routing_key=name) for name in (queue_name(settings, q) for q in all_queues())
         ],
         task_default_queue=queue_name(settings, "cluster"),
         worker_enable_remote_control=False,  # no broadcast queues: newsrooms that share a broker stay apart
@@ -155,7 +156,7 @@ def _publish(settings: Settings, unit: Unit, run_id: str | None, countdown: floa
 
 
 def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> str:
-    """A pass: a fetch for every enabled source (or these), the weekly and the episodes; the rest
+    """A pass: a fetch for every enabled source (or these), every edition kind but the daily; the rest
     follows from what they store. Returns the pass's run id (its model budget)."""
     from newsdesk.ingest.catalog import load_catalog, stored_sources
     from newsdesk.store.items import sync_sources
@@ -172,9 +173,10 @@ def start_pass(engine, settings: Settings, sources: list[str] | None = None) -> 
         engine,
         settings,
         [Unit("fetch", {"source": sid}) for sid in sources]
-        # the weekly and episodes from what the store holds now (rebuilt only when it changed), and a
-        # placement for items stored by `newsdesk ingest` or the web app
-        + [Unit("stage", {"name": "weekly"}), Unit("stage", {"name": "episode"}), Unit("cluster")],
+        # every edition kind but the daily (the weekly, the episodes, …) from what the store holds now
+        # (rebuilt only when it changed), and a placement for items stored by `newsdesk ingest` or the web app
+        + edition_units()
+        + [Unit("cluster")],
         run_id,
     )
     return run_id
@@ -266,9 +268,9 @@ def _warm_up() -> None:
 
 
 def run_worker(settings: Settings, *, queues: list[str], concurrency: int, pool: str, loglevel: str = "INFO") -> None:
-    unknown = sorted(set(queues) - set(QUEUES))
+    unknown = sorted(set(queues) - set(known := all_queues()))
     if unknown:
-        raise WorkerError(f"unknown queue(s) {', '.join(unknown)}; use some of {', '.join(QUEUES)}")
+        raise WorkerError(f"unknown queue(s) {', '.join(unknown)}; use some of {', '.join(known)}")
     configure(settings)
     check_broker(settings)
     _warm_up()

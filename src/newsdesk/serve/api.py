@@ -6,6 +6,7 @@ NEWSDESK_WEB_TOKEN); a header a browser never sends by itself, so no CSRF token 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Annotated
 from zoneinfo import ZoneInfo
@@ -120,29 +121,47 @@ def endpoints_index(request: Request) -> dict:
     return {"docs": app.docs_url, "openapi": app.openapi_url, "endpoints": sorted(paths)}
 
 
+class TokenCheck:
+    """The operator's token on an API call (`Authorization: Bearer`), wrong ones throttled."""
+
+    def __init__(self, settings: Settings, throttle: auth.Throttle):
+        self.settings, self.throttle = settings, throttle
+
+    def writer(self, request: Request) -> None:
+        if not self.settings.web_token:
+            raise HTTPException(403, auth.WRITES_OFF["en"])
+        self.throttle.check(request)
+        if not auth.token_matches(self.settings.web_token, auth.bearer(request)):
+            self.throttle.wrong(request)
+            raise HTTPException(401, "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'")
+
+    def operator(self, request: Request) -> bool:
+        """Whether a read comes with the operator's token; a wrong one counts as writer() counts it."""
+        if not self.settings.web_token or auth.bearer(request) is None:
+            return False
+        self.throttle.check(request)
+        if auth.token_matches(self.settings.web_token, auth.bearer(request)):
+            return True
+        self.throttle.wrong(request)
+        return False
+
+
 def build_api(
     engine: Engine, settings: Settings, index: SearchIndex, tz: ZoneInfo, throttle: auth.Throttle
 ) -> APIRouter:
     api = APIRouter()
     api.add_api_route("", endpoints_index, include_in_schema=False)
+    tokens = TokenCheck(settings, throttle)
+    _event_routes(api, engine, tz, tokens)
+    _edition_routes(api, engine, tokens.operator)
+    _source_routes(api, engine, tokens.writer)
+    _subscription_routes(api, engine, tokens.writer)
+    _usage_and_search_routes(api, engine, tz, index)
+    return api
 
-    def writer(request: Request) -> None:
-        if not settings.web_token:
-            raise HTTPException(403, auth.WRITES_OFF["en"])
-        throttle.check(request)
-        if not auth.token_matches(settings.web_token, auth.bearer(request)):
-            throttle.wrong(request)
-            raise HTTPException(401, "send the operator's token as 'Authorization: Bearer <NEWSDESK_WEB_TOKEN>'")
 
-    def operator(request: Request) -> bool:
-        """Whether a read comes with the operator's token; a wrong one counts as writer() counts it."""
-        if not settings.web_token or auth.bearer(request) is None:
-            return False
-        throttle.check(request)
-        if auth.token_matches(settings.web_token, auth.bearer(request)):
-            return True
-        throttle.wrong(request)
-        return False
+def _event_routes(api: APIRouter, engine: Engine, tz: ZoneInfo, tokens: TokenCheck) -> None:
+    """A day's feed, an event, a story, feedback on an event."""
 
     @api.get("/events", response_model=FeedPage, summary="The feed of one day, one tab")
     def feed(day: str | None = None, tab: str = "all", page: int = Query(1, ge=1, le=MAX_PAGE), lang: str = "zh"):
@@ -159,7 +178,7 @@ def build_api(
         check_id(event_id)
         with engine.connect() as conn:
             # The clusterer's reasons (why each member joined) are the operator's, like the writer's notes.
-            detail = queries.event_detail(conn, event_id, tz, lang, operator=operator(request))
+            detail = queries.event_detail(conn, event_id, tz, lang, operator=tokens.operator(request))
         if detail is None:
             raise HTTPException(404, f"event {event_id} does not exist")
         return detail
@@ -183,7 +202,7 @@ def build_api(
         "/events/{event_id}/feedback", response_model=Created, status_code=201, summary="Leave feedback on an event"
     )
     def feedback(event_id: int, body: FeedbackIn, request: Request):
-        writer(request)
+        tokens.writer(request)
         check_id(event_id)
         try:
             with engine.begin() as conn:
@@ -192,7 +211,9 @@ def build_api(
             raise HTTPException(404, str(exc)) from None
         return {"id": new_id}
 
-    _edition_routes(api, engine, operator)
+
+def _source_routes(api: APIRouter, engine: Engine, writer: Callable[[Request], None]) -> None:
+    """The sources (adding one, switching one on or off) and how the runs went."""
 
     @api.get("/sources", response_model=list[SourceRow], summary="Every source with its health")
     def sources():
@@ -227,8 +248,11 @@ def build_api(
         with engine.connect() as conn:
             return run_status(conn)
 
-    # Push subscriptions are the operator's: their targets hold channel credentials, so even the
-    # list (masked) needs the token.
+
+def _subscription_routes(api: APIRouter, engine: Engine, writer: Callable[[Request], None]) -> None:
+    """Push subscriptions are the operator's: their targets hold channel credentials, so even the
+    list (masked) needs the token."""
+
     @api.get(
         "/subscriptions", response_model=list[Subscription], summary="Push subscriptions with their health (token)"
     )
@@ -257,6 +281,8 @@ def build_api(
         except push.UnknownSubscription as exc:
             raise HTTPException(404, str(exc)) from None
 
+
+def _usage_and_search_routes(api: APIRouter, engine: Engine, tz: ZoneInfo, index: SearchIndex) -> None:
     @api.get("/usage", response_model=Usage, summary="Model calls, tokens, cached share and cost per day and output")
     def usage(days: int = Query(30, ge=1, le=366)):
         with engine.connect() as conn:
@@ -268,5 +294,3 @@ def build_api(
         with engine.connect() as conn:
             found = queries.search_results(conn, hits, lang)
         return {"query": q, **found}
-
-    return api

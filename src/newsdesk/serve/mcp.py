@@ -116,6 +116,18 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         ),
     )
 
+    _event_tools(server, engine, tz, index)
+    for kind in KINDS:
+        _add_edition_tool(server, engine, kind)
+    _list_tools(server, engine)
+    if settings.web_token:
+        # Writing is offered only where the operator enabled it; over HTTP the token guards the whole endpoint.
+        _feedback_tool(server, engine)
+    _edition_resource(server, engine)
+    return server
+
+
+def _event_tools(server: NewsdeskMCP, engine: Engine, tz: ZoneInfo, index: SearchIndex) -> None:
     @server.tool()
     def search_events(
         query: Annotated[str, Field(min_length=1, max_length=200, description="words in Chinese or English")],
@@ -140,9 +152,8 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
             raise ToolError(f"event {event_id} does not exist; find event ids with search_events or daily_edition")
         return detail
 
-    for kind in KINDS:
-        _add_edition_tool(server, engine, kind)
 
+def _list_tools(server: NewsdeskMCP, engine: Engine) -> None:
     @server.tool()
     def list_editions(
         kind: Annotated[str, Field(json_schema_extra={"enum": list(EDITION_KINDS)})],
@@ -159,22 +170,26 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         with engine.connect() as conn:
             return queries.sources_table(conn)
 
-    if settings.web_token:
-        # Writing is offered only where the operator enabled it; over HTTP the token guards the whole endpoint.
-        @server.tool()
-        def leave_feedback(
-            event_id: Annotated[int, Field(ge=1, le=queries.MAX_ID)],
-            kind: Literal["up", "down", "star"],
-            note: Annotated[str, Field(max_length=2000)] = "",
-        ) -> Created:
-            """Leave feedback on an event (up, down or star); ranking reads it on the next run."""
-            try:
-                with engine.begin() as conn:
-                    return {"id": queries.add_feedback(conn, event_id, kind, note, "mcp")}
-            except queries.InputError as exc:
-                raise ToolError(str(exc)) from None
-            except LookupError:
-                raise ToolError(f"event {event_id} does not exist; find event ids with search_events") from None
+
+def _feedback_tool(server: NewsdeskMCP, engine: Engine) -> None:
+    @server.tool()
+    def leave_feedback(
+        event_id: Annotated[int, Field(ge=1, le=queries.MAX_ID)],
+        kind: Literal["up", "down", "star"],
+        note: Annotated[str, Field(max_length=2000)] = "",
+    ) -> Created:
+        """Leave feedback on an event (up, down or star); ranking reads it on the next run."""
+        try:
+            with engine.begin() as conn:
+                return {"id": queries.add_feedback(conn, event_id, kind, note, "mcp")}
+        except queries.InputError as exc:
+            raise ToolError(str(exc)) from None
+        except LookupError:
+            raise ToolError(f"event {event_id} does not exist; find event ids with search_events") from None
+
+
+def _edition_resource(server: NewsdeskMCP, engine: Engine) -> None:
+    """Every stored edition as a resource (_URI: newsdesk://editions/{kind}/{key}/{language})."""
 
     def read_edition(kind: str, key: str, language: str) -> str:
         if kind not in EDITION_KINDS:
@@ -193,7 +208,6 @@ def build_server(engine: Engine, settings: Settings, index: SearchIndex | None =
         description=f"One edition ({kind_names()}) in one language, as markdown",
         mime_type="text/markdown",
     )(read_edition)
-    return server
 
 
 class TokenGate:

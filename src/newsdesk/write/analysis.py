@@ -29,8 +29,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from newsdesk.check.checker import check_output
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import (
-    LLM,
     BudgetExhausted,
     LLMError,
     LLMUnavailable,
@@ -174,7 +174,7 @@ def _store(engine: Engine, event_id: int, language: str, values: dict) -> None:
 
 
 def write_analysis(
-    engine: Engine, llm: LLM, brief: dict, language: str, system: str, *, max_tokens: int | None = None
+    engine: Engine, llm: ChatModel, brief: dict, language: str, system: str, *, max_tokens: int | None = None
 ) -> dict:
     """Write, check and store one analysis; returns the stored row's values. Raises LLMError / BudgetExhausted."""
     view = material_view(brief)
@@ -250,7 +250,7 @@ def stored_analysis(engine: Engine, event_id: int, language: str):
 
 def _due_jobs(
     engine: Engine,
-    llm: LLM,
+    llm: ChatModel,
     systems: dict[str, str],
     stats: WriteStats,
     *,
@@ -289,7 +289,7 @@ def _due_jobs(
 def write_analyses(
     engine: Engine,
     settings,
-    llm: LLM,
+    llm: ChatModel,
     *,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.core.findings import Finding
 from newsdesk.core.model import Turn
 from newsdesk.ingest.transcripts import TranscriptError
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import in_parallel
 from newsdesk.write.digest import (
     Bullet,
@@ -148,7 +149,7 @@ def _problems(draft) -> list[Finding]:
 class _Writer:
     """One episode's Chinese digest: holds the transcript views every step needs."""
 
-    def __init__(self, llm, turns: list[Turn], options: EpisodeOptions, banned: str = ""):
+    def __init__(self, llm: ChatModel, turns: list[Turn], options: EpisodeOptions, banned: str = ""):
         self.llm, self.options, self.banned = llm, options, banned
         self.lines = transcript_lines(turns, options.passage_tokens // 2)
         if not self.lines:
@@ -305,7 +306,7 @@ class _Writer:
 def write_episode(
     engine: Engine,
     settings,
-    llm,
+    llm: ChatModel,
     turns: list[Turn],
     *,
     title: str,
@@ -418,7 +419,7 @@ def unfound_quotes(text: str, index: TranscriptIndex) -> list[Finding]:
 
 
 def episode_digests(
-    engine: Engine, settings, llm, turns: list[Turn], *, title: str, number: str | int | None = None
+    engine: Engine, settings, llm: ChatModel, turns: list[Turn], *, title: str, number: str | int | None = None
 ) -> Iterator[EpisodeResult]:
     """The episode's model-written digest in Chinese and (with "en" in settings.languages) its English
     translation, as published, each handed on as it is done (editions/episode.py stores it before the
@@ -447,7 +448,9 @@ def episode_digests(
         )
 
 
-def _published(engine: Engine, llm, result: EpisodeResult, kind: str, turns: list[Turn], number) -> EpisodeResult:
+def _published(
+    engine: Engine, llm: ChatModel, result: EpisodeResult, kind: str, turns: list[Turn], number
+) -> EpisodeResult:
     """`result` when it passed its checks; else its draft kept for the operator and the extractive digest stored
     in its place, under its material key."""
     from newsdesk.write.extractive.checked import checked_episode

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import in_parallel
 from newsdesk.write.digest import clean_field
 from newsdesk.write.kit import ask_json, messages
@@ -114,7 +115,7 @@ def sections_schema(max_sections: int) -> dict:
     }
 
 
-def passage_points(llm, lines: list[Line], options: EpisodeOptions) -> list[tuple[int, str]]:
+def passage_points(llm: ChatModel, lines: list[Line], options: EpisodeOptions) -> list[tuple[int, str]]:
     """(line, point) for every passage, read side by side; a passage the model gives nothing for
     is marked by its opening words."""
     chunks = passages(lines, options.passage_tokens)
@@ -159,7 +160,7 @@ def _windows(points: list[tuple[int, str]], tokens: int) -> list[list[tuple[int,
     return windows
 
 
-def plan_episode(llm, lines: list[Line], options: EpisodeOptions) -> tuple[list[tuple[int, int]], list[str]]:
+def plan_episode(llm: ChatModel, lines: list[Line], options: EpisodeOptions) -> tuple[list[tuple[int, int]], list[str]]:
     """The sections' line spans, in the conversation's order, and a topic hint for each ("" when none)."""
     o = options
     points = passage_points(llm, lines, o)

@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.check.checker import check_output
 from newsdesk.core.config import ConfigError
 from newsdesk.core.findings import Finding
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import BudgetExhausted, LLMError
 from newsdesk.llm.prompts import messages, prompts_fingerprint, render
 from newsdesk.store.edition_rows import material_key
@@ -63,7 +64,7 @@ def with_feedback(asked: list[dict], problems: list[str]) -> list[dict]:
     return [*asked, {"role": "user", "content": render("rewrite.md", problems=problems)}]
 
 
-def ask_json(llm, asked: list[dict], *, output: str, schema: dict, max_tokens: int) -> dict:
+def ask_json(llm: ChatModel, asked: list[dict], *, output: str, schema: dict, max_tokens: int) -> dict:
     """One structured call; a reply that is not a JSON object comes back as {} (callers
     treat missing fields as a failed attempt, never as content)."""
     try:

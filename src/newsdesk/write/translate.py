@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.findings import Finding
 from newsdesk.core.model import Turn
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import in_parallel
 from newsdesk.write.digest import (
     Bullet,
@@ -130,7 +131,9 @@ def _bullets_schema(count: int, head: tuple[str, ...]) -> dict:
 
 
 class _Translator:
-    def __init__(self, llm, index: TranscriptIndex, english_source: bool, options: EpisodeOptions, material: list[str]):
+    def __init__(
+        self, llm: ChatModel, index: TranscriptIndex, english_source: bool, options: EpisodeOptions, material: list[str]
+    ):
         self.llm, self.index, self.english_source = llm, index, english_source
         self.options, self.material = options, material
         self.quotes = QuoteReport()
@@ -213,7 +216,7 @@ def shape(d: Digest) -> tuple[int, int, list[int]]:
 def translate_episode(
     engine: Engine,
     settings,
-    llm,
+    llm: ChatModel,
     zh: EpisodeResult,
     turns: list[Turn],
     *,
@@ -372,7 +375,7 @@ def card_problems(source: tuple[str, str], draft: tuple[str, str], language: str
     return problems
 
 
-def translate_card(engine: Engine, llm, brief: dict, row: dict, language: str, source_language: str) -> bool:
+def translate_card(engine: Engine, llm: ChatModel, brief: dict, row: dict, language: str, source_language: str) -> bool:
     """The stored extractive card `row` of one event in `language`, its headline and lead translated
     from `source_language` and stored in its place (same material key: the extractive writer does not
     redo it while the event is unchanged). Returns whether the translation passed its checks."""
@@ -422,7 +425,7 @@ def translate_card(engine: Engine, llm, brief: dict, row: dict, language: str, s
     return True
 
 
-def translate_cards(engine: Engine, settings, llm, *, event_ids: list[int] | None = None) -> int:
+def translate_cards(engine: Engine, settings, llm: ChatModel, *, event_ids: list[int] | None = None) -> int:
     """Every stored extractive card whose headline or lead is not in its edition's language (the event has
     no material in it), translated (translate_card), most important event first. Returns how many passed."""
     from sqlalchemy import desc, select

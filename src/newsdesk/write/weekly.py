@@ -29,6 +29,7 @@ from newsdesk.check.checker import check_output, check_subject
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.findings import Finding
+from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.rank.themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
 from newsdesk.store.days import NoEvents, local_day_bounds, local_time
@@ -326,7 +327,7 @@ class Part:
 class _Writer:
     """Holds no transaction while the model thinks: the LLM client writes its cache and ledger meanwhile."""
 
-    def __init__(self, engine: Engine, llm, week: str, banned: str = ""):
+    def __init__(self, engine: Engine, llm: ChatModel, week: str, banned: str = ""):
         self.engine, self.llm, self.week, self.banned = engine, llm, week, banned
 
     def record(self, name: str, attempt: int, findings: list[Finding]) -> None:
@@ -599,7 +600,7 @@ def _weekly_key(settings: Settings, week: str, banned, all_events, stories, caps
 def write_weekly(
     engine: Engine,
     settings: Settings,
-    llm,
+    llm: ChatModel,
     week: str | None = None,
     *,
     now: datetime | None = None,

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Turn
+from newsdesk.llm.chat import ChatModel
 
 if TYPE_CHECKING:  # the writers themselves load on first use: choosing one imports nothing heavy
     from newsdesk.write.analysis import WriteStats
@@ -62,7 +63,7 @@ class ModelWriters:
 
     by = "model"
 
-    def __init__(self, llm):
+    def __init__(self, llm: ChatModel):
         self.llm = llm
         self.unavailable: str | None = None  # the endpoint's error, once a call found it cannot answer
         self.stood_in: list[str] = []  # the parts the extractive writer wrote in the model's place, in order
@@ -192,6 +193,6 @@ def other_editions(engine: Engine, settings: Settings, week: str | None, **caps)
     return [parts for parts in built if parts is not None]
 
 
-def writers(settings: Settings, llm) -> Writers:
+def writers(settings: Settings, llm: ChatModel) -> Writers:
     """The run's writers, from `[write] by`; `llm` (a LazyLLM, opened on first use) writes when the model does."""
     return ModelWriters(llm) if settings.write.by == "model" else ExtractiveWriters()

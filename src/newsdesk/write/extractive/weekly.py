@@ -1,4 +1,4 @@
-"""The extractive weekly report: the week's leads as themes (rank/themes.py: each
+"""The extractive weekly report: the week's lead events as themes (rank/themes.py: each
 lead event with the events that share a specific name with it, named by that name and what its
 lead headline says), each event told by its card's lead facts, an overview line per theme with
 its lead event's hardest fact, and the briefs.
@@ -315,7 +315,7 @@ def extractive_summary(
         lead = t.voice if t.voice in cards else t.events[0]
         card = cards.get(lead)
         fact = hardest_fact(card) if card else None
-        if fact is None:  # no figure in its lead: the story is told by its lead headline
+        if fact is None:  # no figure in its lead: the event is told by its lead headline
             text, source = (card.headline if card else t.heading), _outlets(by_id[lead])
             source = source if zh else source.replace("、", ", ")
         else:
