@@ -20,8 +20,8 @@ from rank_ablation import replayed
 
 from newsdesk.editions.daily import build_dailies
 from newsdesk.eval.editorial import WeekScore
+from newsdesk.rank import score as rank
 from newsdesk.rank.score import rank_events
-from newsdesk.rank.score import score as rank
 
 GRID = [(f, n) for f in (3.0, 3.5, 4.0, 4.5, 5.0) for n in (1, 2, 3, 5)]
 SHIPPED = (rank.FEATURED, rank.FEATURED_PER_DAY)

@@ -78,7 +78,7 @@ def build_store(path: Path, n: int) -> None:
 
 def previous_index(engine):
     """The indexer as it was before this benchmark's change, for the baseline."""
-    from newsdesk.search.index import index as search
+    from newsdesk.search import index as search
 
     class Previous(search.SearchIndex):
         def catch_up(self) -> None:

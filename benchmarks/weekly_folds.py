@@ -24,7 +24,7 @@ from sqlalchemy import select
 
 from newsdesk.core.config import load_settings
 from newsdesk.eval import editorial as ev
-from newsdesk.rank.score import themes as wt
+from newsdesk.rank import themes as wt
 from newsdesk.run.pipeline import run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import event_members, items

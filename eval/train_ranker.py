@@ -143,7 +143,7 @@ def hand_featured(group: list[dict]) -> list[bool]:
 
 
 def train(path: Path) -> None:
-    from newsdesk.rank.score import learned
+    from newsdesk.rank import learned
 
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh]

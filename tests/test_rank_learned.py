@@ -11,7 +11,8 @@ from sqlalchemy import select
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import EvalFileError
 from newsdesk.eval import external
-from newsdesk.rank.score import learned, rank_events
+from newsdesk.rank import learned
+from newsdesk.rank.score import rank_events
 from newsdesk.store import open_store
 from newsdesk.store.schema import events
 

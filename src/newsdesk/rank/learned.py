@@ -132,7 +132,7 @@ def from_json(data: dict) -> Ranker:
 @cache
 def shipped() -> Ranker:
     """The model shipped in the package (rank/model/ranker-v1.json)."""
-    text = resources.files("newsdesk.rank.score").joinpath(f"model/{VERSION}.json").read_text(encoding="utf-8")
+    text = resources.files("newsdesk.rank").joinpath(f"model/{VERSION}.json").read_text(encoding="utf-8")
     return from_json(json.loads(text))
 
 
