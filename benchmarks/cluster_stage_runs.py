@@ -26,9 +26,7 @@ from newsdesk.ingest.run import import_jsonl
 from newsdesk.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
-HARVEST = (
-    ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
-)
+HARVEST = ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
 HELD_OUT = ("2026-03-09", "2026-03-15")
 
 

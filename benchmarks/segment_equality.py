@@ -24,9 +24,7 @@ import rjieba
 from newsdesk.text import segment
 
 ROOT = Path(__file__).resolve().parents[1]
-HARVEST = (
-    ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
-)
+HARVEST = ROOT / "tests" / "fixtures" / "news" / "ai-daily-harvest.jsonl"
 HELD_OUT = ("2026-03-09", "2026-03-15")
 
 

@@ -207,8 +207,10 @@ def _newsroom(tmp_path: Path, feeds: Feeds) -> tuple[dict, Path]:
             for n in ("rhythm", "down")
         )
     )
-    blocker = tmp_path / "site"
-    blocker.write_text("a file where the site folder should be: the publish stage fails every pass")
+    # A file where the site folder's parent should be: settings accept the path (it is not itself a
+    # file), and the publish stage fails every pass when it makes the folder.
+    (tmp_path / "site").write_text("a file where a folder should be")
+    blocker = tmp_path / "site" / "www"
     config = tmp_path / "newsdesk.toml"
     config.write_text(
         f'data_dir = "{tmp_path / "data"}"\nsite_dir = "{blocker}"\nsources_file = "{catalog}"\n'

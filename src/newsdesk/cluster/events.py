@@ -40,6 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -560,7 +561,8 @@ class Clusterer:
     def _match_learned(self, doc: Doc, out: set) -> Placement:
         """Join the candidate event the pair model finds most probably the item's happening, when that
         probability reaches the threshold chosen on the training folds."""
-        cfg, model = self.config, self.pair_model
+        cfg = self.config
+        model: Any = self.pair_model  # a PairModel (pair_model.py), loaded in __init__
         found = candidates(self, doc, out)
         if not found:
             return self._open(doc, None, "no open event in the window")

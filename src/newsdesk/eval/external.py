@@ -277,7 +277,8 @@ def score_day(editor: str, day: date, cards: list[dict], units: dict[str, Unit],
     s.has_top, s.tops = bool(tops), len(tops)
     first = next((k for k, u in mine.items() if u.first), None)
     credited: set[str] = set()
-    gains, place = [], {}
+    gains: list[float] = []
+    place: dict = {}
     for n, card in enumerate(cards):
         held = [k for k in dict.fromkeys(card_events(card, item_unit)) if k in mine]
         for k in held:

@@ -66,8 +66,9 @@ class _Inflate:
             yield from self._count(out)
 
     def finish(self) -> Iterator[bytes]:
-        if self.head:  # one byte: no stream, but zlib says so
-            self.head, head = None, self.head
+        head = self.head
+        if head:  # one byte: no stream, but zlib says so
+            self.head = None
             yield from self.feed(head)
         # Whatever zlib still holds: little, as feed() drained it; a stream cut short is taken as far
         # as it goes, as httpx took it.

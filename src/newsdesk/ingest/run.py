@@ -199,7 +199,7 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
             not_modified=result.not_modified,
             warnings=list(result.warnings),
         )
-        digest = body_hash(result.body, source) if result.ok else None
+        digest = body_hash(result.body, source) if result.ok and result.body is not None else None
         if result.ok and digest == state.body_hash:
             # A server that ignores If-None-Match / If-Modified-Since (or sends no validators) sent
             # the body stored last time: counted as not modified, neither parsed nor stored again.

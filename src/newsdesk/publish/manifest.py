@@ -43,7 +43,7 @@ def read_manifest(site_dir: Path) -> tuple[dict, str | None]:
             raise _Damaged(f"larger than {MAX_BYTES} bytes")
         manifest = json.loads(data.decode("utf-8"))
     except _Damaged as exc:
-        problem = str(exc)
+        problem: str | None = str(exc)
     except UnicodeDecodeError as exc:
         problem = f"not UTF-8 (bad byte at {exc.start})"
     except (ValueError, RecursionError) as exc:  # cut short by a full disk, or overwritten

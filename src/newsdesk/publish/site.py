@@ -288,13 +288,13 @@ def _publish(engine: Engine, settings: Settings) -> PublishStats:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, data)  # readers never see half a page
         stats.written += 1
-    refused = []
+    refused: list[str] = []
     for path in sorted(set(old.get("files", {})) - set(files)):
-        target = inside(site_dir, path)
-        if target is None:  # the manifest is not ours to trust: nothing outside the site is removed
+        gone = inside(site_dir, path)
+        if gone is None:  # the manifest is not ours to trust: nothing outside the site is removed
             refused.append(path)
             continue
-        target.unlink(missing_ok=True)
+        gone.unlink(missing_ok=True)
         stats.removed += 1
     if refused:
         stats.warnings.append(refused_line(refused, site_dir))

@@ -179,7 +179,7 @@ def edition_stage(kind: EditionKind) -> Callable[[RunContext], StageResult]:
         )
         stood_in = getattr(ctx.writers, "stood_in", [])[before:]
         if stood_in:  # the model's endpoint could not answer: said on the status page, as the write stage does
-            result.problems.append(f"{ctx.writers.unavailable}; {_STOOD_IN} {', '.join(stood_in)}")
+            result.problems.append(f"{getattr(ctx.writers, 'unavailable', '')}; {_STOOD_IN} {', '.join(stood_in)}")
         return result
 
     return run

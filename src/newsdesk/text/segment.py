@@ -92,7 +92,9 @@ def tagged(text: str) -> list[tuple[str, str]]:
 @cache
 def _dictionary() -> dict[str, tuple[str, str]]:
     # Where jieba's dictionary file is, without importing jieba (its HMM tables load on import).
-    path = Path(importlib.util.find_spec("jieba").origin).with_name("dict.txt")
+    spec = importlib.util.find_spec("jieba")
+    assert spec is not None and spec.origin is not None, "jieba is a dependency of newsdesk"
+    path = Path(spec.origin).with_name("dict.txt")
     fields = path.read_text("utf-8").split()  # "word freq tag" a line: no word holds a space
     if len(fields) % 3:
         raise ValueError(f"{path}: not 'word frequency tag' on every line; reinstall jieba")
