@@ -537,11 +537,13 @@ class Clusterer:
             evidence.append("words")
         return score
 
-    def _decide(self, doc: Doc, score: float, key, s: float, why: str) -> Placement:
-        """Join the best candidate when its score clears the threshold, else open a new event; one
-        within the arbiter's band of it is the arbiter's to rule on, while its budget lasts."""
+    def _decide(self, doc: Doc, score: float, key, s: float, why: str, band: float | None = None) -> Placement:
+        """Join the best candidate when its score clears the threshold (score >= 0), else open a new event;
+        one within the arbiter's band of it is the arbiter's to rule on, while its budget lasts (band: the
+        rules' arbiter_band, or the pair model's arbiter_p_band in probability)."""
         cfg = self.config
-        if abs(score) < cfg.arbiter_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
+        band = cfg.arbiter_band if band is None else band
+        if abs(score) < band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
             self.arbiter_calls += 1
             ruling = self.arbiter(self.events[key].text, doc.text)
             if ruling is not None:  # None: the arbiter could not rule; the score decides
@@ -575,22 +577,7 @@ class Clusterer:
             f"same-happening probability {p:.2f} (join at {threshold:.2f}) to the event, cosine {s:.2f} to its "
             f"{lang} centroid; {explain(x[best], model.contributions(x[best]))}"
         )
-        if abs(p - threshold) < cfg.arbiter_p_band and self.arbiter and self.arbiter_calls < cfg.arbiter_budget:
-            self.arbiter_calls += 1
-            ruling = self.arbiter(self.events[key].text, doc.text)
-            if ruling is not None:  # None: the arbiter could not rule; the probability decides
-                keep, verdict = ruling
-                why += f"; arbiter: {'keep' if keep else 'split'} ({verdict})"
-                if keep:
-                    return Placement(doc.key, key, "member", False, None, round(s, 4), why, (key, True, verdict))
-                self.rule_apart(doc.key, key)
-                placement = self._open(doc, s, why)
-                placement.ruling = (key, False, verdict)
-                return placement
-            why += "; arbiter gave no ruling"
-        if p >= threshold:
-            return Placement(doc.key, key, "member", False, None, round(s, 4), why)
-        return self._open(doc, s, f"best candidate below threshold: {why}")
+        return self._decide(doc, p - threshold, key, s, why, band=cfg.arbiter_p_band)
 
     def _unsupported(self, doc: Doc, ev: _Event, lang: str, cosine: float, evidence: list[str], bonus: float) -> str:
         """Why the join lacks evidence beyond a shared topic, or "" when it has it.
