@@ -1,7 +1,7 @@
 """`newsdesk eval external`: the published day pages against two outside editors who never saw newsdesk.
 
 The editors (eval/external/, issue 29): Juya AI Daily (zh; every item ranked `#N`, the day's top
-stories marked 要闻) and smol.ai AINews (en; the issue's title names the day's lead story, its
+stories marked 要闻) and smol.ai AINews (en; the issue's title names the day's lead event, its
 items come in topic groups). Their items of a day range are replayed as newsdesk would meet
 them, both editors together, through the real stages on a fresh temporary store (ingest →
 cluster → stories → rank → write → daily, extractive: eval/editorial.py's replay), and each
