@@ -71,7 +71,7 @@ def is_rumour(headline: str) -> bool:
 
 def _own_names(clusterer, doc, ev) -> list[str]:
     """Words the item and the event use and no other report in the window does (AlphaGenome; 控诉,
-    蒸馏): a happening's own names, where a product word every story uses is a topic. The big
+    蒸馏): a happening's own names, where a product word every item uses is a topic. The big
     companies and model families (terms.FAMILY) never count."""
     df = clusterer.words.df
     return [t for t in doc.terms if t not in FAMILY and ev.terms.get(t, 0) > 0 and df.get(t, 0) <= ev.terms[t]]
