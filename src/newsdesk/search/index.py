@@ -160,10 +160,11 @@ class SearchIndex:
         finally:
             self._lock.release()
 
-    def catch_up(self) -> None:
-        """Index everything that changed (a server runs this in a thread at start)."""
+    def catch_up(self, limit: int | None = None) -> None:
+        """Index what changed, newest first, at most `limit` documents (a server indexes the newest
+        before it serves, then the rest in a thread)."""
         try:
-            self.refresh()
+            self.refresh(limit)
         except Exception as exc:  # noqa: BLE001 - a search index must never take the server down
             log.warning("search index: catching up failed (%s); searches will retry", exc)
 
