@@ -301,6 +301,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None, help="server processes (default: as newsdesk serve chooses)")
     ap.add_argument("--runs", type=int, default=1, help="times to repeat the measurement on the same server")
     ap.add_argument(
+        "--starts", type=int, default=0, help="start the server this many times; measure each first run (no static twins)"
+    )
+    ap.add_argument(
         "--store", help="keep the built store in this SQLite file and reuse it when it exists (same --events)"
     )
     ap.add_argument("--serve", nargs=4, metavar=("URL", "PORT", "STATIC_DIR", "WORKERS"), help=argparse.SUPPRESS)
@@ -338,33 +341,16 @@ def main() -> None:
                 f"search index: {indexed} documents segmented and indexed in {took:.1f} s ({indexed / took:.0f} docs/s)"
             )
         engine.dispose()
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
         static_dir = Path(tmp) / "static"
         static_dir.mkdir()
-        child = subprocess.Popen([sys.executable, __file__, "--serve", url, str(port), str(static_dir), str(workers)])
+        pages = reader_pages(days, args.events)
+        if args.starts:
+            first_runs(url, static_dir, workers, pages, args)
+            return
+        child, port = start_server(url, static_dir, workers)
         try:
             base = f"http://127.0.0.1:{port}"
             with httpx.Client(base_url=base, timeout=60) as client:
-                deadline = time.monotonic() + 60
-                while True:
-                    try:
-                        client.get("/healthz")
-                        break
-                    except httpx.TransportError:
-                        if time.monotonic() > deadline or child.poll() is not None:
-                            raise SystemExit("server did not start") from None
-                        time.sleep(0.1)
-                day_keys = [(START + timedelta(days=d, hours=12)).date().isoformat() for d in range(days)]
-                rnd = random.Random(1)
-                pages = {
-                    "feed page": lambda i: f"/?day={day_keys[i % len(day_keys)]}",
-                    "event page": lambda i: f"/events/{rnd.randint(1, args.events)}",
-                    "search": lambda i: "/search?" + str(httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]})),
-                }
                 # One static file per page kind, as large as that page's median response over the
                 # requests to come (16 spread over them: days differ from a few cards to fifty).
                 kinds = dict(pages)
@@ -389,6 +375,82 @@ def main() -> None:
             child.wait(20)
 
     print_runs(runs, pages, workers, args.concurrency)
+
+
+def reader_pages(days: int, n_events: int) -> dict:
+    """Each kind of reader page: request number -> path."""
+    day_keys = [(START + timedelta(days=d, hours=12)).date().isoformat() for d in range(days)]
+    rnd = random.Random(1)
+    return {
+        "feed page": lambda i: f"/?day={day_keys[i % len(day_keys)]}",
+        "event page": lambda i: f"/events/{rnd.randint(1, n_events)}",
+        "search": lambda i: "/search?" + str(httpx.QueryParams({"q": SEARCHES[i % len(SEARCHES)]})),
+    }
+
+
+def start_server(url: str, static_dir: Path, workers: int) -> tuple[subprocess.Popen, int]:
+    """The server in a child process on a free loopback port, once it answers /healthz (uvicorn
+    answers only after the app's start-up, its warming included)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    child = subprocess.Popen([sys.executable, __file__, "--serve", url, str(port), str(static_dir), str(workers)])
+    deadline = time.monotonic() + 120
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+        while True:
+            try:
+                client.get("/healthz")
+                return child, port
+            except httpx.TransportError:
+                if time.monotonic() > deadline or child.poll() is not None:
+                    child.kill()
+                    raise SystemExit("server did not start") from None
+                time.sleep(0.1)
+
+
+def first_runs(url: str, static_dir: Path, workers: int, pages: dict, args) -> None:
+    """--starts N: start the server N times and measure only the first run after each start (no
+    warm-up request before it: the readers are the first), then the min / median / max over the
+    starts of each kind's p50 and p99, and the median over the kinds of the p99s."""
+    per_start: dict[str, list[tuple[float, float, int]]] = {k: [] for k in pages}
+    for n in range(1, args.starts + 1):
+        t0 = time.perf_counter()
+        child, port = start_server(url, static_dir, workers)
+        started = time.perf_counter() - t0
+        try:
+            results, sizes, errors, wall, cpu = run_async(
+                concurrent(f"http://127.0.0.1:{port}", pages, args.concurrency or 1, args.requests, args.seconds)
+            )
+        finally:
+            child.terminate()
+            child.wait(20)
+        done = sum(len(v) for v in results.values())
+        print(
+            f"\nstart {n} of {args.starts}: server up in {started:.1f} s; first run, {args.concurrency or 1} clients: "
+            f"{done} requests in {wall:.1f} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
+        for kind in pages:
+            times = results[kind]
+            if times:
+                per_start[kind].append((statistics.median(times), pct(times, 0.99), len(errors[kind])))
+                print(f"  {kind:12} n={len(times):4} errors={len(errors[kind])} p50 {per_start[kind][-1][0]:7.1f} ms "
+                      f"p99 {per_start[kind][-1][1]:7.1f} ms")
+            else:
+                print(f"  {kind:12} no answers: {', '.join(sorted(set(errors[kind])))}")
+    print(f"\nfirst run after a start, over {args.starts} starts: min / median / max (ms)")
+    for kind, rows in per_start.items():
+        if rows:
+            p50s, p99s = sorted(r[0] for r in rows), sorted(r[1] for r in rows)
+            print(
+                f"{kind:12} p50 {p50s[0]:7.1f} / {statistics.median(p50s):7.1f} / {p50s[-1]:7.1f}   "
+                f"p99 {p99s[0]:7.1f} / {statistics.median(p99s):7.1f} / {p99s[-1]:7.1f}   "
+                f"errors {sum(r[2] for r in rows)}"
+            )
+    medians = [statistics.median(r[1] for r in rows) for rows in per_start.values() if rows]
+    if medians:
+        print(f"median over the kinds of the median p99: {statistics.median(medians):.1f} ms")
 
 
 def print_runs(runs: list[tuple], pages: dict, workers: int, concurrency: int) -> None:

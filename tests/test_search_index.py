@@ -48,3 +48,50 @@ def test_a_search_answers_from_what_is_indexed_while_a_catch_up_runs(sqlite_engi
         assert ("item", 1) in {(h.kind, h.ref_id) for h in found}
     finally:
         index._lock.release()
+
+
+@pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
+def test_english_words_are_stemmed_so_a_plural_finds_the_singular(engine):
+    seed_store(engine)
+    with engine.begin() as conn:
+        from test_web_app import DAY2, _item
+
+        _item(conn, 8, "openai-blog", "Why models hallucinate", "A study of one hallucination", DAY2, "en")
+        _item(conn, 9, "openai-blog", "Fewer hallucinations in reasoning models", "", DAY2, "en")
+    index = SearchIndex(engine)
+    index.refresh()
+    found = {q: {h.ref_id for h in index.search(q) if h.kind == "item"} for q in ("hallucination", "hallucinations")}
+    assert found["hallucination"] == found["hallucinations"] and {8, 9} <= found["hallucination"]
+    assert 8 in {h.ref_id for h in index.search("hallucinating") if h.kind == "item"}
+    assert ("item", 1) in {(h.kind, h.ref_id) for h in index.search("大模型")}  # Chinese words pass unchanged
+
+
+@pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
+def test_an_index_made_before_stemming_is_tokenized_again_without_segmenting_again(engine, monkeypatch):
+    """A store indexed by an earlier newsdesk (FTS5 unicode61 alone; PostgreSQL 'simple') stems once
+    the index is opened: the indexed text is tokenized again, and no document is segmented again."""
+    import newsdesk.search.index as search_index
+
+    seed_store(engine)
+    with engine.begin() as conn:
+        from test_web_app import DAY2, _item
+
+        _item(conn, 9, "openai-blog", "Fewer hallucinations in reasoning models", "", DAY2, "en")
+    old = {
+        "sqlite": [d.replace(search_index._TOKENIZE, "unicode61 remove_diacritics 2") for d in search_index._SQLITE_DDL],
+        "postgresql": [d.replace("'english'", "'simple'") for d in search_index._PG_DDL],
+    }[engine.dialect.name]
+    monkeypatch.setattr(search_index, "_SQLITE_DDL" if engine.dialect.name == "sqlite" else "_PG_DDL", old)
+    monkeypatch.setattr(search_index, "_stem_sqlite", lambda conn: None)
+    monkeypatch.setattr(search_index, "_stem_postgresql", lambda conn: None)
+    before = SearchIndex(engine)
+    before.refresh()
+    assert 9 not in {h.ref_id for h in before.search("hallucinated") if h.kind == "item"}
+    monkeypatch.undo()
+
+    segmented: list[str] = []
+    monkeypatch.setattr(search_index, "segment", lambda value: segmented.append(value) or value)
+    after = SearchIndex(engine)
+    assert 9 in {h.ref_id for h in after.search("hallucinated") if h.kind == "item"}
+    assert ("item", 1) in {(h.kind, h.ref_id) for h in after.search("大模型")}
+    assert segmented == []  # nothing changed in the store: the stored words were tokenized again

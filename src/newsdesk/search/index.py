@@ -4,11 +4,16 @@ Neither SQLite's FTS5 nor PostgreSQL's 'simple' parser can split Chinese into wo
 so we index text that jieba has already segmented (words joined by spaces) and segment
 the query the same way:
 
-- SQLite: an FTS5 table `search_fts` (rowid encodes kind and id), ranked by bm25;
-- PostgreSQL: a table with a generated `to_tsvector('simple', body)` column and a GIN index.
+- SQLite: an FTS5 table `search_fts` (rowid encodes kind and id), ranked by bm25, its words
+  stemmed by FTS5's porter tokenizer over unicode61;
+- PostgreSQL: a table with a generated `to_tsvector('english', body)` column and a GIN index.
 
 Only CJK runs go through jieba: Latin-script text is already split into words, and
-both FTS5's unicode61 and PostgreSQL's parser tokenize it the same on the query side.
+both FTS5's unicode61 and PostgreSQL's parser tokenize it the same on the query side. English
+words are stemmed on both sides ("hallucinations" finds "hallucination"; PostgreSQL's 'english'
+also drops stop words such as "the"); Chinese words pass the stemmers unchanged. An index made
+before stemming (unicode61 alone, 'simple') is re-tokenized in place when the index is first
+opened, from the segmented text it already holds: no document is segmented again.
 
 `search_docs` remembers which version (stamp) of each item and event is indexed.
 Other stages write items and events without knowing about this index, so the index
@@ -41,15 +46,17 @@ SEARCH_BATCH = 50  # documents a search indexes itself when nothing else is catc
 
 _KINDS = {"item": 0, "event": 1}
 
+_TOKENIZE = "porter unicode61 remove_diacritics 2"  # FTS5: unicode61's words, English ones stemmed
+_PG_CONFIG = "english"  # PostgreSQL's text search configuration: its stemmer and stop words
 _SQLITE_DDL = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2')",
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(body, tokenize='{_TOKENIZE}')",
     "CREATE TABLE IF NOT EXISTS search_docs (kind TEXT NOT NULL, ref_id INTEGER NOT NULL, stamp TEXT NOT NULL,"
     " PRIMARY KEY (kind, ref_id))",
 )
+_PG_TSV = f"tsv tsvector GENERATED ALWAYS AS (to_tsvector('{_PG_CONFIG}', body)) STORED"
 _PG_DDL = (
     "CREATE TABLE IF NOT EXISTS search_docs (kind varchar(8) NOT NULL, ref_id integer NOT NULL,"
-    " stamp text NOT NULL, body text NOT NULL,"
-    " tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED, PRIMARY KEY (kind, ref_id))",
+    f" stamp text NOT NULL, body text NOT NULL, {_PG_TSV}, PRIMARY KEY (kind, ref_id))",
     "CREATE INDEX IF NOT EXISTS ix_search_docs_tsv ON search_docs USING gin (tsv)",
 )
 
@@ -100,6 +107,33 @@ def _stamp(*parts) -> str:
     return "|".join("" if p is None else (p.isoformat() if hasattr(p, "isoformat") else str(p)) for p in parts)
 
 
+def _stem_sqlite(conn: Connection) -> None:
+    """An FTS5 table made before stemming becomes a stemming one, its rows (the segmented text)
+    copied over and tokenized again."""
+    made = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").scalar()
+    if made is None or _TOKENIZE in made:
+        return
+    log.info("search index: stemming English words (re-tokenizing the indexed text once)")
+    conn.exec_driver_sql(f"CREATE VIRTUAL TABLE search_fts_stemmed USING fts5(body, tokenize='{_TOKENIZE}')")
+    conn.exec_driver_sql("INSERT INTO search_fts_stemmed (rowid, body) SELECT rowid, body FROM search_fts")
+    conn.exec_driver_sql("DROP TABLE search_fts")
+    conn.exec_driver_sql("ALTER TABLE search_fts_stemmed RENAME TO search_fts")
+
+
+def _stem_postgresql(conn: Connection) -> None:
+    """A search_docs table whose tsv was generated with another configuration ('simple', before
+    stemming) has it generated again with this one (the GIN index is dropped with the column)."""
+    made = conn.exec_driver_sql(
+        "SELECT generation_expression FROM information_schema.columns"
+        " WHERE table_schema = current_schema() AND table_name = 'search_docs' AND column_name = 'tsv'"
+    ).scalar()
+    if made is None or f"'{_PG_CONFIG}'" in made:
+        return
+    log.info("search index: stemming English words (tsv generated again with '%s')", _PG_CONFIG)
+    conn.exec_driver_sql("ALTER TABLE search_docs DROP COLUMN tsv")
+    conn.exec_driver_sql(f"ALTER TABLE search_docs ADD COLUMN {_PG_TSV}")
+
+
 class SearchIndex:
     """The index for one store; safe to share between a server's threads."""
 
@@ -115,11 +149,17 @@ class SearchIndex:
     def ensure(self) -> None:
         if self._ready:
             return
-        with self.engine.begin() as conn:
+        with self.engine.connect() as conn:
+            # Two servers starting at once: one makes (or re-tokenizes) the index, the other waits.
             if self.dialect == "postgresql":
-                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(4243)")  # two servers starting at once
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(4243)")
+                _stem_postgresql(conn)
+            else:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                _stem_sqlite(conn)
             for ddl in _PG_DDL if self.dialect == "postgresql" else _SQLITE_DDL:
                 conn.exec_driver_sql(ddl)
+            conn.commit()
         self._ready = True
 
     def _current_signature(self, conn: Connection) -> tuple:
@@ -263,7 +303,7 @@ class SearchIndex:
             rows = conn.execute(
                 text(
                     "SELECT kind, ref_id, ts_rank(tsv, q) AS rank FROM search_docs,"
-                    " plainto_tsquery('simple', :q) AS q WHERE tsv @@ q ORDER BY rank DESC, ref_id DESC LIMIT :n"
+                    f" plainto_tsquery('{_PG_CONFIG}', :q) AS q WHERE tsv @@ q ORDER BY rank DESC, ref_id DESC LIMIT :n"
                 ),
                 {"q": " ".join(words), "n": limit},
             )

@@ -16,6 +16,7 @@ import secrets
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 from zoneinfo import ZoneInfo
 
 from fastapi import FastAPI, Request
@@ -37,13 +38,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from newsdesk.core.config import Settings
-from newsdesk.search.index import SearchIndex
+from newsdesk.core.labels import UI_LANGUAGES
+from newsdesk.search.index import SearchIndex, segment
 from newsdesk.serve import auth, pages_account, pages_operator, pages_reading
 from newsdesk.serve.api import build_api
 from newsdesk.serve.cache import CachedPages, ClearOnWrite, ReadCache
 from newsdesk.serve.mcp import TokenGate, build_server
 from newsdesk.serve.pages import Pages, http_error
 from newsdesk.serve.pages_editions import editions_router
+from newsdesk.store.days import event_dates, keep_days
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -96,13 +99,22 @@ class SecurityHeaders:
 
 # Documents indexed before serving: about two seconds of segmentation on this kind of machine.
 WARM_DOCUMENTS = 2000
+# Days whose feed page (the newest first, each in every interface language) is rendered before it
+# is asked: at the server's start and whenever the store changes.
+WARM_DAYS = 3
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
     """The app: its pages (one router per concern), the JSON API under /api, the MCP endpoint."""
     tz = ZoneInfo(settings.timezone)
     index = SearchIndex(engine)
-    reads = ReadCache(engine)
+    app_ref: list[FastAPI] = []
+
+    def warm() -> None:
+        keep_days(engine, tz)  # the navigation days, kept for this version of the store
+        segment("预热")  # the segmenter's dictionary: loaded now, not on the first Chinese search
+
+    reads = ReadCache(engine, warm=warm, prefill=lambda: prefill_pages(app_ref[0], WARM_DAYS))
     mcp = build_server(engine, settings, index)
     throttle = auth.Throttle()
     pages = Pages(engine, settings, index, reads, tz, throttle)
@@ -111,9 +123,11 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     async def lifespan(_app: FastAPI):
         # The newest documents are indexed before the first reader is served (a search then finds
         # today's news from the first request, whatever the machine's load); a larger backlog (a
-        # store that was never served) is indexed in the background, newest first.
+        # store that was never served) is indexed in the background, newest first. Then the read
+        # cache is warmed: the days kept, the segmenter loaded, the newest days' pages rendered.
         await asyncio.to_thread(index.catch_up, WARM_DOCUMENTS)
         threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
+        await asyncio.to_thread(reads.start)
         async with mcp.session_manager.run():
             yield
 
@@ -134,6 +148,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         reads,
     )
     app.state.pages = pages
+    app_ref.append(app)
     _add_middleware(app, settings, reads)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
@@ -172,6 +187,38 @@ def _add_middleware(app: FastAPI, settings: Settings, reads: ReadCache) -> None:
 
 def healthz() -> Response:
     return Response("ok", media_type="text/plain")
+
+
+def prefill_pages(app: FastAPI, days: int) -> None:
+    """Render the feed page of the newest `days` days with news into the read cache, in every
+    interface language, as a first reader without a cookie of their own would ask for it: the front
+    page (/), and each day as its links name it (day and tab)."""
+    pages: Pages = app.state.pages
+    with pages.engine.connect() as conn:
+        newest = event_dates(conn, pages.tz)[-days:]
+    asked = [""] + [urlencode({"day": d.isoformat(), "tab": "all"}) for d in reversed(newest)]
+    for query in asked:
+        for lang in UI_LANGUAGES:
+            pages_reading.feed_page(reader_request(app, "/", query, lang), page_no=1, **dict(parse_qsl(query)))
+
+
+def reader_request(app: FastAPI, path: str, query: str, lang: str) -> Request:
+    """A GET of path?query by a reader with no session, in interface language lang (its cookie)."""
+    return Request(
+        {
+            "type": "http",
+            "method": "GET",
+            "scheme": "http",
+            "server": ("localhost", 80),
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": query.encode(),
+            "headers": [(b"cookie", f"ui_lang={lang}".encode())],
+            "session": {},
+            "app": app,
+        }
+    )
 
 
 # --- serving: several processes --------------------------------------------------------

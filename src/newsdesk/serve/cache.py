@@ -16,6 +16,12 @@ microseconds; on other databases one aggregate per table a reader page shows (ro
 and newest stamp of editions, events, members, items, analyses, checks, votes, sources and
 the search index).
 
+When the version moves, a cache made with `warm` keeps answering from what it holds while one
+thread runs warm() (the server keeps the navigation days and loads the segmenter: what a first
+reader of the new version would otherwise wait for), then drops it all and runs `prefill` (the
+server renders the newest days' feed pages into it). `start()` does both before the first
+request, at the server's start.
+
 A write through this process (a vote, a source) empties its cache at once (ClearOnWrite).
 Only what every reader is shown goes in: what only the logged-in operator sees (clusterer's
 reasons, writer's notes, drafts, subscriptions) is read live and never cached, and the parts
@@ -26,6 +32,7 @@ the server's event loop, before routing and without a worker thread.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Hashable
@@ -37,6 +44,7 @@ from sqlalchemy.exc import DBAPIError
 
 from newsdesk.store.schema import analyses, checks, editions, event_members, events, feedback, items, sources
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 CHECK_EVERY = 1.0  # seconds a process answers from its cache before it looks at the store's version again
 MAX_ENTRIES = 4096  # a crawler walking every event cannot grow a process without bound
@@ -59,9 +67,19 @@ _STAMPS = (
 class ReadCache:
     """Answers of reader pages by key, valid for one version of the store; safe across threads."""
 
-    def __init__(self, engine: Engine, check_every: float = CHECK_EVERY):
+    def __init__(
+        self,
+        engine: Engine,
+        check_every: float = CHECK_EVERY,
+        *,
+        warm: Callable[[], object] | None = None,
+        prefill: Callable[[], object] | None = None,
+    ):
         self.engine = engine
         self.check_every = check_every
+        self.warm = warm
+        self.prefill = prefill
+        self._warming: threading.Thread | None = None  # while it runs, the old version's answers stand
         self._lock = threading.Lock()
         self._entries: dict[Hashable, object] = {}
         self._bytes = 0  # of the rendered pages among the entries
@@ -92,18 +110,48 @@ class ReadCache:
                 parts.append(None)
         return tuple(parts)
 
+    def start(self) -> None:
+        """Warm and prefill for the store as it is now (the server's start, before any reader)."""
+        self._rewarm()
+
     def _fresh(self) -> None:
-        """Drop every entry when the store moved (looked at no more often than check_every)."""
+        """Drop every entry when the store moved (looked at no more often than check_every); with
+        warm, only once a thread of its own has warmed for the new version."""
         now = time.monotonic()
         with self._lock:
-            if now - self._checked < self.check_every:
+            if now - self._checked < self.check_every or self._warming is not None:
                 return
             self._checked = now  # one thread looks; the others answer from the cache meanwhile
         version = self.version()
         with self._lock:
-            if version != self._version:
+            if version == self._version:
+                return
+            if self.warm is None:
                 self._version = version
                 self._drop_all()
+                return
+            self._warming = threading.Thread(target=self._rewarm, name="read-cache-warm", daemon=True)
+            self._warming.start()
+
+    def _rewarm(self) -> None:
+        """warm(), then the version as it is after it (warm may write derived rows), a fresh cache,
+        and prefill() into it."""
+        try:
+            if self.warm is not None:
+                self.warm()
+        except Exception as exc:  # noqa: BLE001 - a failed warm-up costs the first readers time, not the server
+            log.warning("read cache: warming failed (%s); pages are read as they are asked", exc)
+        version = self.version()
+        with self._lock:
+            self._version = version
+            self._drop_all()
+            self._checked = time.monotonic()
+            self._warming = None
+        try:
+            if self.prefill is not None:
+                self.prefill()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("read cache: rendering the newest pages failed (%s)", exc)
 
     def _drop_all(self) -> None:
         self._entries.clear()
@@ -118,7 +166,7 @@ class ReadCache:
         """A rendered page kept for key, if the store's version was looked at within check_every;
         never waits for the store (the event loop asks)."""
         with self._lock:
-            if time.monotonic() - self._checked >= self.check_every:
+            if time.monotonic() - self._checked >= self.check_every and self._warming is None:
                 return None  # due for a look at the version: the request goes the long way, which looks
             found = self._entries.get(key)
         return found if isinstance(found, bytes) else None

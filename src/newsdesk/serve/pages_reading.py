@@ -23,7 +23,7 @@ def feed_page(request: Request, day: str | None = None, tab: str = "all", page_n
 
     def read():
         with pages.engine.connect() as conn:
-            # Every day with news is a scan of all events and their members: one per version of the store, not per day asked.
+            # Every day with news, as kept in news_days (store/days.py): once per version of the store.
             dates = pages.reads.get(("event dates",), lambda: event_dates(conn, pages.tz))
             chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
             return queries.feed(conn, chosen, tab, pages.tz, page_no, lang), *neighbour_days(

@@ -9,6 +9,14 @@ event whose every report was already old when its source's feed listed it (`back
 no day. Both the published daily edition and the
 web app's feed take a day's events from `day_events`, so they list the same events in the same
 order.
+
+Which events each day lists is kept in `news_days` (one row per day and event, for one timezone),
+rebuilt by `keep_days` when the store moved since (the cluster unit calls it after ranking; the web
+server when it starts and when the store changes): `event_dates` and `day_events` read it while it
+matches the store (its signature: count and newest stamp of events, members and items), so neither
+the list of days nor an old day's page scans every event and member item. While it does not match
+(between a run's clustering and its days kept), both work the days out from the events, as
+`keep_days` does. Like the search index's tables, it is derived and rebuilt at will: no migration.
 """
 
 from __future__ import annotations
@@ -19,8 +27,8 @@ from itertools import groupby
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import case, func, select
-from sqlalchemy.engine import Connection
+from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table, Text, case, delete, func, insert, inspect, select
+from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.schema import event_members, events, items
@@ -42,6 +50,22 @@ GROWING_ROLES = ("lead", "member")
 # 2023): an item published this long before the newest item its source had when newsdesk first saw
 # it was old when it arrived. Long enough for a harvest backfilled months at once.
 BACK_CATALOGUE = timedelta(days=180)
+
+
+# Not the store's schema (the migrations never see it): derived rows any process can rebuild.
+_kept = MetaData()
+news_days = Table(
+    "news_days",
+    _kept,
+    Column("tz", String(64), primary_key=True),
+    Column("day", String(10), primary_key=True),  # ISO date, local to tz
+    Column("event_id", Integer, primary_key=True),
+    Column("is_update", Boolean, nullable=False),
+)
+news_days_state = Table(
+    "news_days_state", _kept, Column("tz", String(64), primary_key=True), Column("signature", Text, nullable=False)
+)
+_PG_LOCK = 4244  # two processes keeping the days at once (the search index holds 4243)
 
 
 def zone(tz: str | ZoneInfo) -> ZoneInfo:
@@ -135,15 +159,70 @@ def back_catalogue(conn: Connection, between: tuple[datetime, datetime] | None =
 
 
 def event_dates(conn: Connection, tz: str | ZoneInfo) -> list[date]:
-    """Every local date that has an event on it (a first report or an update), oldest first."""
+    """Every local date that has an event on it (a first report or an update), oldest first: as
+    kept in news_days, or worked out from the events while that is behind the store."""
+    if _kept_signature(conn, tz) == store_signature(conn):
+        days = conn.execute(select(news_days.c.day).distinct().where(news_days.c.tz == str(tz))).scalars()
+        return sorted(date.fromisoformat(d) for d in days)
+    return sorted({day for day, _, _ in _scan(conn, tz)})
+
+
+def store_signature(conn: Connection) -> str:
+    """What the kept days were worked out from: events' count and newest change (the clusterer stamps
+    an event whenever its members or their roles change), members' count, items' count and newest
+    date. Counts over indexes and indexed maxima: under a millisecond each on 50k items."""
+    parts: list = []
+    parts.extend(conn.execute(select(func.count(), func.max(events.c.updated_at)).select_from(events)).one())
+    parts.append(conn.execute(select(func.count()).select_from(event_members)).scalar())
+    parts.extend(conn.execute(select(func.count(), func.max(items.c.published_at)).select_from(items)).one())
+    return "|".join("" if p is None else (p.isoformat() if hasattr(p, "isoformat") else str(p)) for p in parts)
+
+
+def _kept_signature(conn: Connection, tz: str | ZoneInfo) -> str | None:
+    if not inspect(conn).has_table(news_days_state.name):
+        return None
+    return conn.execute(select(news_days_state.c.signature).where(news_days_state.c.tz == str(tz))).scalar()
+
+
+def _scan(conn: Connection, tz: str | ZoneInfo) -> list[tuple[date, int, bool]]:
+    """(day, event, is_update) for every day of every event, as day_events would list them: each
+    event on the day of its first report unless it is back catalogue, and as an update on each
+    later day it grew."""
     archive = back_catalogue(conn)
-    firsts = {
-        local_time(r.first_published_at, tz).date()
+    first_day = {
+        r.id: local_time(r.first_published_at, tz).date()
         for r in conn.execute(select(events.c.id, events.c.first_published_at))
-        if r.id not in archive
     }
-    grown = {day for days in growth_days(conn, tz).values() for day in days}
-    return sorted(firsts | grown)
+    out = [(day, e, False) for e, day in first_day.items() if e not in archive]
+    for e, days in growth_days(conn, tz).items():
+        out += [(day, e, True) for day in days if e in first_day and first_day[e] < day]
+    return out
+
+
+def keep_days(engine: Engine, tz: str | ZoneInfo) -> list[date]:
+    """Rebuild news_days for tz when the store moved since it was kept; returns the days with news.
+    The work is read on one connection and written in one short transaction (SQLite's write lock is
+    held for the rows only); a store that moved meanwhile is seen as moved on the next call."""
+    with engine.connect() as conn:
+        exists = inspect(conn).has_table(news_days_state.name)
+        signature = store_signature(conn)
+        if exists and _kept_signature(conn, tz) == signature:
+            return event_dates(conn, tz)
+        rows = _scan(conn, tz)
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
+        if not exists:
+            _kept.create_all(conn, checkfirst=True)
+        conn.execute(delete(news_days).where(news_days.c.tz == str(tz)))
+        if rows:
+            conn.execute(
+                insert(news_days),
+                [{"tz": str(tz), "day": d.isoformat(), "event_id": e, "is_update": u} for d, e, u in rows],
+            )
+        conn.execute(delete(news_days_state).where(news_days_state.c.tz == str(tz)))
+        conn.execute(insert(news_days_state).values(tz=str(tz), signature=signature))
+    return sorted({day for day, _, _ in rows})
 
 
 def event_days(conn: Connection, event_id: int, tz: str | ZoneInfo) -> list[date]:
@@ -174,8 +253,37 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
 
     Each is an event row's columns plus `update` (it began on an earlier day and grew today)
     and `day_items` (for an update, the ids of today's new reports; otherwise empty). An update
-    is never the day's featured news: its tab is at most p1.
+    is never the day's featured news: its tab is at most p1. Read from news_days while it matches
+    the store; worked out from the events otherwise.
     """
+    if _kept_signature(conn, tz) == store_signature(conn):
+        kept = dict(
+            conn.execute(
+                select(news_days.c.event_id, news_days.c.is_update).where(
+                    news_days.c.tz == str(tz), news_days.c.day == day.isoformat()
+                )
+            ).all()
+        )
+        rows = conn.execute(select(events).where(events.c.id.in_(list(kept)))).all() if kept else []
+        fresh = [r for r in rows if not kept[r.id]]
+        found = growth_days(conn, tz, [e for e, is_update in kept.items() if is_update])
+        grown = {e: days[day] for e, days in found.items() if day in days}
+        updates = [r for r in rows if r.id in grown]
+    else:
+        fresh, updates, grown = _live_day(conn, day, tz)
+    out = [SimpleNamespace(**r._mapping, update=False, day_items=[]) for r in fresh]
+    out += [
+        SimpleNamespace(
+            **{**r._mapping, "tab": "p1" if r.tab == "featured" else r.tab}, update=True, day_items=grown[r.id]
+        )
+        for r in updates
+    ]
+    # Most important first; the live score (importance x recency) and then age break ties.
+    return sorted(out, key=lambda e: (-e.importance * (UPDATE_WEIGHT if e.update else 1.0), -e.score, e.id))
+
+
+def _live_day(conn: Connection, day: date, tz: str | ZoneInfo) -> tuple[list, list, dict[int, list[int]]]:
+    """A day's first reports, its updates and their new reports' ids, from the events themselves."""
     start, end = local_day_bounds(day, tz)
     archive = back_catalogue(conn, between=(start, end))
     fresh = [
@@ -203,12 +311,4 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
     )
     grown = {e: days[day] for e, days in growth_days(conn, tz, list(earlier)).items() if day in days}
     updates = conn.execute(select(events).where(events.c.id.in_(grown))).all() if grown else []
-    out = [SimpleNamespace(**r._mapping, update=False, day_items=[]) for r in fresh]
-    out += [
-        SimpleNamespace(
-            **{**r._mapping, "tab": "p1" if r.tab == "featured" else r.tab}, update=True, day_items=grown[r.id]
-        )
-        for r in updates
-    ]
-    # Most important first; the live score (importance x recency) and then age break ties.
-    return sorted(out, key=lambda e: (-e.importance * (UPDATE_WEIGHT if e.update else 1.0), -e.score, e.id))
+    return fresh, updates, grown
