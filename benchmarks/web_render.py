@@ -301,7 +301,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None, help="server processes (default: as newsdesk serve chooses)")
     ap.add_argument("--runs", type=int, default=1, help="times to repeat the measurement on the same server")
     ap.add_argument(
-        "--starts", type=int, default=0, help="start the server this many times; measure each first run (no static twins)"
+        "--starts",
+        type=int,
+        default=0,
+        help="start the server this many times; measure each first run (no static twins)",
     )
     ap.add_argument(
         "--store", help="keep the built store in this SQLite file and reuse it when it exists (same --events)"
@@ -435,8 +438,10 @@ def first_runs(url: str, static_dir: Path, workers: int, pages: dict, args) -> N
             times = results[kind]
             if times:
                 per_start[kind].append((statistics.median(times), pct(times, 0.99), len(errors[kind])))
-                print(f"  {kind:12} n={len(times):4} errors={len(errors[kind])} p50 {per_start[kind][-1][0]:7.1f} ms "
-                      f"p99 {per_start[kind][-1][1]:7.1f} ms")
+                print(
+                    f"  {kind:12} n={len(times):4} errors={len(errors[kind])} p50 {per_start[kind][-1][0]:7.1f} ms "
+                    f"p99 {per_start[kind][-1][1]:7.1f} ms"
+                )
             else:
                 print(f"  {kind:12} no answers: {', '.join(sorted(set(errors[kind])))}")
     print(f"\nfirst run after a start, over {args.starts} starts: min / median / max (ms)")

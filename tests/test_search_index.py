@@ -78,7 +78,9 @@ def test_an_index_made_before_stemming_is_tokenized_again_without_segmenting_aga
 
         _item(conn, 9, "openai-blog", "Fewer hallucinations in reasoning models", "", DAY2, "en")
     old = {
-        "sqlite": [d.replace(search_index._TOKENIZE, "unicode61 remove_diacritics 2") for d in search_index._SQLITE_DDL],
+        "sqlite": [
+            d.replace(search_index._TOKENIZE, "unicode61 remove_diacritics 2") for d in search_index._SQLITE_DDL
+        ],
         "postgresql": [d.replace("'english'", "'simple'") for d in search_index._PG_DDL],
     }[engine.dialect.name]
     monkeypatch.setattr(search_index, "_SQLITE_DDL" if engine.dialect.name == "sqlite" else "_PG_DDL", old)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -389,6 +390,44 @@ def test_feed_defaults_to_latest_day_with_tabs_and_cards_in_score_order(client):
     assert "2026-04-23 10:00" in html  # times shown in the configured time zone (UTC+8)
     assert "✓ 已核查" in html and "未通过" not in html
     assert 'href="/?day=2026-04-22&amp;tab=all"' in html  # date navigation to the previous day with events
+
+
+def test_the_app_opens_on_the_newest_day_with_news_and_moves_to_a_newer_one_when_it_comes(sqlite_engine):
+    """Today (the machine's date) has no news: the front page is the newest day that has, never an
+    empty day; a newer day's news, stored while the server runs, becomes the front page."""
+    seed_store(sqlite_engine)
+    with TestClient(create_app(sqlite_engine, Settings())) as c:
+        html = c.get("/").text
+        assert "全部 · 2026-04-23" in html and "这一天没有事件" not in html
+        later = DAY2 + timedelta(days=3)
+        with sqlite_engine.begin() as conn:
+            _item(conn, 30, "openai-blog", "A newer launch", "Three days later.", later, "en")
+            _event(conn, 30, "A newer launch", later, 4.0, "p1", "model", [(30, "lead", None)], languages=["en"])
+        deadline = time.monotonic() + 15
+        while "全部 · 2026-04-26" not in (html := c.get("/").text) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "全部 · 2026-04-26" in html and "A newer launch" in html and "这一天没有事件" not in html
+        assert 'href="/?day=2026-04-23&amp;tab=all"' in html  # the previous day with news, 04-24 and 04-25 skipped
+
+
+def test_an_item_dated_by_day_shows_its_date_alone_on_every_page(sqlite_engine):
+    """A source that gave only a date (dated_by "day", stored at midnight UTC, 08:00 in Shanghai):
+    the feed, the event page and search show the date, never a made-up time of day."""
+    seed_store(sqlite_engine)
+    midnight = datetime(2026, 4, 24, 0, 0, tzinfo=UTC)
+    with sqlite_engine.begin() as conn:
+        _item(conn, 31, "openai-blog", "Quarterly letter on model safety", "Dated by day only.", midnight, "en")
+        conn.execute(update(items).where(items.c.id == 31).values(dated_by="day"))
+        _event(conn, 31, "Quarterly letter on model safety", midnight, 4.0, "p1", "model", [(31, "lead", None)])
+    with TestClient(create_app(sqlite_engine, Settings())) as c:
+        pages = {
+            "feed": c.get("/?day=2026-04-24").text,
+            "event": c.get("/events/31").text,
+            "search": c.get("/search", params={"q": "Quarterly letter"}).text,
+        }
+        for name, html in pages.items():
+            assert "2026-04-24" in html and "08:00" not in html, name
+        assert "2026-04-23 10:00" in c.get("/events/1").text  # a time the source gave is still shown
 
 
 def test_what_failed_its_checks_is_withheld_from_readers_and_listed_for_the_operator(client):

@@ -205,3 +205,80 @@ def test_a_page_kept_for_every_reader_cannot_carry_a_csrf_token():
     assert len(str(LazyCsrf(request))) > 20 and "csrf" in request.session  # a personal page makes one
     with pytest.raises(RuntimeError, match="CSRF"):
         str(LazyCsrf(request, shared=True))
+
+
+def test_a_new_version_is_served_only_once_warmed_and_prefilled(sqlite_engine):
+    """When the store moves, the old answers stand while warm() runs in a thread of its own; then the
+    cache starts afresh and prefill() fills it, before a reader asks."""
+    import threading
+
+    from newsdesk.serve.cache import ReadCache
+
+    gate, prefilled = threading.Event(), []
+    gate.set()
+    reads = ReadCache(
+        sqlite_engine,
+        check_every=0,
+        warm=gate.wait,
+        prefill=lambda: prefilled.append(reads.get(("page", "/"), lambda: b"front page, new version")),
+    )
+    reads.start()
+    assert prefilled == [b"front page, new version"] and reads.page(("page", "/")) is None  # check_every 0
+    reads.get(("page", "/"), lambda: b"never computed")  # kept from the prefill
+    assert reads.get(("feed",), lambda: "old") == "old"
+
+    gate.clear()  # the next warm-up takes its time
+    with sqlite_engine.begin() as conn:
+        sync_sources(conn, [Source(id="another", name="Another", url="https://another.example.com/feed")])
+    assert reads.get(("feed",), lambda: "new") == "old"  # the store moved: warming, the old answer stands
+    assert reads._warming is not None
+    gate.set()
+    reads._warming.join(10)
+    assert reads.get(("feed",), lambda: "new") == "new"
+    assert len(prefilled) == 2
+
+
+def test_the_server_starts_warm_its_front_page_rendered_and_the_segmenter_loaded(tmp_path):
+    """In a process of its own (the segmenter is loaded once per process): after the start, before any
+    search, the Chinese segmenter's dictionary is loaded, and the front page is answered from memory."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from test_web_app import seed_store
+
+    from newsdesk.search.index import SearchIndex
+    from newsdesk.store import open_store
+
+    url = f"sqlite:///{tmp_path / 'warm.db'}"
+    engine = open_store(url)
+    seed_store(engine)
+    SearchIndex(engine).refresh()  # indexed already: the start segments no document
+    engine.dispose()
+    script = f"""
+import sys
+from fastapi.testclient import TestClient
+from sqlalchemy import event
+from newsdesk.core.config import Settings
+from newsdesk.serve.app import create_app
+from newsdesk.store import open_store
+
+engine = open_store({url!r})
+with TestClient(create_app(engine, Settings())) as client:
+    loaded = "rjieba" in sys.modules or "jieba" in sys.modules
+    seen = []
+    event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    html = client.get("/").text
+    print(loaded, "全部 · 2026-04-23" in html, len(seen))
+"""
+    src = Path(__file__).resolve().parents[1] / "src"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["True", "True", "0"], done.stdout

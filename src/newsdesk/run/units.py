@@ -152,7 +152,7 @@ def fetch(ctx: Context, source: str) -> list[Unit]:
 def cluster(ctx: Context) -> list[Unit]:
     from newsdesk.cluster import cluster_new_items
     from newsdesk.rank.score import rank_events
-    from newsdesk.store.days import event_dates
+    from newsdesk.store.days import keep_days
 
     arbiter = None
     if ctx.settings.llm.arbitrate_merges:
@@ -163,8 +163,8 @@ def cluster(ctx: Context) -> list[Unit]:
     # items; the `cluster` lease in `tasks` already keeps a second unit from starting beside it.
     cluster_new_items(ctx.engine, ctx.settings, embedder=ctx.embedder() if ctx.embedder else None, arbiter=arbiter)
     rank_events(ctx.engine, ctx.settings)
-    with ctx.engine.connect() as conn:
-        days = event_dates(conn, ctx.settings.timezone)
+    # The days each event shows on, kept in news_days for the editions and the web app to read.
+    days = keep_days(ctx.engine, ctx.settings.timezone)
     writes = [Unit("analysis", {"event": e, "language": lang}) for e, lang in due_analyses(ctx.engine, ctx.settings)]
     return (
         writes

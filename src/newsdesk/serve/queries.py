@@ -18,9 +18,9 @@ from sqlalchemy.engine import Connection
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
-from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses
+from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
 from newsdesk.ingest.health import source_health
-from newsdesk.store.days import day_events, minute
+from newsdesk.store.days import day_events
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
     MAX_ID,  # also the MCP server's and the JSON API's bound on the ids they take
@@ -104,6 +104,7 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
             items.c.language,
             items.c.summary,
             items.c.source_id,
+            items.c.dated_by,
             sources.c.name.label("outlet"),
         )
         .select_from(
@@ -121,7 +122,7 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
             "outlet": r.outlet,
             "title": plain_text(r.title),
             "url": r.url,
-            "published_at": minute(r.published_at, tz),
+            "published_at": shown_time(r.published_at, r.dated_by, tz),
             "material_level": r.material_level,
             "language": r.language,
             "role": r.role,
@@ -133,6 +134,24 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
         }
         for r in rows
     ]
+
+
+def dated_by_day(conn: Connection, event_ids: list[int], moment) -> set[int]:
+    """The events whose `moment` (events.c.first_published_at or last_published_at) is the date of
+    items whose source gave only a date (dated_by "day"): shown as that date alone, never as the
+    made-up time of day the date was stored at."""
+    if not event_ids:
+        return set()
+    rows = conn.execute(
+        select(event_members.c.event_id, items.c.dated_by)
+        .join(items, items.c.id == event_members.c.item_id)
+        .join(events, events.c.id == event_members.c.event_id)
+        .where(event_members.c.event_id.in_(event_ids), items.c.published_at == moment)
+    )
+    kinds: dict[int, set[str]] = {}
+    for r in rows:
+        kinds.setdefault(r.event_id, set()).add(r.dated_by)
+    return {e for e, found in kinds.items() if found == {"day"}}
 
 
 def _roundups(conn: Connection, event_id: int) -> list[dict]:
@@ -203,6 +222,12 @@ def event_detail(
         analyses=_analyses(conn, event_id),
         roundups=_roundups(conn, event_id),
     )
+    for name, moment in (
+        ("first_published_at", events.c.first_published_at),
+        ("last_published_at", events.c.last_published_at),
+    ):
+        if dated_by_day(conn, [event_id], moment):
+            detail[name] = detail[name][:10]  # the date alone: its source gave no time of day
     detail["score_parts"] = sorted(
         ((str(k), v) for k, v in (row.score_parts or {}).items()),
         key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0,
@@ -489,8 +514,10 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
             )  # a flagged one is never shown
         ):
             headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
+        day_only = dated_by_day(conn, event_ids, events.c.last_published_at)
         for r in rows:
             e = _event_dict(r)
+            e["last_dated_by"] = "day" if r.id in day_only else "source"
             by_language = headlines.get(r.id, {})  # the reader's language, else whichever exists
             e["analysis"] = by_language.get(lang) or next(iter(by_language.values()), None)
             found_events[r.id] = e
@@ -506,6 +533,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
                 items.c.language,
                 items.c.material_level,
                 items.c.source_id,
+                items.c.dated_by,
                 sources.c.name.label("outlet"),
                 event_members.c.event_id,
             )
@@ -523,6 +551,7 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
                 "summary": r.summary,
                 "url": r.url,
                 "published_at": r.published_at,
+                "dated_by": r.dated_by,  # "day": the source gave a date only, shown without a time
                 "language": r.language,
                 "material_level": r.material_level,
                 "source_id": r.source_id,

@@ -27,7 +27,21 @@ from itertools import groupby
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table, Text, case, delete, func, insert, inspect, select
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    case,
+    delete,
+    func,
+    insert,
+    inspect,
+    select,
+)
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.core.errors import NewsdeskError
@@ -170,11 +184,18 @@ def event_dates(conn: Connection, tz: str | ZoneInfo) -> list[date]:
 def store_signature(conn: Connection) -> str:
     """What the kept days were worked out from: events' count and newest change (the clusterer stamps
     an event whenever its members or their roles change), members' count, items' count and newest
-    date. Counts over indexes and indexed maxima: under a millisecond each on 50k items."""
-    parts: list = []
-    parts.extend(conn.execute(select(func.count(), func.max(events.c.updated_at)).select_from(events)).one())
-    parts.append(conn.execute(select(func.count()).select_from(event_members)).scalar())
-    parts.extend(conn.execute(select(func.count(), func.max(items.c.published_at)).select_from(items)).one())
+    date. One aggregate a statement, each answered from an index: a count and a max in one statement
+    read every row of items (40-80 ms on 50k); apart, under a millisecond each."""
+    parts = [
+        conn.execute(query).scalar()
+        for query in (
+            select(func.count()).select_from(events),
+            select(func.max(events.c.updated_at)),
+            select(func.count()).select_from(event_members),
+            select(func.count()).select_from(items),
+            select(func.max(items.c.published_at)),
+        )
+    ]
     return "|".join("" if p is None else (p.isoformat() if hasattr(p, "isoformat") else str(p)) for p in parts)
 
 
@@ -310,5 +331,5 @@ def _live_day(conn: Connection, day: date, tz: str | ZoneInfo) -> tuple[list, li
         .all()
     )
     grown = {e: days[day] for e, days in growth_days(conn, tz, list(earlier)).items() if day in days}
-    updates = conn.execute(select(events).where(events.c.id.in_(grown))).all() if grown else []
+    updates = list(conn.execute(select(events).where(events.c.id.in_(grown)))) if grown else []
     return fresh, updates, grown
