@@ -428,6 +428,10 @@ def test_an_item_dated_by_day_shows_its_date_alone_on_every_page(sqlite_engine):
         for name, html in pages.items():
             assert "2026-04-24" in html and "08:00" not in html, name
         assert "2026-04-23 10:00" in c.get("/events/1").text  # a time the source gave is still shown
+        api = c.get("/api/events/31").json()
+        assert [m["published_at"] for m in api["members"]] == ["2026-04-24"]
+        found = c.get("/api/search", params={"q": "Quarterly letter"}).json()["items"]
+        assert [(i["id"], i["dated_by"]) for i in found] == [(31, "day")]
 
 
 def test_what_failed_its_checks_is_withheld_from_readers_and_listed_for_the_operator(client):

@@ -13,7 +13,9 @@ class CardMember(BaseModel):
     outlet: str = Field(description="the outlet (source) that published it")
     title: str
     url: str | None
-    published_at: str = Field(description="local time, YYYY-MM-DD HH:MM")
+    published_at: str = Field(
+        description="local time, YYYY-MM-DD HH:MM; YYYY-MM-DD alone when its source gave only a date"
+    )
     material_level: str = Field(description="full | summary | title | paywalled | failed")
     language: str
     role: str = Field(description="lead | member | syndicated | duplicate")
@@ -276,6 +278,7 @@ class SearchItem(BaseModel):
     summary: str
     url: str | None
     published_at: datetime
+    dated_by: str = Field(description="source | day (its source gave only a date: no time of day) | first_seen")
     language: str
     material_level: str
     source_id: str
