@@ -46,7 +46,7 @@ from newsdesk.serve.cache import CachedPages, ClearOnWrite, ReadCache
 from newsdesk.serve.mcp import TokenGate, build_server
 from newsdesk.serve.pages import Pages, http_error
 from newsdesk.serve.pages_editions import editions_router
-from newsdesk.store.days import event_dates, keep_days
+from newsdesk.store.days import day_events, event_dates, keep_days
 
 HERE = Path(__file__).parent
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
@@ -100,8 +100,9 @@ class SecurityHeaders:
 # Documents indexed before serving: about two seconds of segmentation on this kind of machine.
 WARM_DOCUMENTS = 2000
 # Days whose feed page (the newest first, each in every interface language) is rendered before it
-# is asked: at the server's start and whenever the store changes.
+# is asked, and the newest day's top events whose pages are: at the start and when the store changes.
 WARM_DAYS = 3
+WARM_EVENTS = 5
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
@@ -112,7 +113,10 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 
     def warm() -> None:
         keep_days(engine, tz)  # the navigation days, kept for this version of the store
-        segment("预热")  # the segmenter's dictionary: loaded now, not on the first Chinese search
+        # The segmenter's dictionary loaded and the search's statements compiled now, not on the
+        # first Chinese search (nothing is kept: the answer is not a page anyone asked for).
+        segment("预热")
+        index.search("预热")
 
     reads = ReadCache(engine, warm=warm, prefill=lambda: prefill_pages(app_ref[0], WARM_DAYS))
     mcp = build_server(engine, settings, index)
@@ -192,14 +196,20 @@ def healthz() -> Response:
 def prefill_pages(app: FastAPI, days: int) -> None:
     """Render the feed page of the newest `days` days with news into the read cache, in every
     interface language, as a first reader without a cookie of their own would ask for it: the front
-    page (/), and each day as its links name it (day and tab)."""
+    page (/), and each day as its links name it (day and tab); then the pages of the newest day's
+    top WARM_EVENTS events. Every template is compiled first."""
     pages: Pages = app.state.pages
+    for name in pages.env.list_templates():  # compiled once per process: a first page waited ~1 s for it
+        pages.env.get_template(name)
     with pages.engine.connect() as conn:
         newest = event_dates(conn, pages.tz)[-days:]
+        top = [e.id for e in day_events(conn, newest[-1], pages.tz)[:WARM_EVENTS]] if newest else []
     asked = [""] + [urlencode({"day": d.isoformat(), "tab": "all"}) for d in reversed(newest)]
-    for query in asked:
-        for lang in UI_LANGUAGES:
+    for lang in UI_LANGUAGES:
+        for query in asked:
             pages_reading.feed_page(reader_request(app, "/", query, lang), page_no=1, **dict(parse_qsl(query)))
+        for event_id in top:
+            pages_reading.event_page(reader_request(app, f"/events/{event_id}", "", lang), event_id)
 
 
 def reader_request(app: FastAPI, path: str, query: str, lang: str) -> Request:
