@@ -18,10 +18,15 @@ client used. --runs N repeats that on the same server and prints the medians ove
 runs (the first meets cold caches; event pages are drawn at random from all the events,
 so most are a first read in every run). Readers send no cookie, as a first visit does.
 The search index is built once before the server starts and timed on its own (docs/s);
---store FILE keeps the built store (and index) for the next run.
+--store FILE keeps the built store (and index) for the next run. --starts N measures what the
+first readers after a start meet instead: the server is started N times and only the first run
+after each start is timed (no warm-up request before it; no static twins), then each kind's p50
+and p99 as min / median / max over the starts, and the median over the kinds of the median p99.
 
     .venv/bin/python benchmarks/web_render.py [--requests 100]
     .venv/bin/python benchmarks/web_render.py --events 10000 --concurrency 200 --requests 400 --runs 3 \
+        --store /tmp/web-bench-10k.db
+    .venv/bin/python benchmarks/web_render.py --events 10000 --concurrency 200 --requests 300 --starts 3 \
         --store /tmp/web-bench-10k.db
 """
 
