@@ -141,7 +141,12 @@ class ReadCache:
                 self.warm()
         except Exception as exc:  # noqa: BLE001 - a failed warm-up costs the first readers time, not the server
             log.warning("read cache: warming failed (%s); pages are read as they are asked", exc)
-        version = self.version()
+        try:
+            version = self.version()
+        except Exception:
+            with self._lock:  # the store did not answer: the next look tries again
+                self._warming = None
+            raise
         with self._lock:
             self._version = version
             self._drop_all()
