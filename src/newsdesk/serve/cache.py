@@ -111,8 +111,12 @@ class ReadCache:
         return tuple(parts)
 
     def start(self) -> None:
-        """Warm and prefill for the store as it is now (the server's start, before any reader)."""
-        self._rewarm()
+        """Warm and prefill for the store as it is now (the server's start, before any reader); a
+        store that does not answer yet is looked at again by the first request, as without warming."""
+        try:
+            self._rewarm()
+        except Exception as exc:  # noqa: BLE001 - the server starts; its pages say what the store says
+            log.warning("read cache: could not warm at the start (%s)", exc)
 
     def _fresh(self) -> None:
         """Drop every entry when the store moved (looked at no more often than check_every); with
