@@ -1364,6 +1364,12 @@ def eval_cards(
         None, "--day", help="Only this day's editions (YYYY-MM-DD), or those of a span (FIRST..LAST)."
     ),
     examples: int = typer.Option(3, "--examples", help="Examples to print per class and language."),
+    site: Path = typer.Option(
+        None,
+        "--site",
+        help="The published site folder, whose English pages are read for plurals too "
+        "(default: DATA_DIR/site, else DATA_DIR/../site, where one is).",
+    ),
 ) -> None:
     """A reader's lint over the published daily editions, both languages: blank cards with material,
     repeated facts, dangling openings, openings about the article, other-language parts unmarked,
@@ -1371,7 +1377,7 @@ def eval_cards(
     with the links shown. Counts per class, then examples."""
     from datetime import date
 
-    from newsdesk.eval.cards import lint_store, report_lines
+    from newsdesk.eval.cards import lint_site, lint_store, report_lines
 
     first = last = None
     if day is not None:
@@ -1387,6 +1393,9 @@ def eval_cards(
         report = lint_store(store, first, last)
     finally:
         store.dispose()
+    site = site or next((d for d in (Path(data_dir) / "site", Path(data_dir).parent / "site") if d.is_dir()), None)
+    if site is not None and first is None:  # a day's pages are not told apart: the whole site, or none
+        lint_site(report, site)
     for text in report_lines(report, examples):
         console.print(text, soft_wrap=True)
 

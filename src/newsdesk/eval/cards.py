@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -39,6 +40,7 @@ from newsdesk.editions.languages import card_text, unmarked_parts
 from newsdesk.eval.editorial import describes_article
 from newsdesk.store.schema import editions
 from newsdesk.text import lexicon
+from newsdesk.text.html import plain_text
 from newsdesk.text.sentences import dangling_opening, figures, is_cjk, sentences, shingles, terms
 
 CLASSES = (
@@ -85,6 +87,7 @@ class Finding:
 @dataclass
 class CardsReport:
     editions: int = 0
+    pages: int = 0  # site pages read (lint_site)
     cards: Counter = field(default_factory=Counter)  # language -> cards read
     findings: list[Finding] = field(default_factory=list)
 
@@ -244,6 +247,17 @@ def lint_store(engine: Engine, day: str | None = None, last: str | None = None) 
     return report
 
 
+def lint_site(report: CardsReport, site: Path) -> None:
+    """The published site's English pages, read as text, for counts whose plural disagrees with their
+    number ("1 events" beside a day with one card, "1 outlets"): the pages' own words, not the cards'."""
+    for page in sorted((site / "en").rglob("*.html")) if (site / "en").is_dir() else []:
+        text = " ".join(plain_text(page.read_text(encoding="utf-8", errors="replace")).split())
+        for found in _PLURAL.finditer(text):
+            context = text[max(0, found.start() - 40) : found.end() + 10]
+            report.findings.append(Finding("counts", str(page.relative_to(site)), "en", 0, "", f"plural: {context}"))
+        report.pages += 1
+
+
 def report_lines(report: CardsReport, examples: int = EXAMPLES) -> list[str]:
     """The counts per class and language, then examples of each class found."""
     languages = sorted(report.cards)
@@ -251,7 +265,8 @@ def report_lines(report: CardsReport, examples: int = EXAMPLES) -> list[str]:
         f"{sum(report.cards.values())} cards in {report.editions} daily editions "
         + "("
         + ", ".join(f"{lang} {report.cards[lang]}" for lang in languages)
-        + ")",
+        + ")"
+        + (f"; {report.pages} English site pages" if report.pages else ""),
         f"{'class':16s} " + " ".join(f"{lang:>5s}" for lang in languages) + "    all",
     ]
     for kind in CLASSES:
