@@ -94,6 +94,20 @@ def is_complete(sentence: str) -> bool:
     return len(_QUOTE_CHARS.findall(s)) % 2 == 0
 
 
+def names_subject(sentence: str) -> bool:
+    """The sentence opens on what it is about: a name, a noun, a time, a figure; not on a verb, a
+    preposition or an adverb whose subject the cut left behind ("通过特定 Prompt 修改…", "Achieving a
+    new frontier…"). A weaker test than dangling_opening: it ranks, it does not exclude."""
+    s = sentence.strip()
+    if dangling_opening(s):
+        return False
+    if is_cjk(s):
+        _, tag = next(iter(tagged(s[:12])), ("", ""))
+        return tag not in ("v", "p", "d", "c", "u", "ad")  # "研究团队…" opens on a verbal noun: a subject
+    first = re.match(r"[A-Za-z][\w'-]*", s)
+    return not first or first.group(0)[0].isupper() and not first.group(0).endswith("ing")
+
+
 def closed(line: str) -> str:
     """A whole statement a feed printed without its full stop ("Carlsen will bring his reputation to
     the company's brand", a changelog's line) with one added; any other text as it is. Only what is

@@ -33,6 +33,7 @@ from newsdesk.text.sentences import (
     is_promotion,
     key_numbers,
     length,
+    names_subject,
     near_duplicate,
     numbers,
     sentences,
@@ -208,12 +209,16 @@ def lead_sentences(
     was `said` before (an update's earlier days), none opening on a word that points back to what the
     cut left out, and a list's marker ("③ ", "1. ") taken off."""
     candidates = _candidates(members, language, key_terms, names)
-    if headline:  # the opening tells the headline's event: a sentence sharing its words or figures first
+    if candidates:  # the opening: the best sentence (in the best language) that tells the headline's event
         told = set(terms(headline)) | {n.lower() for n in names if n in headline.lower()}
-        related = [c for c in candidates if set(terms(c[1].text)) & told or figures(c[1].text) & figures(headline)]
-        if related and related[0][0][0] == candidates[0][0][0]:  # the best of the best language that does
-            candidates.remove(related[0])
-            candidates.insert(0, related[0])
+
+        def fit(c) -> tuple[bool, bool]:  # (shares no word or figure with the headline, names no subject)
+            related = not headline or set(terms(c[1].text)) & told or figures(c[1].text) & figures(headline)
+            return not related, not names_subject(c[1].text)
+
+        best = min((c for c in candidates if c[0][0] == candidates[0][0][0]), key=fit)
+        candidates.remove(best)
+        candidates.insert(0, best)
     earlier = [shingles(t) for t in said or []]
     stated = set().union(*(figures(t) for t in said or []))
     chosen: list[LeadSentence] = []
@@ -361,6 +366,8 @@ def extractive_card(
         ]
     figures_ = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
     coverage, facts = coverage_line(brief, language)
+    updated = updates(members, language, key_terms, names, growth or {}, [s.text for s in lead])
+    facts += [f"update {day}" for day, _ in updated]  # the day an update paragraph names is the card's own fact
     return ExtractiveCard(
         event_id=brief["event_id"],
         language=language,
@@ -377,7 +384,7 @@ def extractive_card(
         facts=facts,
         headline_only=only,
         only_line=only_line(first_day, language) if only else "",
-        updates=updates(members, language, key_terms, names, growth or {}, [s.text for s in lead]),
+        updates=updated,
     )
 
 
