@@ -116,3 +116,59 @@ def test_a_cut_off_summary_is_never_quoted_and_a_paywall_is_said():
     assert "$20 billion" in card.numbers
     zh = extractive_card(brief, "zh")
     assert "订阅墙" in zh.disclosure and "其余更像同一信源的转发" in zh.coverage
+
+
+def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
+    """Anthropic's Series G (real replay, 2026-02-12): its own post gave only a title; 新智元's piece came
+    the next day. The 02-12 card told 新智元's headline and lead; now the day's own report leads (one line:
+    only the headline is known) and 02-13's card says what 新智元 added, never the first day's text."""
+    from datetime import UTC, datetime
+
+    from newsdesk.write.extractive.card import update_lead
+
+    def member(n, source, title, level, summary, day, language):
+        return {
+            "item_id": n,
+            "source_name": source,
+            "title": title,
+            "url": f"https://o{n}.example/a",
+            "summary": summary,
+            "body": "",
+            "material_level": level,
+            "language": language,
+            "role": "lead" if n == 1 else "member",
+            "published_at": datetime(2026, 2, day, 10, tzinfo=UTC),
+        }
+
+    brief = {
+        "event_id": 9,
+        "title": "Anthropic raises $30 billion",
+        "outlets": 2,
+        "independent_outlets": 2,
+        "anchors": [],
+        "members": [
+            member(1, "Anthropic News", "Anthropic raises $30 billion in Series G funding", "title", "", 12, "en"),
+            member(
+                2,
+                "新智元",
+                "300亿美金为AI新王加冕！Anthropic估值狂飙至3800亿",
+                "summary",
+                "Anthropic完成300亿美元G轮融资，估值达3800亿美元。首次披露年化营收达140亿美元，过去三年增长超10倍。",
+                13,
+                "zh",
+            ),
+        ],
+    }
+    until = datetime(2026, 2, 12, 16, tzinfo=UTC)  # the end of 02-12 in Shanghai
+    card = extractive_card(brief, "zh", until=until, growth={"2026-02-13": [2]})
+    assert card.headline == "Anthropic raises $30 billion in Series G funding" and card.headline_only
+    lead = split_notes(card.body())[0]
+    assert lead.startswith("只有标题：Anthropic News") and "新智元" not in lead
+    added = update_lead(card.body(), "2026-02-13")
+    assert added and "140亿美元" in added and added.endswith("（新智元）")
+    result = check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), levels=levels(brief))
+    assert result.passed, [f.detail for f in result.errors]
+    # A later day whose report adds nothing new says so, naming it, and repeats nothing.
+    again = {**brief, "members": [*brief["members"], {**brief["members"][1], "item_id": 3, "source_name": "量子位"}]}
+    later = extractive_card(again, "zh", until=until, growth={"2026-02-13": [2], "2026-02-14": [3]})
+    assert update_lead(later.body(), "2026-02-14").startswith("量子位 也有报道（《300亿美金")

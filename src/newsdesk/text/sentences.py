@@ -111,9 +111,10 @@ def names_subject(sentence: str) -> bool:
 def closed(line: str) -> str:
     """A whole statement a feed printed without its full stop ("Carlsen will bring his reputation to
     the company's brand", a changelog's line) with one added; any other text as it is. Only what is
-    otherwise complete is closed: never a cut-off line, a heading ending on ":", furniture, a link."""
+    otherwise complete is closed: never a cut-off line, a heading ending on ":", furniture, a link, a line
+    holding a literal escape ("…models.\\n\\n")."""
     s = line.strip()
-    if not s or re.search(r"[。！？!?.:：;；,，、…\-–—][”」』\"')）]*$", s) or is_complete(s):
+    if not s or "\\" in s or re.search(r"[。！？!?.:：;；,，、…\-–—][”」』\"')）]*$", s) or is_complete(s):
         return line
     done = s + ("。" if is_cjk(s) else ".")
     return done if is_complete(done) else line

@@ -444,12 +444,13 @@ def updates(
         if lead:
             text = said_text(lead)
             said += [s.text for s in lead]
-        else:
+        else:  # the day's reports by outlet and headline, so the update still says what it is about
             who = ("、" if language == "zh" else ", ").join(dict.fromkeys(m.get("source_name") or "" for m in new))
+            title = (new[0].get("title") or "").strip()
             text = (
-                f"{who} 也报道了此事，没有超出此前报道的新内容。"
+                f"{who} 也有报道（《{title}》），没有超出此前报道的新内容。"
                 if language == "zh"
-                else f"{who} also reported it, adding nothing beyond the earlier reports."
+                else f"{who} also reported it (“{title}”), adding nothing beyond the earlier reports."
             )
         out.append((day, text))
     return out
