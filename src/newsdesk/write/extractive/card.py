@@ -209,6 +209,9 @@ def lead_sentences(
     was `said` before (an update's earlier days), none opening on a word that points back to what the
     cut left out, and a list's marker ("③ ", "1. ") taken off."""
     candidates = _candidates(members, language, key_terms, names)
+    if headline:  # the headline again says nothing new (and the checker holds a card that repeats it)
+        told_already = shingles(headline)
+        candidates = [c for c in candidates if not near_duplicate(shingles(c[1].text), told_already)]
     if candidates:  # the opening: the best sentence (in the best language) that tells the headline's event
         told = set(terms(headline)) | {n.lower() for n in names if n in headline.lower()}
 
