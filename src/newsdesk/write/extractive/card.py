@@ -209,9 +209,8 @@ def lead_sentences(
     was `said` before (an update's earlier days), none opening on a word that points back to what the
     cut left out, and a list's marker ("③ ", "1. ") taken off."""
     candidates = _candidates(members, language, key_terms, names)
-    if headline:  # the headline again says nothing new (and the checker holds a card that repeats it)
-        told_already = shingles(headline)
-        candidates = [c for c in candidates if not near_duplicate(shingles(c[1].text), told_already)]
+    if headline:  # the headline again, word for word or nearly, says nothing new (the checker holds it as a repeat)
+        candidates = [c for c in candidates if not _restates(shingles(c[1].text), shingles(headline))]
     if candidates:  # the opening: the best sentence (in the best language) that tells the headline's event
         told = set(terms(headline)) | {n.lower() for n in names if n in headline.lower()}
 
@@ -237,6 +236,13 @@ def lead_sentences(
         earlier.append(shingles(s.text))
         stated |= figures(s.text)
     return chosen
+
+
+def _restates(a: set[str], b: set[str]) -> bool:
+    """The same text nearly: most of the shorter in the longer, and that at least half of the longer
+    (a sentence that names the headline's news and adds its facts is not the headline again)."""
+    shared = len(a & b)
+    return shared >= 0.8 * max(min(len(a), len(b)), 1) and shared >= 0.5 * max(len(a), len(b))
 
 
 def _candidates(
