@@ -258,8 +258,9 @@ def language_marks(headline: str, lead: str, language: str) -> dict:
     }
 
 
-# A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)"
-_ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\([^()\n]{1,80}\))")
+# A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)",
+# an outlet's own brackets kept whole: "(The Batch (DeepLearning.AI))"
+_ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\((?:[^()\n]|\([^()\n]*\)){1,80}\))")
 
 
 def first_sentence(lead: str) -> str:

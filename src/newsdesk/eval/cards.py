@@ -41,7 +41,7 @@ from newsdesk.eval.editorial import describes_article
 from newsdesk.store.schema import editions
 from newsdesk.text import lexicon
 from newsdesk.text.html import plain_text
-from newsdesk.text.sentences import dangling_opening, figures, is_cjk, sentences, shingles, terms
+from newsdesk.text.sentences import dangling_opening, figures, is_cjk, length, sentences, shingles, terms
 
 CLASSES = (
     "blank",
@@ -104,7 +104,9 @@ def lead_sentences(lead: str) -> list[str]:
 
 
 def repeated_fact(said: list[str]) -> str:
-    """Two sentences of a lead stating one fact: a shared figure, or most of one sentence again."""
+    """Two sentences of a lead stating one fact: a shared figure, or most of one sentence again (a
+    fragment of a few words, such as an excerpt's cut end, is no statement)."""
+    said = [s for s in said if length(s) >= 4]
     for i, a in enumerate(said):
         for b in said[i + 1 :]:
             shared = figures(a) & figures(b)
