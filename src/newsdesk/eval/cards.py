@@ -104,14 +104,20 @@ def lead_sentences(lead: str) -> list[str]:
 
 
 def repeated_fact(said: list[str]) -> str:
-    """Two sentences of a lead stating one fact: a shared figure, or most of one sentence again (a
-    fragment of a few words, such as an excerpt's cut end, is no statement)."""
+    """Two sentences of a lead stating one fact: a shared figure, most of one sentence again, or most of
+    one's content words in the other (a fragment of a few words, such as an excerpt's cut end, is no
+    statement)."""
     said = [s for s in said if length(s) >= 4]
     for i, a in enumerate(said):
         for b in said[i + 1 :]:
             shared = figures(a) & figures(b)
             sa, sb = shingles(a), shingles(b)
-            if shared or len(sa & sb) >= 0.6 * max(1, min(len(sa), len(sb))):
+            ta, tb = set(terms(a)), set(terms(b))
+            if (
+                shared
+                or len(sa & sb) >= 0.6 * max(1, min(len(sa), len(sb)))
+                or len(ta & tb) >= 0.6 * max(1, min(len(ta), len(tb)))  # the same claim in other words
+            ):
                 return f"{a} | {b}"
     return ""
 

@@ -232,10 +232,20 @@ def lead_sentences(
             continue
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
+        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])):
+            continue
         chosen.append(s)
         earlier.append(shingles(s.text))
         stated |= figures(s.text)
     return chosen
+
+
+def paraphrases(sentence: str, said: list[str]) -> bool:
+    """Most of a sentence's content words are one said sentence's: the feed's summary telling the
+    structured summary's claim again in other words ("加州理工团队通过长周期卫星数据证实，塔克拉玛干沙漠…
+    已使其转型为显著的碳汇" after "加州理工团队通过卫星数据证实，…已使其转变为碳汇")."""
+    own = set(terms(sentence))
+    return bool(own) and any(len(own & set(terms(t))) >= 0.5 * len(own) for t in said)
 
 
 def _restates(a: set[str], b: set[str]) -> bool:

@@ -56,7 +56,7 @@ from newsdesk.write.kit import checker_errors, event_size, record_check
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
-EXTRACTIVE_FORMAT = 15  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 16  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
