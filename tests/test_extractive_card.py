@@ -124,7 +124,7 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
     only the headline is known) and 02-13's card says what 新智元 added, never the first day's text."""
     from datetime import UTC, datetime
 
-    from newsdesk.write.extractive.card import update_lead
+    from newsdesk.write.extractive.card import says_headline_only, update_lead
 
     def member(n, source, title, level, summary, day, language):
         return {
@@ -164,6 +164,7 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
     assert card.headline == "Anthropic raises $30 billion in Series G funding" and card.headline_only
     lead = split_notes(card.body())[0]
     assert lead.startswith("只有标题：Anthropic News") and "新智元" not in lead
+    assert says_headline_only(card.body()) and not says_headline_only(update_lead(card.body(), "2026-02-13") or "")
     added = update_lead(card.body(), "2026-02-13")
     assert added and "140亿美元" in added and added.endswith("（新智元）")
     result = check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), levels=levels(brief))

@@ -3,13 +3,23 @@
     card = extractive_card(event_brief(conn, event_id), "zh")
     card.analysis()   # {"headline", "body", "status", "flags", "extractive"}: an analysis row's shape
 
+    card = extractive_card(brief, "zh", until=end_of_first_day, growth={"2026-02-13": [item ids]})
+
 What it holds, all taken from the event's members:
-- a headline from a member in the edition's language when there is one (the lead first);
-- 1–3 lead sentences from the best material (full text, then the source's structured summary —
+- a headline from a member in the edition's language when there is one (the lead first), of the
+  event's first day (`until`): a day's card tells what was reported that day;
+- 1–3 lead sentences from that day's best material (full text, then the source's structured summary —
   the harvest's core_point and highlights —, then the feed summary; in the edition's language
   first), preferring sentences that carry the event's key facts (numbers, names, the headline's
-  terms) and never a cut-off sentence, page furniture, or a sentence about the article
-  ("深度解读…", "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+  terms), the first one telling the headline's event and naming its subject; each fact once (no
+  figure, sentence or claim told twice, nor the headline again); never a cut-off sentence, page
+  furniture, a list's marker ("③ "), a sentence opening on a word that points back ("这…", "此外…",
+  "It …") or on a verb whose subject the cut left out, or a sentence about the article ("深度解读…",
+  "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+- where no sentence can lead (titles only, a summary that is a byline), one line saying only the
+  headline is known (`headline_only`; says_headline_only() reads it from a stored body);
+- for each later day an outlet first reported it (`growth`), an update paragraph: what that day's
+  reports add, never what an earlier day said (editions/cards.py shows it on that day's card);
 - the key numbers those sentences and the headline state;
 - every source with its material level; how many outlets covered it and how many of those
   look independent (from the event row);
@@ -477,6 +487,15 @@ def updates(
 
 _UPDATE = {"zh": "更新（{day}）：", "en": "Update ({day}): "}
 _UPDATE_LINE = re.compile(r"^(?:更新（(\d{4}-\d{2}-\d{2})）：|Update \((\d{4}-\d{2}-\d{2})\): )")
+
+
+_ONLY_LINE = re.compile(r"^(?:只有标题：|The headline alone is known: )")
+
+
+def says_headline_only(body: str) -> bool:
+    """A stored extractive card (its analysis body) says only the headline is known: for rank/ to rank it
+    as such, with no second reading of the material."""
+    return bool(_ONLY_LINE.match((body or "").strip()))
 
 
 def update_paragraph(day: str, text: str, language: str) -> str:
