@@ -1364,7 +1364,7 @@ def eval_cards(
         None, "--day", help="Only this day's editions (YYYY-MM-DD), or those of a span (FIRST..LAST)."
     ),
     examples: int = typer.Option(3, "--examples", help="Examples to print per class and language."),
-    site: Path = typer.Option(
+    site: Path | None = typer.Option(
         None,
         "--site",
         help="The published site folder, whose English pages are read for plurals too "
@@ -1393,9 +1393,9 @@ def eval_cards(
         report = lint_store(store, first, last)
     finally:
         store.dispose()
-    site = site or next((d for d in (Path(data_dir) / "site", Path(data_dir).parent / "site") if d.is_dir()), None)
-    if site is not None and first is None:  # a day's pages are not told apart: the whole site, or none
-        lint_site(report, site)
+    found = site or next((d for d in (Path(data_dir) / "site", Path(data_dir).parent / "site") if d.is_dir()), None)
+    if found is not None and first is None:  # a day's pages are not told apart: the whole site, or none
+        lint_site(report, found)
     for text in report_lines(report, examples):
         console.print(text, soft_wrap=True)
 
