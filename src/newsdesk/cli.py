@@ -1357,6 +1357,49 @@ def eval_external(
             ) from None
 
 
+@eval_app.command("cards")
+def eval_cards(
+    data_dir: Path = typer.Argument(..., help="A data folder whose store holds published daily editions."),
+    day: str = typer.Option(
+        None, "--day", help="Only this day's editions (YYYY-MM-DD), or those of a span (FIRST..LAST)."
+    ),
+    examples: int = typer.Option(3, "--examples", help="Examples to print per class and language."),
+    site: Path | None = typer.Option(
+        None,
+        "--site",
+        help="The published site folder, whose English pages are read for plurals too "
+        "(default: DATA_DIR/site, else DATA_DIR/../site, where one is).",
+    ),
+) -> None:
+    """A reader's lint over the published daily editions, both languages: blank cards with material,
+    repeated facts, dangling openings, openings about the article, other-language parts unmarked,
+    headline and lead telling different events, later reports, repeated updates, counts that disagree
+    with the links shown. Counts per class, then examples."""
+    from datetime import date
+
+    from newsdesk.eval.cards import lint_site, lint_store, report_lines
+
+    first = last = None
+    if day is not None:
+        try:
+            first, last = (date.fromisoformat(d.strip()).isoformat() for d in (day.split("..") + [day])[:2])
+        except ValueError:
+            raise NewsdeskError(f"--day {day!r} is not a date", "give it as YYYY-MM-DD or FIRST..LAST") from None
+    local = Settings(data_dir=str(data_dir))
+    if not Path(data_dir).is_dir() or (not local.database_url and not (Path(data_dir) / "newsdesk.db").is_file()):
+        raise NewsdeskError(f"{data_dir}: no newsdesk store here", "give the data folder a run wrote (its newsdesk.db)")
+    store = open_store(local.database)
+    try:
+        report = lint_store(store, first, last)
+    finally:
+        store.dispose()
+    found = site or next((d for d in (Path(data_dir) / "site", Path(data_dir).parent / "site") if d.is_dir()), None)
+    if found is not None and first is None:  # a day's pages are not told apart: the whole site, or none
+        lint_site(report, found)
+    for text in report_lines(report, examples):
+        console.print(text, soft_wrap=True)
+
+
 @eval_app.command("editorial")
 def eval_editorial(
     files: list[Path] = typer.Argument(

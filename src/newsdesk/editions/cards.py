@@ -52,7 +52,7 @@ from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.stories.timelines import story_facts
 from newsdesk.text.html import plain_text, snippet
 from newsdesk.text.language import detect_language
-from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes
+from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes, update_lead
 from newsdesk.write.failed import replaced
 
 SUMMARY_CHARS = 280
@@ -191,16 +191,19 @@ def badges(card: dict, language: str) -> list[dict]:
 
 
 def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: str) -> dict:
-    lead_summary = members[0]["summary"] if members else ""
     update = getattr(event, "update", False)
     if update:  # the day's new reports first (a stable sort keeps lead-then-time within each part)
         new = set(event.day_items)
         members = sorted(members, key=lambda m: m["item_id"] not in new)
+    lead_summary = members[0]["summary"] if members else ""  # on an update, a new report's
     for m in members:
         m.pop("summary")
     notes: list[str] = []
     if analysis and analysis["extractive"]:
         body, notes = split_notes(analysis["body"])
+        if update:  # an update's card says what the day's new reports add, not the first day's lead again
+            day = min((m["published_at"][:10] for m in members if m["item_id"] in set(event.day_items)), default="")
+            body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
     card = {
         "event_id": event.id,
@@ -255,8 +258,9 @@ def language_marks(headline: str, lead: str, language: str) -> dict:
     }
 
 
-# A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)"
-_ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\([^()\n]{1,80}\))")
+# A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)",
+# an outlet's own brackets kept whole: "(The Batch (DeepLearning.AI))"
+_ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\((?:[^()\n]|\([^()\n]*\)){1,80}\))")
 
 
 def first_sentence(lead: str) -> str:

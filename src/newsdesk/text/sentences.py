@@ -14,7 +14,7 @@ from collections import Counter
 
 from newsdesk.text import lexicon
 from newsdesk.text.numbers import extract_numbers
-from newsdesk.text.segment import words
+from newsdesk.text.segment import tagged, words
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A sentence ends at 。！？!? (with any closing quote or bracket), or at a full stop followed by a
@@ -62,6 +62,7 @@ _PROMOTION = re.compile(
     r"|\buse code\b|\bfree trial\b|限时|优惠|折扣|报名|免费领|抢购|邀请码",
     re.I,
 )
+_BYLINE = re.compile(r"By [A-Z][\w.'-]* [A-Z]")  # "By Ryan Lopopolo, Member of the Technical Staff"
 _QUOTE_CHARS = re.compile(r"[“”「」『』\"]")
 _OPEN_CLOSE = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"), ("《", "》"))
 
@@ -84,7 +85,7 @@ def sentences(text: str) -> list[str]:
 def is_complete(sentence: str) -> bool:
     """A whole sentence a reader can take in: closed, not cut off, no page furniture, balanced."""
     s = sentence.strip()
-    if not s or _CUT.search(s) or _BOILERPLATE.search(s) or "http" in s:
+    if not s or _CUT.search(s) or _BOILERPLATE.search(s) or _BYLINE.match(s) or "http" in s:
         return False
     if not re.search(r"[。！？!?.][”」』\"')）]*$", s):
         return False
@@ -93,10 +94,80 @@ def is_complete(sentence: str) -> bool:
     return len(_QUOTE_CHARS.findall(s)) % 2 == 0
 
 
+def names_subject(sentence: str) -> bool:
+    """The sentence opens on what it is about: a name, a noun, a time, a figure; not on a verb, a
+    preposition or an adverb whose subject the cut left behind ("通过特定 Prompt 修改…", "Achieving a
+    new frontier…"). A weaker test than dangling_opening: it ranks, it does not exclude."""
+    s = sentence.strip()
+    if dangling_opening(s):
+        return False
+    if is_cjk(s):
+        _, tag = next(iter(tagged(s[:12])), ("", ""))
+        return tag not in ("v", "p", "d", "c", "u", "ad")  # "研究团队…" opens on a verbal noun: a subject
+    first = re.match(r"[A-Za-z][\w'-]*", s)
+    return not first or first.group(0)[0].isupper() and not first.group(0).endswith("ing")
+
+
+def closed(line: str) -> str:
+    """A whole statement a feed printed without its full stop ("Carlsen will bring his reputation to
+    the company's brand", a changelog's line) with one added; any other text as it is. Only what is
+    otherwise complete is closed: never a cut-off line, a heading ending on ":", furniture, a link, a line
+    holding a literal escape ("…models.\\n\\n")."""
+    s = line.strip()
+    if not s or "\\" in s or re.search(r"[。！？!?.:：;；,，、…\-–—][”」』\"')）]*$", s) or is_complete(s):
+        return line
+    done = s + ("。" if is_cjk(s) else ".")
+    return done if is_complete(done) else line
+
+
 def describes_article(sentence: str) -> bool:
     """The sentence says what an article does (解读 / 介绍了 / "this post explores"), not what happened."""
     s = sentence.strip()
     return bool(_ABOUT_ARTICLE_ZH.search(s) if is_cjk(s) else _ABOUT_ARTICLE_EN.search(s))
+
+
+# A list's marker left at a sentence's start by the cut: "③ …", "1. …", "• …", "（2）…", "二、…", "第一，…".
+_LIST_MARK = re.compile(
+    r"^\s*(?:[\u2460-\u2473\u2776-\u277f\u24f5-\u24fe]\s*|[•·●▪■◆►▶✓✔\-–—*]\s+|[(（]\d{1,2}[)）]\s*"
+    r"|\d{1,2}[)）、](?!\d)\s*|\d{1,2}\.(?![\d])\s*|[一二三四五六七八九十]{1,2}[、．]\s*|第[一二三四五六七八九十]{1,2}[，,、：:]\s*)"
+)
+_BACK = lexicon.words("back-reference")
+# "This week, …" opens on a time, not on something said before.
+_TIME_AFTER = re.compile(
+    r"^(?:this|that|these) (?:week|weekend|month|year|quarter|morning|afternoon|evening|season|spring|summer|fall|"
+    r"autumn|winter|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+    re.I,
+)
+
+
+def list_marker(sentence: str) -> str:
+    """The list marker a sentence opens on ("③ ", "1. ", "• "), or ""."""
+    found = _LIST_MARK.match(sentence)
+    return found.group(0) if found else ""
+
+
+def strip_list_marker(sentence: str) -> str:
+    """The sentence without the list marker the cut left at its start."""
+    return sentence[len(list_marker(sentence)) :].lstrip()
+
+
+def dangling_opening(sentence: str) -> str:
+    """Why a sentence cannot open a card on its own, or "": it opens on a list marker ("③ …"), a
+    pronoun pointing back ("这提醒用户…", "它…", "This …"; jieba's pronoun tag on a demonstrative or
+    third-person character) or a connective that continues a text ("此外，…", "However, …")."""
+    s = sentence.strip()
+    if list_marker(s):
+        return "list marker"
+    if is_cjk(s):
+        word, tag = next(iter(tagged(s[:12])), ("", ""))
+        if word in _BACK or tag.startswith("r") and word[:1] in _BACK:
+            return "refers back"
+        return "no subject" if tag == "v" else ""  # "指出GLM-5的底气在于…": the cut took its subject
+    found = re.match(r"[A-Za-z']+", s)
+    if not found or _TIME_AFTER.match(s):
+        return ""
+    word = found.group(0).lower()
+    return "refers back" if word in _BACK else ""
 
 
 def is_promotion(sentence: str) -> bool:
@@ -125,6 +196,17 @@ def join(parts: list[str]) -> str:
 def numbers(text: str) -> list[str]:
     """The numbers a text states, as written (the checker's reading of numbers), without repeats."""
     return list(dict.fromkeys(n.text for n in extract_numbers(text, words=False)))
+
+
+def figures(text: str) -> set[tuple[str, float]]:
+    """The facts a text states in figures, as (kind, value) so "681亿美元" and "$68.1 billion" are one:
+    amounts, percentages, multiples, counts of 100 or more that are not a year."""
+    out = set()
+    for n in extract_numbers(text, words=False):
+        if n.kind == "plain" and not n.scaled and (n.value < 100 or 1900 <= n.value <= 2100 and n.value.is_integer()):
+            continue
+        out.add((n.kind, n.value))
+    return out
 
 
 def key_numbers(text: str) -> list[str]:

@@ -148,10 +148,12 @@ class ExtractiveWriters:
 
     def card(self, engine, settings, brief, language) -> bool:
         from newsdesk.write.analysis import stored_analysis
-        from newsdesk.write.extractive.checked import store_card
+        from newsdesk.write.extractive.checked import card_days, store_card
 
         stored = stored_analysis(engine, brief["event_id"], language)
-        return store_card(engine, brief, language, stored_key=stored.material_key if stored else None)
+        with engine.connect() as conn:
+            days = card_days(conn, brief, settings.timezone)
+        return store_card(engine, brief, language, stored_key=stored.material_key if stored else None, days=days)
 
     def weekly(self, engine, settings, week=None, **caps) -> WeeklyStats:
         from newsdesk.write.extractive.checked import checked_weekly

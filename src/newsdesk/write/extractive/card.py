@@ -3,13 +3,23 @@
     card = extractive_card(event_brief(conn, event_id), "zh")
     card.analysis()   # {"headline", "body", "status", "flags", "extractive"}: an analysis row's shape
 
+    card = extractive_card(brief, "zh", until=end_of_first_day, growth={"2026-02-13": [item ids]})
+
 What it holds, all taken from the event's members:
-- a headline from a member in the edition's language when there is one (the lead first);
-- 1–3 lead sentences from the best material (full text, then the source's structured summary —
+- a headline from a member in the edition's language when there is one (the lead first), of the
+  event's first day (`until`): a day's card tells what was reported that day;
+- 1–3 lead sentences from that day's best material (full text, then the source's structured summary —
   the harvest's core_point and highlights —, then the feed summary; in the edition's language
   first), preferring sentences that carry the event's key facts (numbers, names, the headline's
-  terms) and never a cut-off sentence, page furniture, or a sentence about the article
-  ("深度解读…", "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+  terms), the first one telling the headline's event and naming its subject; each fact once (no
+  figure, sentence or claim told twice, nor the headline again); never a cut-off sentence, page
+  furniture, a list's marker ("③ "), a sentence opening on a word that points back ("这…", "此外…",
+  "It …") or on a verb whose subject the cut left out, or a sentence about the article ("深度解读…",
+  "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+- where no sentence can lead (titles only, a summary that is a byline), one line saying only the
+  headline is known (`headline_only`; says_headline_only() reads it from a stored body);
+- for each later day an outlet first reported it (`growth`), an update paragraph: what that day's
+  reports add, never what an earlier day said (editions/cards.py shows it on that day's card);
 - the key numbers those sentences and the headline state;
 - every source with its material level; how many outlets covered it and how many of those
   look independent (from the event row);
@@ -20,19 +30,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from newsdesk.text import lexicon
 from newsdesk.text.sentences import (
+    closed,
+    dangling_opening,
     describes_article,
+    figures,
     is_cjk,
     is_complete,
     is_promotion,
     key_numbers,
     length,
+    names_subject,
     near_duplicate,
     numbers,
     sentences,
     shingles,
+    strip_list_marker,
     terms,
 )
 
@@ -69,16 +85,20 @@ class ExtractiveCard:
     disclosure: str  # what the material does not let the card say; "" when full text was read
     coverage: str  # outlets and independence in words
     facts: list[str] = field(default_factory=list)  # lines of computed facts (counts), for the checker's material
+    # No sentence of the material could lead (titles only, or a summary that is a byline): the card
+    # says in one line that only the headline is known (rank/ may read it as such).
+    headline_only: bool = False
+    only_line: str = ""
+    updates: list[tuple[str, str]] = field(default_factory=list)  # (local day, what that day's new reports add)
 
     def body(self) -> str:
-        """The card's prose: the lead with each sentence's source, coverage, disclosure."""
+        """The card's prose: the lead with each sentence's source (or the one line saying only the
+        headline is known), coverage, disclosure, then each later day's update paragraph."""
         # A title-only event's lead is its headline, which the card already shows. The lead is written
         # as its sentences' language writes (an English lead in the zh edition keeps its spaces).
-        zh = bool(self.lead) and _lang(self.lead[0].text) == "zh"
-        said = [
-            f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in self.lead if s.text != self.headline
-        ]
-        paragraphs = [("" if zh else " ").join(said), self.coverage, self.disclosure]
+        said = self.only_line or said_text([s for s in self.lead if s.text != self.headline])
+        paragraphs = [said, self.coverage, self.disclosure]
+        paragraphs += [update_paragraph(day, text, self.language) for day, text in self.updates]
         return "\n\n".join(p for p in paragraphs if p)
 
     def analysis(self) -> dict:
@@ -97,6 +117,12 @@ class ExtractiveCard:
     def material(self, members: list[dict]) -> list[str]:
         """What the card's text may be checked against: the members' own text and the counts."""
         return [member_material(m) for m in members] + self.facts
+
+
+def said_text(lead: list[LeadSentence]) -> str:
+    """Lead sentences as one paragraph, each followed by its outlet."""
+    zh = bool(lead) and _lang(lead[0].text) == "zh"
+    return ("" if zh else " ").join(f"{s.text}（{s.source}）" if zh else f"{s.text} ({s.source})" for s in lead)
 
 
 def _members(brief: dict) -> list[dict]:
@@ -179,14 +205,79 @@ def member_material(m: dict) -> str:
     )
 
 
-def lead_sentences(members: list[dict], language: str, key_terms: set[str], names: set[str]) -> list[LeadSentence]:
-    """Up to MAX_LEAD whole sentences from the best material, the event's facts first."""
+def lead_sentences(
+    members: list[dict],
+    language: str,
+    key_terms: set[str],
+    names: set[str],
+    *,
+    headline: str = "",
+    said: list[str] | None = None,
+) -> list[LeadSentence]:
+    """Up to MAX_LEAD whole sentences from the best material, the event's facts first: the first one
+    about what the headline names (where one is), each stating its facts once, none repeating what
+    was `said` before (an update's earlier days), none opening on a word that points back to what the
+    cut left out, and a list's marker ("③ ", "1. ") taken off."""
+    candidates = _candidates(members, language, key_terms, names)
+    if headline:  # the headline again, word for word or nearly, says nothing new (the checker holds it as a repeat)
+        candidates = [c for c in candidates if not _restates(shingles(c[1].text), shingles(headline))]
+    if candidates:  # the opening: the best sentence (in the best language) that tells the headline's event
+        told = set(terms(headline)) | {n.lower() for n in names if n in headline.lower()}
+
+        def fit(c) -> tuple[bool, bool]:  # (shares no word or figure with the headline, names no subject)
+            related = not headline or set(terms(c[1].text)) & told or figures(c[1].text) & figures(headline)
+            return not related, not names_subject(c[1].text)
+
+        best = min((c for c in candidates if c[0][0] == candidates[0][0][0]), key=fit)
+        candidates.remove(best)
+        candidates.insert(0, best)
+    earlier = [shingles(t) for t in said or []]
+    stated = set().union(*(figures(t) for t in said or []))
+    chosen: list[LeadSentence] = []
+    for _, s in candidates:
+        # Sentences of one language only: a zh card does not switch to English mid-paragraph. A highlight
+        # that restates a chosen sentence ("单季营收681亿美元，同比增长73%" again) says nothing new, and a
+        # figure already stated is the same fact told twice.
+        if len(chosen) >= MAX_LEAD or chosen and _lang(s.text) != _lang(chosen[0].text):
+            continue
+        if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
+            continue
+        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])):
+            continue
+        chosen.append(s)
+        earlier.append(shingles(s.text))
+        stated |= figures(s.text)
+    return chosen
+
+
+def paraphrases(sentence: str, said: list[str]) -> bool:
+    """Most of a sentence's content words are one said sentence's: the feed's summary telling the
+    structured summary's claim again in other words ("加州理工团队通过长周期卫星数据证实，塔克拉玛干沙漠…
+    已使其转型为显著的碳汇" after "加州理工团队通过卫星数据证实，…已使其转变为碳汇")."""
+    own = set(terms(sentence))
+    return bool(own) and any(len(own & set(terms(t))) >= 0.5 * len(own) for t in said)
+
+
+def _restates(a: set[str], b: set[str]) -> bool:
+    """The same text nearly: most of the shorter in the longer, and that at least half of the longer
+    (a sentence that names the headline's news and adds its facts is not the headline again)."""
+    shared = len(a & b)
+    return shared >= 0.8 * max(min(len(a), len(b)), 1) and shared >= 0.5 * max(len(a), len(b))
+
+
+def _candidates(
+    members: list[dict], language: str, key_terms: set[str], names: set[str]
+) -> list[tuple[tuple, LeadSentence]]:
+    """Every sentence that may lead, with its rank (lower first)."""
     candidates: list[tuple[tuple, LeadSentence]] = []
     seen: set[str] = set()
+    titles = [shingles(m.get("title") or "") for m in members if (m.get("title") or "").strip()]
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
         for kind, text in member_materials(m):
-            for order, s in enumerate(sentences(text)):
+            for order, raw in enumerate(sentences(text)):
+                s = closed(strip_list_marker(raw))
+                unstopped = s != strip_list_marker(raw)  # a line the feed printed without its full stop
                 flat = re.sub(r"\W+", "", s.lower())
                 if (
                     flat in seen
@@ -194,6 +285,9 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
                     or not MIN_WORDS <= length(s) <= MAX_WORDS
                     or describes_article(s)
                     or is_promotion(s)
+                    or dangling_opening(s)
+                    or unstopped
+                    and any(near_duplicate(shingles(s), t) for t in titles)  # the headline again
                 ):
                     continue
                 seen.add(flat)
@@ -202,19 +296,9 @@ def lead_sentences(members: list[dict], language: str, key_terms: set[str], name
                 # Full text, then the source's structured summary, then the feed summary: a summary is an
                 # abridgement, the body is what was said. The sentence's own language, not the item's: a
                 # harvest item under an English headline is summarised in Chinese.
-                rank = (_lang(s) != language, MATERIAL_RANK[kind], -min(facts, 6), order)
+                rank = (_lang(s) != language, unstopped, MATERIAL_RANK[kind], -min(facts, 6), order)
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
-    chosen: list[LeadSentence] = []
-    for _, s in sorted(candidates, key=lambda c: c[0]):
-        # Sentences of one language only: a zh card does not switch to English mid-paragraph. A highlight
-        # that restates a chosen sentence ("单季营收681亿美元，同比增长73%" again) says nothing new.
-        if (
-            len(chosen) < MAX_LEAD
-            and (not chosen or _lang(s.text) == _lang(chosen[0].text))
-            and not any(near_duplicate(shingles(s.text), shingles(c.text)) for c in chosen)
-        ):
-            chosen.append(s)
-    return chosen
+    return sorted(candidates, key=lambda c: c[0])
 
 
 def _lang(text: str) -> str:
@@ -285,14 +369,23 @@ def coverage_line(brief: dict, language: str) -> tuple[str, list[str]]:
     return line, facts
 
 
-def extractive_card(brief: dict, language: str) -> ExtractiveCard:
-    """The card of one event (a cluster.event_brief) in `language` (zh or en)."""
+def extractive_card(
+    brief: dict, language: str, *, until: datetime | None = None, growth: dict[str, list[int]] | None = None
+) -> ExtractiveCard:
+    """The card of one event (a cluster.event_brief) in `language` (zh or en).
+
+    until: the end of the event's first day: its headline and lead come from that day's reports (a
+    report of a later day is told on that day, as an update), its coverage from them all.
+    growth: {local day: the item ids of that day's new outlets} (store.days.growth_days): each
+    such day gets an update paragraph saying what its reports add."""
     members = _members(brief)
-    headline, headline_item = choose_headline(members, language, brief.get("title") or "")
+    first_day = [m for m in members if until is None or m["published_at"] < until] or members
+    headline, headline_item = choose_headline(first_day, language, brief.get("title") or "")
     key_terms = set(terms(" ".join(m.get("title") or "" for m in members)))
     names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
-    lead = lead_sentences(members, language, key_terms, names)
-    if not lead:  # titles only: the headline is the one thing the material says
+    lead = lead_sentences(first_day, language, key_terms, names, headline=headline)
+    only = not lead
+    if only:  # titles only: the headline is the one thing the material says
         lead = [
             LeadSentence(
                 headline,
@@ -300,9 +393,33 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
                 next((m.get("source_name") or "" for m in members if m["item_id"] == headline_item), ""),
             )
         ]
-    figures = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
+    figures_ = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
+    coverage, facts = coverage_line(brief, language)
+    updated = updates(members, language, key_terms, names, growth or {}, [s.text for s in lead])
+    facts += [f"update {day}" for day, _ in updated]  # the day an update paragraph names is the card's own fact
+    return ExtractiveCard(
+        event_id=brief["event_id"],
+        language=language,
+        headline=headline,
+        headline_item_id=headline_item,
+        lead=lead,
+        numbers=figures_,
+        members=_shown(members, language),
+        outlets=brief.get("outlets") or 0,
+        independent_outlets=brief.get("independent_outlets") or 0,
+        # A title-only card's one line says what its disclosure would: said once.
+        disclosure="" if only and _titles_only(members) else disclosure(members, language),
+        coverage=coverage,
+        facts=facts,
+        headline_only=only,
+        only_line=only_line(first_day, language) if only else "",
+        updates=updated,
+    )
+
+
+def _shown(members: list[dict], language: str) -> list[dict]:
     labels = LEVEL_LABELS.get(language, LEVEL_LABELS["en"])
-    shown = [
+    return [
         {
             "item_id": m["item_id"],
             "outlet": m.get("source_name") or "",
@@ -316,21 +433,83 @@ def extractive_card(brief: dict, language: str) -> ExtractiveCard:
         }
         for m in members
     ]
-    coverage, facts = coverage_line(brief, language)
-    return ExtractiveCard(
-        event_id=brief["event_id"],
-        language=language,
-        headline=headline,
-        headline_item_id=headline_item,
-        lead=lead,
-        numbers=figures,
-        members=shown,
-        outlets=brief.get("outlets") or 0,
-        independent_outlets=brief.get("independent_outlets") or 0,
-        disclosure=disclosure(members, language),
-        coverage=coverage,
-        facts=facts,
-    )
+
+
+def _titles_only(members: list[dict]) -> bool:
+    return not any(m.get("material_level") in ("full", "summary", "paywalled") for m in members)
+
+
+def only_line(members: list[dict], language: str) -> str:
+    """The one line of a card no sentence of the material could lead: only the headline is known,
+    and why (no summary; or a summary that says nothing beyond the headline, such as a byline)."""
+    names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
+    zh = language == "zh"
+    who = ("、" if zh else ", ").join(names[:3])
+    said = not _titles_only(members)
+    if zh:
+        why = "给出的摘要没有标题之外的内容" if said else "只给出了标题，没有摘要"
+        return f"只有标题：{who + ' ' if who else ''}{why}，正文未获取，这里说不出标题之外的细节。"
+    why = "gave nothing beyond it in its summary" if said else "gave no summary"
+    return f"The headline alone is known: {who or 'the source'} {why}, and the article was not read."
+
+
+def updates(
+    members: list[dict],
+    language: str,
+    key_terms: set[str],
+    names: set[str],
+    growth: dict[str, list[int]],
+    said: list[str],
+) -> list[tuple[str, str]]:
+    """Each later day's paragraph: what its new reports add, in their own sentences, never a sentence
+    or figure said on an earlier day; or that they add nothing beyond the earlier reports."""
+    out = []
+    said = list(said)
+    for day in sorted(growth):
+        new = [m for m in members if m["item_id"] in set(growth[day])]
+        if not new:
+            continue
+        lead = lead_sentences(new, language, key_terms, names, said=said)
+        if lead:
+            text = said_text(lead)
+            said += [s.text for s in lead]
+        else:  # the day's reports by outlet and headline, so the update still says what it is about
+            who = ("、" if language == "zh" else ", ").join(dict.fromkeys(m.get("source_name") or "" for m in new))
+            title = (new[0].get("title") or "").strip()
+            text = (
+                f"{who} 也有报道（《{title}》），没有超出此前报道的新内容。"
+                if language == "zh"
+                else f"{who} also reported it (“{title}”), adding nothing beyond the earlier reports."
+            )
+        out.append((day, text))
+    return out
+
+
+_UPDATE = {"zh": "更新（{day}）：", "en": "Update ({day}): "}
+_UPDATE_LINE = re.compile(r"^(?:更新（(\d{4}-\d{2}-\d{2})）：|Update \((\d{4}-\d{2}-\d{2})\): )")
+
+
+_ONLY_LINE = re.compile(r"^(?:只有标题：|The headline alone is known: )")
+
+
+def says_headline_only(body: str) -> bool:
+    """A stored extractive card (its analysis body) says only the headline is known: for rank/ to rank it
+    as such, with no second reading of the material."""
+    return bool(_ONLY_LINE.match((body or "").strip()))
+
+
+def update_paragraph(day: str, text: str, language: str) -> str:
+    return _UPDATE.get(language, _UPDATE["en"]).format(day=day) + text
+
+
+def update_lead(body: str, day: str) -> str | None:
+    """What an extractive card's body says a later day's reports add (its update paragraph of `day`,
+    without the day's label), or None when it has none."""
+    for p in re.split(r"\n\s*\n", body.strip()):
+        found = _UPDATE_LINE.match(p.strip())
+        if found and day in found.groups():
+            return p.strip()[found.end() :]
+    return None
 
 
 # The notes body() adds after the lead: the coverage line and the disclosure. Readers see them as
@@ -343,9 +522,12 @@ _NOTE = re.compile(
 
 
 def split_notes(body: str) -> tuple[str, list[str]]:
-    """An extractive card's body as (its lead, its notes): the coverage and disclosure paragraphs."""
+    """An extractive card's body as (its lead, its notes): the coverage and disclosure paragraphs. A
+    later day's update paragraph is neither: update_lead() reads it for that day's card."""
     lead: list[str] = []
     notes: list[str] = []
     for p in re.split(r"\n\s*\n", body.strip()):
+        if _UPDATE_LINE.match(p.strip()):
+            continue
         (notes if _NOTE.search(p.strip()) else lead).append(p.strip())
     return "\n\n".join(p for p in lead if p), notes

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.check.checker import check_output
 from newsdesk.core.findings import Finding
 from newsdesk.core.model import Turn
-from newsdesk.store.days import NoEvents
+from newsdesk.store.days import NoEvents, growth_days, local_day_bounds, local_time
 from newsdesk.store.edition_rows import material_key, stored_material_key
 from newsdesk.store.schema import analyses, events
 from newsdesk.write import weekly as model_weekly
@@ -56,7 +56,7 @@ from newsdesk.write.kit import checker_errors, event_size, record_check
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
-EXTRACTIVE_FORMAT = 10  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 16  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
@@ -84,22 +84,39 @@ def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_o
     for event_id in ids:
         with engine.connect() as conn:
             brief = event_brief(conn, event_id)
+            days = card_days(conn, brief, settings.timezone) if brief.get("members") else {}
         if brief.get("members"):
             stored += sum(
-                store_card(engine, brief, language, stored_key=current.get((event_id, language)))
+                store_card(engine, brief, language, stored_key=current.get((event_id, language)), days=days)
                 for language in languages
                 if not (missing_only and (event_id, language) in current)
             )
     return stored
 
 
-def store_card(engine: Engine, brief: dict, language: str, *, stored_key: str | None) -> bool:
+def card_days(conn, brief: dict, tz: str) -> dict:
+    """extractive_card's `until` (the end of the event's first local day) and `growth` (each later day
+    an outlet first reported it: store/days.py, as the daily editions list its updates)."""
+    first = local_time(brief["first_published_at"], tz).date()
+    growth = growth_days(conn, tz, [brief["event_id"]]).get(brief["event_id"], {})
+    return {"until": local_day_bounds(first, tz)[1], "growth": {d.isoformat(): ids for d, ids in growth.items()}}
+
+
+def store_card(engine: Engine, brief: dict, language: str, *, stored_key: str | None, days: dict | None = None) -> bool:
     """One event's extractive card in one language, stored as its analysis unless the stored one
-    (`stored_key`) was chosen from the same material. Returns whether it stored one."""
-    key = material_key("extractive-card", EXTRACTIVE_FORMAT, _fingerprint([brief]), language)
+    (`stored_key`) was chosen from the same material. `days`: card_days(). Returns whether it stored one."""
+    days = days or {}
+    key = material_key(
+        "extractive-card",
+        EXTRACTIVE_FORMAT,
+        _fingerprint([brief]),
+        language,
+        str(days.get("until") or ""),
+        days.get("growth") or {},
+    )
     if stored_key == key:
         return False
-    values = {**card_values(engine, brief, language), "material_key": key, **event_size(brief)}
+    values = {**card_values(engine, brief, language, **days), "material_key": key, **event_size(brief)}
     with engine.begin() as conn:  # an upsert: two workers on one event leave one row
         ins = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(analyses)
         conn.execute(
@@ -110,10 +127,11 @@ def store_card(engine: Engine, brief: dict, language: str, *, stored_key: str | 
     return True
 
 
-def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1) -> dict:
+def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1, until=None, growth=None) -> dict:
     """The extractive card of one event as an analyses row's values (all but material_key),
-    checked against the members' own text, the check recorded as the analysis's `attempt`."""
-    card = extractive_card(brief, language)
+    checked against the members' own text, the check recorded as the analysis's `attempt`;
+    `until` and `growth` as extractive_card takes them."""
+    card = extractive_card(brief, language, until=until, growth=growth)
     row = card.analysis()
     result = check_output(
         row["headline"] + "\n\n" + row["body"],

@@ -1,0 +1,173 @@
+"""`newsdesk eval cards`: a reader's lint over the published daily editions. Each class is found on a
+card made to show it (so the lint can fail), and the demo, run offline through every stage, is at zero
+in every class, in both languages."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import PACK
+from typer.testing import CliRunner
+
+from newsdesk.cli import app
+from newsdesk.core.config import Settings, WriteSettings
+from newsdesk.eval.cards import CLASSES, CardsReport, lint_card, lint_site, lint_store, report_lines
+from newsdesk.run.pipeline import run_pipeline
+from newsdesk.store import open_store
+from newsdesk.text.sentences import dangling_opening
+from newsdesk.write.extractive.card import split_notes, update_lead, update_paragraph
+
+STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "weekly", "episode", "publish"]
+
+
+def _card(headline: str, lead: str, *, members=None, **more) -> dict:
+    members = members or [
+        {"outlet": "量子位", "title": headline, "material_level": "summary", "published_at": "2026-02-12 09:00"}
+    ]
+    return {
+        "event_id": 1,
+        "headline": headline,
+        "analysis": {"body": lead},
+        "summary": "",
+        "members": members,
+        "outlets": len({m["outlet"] for m in members}),
+        "badges": [],
+        "language_mark": {},
+        **more,
+    }
+
+
+def _kinds(card: dict, language: str = "zh", earlier=None) -> set[str]:
+    return {kind for kind, _ in lint_card(card, language, "2026-02-12", earlier or {})}
+
+
+def test_a_clean_card_has_no_finding():
+    card = _card(
+        "英伟达Q4营收681亿美元", "英伟达第四财季营收681亿美元，同比增长73%。（量子位）数据中心收入623亿美元。（量子位）"
+    )
+    assert _kinds(card) == set()
+
+
+@pytest.mark.parametrize(
+    "lead, kind",
+    [
+        ("", "blank"),
+        ("英伟达第四财季营收681亿美元。（量子位）单季营收达681亿美元，创下纪录。（36氪）", "repeated fact"),
+        ("③ 这提醒用户，英伟达的营收仍在增长。（量子位）", "dangling"),
+        ("此外，英伟达第四财季营收创新高。（量子位）", "dangling"),
+        ("指出英伟达的底气在于数据中心业务。（量子位）", "dangling"),
+        ("本文介绍了英伟达第四财季的财报。（量子位）", "about article"),
+        ("苹果发布了新款耳机，售价249美元。（量子位）", "headline/lead"),
+    ],
+)
+def test_each_class_is_found(lead, kind):
+    assert kind in _kinds(_card("英伟达Q4营收681亿美元", lead))
+
+
+def test_title_only_cards_say_so_and_counts_agree_with_links():
+    title = [
+        {"outlet": "Anthropic", "title": "Claude Enterprise", "material_level": "title", "published_at": "2026-02-12"}
+    ]
+    assert "title unsaid" in _kinds(_card("Claude Enterprise", "", members=title), "en")
+    said = "The headline alone is known: Anthropic gave no summary, and the article was not read."
+    assert _kinds(_card("Claude Enterprise", said, members=title), "en") == set()
+    assert "counts" in _kinds(_card("Claude Enterprise", said, members=title, outlets=3), "en")
+    badge = [{"kind": "outlets", "text": "2 outlets / 1 independent"}]
+    assert "counts" in _kinds(_card("Claude Enterprise", said, members=title, badges=badge), "en")
+
+
+def test_later_reports_updates_and_other_language():
+    members = [
+        {
+            "outlet": "量子位",
+            "title": "Anthropic融资300亿美元",
+            "material_level": "summary",
+            "published_at": "2026-02-12 09:00",
+        },
+        {
+            "outlet": "新智元",
+            "title": "Anthropic估值3800亿",
+            "material_level": "summary",
+            "published_at": "2026-02-13 09:00",
+        },
+    ]
+    later = _card("Anthropic估值3800亿", "Anthropic完成300亿美元融资。（新智元）", members=members)
+    assert "later report" in _kinds(later)
+    update = _card("Anthropic融资300亿美元", "Anthropic完成300亿美元融资。（量子位）", members=members, update=True)
+    assert "update repeats" in _kinds(update, earlier={1: "Anthropic完成300亿美元融资。（量子位）"})
+    assert "other language" in _kinds(_card("Anthropic raises $30 billion", "Anthropic raised $30 billion. (CNBC)"))
+
+
+def test_dangling_openings():
+    for s in (
+        "③ 这提醒用户。",
+        "它可以生成视频。",
+        "该模型领先。",
+        "此外，OpenAI发布了工具。",
+        "It also ships today.",
+        "1. Claude is out.",
+    ):
+        assert dangling_opening(s), s
+    for s in (
+        "研究团队提出了新框架。",
+        "This week, OpenAI shipped GPT-4.5.",
+        "OpenAI released GPT-4.5.",
+        "2025年OpenAI发布了o3。",
+    ):
+        assert not dangling_opening(s), s
+
+
+def test_an_update_paragraph_is_read_on_its_day_only():
+    body = "\n\n".join(
+        [
+            "首日的导语。（量子位）",
+            "只有 量子位 一个来源。",
+            update_paragraph("2026-02-13", "新的事实。（新智元）", "zh"),
+        ]
+    )
+    assert split_notes(body) == ("首日的导语。（量子位）", ["只有 量子位 一个来源。"])
+    assert update_lead(body, "2026-02-13") == "新的事实。（新智元）"
+    assert update_lead(body, "2026-02-14") is None
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """The demo pack run offline through every stage, as `newsdesk demo` runs it."""
+    folder = tmp_path_factory.mktemp("demo-cards")
+    s = Settings(data_dir=str(folder), site_dir=str(folder / "site"), write=WriteSettings(by="extractive"))
+    engine = open_store(s.database)
+    report = run_pipeline(engine, s, stages=STAGES, source=PACK)  # as `newsdesk demo` runs it: every event carded
+    assert report.problems == []
+    yield folder, engine
+    engine.dispose()
+
+
+def test_the_demo_is_at_zero_in_every_class(demo_store):
+    folder, engine = demo_store
+    report = lint_store(engine)
+    assert report.editions >= 10 and report.cards["zh"] == report.cards["en"] >= 15
+    assert {kind: report.count(kind) for kind in CLASSES} == dict.fromkeys(CLASSES, 0), "\n".join(report_lines(report))
+    result = CliRunner().invoke(app, ["eval", "cards", str(folder), "--day", "2025-02-24..2025-03-02"])
+    assert result.exit_code == 0, result.output
+    assert "blank" in result.output and "total" in result.output
+
+
+def test_the_sites_plurals_are_read(tmp_path):
+    (tmp_path / "en" / "daily").mkdir(parents=True)
+    (tmp_path / "en" / "index.html").write_text("<li><a>All · 2025-03-02</a> <small>1 events</small></li>")
+    (tmp_path / "en" / "daily" / "x.html").write_text("<p>3 outlets / 1 independent · 1 outlet · 2 more</p>")
+    report = CardsReport()
+    lint_site(report, tmp_path)
+    assert report.pages == 2 and [f.day for f in report.findings] == ["en/index.html"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the site's language index prints '1 events' (publish/templates/language.html): the English "
+    "edition's plurals are issue 30's item 4 (branch english30); strict, so this fails once they are fixed",
+)
+def test_the_demo_sites_plurals_agree_with_their_numbers(demo_store):
+    folder, _ = demo_store
+    report = CardsReport()
+    lint_site(report, folder / "site")
+    assert report.pages > 10
+    assert report.findings == []
