@@ -6,13 +6,14 @@ table): one delta per factor of rank/learned.py's corrections (coverage, authori
 class and routine kind, the flags), added to an event's importance as `yours: FACTOR`
 contributions, so "why it ranks" shows what the readers moved.
 
-A vote grades its day's page: ⭐ 3, 👍 2, no vote 1, 👎 0, over the events a reader saw (the day's
-first SEEN under the shipped ranking, and every voted one). Two events of one day with different
-grades are a training pair, as an editor's tiers are for the shipped model; the deltas are a
-pairwise logistic regression with the shipped importance as its offset (so a pair the shipped
-ranking already gets right teaches little), penalised toward zero by STRENGTH (a few votes move a
-little; how hard is chosen on the installation's own newest votes). The vote's own part (feedback) is taken out of the offset and is no feature: the
-adjustment learns what in an event the readers like, for the events they have not voted on.
+A day's votes order pairs of its events, as an editor's tiers do for the shipped model: a voted
+event over one voted lower (⭐ > 👍 > 👎), and a liked one over each unvoted event the shipped
+ranking put above it (the reader read past it). The deltas are a pairwise logistic regression
+with the shipped importance as its offset (so a pair the shipped ranking already gets right
+teaches little), penalised toward zero (a few votes move a little; how hard is chosen on the
+installation's own newest votes). The vote's own part (feedback) is taken out of the offset and
+is no feature: the adjustment learns what in an event the readers like, for the events they have
+not voted on.
 
 The adjustment lives in `<data_dir>/ranker-adjustment.json` with its history: each `newsdesk
 rank --learn` adds one, `newsdesk rank --undo-learn` removes the newest. It holds for the ranking
@@ -30,7 +31,6 @@ from newsdesk.rank.learned import CORRECTIONS, features, pairwise_logistic
 FILE = "ranker-adjustment.json"
 FACTORS = tuple(k for k in CORRECTIONS if k != "feedback")
 GRADE = {"star": 3, "up": 2, "down": 0}  # an event with no vote is 1
-SEEN = 30  # the events of a day's page a voting reader is taken to have seen
 # How hard the deltas are pulled toward zero: chosen per installation on its own newest votes
 # (choose_strength); 1e3 is "no adjustment". benchmarks/reader_feedback.py measures it.
 STRENGTHS = (1e-3, 1e-2, 1e-1, 1e3)
@@ -67,11 +67,15 @@ def grade(kinds: list[str]) -> int:
 
 
 def _pairs(day: list[tuple[dict, float, int]]) -> tuple[list[int], list[tuple[int, int]]]:
-    """The events a reader saw on one day (the first SEEN by shipped importance, and every voted
-    one) and the pairs among them that their grades order."""
-    order = sorted(range(len(day)), key=lambda i: -day[i][1])
-    seen = [i for n, i in enumerate(order) if n < SEEN or day[i][2] != 1]
-    return seen, [(i, j) for i in seen for j in seen if day[i][2] > day[j][2]]
+    """The events of one day that votes speak of, and the pairs they order: a voted event over one
+    voted lower (⭐ > 👍 > 👎), and a liked one over each unvoted event the shipped ranking put
+    above it (the reader read past those to vote for it). An unvoted event is never put over a
+    👎: a reader who passed it said nothing of it."""
+    place = {i: n for n, i in enumerate(sorted(range(len(day)), key=lambda i: -day[i][1]))}
+    voted = [i for i in range(len(day)) if day[i][2] != 1]
+    pairs = [(i, j) for i in voted for j in voted if day[i][2] > day[j][2]]
+    pairs += [(i, j) for i in voted if day[i][2] > 1 for j in range(len(day)) if day[j][2] == 1 and place[j] < place[i]]
+    return sorted({k for pair in pairs for k in pair}), pairs
 
 
 def _arrays(days: list[list[tuple[dict, float, int]]]):

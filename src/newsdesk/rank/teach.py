@@ -57,7 +57,7 @@ def learn(engine: Engine, settings, strength: float | None = None) -> Learned:
     fitted = replace(fitted, learned_at=datetime.now(UTC).isoformat(timespec="seconds"))
     lines = [
         f"{fitted.votes} events voted on over {len(voted)} days: {fitted.pairs} pairs "
-        f"(⭐ > 👍 > no vote > 👎 on a day's page), on top of ranking = {settings.ranking!r}"
+        f"(⭐ > 👍 > 👎, and a liked event over the unvoted ones ranked above it), on top of ranking = {settings.ranking!r}"
     ]
     if not fitted.deltas:
         return Learned(fitted, [*lines, "nothing to learn: no day has two events graded apart by votes"])
@@ -70,14 +70,13 @@ def learn(engine: Engine, settings, strength: float | None = None) -> Learned:
 
 
 def _moves(day: list[tuple], fitted: adjust.Adjustment) -> list[str]:
-    """The places on one day's page that moved most under the adjustment (votes left out)."""
+    """The places on the newest voted day's page that moved most under the adjustment (votes left out)."""
     before = sorted(day, key=lambda e: -e[3])
     after = sorted(day, key=lambda e: -(e[3] + sum(fitted.contributions(e[2]).values())))
     place = {e[0]: n for n, e in enumerate(after, 1)}
     moved = sorted(((n, place[e[0]], e[1]) for n, e in enumerate(before, 1)), key=lambda m: -abs(m[0] - m[1]))
-    return ["the newest voted day's places that moved most:"] + [
-        f"  #{a} → #{b}  {title[:70]}" for a, b, title in moved[:MOVES] if a != b
-    ]
+    lines = [f"  #{a} → #{b}  {title[:70]}" for a, b, title in moved[:MOVES] if a != b]
+    return ["the newest voted day's places that moved most:", *lines] if lines else ["its order is unchanged"]
 
 
 def undo(settings) -> list[str]:
