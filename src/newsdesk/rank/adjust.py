@@ -7,8 +7,9 @@ class and routine kind, the flags), added to an event's importance as `yours: FA
 contributions, so "why it ranks" shows what the readers moved.
 
 A day's votes order pairs of its events, as an editor's tiers do for the shipped model: a voted
-event over one voted lower (⭐ > 👍 > 👎), and a liked one over each unvoted event the shipped
-ranking put above it (the reader read past it). The deltas are a pairwise logistic regression
+event over one voted lower (⭐ > 👍 > 👎), a liked one over each unvoted event the shipped ranking
+put above it (the reader read past it to vote), and each unvoted event put above a 👎 over it
+(read, and let be); an unvoted event below every vote says nothing. The deltas are a pairwise logistic regression
 with the shipped importance as its offset (so a pair the shipped ranking already gets right
 teaches little), penalised toward zero (a few votes move a little; how hard is chosen on the
 installation's own newest votes). The vote's own part (feedback) is taken out of the offset and
@@ -68,13 +69,14 @@ def grade(kinds: list[str]) -> int:
 
 def _pairs(day: list[tuple[dict, float, int]]) -> tuple[list[int], list[tuple[int, int]]]:
     """The events of one day that votes speak of, and the pairs they order: a voted event over one
-    voted lower (⭐ > 👍 > 👎), and a liked one over each unvoted event the shipped ranking put
-    above it (the reader read past those to vote for it). An unvoted event is never put over a
-    👎: a reader who passed it said nothing of it."""
+    voted lower (⭐ > 👍 > 👎), a liked one over each unvoted event the shipped ranking put above
+    it (the reader read past it to vote), and each unvoted event put above a 👎 over it (read,
+    and let be). An unvoted event below every vote says nothing: the reader may not have got to it."""
     place = {i: n for n, i in enumerate(sorted(range(len(day)), key=lambda i: -day[i][1]))}
     voted = [i for i in range(len(day)) if day[i][2] != 1]
+    above = [(i, j) for i in voted for j in range(len(day)) if day[j][2] == 1 and place[j] < place[i]]
     pairs = [(i, j) for i in voted for j in voted if day[i][2] > day[j][2]]
-    pairs += [(i, j) for i in voted if day[i][2] > 1 for j in range(len(day)) if day[j][2] == 1 and place[j] < place[i]]
+    pairs += [(i, j) for i, j in above if day[i][2] > 1] + [(j, i) for i, j in above if day[i][2] == 0]
     return sorted({k for pair in pairs for k in pair}), pairs
 
 

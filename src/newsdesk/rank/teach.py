@@ -57,7 +57,7 @@ def learn(engine: Engine, settings, strength: float | None = None) -> Learned:
     fitted = replace(fitted, learned_at=datetime.now(UTC).isoformat(timespec="seconds"))
     lines = [
         f"{fitted.votes} events voted on over {len(voted)} days: {fitted.pairs} pairs "
-        f"(⭐ > 👍 > 👎, and a liked event over the unvoted ones ranked above it), on top of ranking = {settings.ranking!r}"
+        f"(⭐ > 👍 > 👎; a liked event over the unvoted ones above it, those over a 👎 below them), on top of ranking = {settings.ranking!r}"
     ]
     if not fitted.deltas:
         return Learned(fitted, [*lines, "nothing to learn: no day has two events graded apart by votes"])
