@@ -45,12 +45,36 @@ def test_the_lead_group_is_the_one_sharing_the_lead_titles_words():
 def test_the_shipped_model_loads_and_its_contributions_sum_to_the_score():
     model = learned.shipped()
     assert set(model.weights) == set(learned.FEATURES)
-    x = learned.features({"coverage": 1.585, "authority": 1.0, "first_party": 0.5, "kinds": "major, release"})
-    parts = model.contributions(x)
-    assert set(parts) <= {"coverage", "authority", "first_party", "kind:major", "kind:release"}
-    assert model.score(x) == round(sum(parts.values()), 3)
-    assert 0.0 < model.lead_probability(model.score(x)) < 1.0
-    assert model.lead_probability(model.importance_at(0.3)) == pytest.approx(0.3)
+    parts = {"coverage": 1.585, "authority": 1.0, "first_party": 0.5, "kind": 1.2, "kinds": "major, release"}
+    parts["importance"] = 1.585 + 1.0 + 0.5 + 1.2
+    shown = model.contributions(parts)
+    assert set(shown) <= {"coverage", "authority", "first_party", "kind", "kind:major", "kind:release"}
+    assert {"coverage", "authority", "first_party", "kind"} <= set(shown)  # every hand factor stays visible
+    assert model.score(parts) == round(sum(shown.values()), 3)
+    score = model.score(parts)
+    assert 0.0 < model.lead_probability(score, score + 1.0) < model.lead_probability(score, score) < 1.0
+    day = [(score, True), (score - 2.0, True), (score + 1.0, False)]  # the best is not news
+    assert model.featured(day)[0] and not model.featured(day)[2]
+    assert sum(model.featured([(s, True) for s in range(20)])) <= learned.FEATURED_PER_DAY
+
+
+def test_a_learned_correction_is_fitted_toward_the_editors_pairs_and_held_to_the_hand_ranking():
+    """Three events a day: the hand ranking puts the paper first; the editor, the money event, and
+    both above a recap. Weak corrections learn that; a strength of 1e3 keeps the hand order."""
+    paper = {"importance": 2.0, "coverage": 1.0, "kind": 1.0, "kinds": "paper"}
+    money = {"importance": 1.5, "coverage": 1.0, "kind": 0.5, "kinds": "money"}
+    recap = {"importance": 0.0, "coverage": 1.0, "routine": -1.0, "kinds": "recap"}
+    rows = []
+    for d in range(8):
+        rows += [
+            {"source": "s", "query": f"d{d}", "rel": 1, "top": False, "parts": paper},
+            {"source": "s", "query": f"d{d}", "rel": 3, "top": True, "parts": money},
+            {"source": "s", "query": f"d{d}", "rel": 0, "top": False, "parts": recap},
+        ]
+    weak, strong = learned.fit(rows, 1e-3), learned.fit(rows, 1e3)
+    assert weak.score(money) > weak.score(paper)
+    assert strong.score(recap) < strong.score(money) < strong.score(paper)
+    assert weak.weights["kind:money"] > 0 > weak.weights["kind:paper"]
 
 
 def _store(tmp_path: Path, fixtures: Path) -> tuple[Settings, object]:

@@ -409,10 +409,24 @@ def stories_cmd() -> None:
 
 
 @app.command("rank")
-def rank_cmd() -> None:
+def rank_cmd(
+    learn: bool = typer.Option(
+        False, "--learn", help="Learn this installation's adjustment from the readers' votes, say what moved, rank."
+    ),
+    undo_learn: bool = typer.Option(False, "--undo-learn", help="Take the newest learned adjustment back, rank."),
+) -> None:
     """Score every event (what the happening is, coverage, authority, engagement, feedback, recency) and set its tab."""
+    from newsdesk.rank import teach
     from newsdesk.rank.score import rank_events
 
+    if learn and undo_learn:
+        raise typer.BadParameter("--learn or --undo-learn, not both")
+    if learn:
+        for line in teach.learn(engine(), settings()).lines:
+            console.print(line, markup=False)
+    if undo_learn:
+        for line in teach.undo(settings()):
+            console.print(line, markup=False)
     console.print(f"{rank_events(engine(), settings())} events ranked")
 
 

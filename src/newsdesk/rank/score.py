@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
+from newsdesk.rank.adjust import Adjustment, current
 from newsdesk.rank.happenings import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
 from newsdesk.rank.learned import Ranker, learned_parts, shipped
 from newsdesk.store.schema import event_members, events, feedback, items, sources
@@ -138,18 +139,28 @@ def unread(facts: dict) -> bool:
     return bool(facts.get("title_only")) and facts["independent_outlets"] < 2
 
 
-def score_event(facts: dict, now: datetime, ranker: Ranker | None = None) -> tuple[float, dict, str]:
+def score_event(
+    facts: dict, now: datetime, ranker: Ranker | None = None, adjustment: Adjustment | None = None
+) -> tuple[float, dict, str]:
     """(score, parts, tab) for one event's facts: those of importance_parts, and last_published_at.
-    ranker: the learned model (rank/learned.py) over the same parts, instead of their hand-weighted sum."""
+    ranker: the learned model (rank/learned.py) over the same parts, instead of their hand-weighted sum.
+    adjustment: the installation's own, learned from its readers' votes (rank/adjust.py), added on top."""
     parts = importance_parts(facts)
     featured_at, p1_at = FEATURED, P1
-    if ranker is not None:
-        parts = learned_parts(ranker, parts)
-        featured_at, p1_at = ranker.importance_at(ranker.threshold), ranker.importance_at(ranker.threshold / 2)
-    importance = parts["importance"]
     kinds = facts.get("kinds") or Kinds()
     if kinds.names():  # what the rules read, in words, beside the numbers
         parts["kinds"] = ", ".join(kinds.names())
+    hand = dict(parts)
+    if ranker is not None:
+        parts = learned_parts(ranker, hand)
+        featured_at = p1_at = math.inf  # the model's tabs are its day's (learned_day_tabs)
+        if "kinds" in hand:
+            parts["kinds"] = hand["kinds"]
+    if adjustment is not None:
+        yours = adjustment.contributions(hand)
+        parts.update(yours)
+        parts["importance"] = round(parts["importance"] + sum(yours.values()), 3)
+    importance = parts["importance"]
     if unread(facts):
         parts["material"] = "title only, one outlet: not featured on its own"
     age_h = max(0.0, (now - facts["last_published_at"]).total_seconds() / 3600)
@@ -185,31 +196,55 @@ def day_tabs(ranked: list[dict], floor: float = FEATURED_FLOOR) -> None:
             top["tab"] = "featured"
 
 
+def learned_day_tabs(ranked: list[dict], ranker: Ranker) -> None:
+    """The learned model's tabs for one day's events (as day_tabs takes them, with their parts):
+    featured, the news events whose lead-story probability passes its threshold, at most
+    FEATURED_PER_DAY, and the day's best news event when none does (rank/learned.py); p1, news
+    at half the threshold; a reader's star always features. Each event's parts get its probability."""
+    best = max(e["importance"] for e in ranked)
+    chosen = ranker.featured([(e["importance"], e["eligible"]) for e in ranked])
+    for e, featured in zip(ranked, chosen, strict=True):
+        probability = ranker.lead_probability(e["importance"], best)
+        e["parts"]["lead probability"] = round(probability, 3)
+        if e["starred"] or featured:
+            e["tab"] = "featured"
+        elif e["eligible"] and probability >= ranker.threshold / 2:
+            e["tab"] = "p1"
+
+
 def rank_events(
     engine: Engine, settings=None, *, now: datetime | None = None, without: frozenset[str] = frozenset()
 ) -> int:
     """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked.
     without: parts of importance to leave out, for measuring what each adds (text_facts)."""
     now = now or datetime.now(UTC)
-    # The learned model (settings.ranking = "learned") weighs the same parts; it features the day's
-    # best news event on any day with news, so no floor.
+    # The learned model (settings.ranking = "learned") weighs the same parts and sets its own tabs.
     ranker = shipped() if settings is not None and settings.ranking == "learned" else None
-    floor = FEATURED_FLOOR if ranker is None else -math.inf
+    adjustment = current(settings.data_dir, settings.ranking) if settings is not None else None
     with engine.begin() as conn:
-        members = _member_facts(conn)
-        votes, starred = _feedback_facts(conn)
-        tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
         scored, by_day = [], defaultdict(list)
-        for ev in conn.execute(select(*_EVENT_COLUMNS)).all():
-            facts = members.facts(ev, votes, starred, without)
-            entry = _scored(ev, facts, now, ranker)
+        for ev, facts, day in event_facts(conn, settings, without):
+            entry = _scored(ev, facts, now, ranker, adjustment)
             scored.append(entry)
-            # An event's day is that of its first report (store/days.py).
-            by_day[ev.first_published_at.astimezone(tz).date()].append(entry)
+            by_day[day].append(entry)
         for day_events in by_day.values():
-            day_tabs(day_events, floor)
+            if ranker is None:
+                day_tabs(day_events)
+            else:
+                learned_day_tabs(day_events, ranker)
         _store_changed(conn, scored)
     return len(scored)
+
+
+def event_facts(conn, settings=None, without: frozenset[str] = frozenset()) -> list[tuple]:
+    """(event row, its facts, its day) for every event: its day is that of its first report (store/days.py)."""
+    members = _member_facts(conn)
+    votes, starred = _feedback_facts(conn)
+    tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
+    return [
+        (ev, members.facts(ev, votes, starred, without), ev.first_published_at.astimezone(tz).date())
+        for ev in conn.execute(select(*_EVENT_COLUMNS)).all()
+    ]
 
 
 _EVENT_COLUMNS = (
@@ -300,9 +335,9 @@ def _feedback_facts(conn) -> tuple[dict[int, float], set[int]]:
     return votes, starred
 
 
-def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None) -> dict:
+def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None, adjustment: Adjustment | None) -> dict:
     """One event's score, parts and tab, and whether it may be its day's featured event (day_tabs)."""
-    score, parts, tab = score_event(facts, now, ranker)
+    score, parts, tab = score_event(facts, now, ranker, adjustment)
     kinds = facts["kinds"]
     return {
         "row": ev,
