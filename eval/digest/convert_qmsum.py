@@ -25,7 +25,9 @@ def read_split(source: Path, split: str) -> tuple[bytes, str]:
     if (source / rel).is_file():
         data = (source / rel).read_bytes()
     else:  # a bare git directory
-        data = subprocess.run(["git", "--git-dir", str(source), "show", f"HEAD:{rel}"], capture_output=True, check=True).stdout
+        data = subprocess.run(
+            ["git", "--git-dir", str(source), "show", f"HEAD:{rel}"], capture_output=True, check=True
+        ).stdout
     git_dir = source if not (source / ".git").exists() else source / ".git"
     commit = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"], capture_output=True, text=True)
     return data, commit.stdout.strip()
