@@ -310,6 +310,10 @@ def test_the_optimal_cut_finds_where_the_talk_changes_topic():
     for dims in (0, 2):
         starts = optimal_starts(counts, words, SegmentOptions(block_words=12, dims=dims), 3)
         assert starts == [0, 30, 60]
+    # A short talk (its three topics in 90 words) still gets the sections asked for, in smaller blocks.
+    short = [t.split()[0] for t in texts][::3]
+    starts = optimal_starts(lexical_vectors(short), [1] * len(short), SegmentOptions(), 3)
+    assert starts == [0, 10, 20]
     # One section is asked for: no cut at all.
     assert optimal_starts(counts, words, SegmentOptions(block_words=12), 1) == [0]
 

@@ -125,7 +125,8 @@ def optimal_starts(vectors: np.ndarray, words: list[int], options: SegmentOption
     cut over blocks; fewer where the transcript has fewer blocks."""
     if len(vectors) == 0:
         return []
-    starts = blocks(words, options.block_words)
+    # A short talk gets smaller blocks: two a section at least, so it can still have its sections.
+    starts = blocks(words, min(options.block_words, max(1, sum(words) // (2 * sections))))
     if options.vectors == "lexical":
         x = block_vectors(vectors, starts, options.dims)
     else:  # embeddings: a block is the sum of its lines' unit vectors
