@@ -292,3 +292,36 @@ def test_chinese_headings_are_one_phrase_and_hooks_read_as_a_start(fixtures):
         hook = s.hook.strip("“”")
         assert not hook or (hook in own and not re.match(r"[和但而所以因为那就]", hook) and length(hook) <= 14), hook
     assert all("——" in b and "：“" in b for b in digest.summary)  # subject——speaker：“words”
+
+
+def test_the_optimal_cut_finds_where_the_talk_changes_topic():
+    from newsdesk.write.extractive.segment import SegmentOptions, lexical_vectors, optimal_starts
+
+    # Three talks of 30 lines each, each in its own words, the words of all three shuffled
+    # within a talk; the cut into three sections must fall exactly where the talk changes.
+    topics = [
+        ["battery", "charging", "voltage", "cells", "lithium", "anode"],
+        ["football", "league", "goalkeeper", "striker", "season", "transfer"],
+        ["recipe", "flour", "butter", "oven", "dough", "sugar"],
+    ]
+    texts = [" ".join(words[(i + j) % 6] for j in range(4)) + " and then" for words in topics for i in range(30)]
+    counts = lexical_vectors(texts)
+    words = [len(t.split()) for t in texts]
+    for dims in (0, 2):
+        starts = optimal_starts(counts, words, SegmentOptions(block_words=12, dims=dims), 3)
+        assert starts == [0, 30, 60]
+    # A short talk (its three topics in 90 words) still gets the sections asked for, in smaller blocks.
+    short = [t.split()[0] for t in texts][::3]
+    starts = optimal_starts(lexical_vectors(short), [1] * len(short), SegmentOptions(), 3)
+    assert starts == [0, 10, 20]
+    # One section is asked for: no cut at all.
+    assert optimal_starts(counts, words, SegmentOptions(block_words=12), 1) == [0]
+
+
+def test_the_held_out_meetings_are_qmsum_test_and_share_none_with_dev(fixtures):
+    root = Path(__file__).resolve().parents[1]
+    test = read_meetings(root / "eval" / "digest" / "data" / "qmsum-test.jsonl", [])
+    dev = read_meetings(fixtures / QMSUM, [])
+    assert len(test) == len(dev) == 35
+    opening = {m.turns[0].text + m.turns[-1].text for m in dev}
+    assert not any(m.turns[0].text + m.turns[-1].text in opening for m in test)

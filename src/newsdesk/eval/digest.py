@@ -5,13 +5,15 @@ Two things are measured, each beside a baseline:
 
 - Section boundaries against the meeting's topics, per speaker turn: Pk and WindowDiff
   (nltk; lower is better; k = half the mean reference topic length), beside an equal-length
-  split into the same number of sections as the digest has.
+  split into the same number of sections as the digest has, TextTiling given the true number
+  of topics, and no boundary at all (one section: what Pk gives for saying nothing, about
+  0.36 on QMSum, whose meetings have 3-5 topics and the digest at least 5 sections).
 - The summary against the reference summaries (the file's general queries' answers):
   ROUGE-1 / 2 / L F1 (Google's rouge-score, Porter stemming), scoring the summary's quoted
   sentences, beside the meeting's first N sentences for the same N, and beside its first
   sentences up to the summary's length in words (ROUGE F1 favours the longer of two texts).
 
-Parameters (vectors, window, depth cutoff; sentence scoring and length) are tuned by k-fold
+Parameters (vectors, block size, LSA directions; sentence scoring and length) are tuned by k-fold
 cross-validation over the meetings: for each fold, the grid point best on the other folds
 (WindowDiff for the segmentation, then mean ROUGE F1 for the summary) is scored on the
 held-apart fold, and only held-apart scores are reported. `evaluate_defaults` scores the
@@ -39,10 +41,10 @@ from newsdesk.write.extractive.episode import (
     segment,
     summary_sentences,
 )
-from newsdesk.write.extractive.segment import SegmentOptions
+from newsdesk.write.extractive.segment import SegmentOptions, section_starts, spans
 from newsdesk.write.transcript import clean_speech
 
-GRID_SEGMENT = {"window": (10, 20, 30, 45, 60), "cutoff": (-2.0, -1.5, -1.0, -0.5, 0.0)}
+GRID_SEGMENT = {"block_words": (60, 100, 150, 200), "dims": (0, 5, 10, 20)}
 GRID_SUMMARY = {"centrality": (0.0, 0.5, 1.0), "min_words": (8, 12, 16, 20)}
 
 
@@ -170,6 +172,10 @@ class Scores:
     windowdiff: float = 0.0
     base_pk: float = 0.0
     base_windowdiff: float = 0.0
+    tiling_pk: float = 0.0  # TextTiling given the true number of topics
+    tiling_windowdiff: float = 0.0
+    none_pk: float = 0.0  # one section, no boundary
+    none_windowdiff: float = 0.0
     sections: float = 0.0
     rouge: tuple[float, float, float] = (0.0, 0.0, 0.0)
     base_rouge: tuple[float, float, float] = (0.0, 0.0, 0.0)  # first N sentences
@@ -221,8 +227,9 @@ def evaluate(
 
     kinds = ("lexical", "use") if embed is not None else ("lexical",)
     seg_grid = [
-        SegmentOptions(vectors=v, window=w, cutoff=c)
-        for v, w, c in product(kinds, GRID_SEGMENT["window"], GRID_SEGMENT["cutoff"])
+        SegmentOptions(vectors=v, block_words=w, dims=d)
+        for v, w, d in product(kinds, GRID_SEGMENT["block_words"], GRID_SEGMENT["dims"])
+        if v == "lexical" or d == 0  # LSA is for term counts
     ]
     say(f"segmentation grid: {len(seg_grid)} points")
     base = DigestOptions()
@@ -263,7 +270,9 @@ def evaluate(
         ]
         opts = max(candidates, key=lambda o: _mean(sum(summary_row(o)[i][0]) for i in train))
         rows = summary_row(opts)
-        held_scores += [(f, meeting_scores(meetings[i], refs[i], seg_table[seg][i], rows[i])) for i in test]
+        held_scores += [
+            (f, meeting_scores(meetings[i], prepared[i], refs[i], seg_table[seg][i], rows[i])) for i in test
+        ]
         report.folds.append(Fold(f + 1, len(test), seg, opts, _average([s for g, s in held_scores if g == f])))
     report.overall = _average([s for _, s in held_scores])
     picks = [(fo.options.segment, fo.options.centrality, fo.options.min_words) for fo in report.folds]
@@ -272,12 +281,21 @@ def evaluate(
     return report
 
 
-def meeting_scores(m: Meeting, reference: str, segmented: tuple, summarised: tuple) -> Scores:
+def tiling_at_true_count(t: Transcript, reference: str) -> list[int]:
+    """Turn labels of TextTiling (lexical, its shipped window) asked for the reference's number of sections."""
+    true = reference.count("1") + 1
+    starts = section_starts(t.lexical, t.line_weights, SegmentOptions(min_sections=true, max_sections=true))
+    return turn_labels(t, spans(starts, len(t.lines)))
+
+
+def meeting_scores(m: Meeting, t: Transcript, reference: str, segmented: tuple, summarised: tuple) -> Scores:
     """One meeting's scores beside its baselines: segmented (Pk, WindowDiff, sections) and
     summarised (ROUGE triple, summary words, summary bullets)."""
     pk_, wd, count = segmented
     scores, words, bullets = summarised
     b_pk, b_wd = segmentation_scores(reference, boundaries(equal_split(len(m.turns), count)))
+    t_pk, t_wd = segmentation_scores(reference, boundaries(tiling_at_true_count(t, reference)))
+    n_pk, n_wd = segmentation_scores(reference, "0" * len(reference))
     lead = " ".join(first_sentences(m.turns, bullets))
     longer = " ".join(first_sentences(m.turns, bullets, words))
     return Scores(
@@ -285,6 +303,10 @@ def meeting_scores(m: Meeting, reference: str, segmented: tuple, summarised: tup
         wd,
         b_pk,
         b_wd,
+        t_pk,
+        t_wd,
+        n_pk,
+        n_wd,
         count,
         scores,
         rouge(m.references, lead),
@@ -301,7 +323,9 @@ def score_meeting(m: Meeting, t: Transcript, reference: str, options: DigestOpti
     spans = [(s.first_line, s.last_line) for s in digest.sections]
     segmented = (*segmentation_scores(reference, boundaries(turn_labels(t, spans))), len(spans))
     text = " ".join(summary_sentences(digest))
-    return meeting_scores(m, reference, segmented, (rouge(m.references, text), len(text.split()), len(digest.summary)))
+    return meeting_scores(
+        m, t, reference, segmented, (rouge(m.references, text), len(text.split()), len(digest.summary))
+    )
 
 
 def evaluate_defaults(
@@ -335,6 +359,10 @@ def _average(scores: list[Scores]) -> Scores:
         windowdiff=_mean(s.windowdiff for s in scores),
         base_pk=_mean(s.base_pk for s in scores),
         base_windowdiff=_mean(s.base_windowdiff for s in scores),
+        tiling_pk=_mean(s.tiling_pk for s in scores),
+        tiling_windowdiff=_mean(s.tiling_windowdiff for s in scores),
+        none_pk=_mean(s.none_pk for s in scores),
+        none_windowdiff=_mean(s.none_windowdiff for s in scores),
         sections=_mean(s.sections for s in scores),
         rouge=tri("rouge"),
         base_rouge=tri("base_rouge"),
@@ -350,8 +378,10 @@ def report_lines(report: Report) -> list[str]:
 
     def seg_line(s: Scores) -> str:
         return (
-            f"Pk {s.pk:.3f} (equal split {s.base_pk:.3f})  WindowDiff {s.windowdiff:.3f} "
-            f"(equal split {s.base_windowdiff:.3f})  sections {s.sections:.1f}"
+            f"Pk {s.pk:.3f} (equal split {s.base_pk:.3f}, TextTiling at the true count {s.tiling_pk:.3f}, "
+            f"one section {s.none_pk:.3f})  WindowDiff {s.windowdiff:.3f} (equal split {s.base_windowdiff:.3f}, "
+            f"TextTiling at the true count {s.tiling_windowdiff:.3f}, one section {s.none_windowdiff:.3f})  "
+            f"sections {s.sections:.1f}"
         )
 
     def rouge_line(s: Scores) -> str:
@@ -367,8 +397,8 @@ def report_lines(report: Report) -> list[str]:
         seg, o = report.chosen.segment, report.chosen
         return [
             head + "the shipped parameters, nothing tuned on this file: "
-            f"{seg.vectors} vectors, window {seg.window}, cutoff {seg.cutoff}, centrality {o.centrality}, "
-            f"min words {o.min_words}",
+            f"{seg.vectors} vectors, blocks of {seg.block_words} words, {seg.dims} LSA directions, one section "
+            f"per {o.tokens_per_section} tokens ({seg.min_sections} at least), centrality {o.centrality}, min words {o.min_words}",
             "  " + seg_line(report.overall),
             "  " + rouge_line(report.overall),
         ]
@@ -376,8 +406,9 @@ def report_lines(report: Report) -> list[str]:
     for f in report.folds:
         seg = f.segment
         out.append(
-            f"fold {f.number} ({f.meetings} meetings; tuned on the others: {seg.vectors} vectors, window "
-            f"{seg.window}, cutoff {seg.cutoff}, centrality {f.options.centrality}, min words {f.options.min_words})"
+            f"fold {f.number} ({f.meetings} meetings; tuned on the others: {seg.vectors} vectors, blocks of "
+            f"{seg.block_words} words, {seg.dims} LSA directions, centrality {f.options.centrality}, "
+            f"min words {f.options.min_words})"
         )
         out += ["  " + seg_line(f.scores), "  " + rouge_line(f.scores)]
     out += ["all held-apart folds", "  " + seg_line(report.overall), "  " + rouge_line(report.overall)]
