@@ -194,8 +194,14 @@ def ingest_cmd(
     ),
 ) -> None:
     """Fetch every source the store has enabled (or replay / import files) into the store."""
+    import gc
+
     from newsdesk.ingest import failures
     from newsdesk.ingest.run import ingest
+
+    # What the imports made lives until exit: frozen, neither the run's collections nor the one at
+    # exit walk it again (that last collection was 0.1 s CPU of a 0.7 s refresh of unchanged feeds).
+    gc.freeze()
 
     with _bar() as bar:
         task = bar.add_task("ingest", total=None)
