@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime, timedelta
+from types import EllipsisType
 
 from sqlalchemy import and_, bindparam, func, insert, not_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -226,11 +227,17 @@ def record_fetch(conn: Connection, source_id: str, **values) -> int:
 
 
 def save_validators(
-    conn: Connection, source_id: str, etag: str | None, last_modified: str | None, body_hash: str | None = None
+    conn: Connection,
+    source_id: str,
+    etag: str | None,
+    last_modified: str | None,
+    body_hash: str | None = None,
+    entry_digests: dict[str, str] | None | EllipsisType = ...,
 ) -> None:
-    """What the next poll sends (ETag, Last-Modified) and compares the body with (ingest/run.py body_hash)."""
-    conn.execute(
-        update(sources)
-        .where(sources.c.id == source_id)
-        .values(etag=etag, last_modified=last_modified, body_hash=body_hash)
-    )
+    """What the next poll sends (ETag, Last-Modified) and compares the body with (ingest/run.py body_hash),
+    and the entries of the body just parsed, which it need not read again (ingest/entries.py; None: it
+    reads them all). Left out (...), the stored entries stay: the body is the one they came from."""
+    values: dict = dict(etag=etag, last_modified=last_modified, body_hash=body_hash)
+    if entry_digests is not ...:
+        values["entry_digests"] = entry_digests
+    conn.execute(update(sources).where(sources.c.id == source_id).values(**values))
