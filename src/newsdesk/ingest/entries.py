@@ -20,6 +20,7 @@ offsets cut cleanly) is cut; any other is parsed whole, as before.
 from __future__ import annotations
 
 import hashlib
+import re
 import xml.parsers.expat
 from dataclasses import dataclass
 
@@ -41,7 +42,10 @@ class Cut:
 
 
 class _Unsplittable(Exception):
-    """An entry written as an empty element (<item/>): no bytes of its own to cut cleanly."""
+    """An entry written as an empty element (<item/>): expat reports its end where the next tag starts."""
+
+
+_END_TAG = re.compile(rb"</(?:[\w.-]+:)?(item|entry)\s*>")
 
 
 def cut_entries(body: bytes, context: str) -> Cut | None:
@@ -52,6 +56,7 @@ def cut_entries(body: bytes, context: str) -> Cut | None:
         return None  # not ASCII-compatible (UTF-16/32): byte offsets would not cut characters cleanly
     surround = hashlib.sha256(context.encode("utf-8", "surrogatepass"))
     spans: list[tuple[int, int]] = []
+    local: list[bytes] = []  # each entry's element name, without its namespace
     depth = 0
     entry_depth = 0  # depth of the entry being read; 0 outside one
     root_at = -1
@@ -67,16 +72,18 @@ def cut_entries(body: bytes, context: str) -> Cut | None:
         if depth <= _ENTRY_DEPTH and name in _ENTRY_NAMES:
             entry_depth = depth
             spans.append((parser.CurrentByteIndex, -1))
+            local.append(name.rsplit(" ", 1)[-1].encode())
         elif depth < _ENTRY_DEPTH:  # the root and the channel: their names and attributes frame every entry
             surround.update(repr((depth, name, sorted(attrs.items()))).encode("utf-8", "surrogatepass"))
 
     def end(_name: str) -> None:
         nonlocal depth, entry_depth
         if entry_depth == depth:
-            at = parser.CurrentByteIndex
-            if body[at : at + 2] != b"</":
+            # Its own end tag, not its parent's (an entry's parent is never an item or entry itself).
+            closing = _END_TAG.match(body, parser.CurrentByteIndex)
+            if closing is None or closing.group(1) != local[-1]:
                 raise _Unsplittable
-            spans[-1] = (spans[-1][0], body.index(b">", at) + 1)
+            spans[-1] = (spans[-1][0], closing.end())
             entry_depth = 0
         depth -= 1
 
