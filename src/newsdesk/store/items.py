@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from types import EllipsisType
 
 from sqlalchemy import and_, bindparam, func, insert, not_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.model import IMPORTED_KIND, REPLAYED_URL, Item, Source
@@ -26,7 +25,13 @@ _SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "categor
 
 
 def _dialect_insert(conn: Connection, table):
-    return (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
+    """The store's own INSERT (it has ON CONFLICT); each dialect's module imported where it is the
+    store's: PostgreSQL's took 30 ms of every SQLite command's start."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(table)
 
 
 def polled_sources():
