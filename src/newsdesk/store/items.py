@@ -28,10 +28,12 @@ def _dialect_insert(conn: Connection, table):
     """The store's own INSERT (it has ON CONFLICT); each dialect's module imported where it is the
     store's: PostgreSQL's took 30 ms of every SQLite command's start."""
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    return dialect_insert(table)
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(table)
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(table)
 
 
 def polled_sources():
