@@ -5,7 +5,9 @@ seen in any snapshot: 37). Each is served by its own loopback address (127.0.0.2
 newsdesk's per-host politeness (one host, one request at a time, fetch.per_host_delay apart)
 holds as it would for 37 sites, and each answer carries an ETag and a Last-Modified.
 
-Phases, each run once by each reader, side by side (newsboat, then newsdesk):
+Phases, in this order, each run by each reader in turn (newsboat, then newsdesk, then a baseline
+newsdesk when --baseline names its source tree), all of them --repeat times from an empty cache /
+store, so the readers meet the same load:
 
   first      every feed at its first snapshot, into an empty cache / store
   unchanged  the same bodies again; the server answers 304 to a conditional GET
@@ -13,10 +15,16 @@ Phases, each run once by each reader, side by side (newsboat, then newsdesk):
   no-304     the same bodies again from a server that ignores If-None-Match / If-Modified-Since
              (it answers 200 with the same body: what the body hash is for)
 
-Printed per phase: seconds for each, their ratio, and the 200 / 304 answers each reader got.
+Printed: each run's wall and CPU seconds (user + system of the process: less moved by the
+neighbours' load than wall) and the 200 / 304 answers it got; then per phase the min and median
+of each, and the ratio of the medians to newsboat's; the load average before and after.
 Goal (issue 32): unchanged <= 1.5x newsboat, changed <= 2x. Needs `apt-get install newsboat`.
 
-    .venv/bin/python benchmarks/refresh_vs_newsboat.py [--profile]
+newsdesk runs as an installed package does, from compiled bytecode: the source trees are compiled
+first (PYTHONDONTWRITEBYTECODE, set in some shells, would otherwise recompile newsdesk's modules on
+every start: 0.2-0.3 s of CPU that no installed newsdesk pays).
+
+    .venv/bin/python benchmarks/refresh_vs_newsboat.py [--repeat 3] [--baseline OLD/src] [--profile]
 
 --profile runs newsdesk's unchanged and changed phases again under cProfile and prints the top.
 """
@@ -29,6 +37,7 @@ import hashlib
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -128,12 +137,67 @@ def newsdesk_env(tmp: Path, urls: dict[str, str], src: Path = ROOT / "src") -> t
     return env, tmp
 
 
+def timed(cmd: list[str], env: dict[str, str], feeds: Feeds) -> tuple[float, float, Counter[int]]:
+    """Wall seconds, CPU seconds (user + system of the child), the answers it got."""
+    feeds.counts = Counter()
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
+    if done.returncode != 0:
+        sys.exit(f"{cmd[0]} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return seconds, cpu_s, feeds.counts
+
+
+def compiled(src: Path) -> None:
+    """Bytecode for the tree, as pip writes it when it installs a package."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "newsdesk")], env=env, check=True)
+
+
+PHASES = ("first", "unchanged", "changed", "no-304")
+
+
+def one_round(
+    feeds: Feeds, bodies: dict[str, list[bytes]], urls: dict[str, str], trees: dict[str, Path], stamp: int
+) -> dict[tuple[str, str], tuple[float, float, Counter[int]]]:
+    """Every phase for every reader, from an empty cache / store; (phase, reader) -> timed()."""
+    hosts = {name: f"127.0.0.{n}" for n, name in enumerate(sorted(bodies), start=2)}
+    for name, host in hosts.items():
+        feeds.serve(host, bodies[name][0], stamp)
+    feeds.conditional = True
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "urls").write_text("\n".join(urls.values()) + "\n", "utf-8")
+        (tmp / "newsboat.conf").write_text("", "utf-8")
+        newsboat = ["newsboat", "-x", "reload", "-u", str(tmp / "urls"), "-c", str(tmp / "cache.db")]
+        readers = {"newsboat": (newsboat + ["-C", str(tmp / "newsboat.conf")], {**os.environ, "HOME": str(tmp)})}
+        for label, src in trees.items():
+            (tmp / label).mkdir()
+            env, _ = newsdesk_env(tmp / label, urls, src)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            readers[label] = ([sys.executable, "-m", "newsdesk", "ingest"], env)
+        for phase in PHASES:
+            if phase == "changed":
+                for name, host in hosts.items():
+                    feeds.serve(host, bodies[name][-1], stamp + 100_000)
+            feeds.conditional = phase != "no-304"
+            for reader, (cmd, env) in readers.items():
+                out[(phase, reader)] = timed(cmd, env, feeds)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of every phase, each from an empty store")
     ap.add_argument(
         "--src", type=Path, default=ROOT / "src", help="the newsdesk source tree to run (e.g. a baseline's)"
     )
+    ap.add_argument("--baseline", type=Path, help="a second newsdesk source tree, run beside --src (before → after)")
     args = ap.parse_args()
     if not shutil.which("newsboat"):
         sys.exit("newsboat is not installed: apt-get install newsboat")
@@ -147,71 +211,61 @@ def main() -> None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         urls[name] = f"http://{host}:{server.server_address[1]}/{name}"
-        feeds.serve(host, bodies[name][0], 1_700_000_000)
+    trees = {"newsdesk": args.src.resolve()}
+    if args.baseline:
+        trees["baseline"] = args.baseline.resolve()
+    for src in trees.values():
+        compiled(src)
     changed = sum(v[0] != v[-1] for v in bodies.values())
-    print(
-        f"{len(urls)} loopback feeds, {changed} with a different body at the last snapshot; load {os.getloadavg()[0]:.1f}"
-    )
-
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        env, _ = newsdesk_env(tmp, urls, args.src.resolve())
-        (tmp / "urls").write_text("\n".join(urls.values()) + "\n", "utf-8")
-        (tmp / "newsboat.conf").write_text("", "utf-8")
-        nb_env = {**os.environ, "HOME": str(tmp)}
-        newsboat = [
-            "newsboat",
-            "-x",
-            "reload",
-            "-u",
-            str(tmp / "urls"),
-            "-c",
-            str(tmp / "cache.db"),
-            "-C",
-            str(tmp / "newsboat.conf"),
-        ]
-        newsdesk = [sys.executable, "-m", "newsdesk", "ingest"]
-
-        def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, Counter[int]]:
-            """Wall seconds, CPU seconds (user + system: less moved by the neighbours' load), answers."""
-            feeds.counts = Counter()
-            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            seconds = time.perf_counter() - started
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu_s = after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
-            if done.returncode != 0:
-                sys.exit(f"{cmd[0]} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-            return seconds, cpu_s, feeds.counts
-
-        def phase(label: str) -> None:
-            nb, nb_cpu, nb_counts = timed(newsboat, nb_env)
-            nd, nd_cpu, nd_counts = timed(newsdesk, env)
+    load_before = os.getloadavg()
+    print(f"{len(urls)} loopback feeds, {changed} with a different body at the last snapshot")
+    print(f"load before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} ({os.cpu_count()} CPUs)")
+    runs = []
+    for r in range(args.repeat):
+        got = one_round(feeds, bodies, urls, trees, 1_700_000_000 + 1_000_000 * r)
+        runs.append(got)
+        for phase in PHASES:
             print(
-                f"{label:10s} newsboat {nb:5.2f}s cpu {nb_cpu:4.2f}s ({nb_counts[200]:2d}x200 {nb_counts[304]:2d}x304)   "
-                f"newsdesk {nd:5.2f}s cpu {nd_cpu:4.2f}s ({nd_counts[200]:2d}x200 {nd_counts[304]:2d}x304)   "
-                f"ratio {nd / nb:5.2f}x (cpu {nd_cpu / max(nb_cpu, 1e-3):5.2f}x)"
+                f"round {r + 1} {phase:10s} "
+                + "   ".join(
+                    f"{reader} {w:5.2f}s cpu {c:4.2f}s ({n[200]:2d}x200 {n[304]:2d}x304)"
+                    for (p, reader), (w, c, n) in got.items()
+                    if p == phase
+                )
             )
+    load_after = os.getloadavg()
+    print(f"load after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}")
+    readers = ["newsboat", *trees]
+    print(f"over {args.repeat} rounds: min / median seconds; ratio = median / newsboat's median")
+    for phase in PHASES:
+        cells = []
+        nb = [run[(phase, "newsboat")] for run in runs]
+        nb_wall, nb_cpu = statistics.median(x[0] for x in nb), statistics.median(x[1] for x in nb)
+        for reader in readers:
+            got = [run[(phase, reader)] for run in runs]
+            walls, cpus = [x[0] for x in got], [x[1] for x in got]
+            cell = f"{reader} wall {min(walls):5.2f}/{statistics.median(walls):5.2f} cpu {min(cpus):4.2f}/{statistics.median(cpus):4.2f}"
+            if reader != "newsboat":
+                cell += f" ({statistics.median(walls) / nb_wall:4.2f}x wall, {statistics.median(cpus) / max(nb_cpu, 1e-3):4.2f}x cpu)"
+            cells.append(cell)
+        print(f"{phase:10s} " + "   ".join(cells))
+    print("goal: unchanged <= 1.5x newsboat, changed <= 2x")
 
-        phase("first")
-        phase("unchanged")
-        for n, name in enumerate(sorted(bodies), start=2):
-            feeds.serve(f"127.0.0.{n}", bodies[name][-1], 1_700_100_000)
-        phase("changed")
-        feeds.conditional = False
-        phase("no-304")
-        feeds.conditional = True
-        print("goal: unchanged <= 1.5x newsboat, changed <= 2x")
-
-        if args.profile:
+    if args.profile:
+        with tempfile.TemporaryDirectory() as tmp_name:
+            tmp = Path(tmp_name)
+            env, _ = newsdesk_env(tmp, urls, trees["newsdesk"])
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             prof = tmp / "ingest.prof"
             for n, name in enumerate(sorted(bodies), start=2):
-                feeds.serve(f"127.0.0.{n}", bodies[name][0], 1_700_200_000)
-            for label in ("changed", "unchanged"):
-                timed([sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "newsdesk", "ingest"], env)
-                import pstats
+                feeds.serve(f"127.0.0.{n}", bodies[name][0], 1_600_000_000)
+            timed([sys.executable, "-m", "newsdesk", "ingest"], env, feeds)
+            for n, name in enumerate(sorted(bodies), start=2):
+                feeds.serve(f"127.0.0.{n}", bodies[name][-1], 1_600_100_000)
+            import pstats
 
+            for label in ("changed", "unchanged"):
+                timed([sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "newsdesk", "ingest"], env, feeds)
                 print(f"--- newsdesk ingest, {label}")
                 pstats.Stats(str(prof)).sort_stats("tottime").print_stats(30)
     for server in servers:

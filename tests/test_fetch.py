@@ -583,6 +583,18 @@ async def test_https_to_the_vetted_address_still_checks_the_certificate_name(tls
     assert wrong.attempts == 1  # a retry would get the same certificate
 
 
+async def test_the_certificate_store_is_loaded_at_the_first_https_request_and_checks_it(server, tls_server):
+    """Plain-http feeds never load the CA certificates (40 ms a run); https still checks against them."""
+    srv, _cert = tls_server
+    async with FixedDNS(settings()) as fetcher:
+        plain = await fetcher.get(f"http://feeds.example.invalid:{server.port}/echo")
+        assert plain.ok, plain.error
+        assert fetcher._client._transport._made is None  # the https transport, not made yet
+        self_signed = await fetcher.get(f"https://feeds.example.invalid:{srv.port}/echo")
+        assert fetcher._client._transport._made is not None
+    assert self_signed.body is None and "TLS certificate" in one_line(self_signed)  # not in the trusted roots
+
+
 async def test_unknown_host_is_one_clear_line():
     async with Fetcher(settings(retries=2)) as fetcher:
         result = await fetcher.get("http://nonexistent.invalid/feed.xml")

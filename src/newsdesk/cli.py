@@ -194,8 +194,18 @@ def ingest_cmd(
     ),
 ) -> None:
     """Fetch every source the store has enabled (or replay / import files) into the store."""
+    import atexit
+    import gc
+
     from newsdesk.ingest import failures
     from newsdesk.ingest.run import ingest
+
+    # What the imports made lives until exit: frozen, the run's collections do not walk it again.
+    # At exit, what is still alive is the OS's to free: frozen too, the interpreter's last collection
+    # skips it (0.2 s of CPU of a 0.8 s refresh); the store's connections are closed before (LIFO).
+    gc.freeze()
+    atexit.register(gc.freeze)
+    atexit.register(engine().dispose)
 
     with _bar() as bar:
         task = bar.add_task("ingest", total=None)

@@ -18,6 +18,7 @@ import feedparser
 
 from newsdesk.core.model import Item, Source
 from newsdesk.ingest import sites
+from newsdesk.ingest.entries import cut_entries, without
 from newsdesk.ingest.normalize import canonical_url, clean_title, clip, date_only, html_to_text, to_utc
 from newsdesk.ingest.poll import stated_every
 from newsdesk.ingest.sites import Fields
@@ -49,6 +50,12 @@ class ParsedFeed:
     every: tuple[int, str] | None = (
         None  # (seconds, how) the feed states it updates: <ttl>, sy:updatePeriod (ingest/poll.py)
     )
+    bozo: bool = False  # feedparser found the document ill-formed (or its encoding wrong)
+    entry_guids: list[str] = field(default_factory=list)  # per entry read, in order: its item's guid, "" for none
+    # The entries of this body, {digest: guid}, for the next poll to leave out (ingest/entries.py);
+    # None when the body could not be cut into entries.
+    digests: dict[str, str] | None = None
+    unchanged: int = 0  # items of entries left out as seen before: stored, not parsed again
 
 
 def parse_feed(
@@ -58,14 +65,20 @@ def parse_feed(
     fetched_at: datetime,
     url: str | None = None,
     headers: dict[str, str] | None = None,
+    seen: dict[str, str] | None = None,
 ) -> ParsedFeed:
-    """Parse one feed document. Never raises on bad input: problems land in warnings / error."""
+    """Parse one feed document. Never raises on bad input: problems land in warnings / error.
+    `seen`: the digests of the entries this source's last parse stored (ParsedFeed.digests); those
+    entries are not read again, and only the others' items come back (`unchanged` counts the rest)."""
     if not body or not body.strip():
         return ParsedFeed(None, [], [], "empty document: the server sent no feed — check the source URL")
     where = url or source.url
     try:
         head = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        parsed = _parse_json(body, source) if head in (b"{", b"[") else _parse_xml(body, source, url, headers)
+        if head in (b"{", b"["):
+            parsed = _parse_json(body, source)
+        else:
+            parsed = _parse_new_entries(body, source, url, headers, seen or {})
     except Exception as exc:  # noqa: BLE001 — a parser bug on one feed must not stop the run
         return ParsedFeed(None, [], [], f"could not parse {where}: {type(exc).__name__}: {exc}")
     # published_at stays as the feed said (or None): the store stands in the first-seen time for a
@@ -81,6 +94,35 @@ def parse_feed(
 
 
 # ---------------------------------------------------------------- RSS / Atom / RDF via feedparser
+
+
+def _parse_new_entries(
+    body: bytes, source: Source, url: str | None, headers: dict[str, str] | None, seen: dict[str, str]
+) -> ParsedFeed:
+    """The document without the entries in `seen`, parsed; the whole document when leaving them out
+    could read the rest differently (feedparser found the rest ill-formed, or an entry read now has
+    the guid of one left out: a feed listing one guid twice keeps its first copy)."""
+    content_type = next((v for k, v in (headers or {}).items() if k.lower() == "content-type"), "")
+    context = repr((source.id, source.url, source.kind, source.language, url, content_type))
+    cut = cut_entries(body, context)
+    if cut is None:
+        return _parse_xml(body, source, url, headers)
+    left_out = [n for n, digest in enumerate(cut.digests) if digest in seen]
+    if left_out:
+        skip = set(left_out)
+        kept = [n for n in range(len(cut.spans)) if n not in skip]
+        parsed = _parse_xml(without(body, [cut.spans[n] for n in left_out]), source, url, headers)
+        old = {seen[cut.digests[n]] for n in left_out} - {""}
+        if not parsed.bozo and not parsed.error and not old & {i.guid for i in parsed.items}:
+            parsed.unchanged = len(old)
+            if len(parsed.entry_guids) == len(kept):
+                guids = dict(zip(kept, parsed.entry_guids)) | {n: seen[cut.digests[n]] for n in left_out}
+                parsed.digests = {cut.digests[n]: guids[n] for n in range(len(cut.spans))}
+            return parsed
+    parsed = _parse_xml(body, source, url, headers)
+    if len(parsed.entry_guids) == len(cut.spans):  # feedparser read the entries expat found, no other
+        parsed.digests = dict(zip(cut.digests, parsed.entry_guids))
+    return parsed
 
 
 def _parse_xml(body: bytes, source: Source, url: str | None, headers: dict[str, str] | None) -> ParsedFeed:
@@ -105,6 +147,7 @@ def _parse_xml(body: bytes, source: Source, url: str | None, headers: dict[str, 
     transcripts = _transcript_links(body, len(entries)) if any("podcast_transcript" in e for e in entries) else None
     parsed = _build(entries, title, source, warnings, d.get("version") or None, transcripts)
     parsed.every = stated_every(d.get("feed") or {})
+    parsed.bozo = bool(d.get("bozo"))
     return parsed
 
 
@@ -235,10 +278,12 @@ def _build(entries, title, source, warnings, fmt, transcripts, refused: list[str
     items: list[Item] = []
     refused = refused if refused is not None else []
     seen_guids: set[str] = set()
+    guids: list[str] = []
     dropped = duplicates = 0
     for index, entry in enumerate(entries):
         entry = _plain(entry)
         item = _to_item(entry, source, warnings)
+        guids.append(item.guid if item is not None else "")
         if item is None:
             dropped += 1
             refused.append(f"entry {index + 1} has no title, link or text: skipped")
@@ -256,7 +301,7 @@ def _build(entries, title, source, warnings, fmt, transcripts, refused: list[str
         items.append(item)
     if duplicates:
         _warn(warnings, f"{duplicates} duplicate entr{'y' if duplicates == 1 else 'ies'} (same guid or link) dropped")
-    return ParsedFeed(title, items, warnings, None, dropped=dropped, format=fmt, refused=refused)
+    return ParsedFeed(title, items, warnings, None, dropped=dropped, format=fmt, refused=refused, entry_guids=guids)
 
 
 def _warn(warnings: list[str], line: str) -> None:

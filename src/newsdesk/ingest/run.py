@@ -31,14 +31,12 @@ from typing import Any, Protocol
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
 
-from newsdesk.core.config import Settings
+from newsdesk.core.config import ScheduleSettings, Settings
 from newsdesk.core.errors import NewsdeskError, error_line
 from newsdesk.core.model import IMPORTED_KIND, Item, Source, not_polled_why
 from newsdesk.ingest.catalog import load_catalog, stored_sources
 from newsdesk.ingest.fetch import Fetcher, FetchResult
-from newsdesk.ingest.parse import parse_feed
 from newsdesk.ingest.poll import schedule_next_poll
-from newsdesk.ingest.transcripts import TranscriptError, parse_transcript
 from newsdesk.store.items import (
     items_language,
     record_fetch,
@@ -146,6 +144,8 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
         elif page is not None:
             warnings.append(f"{item.url}: full text not fetched ({page.error}); kept the feed summary")
     for ref in item.extra.get("transcripts", []):
+        from newsdesk.ingest.transcripts import TranscriptError, parse_transcript  # chardet, lxml: podcasts only
+
         got = await getter.get(ref["url"], accept="*/*")
         if got is None:
             continue
@@ -170,7 +170,41 @@ def body_hash(body: bytes, source: Source) -> str:
     return digest.hexdigest()
 
 
-async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner: str) -> SourceOutcome:
+def _claim_state(engine: Engine, source_id: str, owner: str, now: datetime):
+    """Take the source's lease and read what its last poll left (validators, body digest), in one
+    transaction; None when another live worker holds it."""
+    with engine.begin() as conn:
+        if not take_lease(conn, sources, sources.c.id == source_id, owner, now, LEASE):
+            return None
+        return conn.execute(
+            select(sources.c.etag, sources.c.last_modified, sources.c.body_hash).where(sources.c.id == source_id)
+        ).one()
+
+
+class _Finish:
+    """A poll's last writes, in the transaction that stores its outcome (one commit per source, not
+    three): when to poll it next (if `schedule`), and its lease given back."""
+
+    def __init__(self, source_id: str, owner: str, schedule: ScheduleSettings | None):
+        self.source_id, self.owner, self.schedule = source_id, owner, schedule
+        self.done = False
+
+    def __call__(self, conn, outcome: SourceOutcome) -> SourceOutcome:
+        if self.schedule is not None:  # ingest/poll.py, from what this fetch said
+            now = datetime.now(UTC)
+            schedule_next_poll(conn, self.source_id, outcome.status, outcome.every, self.schedule, now)
+        conn.execute(
+            update(sources)
+            .where(and_(sources.c.id == self.source_id, sources.c.lease_owner == self.owner))
+            .values(lease_owner=None, lease_until=None)
+        )
+        return outcome
+
+
+async def ingest_source(
+    engine: Engine, source: Source, getter: Getter, *, owner: str, schedule: ScheduleSettings | None = None
+) -> SourceOutcome:
+    """Poll one source and store what it says; `schedule`: also store when to poll it next."""
     now = datetime.now(UTC)
     # A replay serves the source's file itself: a source made by replaying a file is updated by the next replay.
     if not source.polled and not isinstance(getter, DirectoryGetter):
@@ -179,15 +213,12 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
         return SourceOutcome(
             source.id, "skipped", error="disabled (in the web app or the catalog); enable it to fetch it"
         )
-    if not claim(engine, source.id, owner, now):
+    state = _claim_state(engine, source.id, owner, now)
+    if state is None:
         holder = lease_holder(engine, sources, sources.c.id == source.id) or "another worker"
         return SourceOutcome(source.id, "skipped", error=f"not fetched: held by {holder}")
+    finish = _Finish(source.id, owner, schedule)
     try:
-        with engine.connect() as conn:
-            state = conn.execute(
-                select(sources.c.etag, sources.c.last_modified, sources.c.body_hash).where(sources.c.id == source.id)
-            ).one()
-        started = time.monotonic()
         result = await getter.get(source.url, etag=state.etag, last_modified=state.last_modified)
         assert result is not None, "a replay directory holds every replayed source's feed (only pages may be missing)"
         fetch_row: dict[str, Any] = dict(
@@ -200,52 +231,74 @@ async def ingest_source(engine: Engine, source: Source, getter: Getter, *, owner
             warnings=list(result.warnings),
         )
         digest = body_hash(result.body, source) if result.ok and result.body is not None else None
-        if result.ok and digest == state.body_hash:
-            # A server that ignores If-None-Match / If-Modified-Since (or sends no validators) sent
-            # the body stored last time: counted as not modified, neither parsed nor stored again.
-            fetch_row["not_modified"] = True
+        if fetch_row["not_modified"] or not result.ok or digest == state.body_hash:
             with engine.begin() as conn:
-                save_validators(conn, source.id, result.etag, result.last_modified, digest)
-        if fetch_row["not_modified"]:
-            with engine.begin() as conn:
-                record_fetch(conn, source.id, duration_ms=result.duration_ms, **fetch_row)
-            return SourceOutcome(source.id, "not_modified", warnings=fetch_row["warnings"])
-        if not result.ok:
-            with engine.begin() as conn:
+                if result.ok:
+                    # A server that ignores If-None-Match / If-Modified-Since (or sends no validators) sent
+                    # the body stored last time: counted as not modified, neither parsed nor stored again.
+                    fetch_row["not_modified"] = True
+                    save_validators(conn, source.id, result.etag, result.last_modified, digest)
                 record_fetch(conn, source.id, duration_ms=result.duration_ms, error=result.error, **fetch_row)
-            return SourceOutcome(source.id, "error", warnings=fetch_row["warnings"], error=result.error)
-        parsed = parse_feed(result.body, source, fetched_at=now, url=result.url, headers=result.headers)
-        warnings = fetch_row["warnings"] + parsed.warnings
-        known = _known(engine, source.id, [i.guid for i in parsed.items])
-        await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
-        outcome = SourceOutcome(
-            source.id,
-            "error" if parsed.error else "ok",
-            seen=len(parsed.items),
-            error=parsed.error,
-            every=parsed.every,
-            refused=[f"{source.id}: {line}" for line in parsed.refused],
-        )
-        with engine.begin() as conn:
-            states = upsert_items(conn, parsed.items, now)
-            outcome.new, outcome.updated = states.count("new"), states.count("updated")
-            fetch_row["warnings"] = warnings
-            record_fetch(
-                conn,
-                source.id,
-                duration_ms=int((time.monotonic() - started) * 1000),
-                items_seen=outcome.seen,
-                items_new=outcome.new,
-                items_updated=outcome.updated,
-                error=parsed.error,
-                **fetch_row,
-            )
-            if not parsed.error:
-                save_validators(conn, source.id, result.etag, result.last_modified, digest)
-        outcome.warnings = warnings
-        return outcome
+                status = "not_modified" if fetch_row["not_modified"] else "error"
+                out = finish(conn, SourceOutcome(source.id, status, warnings=fetch_row["warnings"], error=result.error))
+            finish.done = True
+            return out
+        return await _store_parsed(engine, source, getter, result, fetch_row, digest, finish)
     finally:
-        release(engine, source.id, owner)
+        if not finish.done:
+            release(engine, source.id, owner)
+
+
+async def _store_parsed(
+    engine: Engine,
+    source: Source,
+    getter: Getter,
+    result: FetchResult,
+    fetch_row: dict[str, Any],
+    digest: str | None,
+    finish: _Finish,
+) -> SourceOutcome:
+    """A new body: its entries not seen at the last parse parsed, enriched and stored with the fetch row."""
+    # feedparser, lxml and the normalizers (0.1 s to import) only when a body is new: a refresh
+    # of feeds that did not change never loads them.
+    from newsdesk.ingest.parse import parse_feed
+
+    now, started = fetch_row["started_at"], time.monotonic()
+    with engine.connect() as conn:  # the entries stored last time: read again only where they changed
+        seen = conn.execute(select(sources.c.entry_digests).where(sources.c.id == source.id)).scalar()
+    assert result.body is not None
+    parsed = parse_feed(result.body, source, fetched_at=now, url=result.url, headers=result.headers, seen=seen or None)
+    warnings = fetch_row["warnings"] + parsed.warnings
+    known = _known(engine, source.id, [i.guid for i in parsed.items])
+    await asyncio.gather(*(_enrich(i, source, getter, known, warnings) for i in parsed.items))
+    outcome = SourceOutcome(
+        source.id,
+        "error" if parsed.error else "ok",
+        seen=len(parsed.items) + parsed.unchanged,
+        error=parsed.error,
+        every=parsed.every,
+        refused=[f"{source.id}: {line}" for line in parsed.refused],
+    )
+    with engine.begin() as conn:
+        states = upsert_items(conn, parsed.items, now)
+        outcome.new, outcome.updated = states.count("new"), states.count("updated")
+        fetch_row["warnings"] = warnings
+        record_fetch(
+            conn,
+            source.id,
+            duration_ms=result.duration_ms + int((time.monotonic() - started) * 1000),
+            items_seen=outcome.seen,
+            items_new=outcome.new,
+            items_updated=outcome.updated,
+            error=parsed.error,
+            **fetch_row,
+        )
+        if not parsed.error:
+            save_validators(conn, source.id, result.etag, result.last_modified, digest, entry_digests=parsed.digests)
+        finish(conn, outcome)
+    finish.done = True
+    outcome.warnings = warnings
+    return outcome
 
 
 async def ingest_all(
@@ -270,15 +323,13 @@ async def ingest_all(
     owner = owner_id()
 
     async def one(src: Source, g: Getter) -> SourceOutcome:
-        try:
-            out = await ingest_source(engine, src, g, owner=owner)
+        try:  # it stores when to poll the source next with its outcome
+            out = await ingest_source(engine, src, g, owner=owner, schedule=settings.schedule)
         except Exception as exc:  # a bug for one source must not stop the others; it is recorded
             line = f"{src.id}: ingest failed ({error_line(exc)}); other sources continue"
+            out = SourceOutcome(src.id, "error", error=line)
             with engine.begin() as conn:
                 record_fetch(conn, src.id, url=src.url, error=line)
-            out = SourceOutcome(src.id, "error", error=line)
-        if out.status != "skipped":  # when to poll it next, from what this fetch said (ingest/poll.py)
-            with engine.begin() as conn:
                 schedule_next_poll(conn, src.id, out.status, out.every, settings.schedule, datetime.now(UTC))
         if on_done:
             on_done(out)
@@ -555,6 +606,9 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
             states = upsert_items(conn, rows, now)
             out.new, out.updated = states.count("new"), states.count("updated")
             _settle_outlet_language(conn, sid, rows)
+            # Its items are the import's now: a polled source's next changed body is read whole,
+            # none of its entries left out as stored by the last poll (ingest/entries.py).
+            conn.execute(update(sources).where(sources.c.id == sid).values(entry_digests=None))
             record_fetch(
                 conn,
                 sid,

@@ -135,6 +135,8 @@ sources = Table(
     Column("last_modified", CleanText),
     # Digest of the body last stored without error (ingest/run.py body_hash): the same body skips parsing.
     Column("body_hash", CleanString(64)),
+    # Its entries at that parse, {digest: guid} (ingest/entries.py): a changed body's entries seen then are not parsed.
+    Column("entry_digests", CleanJSON),
     # Lease so only one worker fetches a source at a time (see ARCHITECTURE.md).
     Column("lease_owner", CleanString(80)),
     Column("lease_until", UTCDateTime()),
