@@ -16,9 +16,10 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from newsdesk.editions.languages import EditionLanguages, edition_languages, unmarked_parts
+from newsdesk.editions.languages import EditionLanguages, card_text, edition_languages, unmarked_parts
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions
+from newsdesk.text.language import detect_language
 
 
 def main() -> None:
@@ -26,6 +27,7 @@ def main() -> None:
     parser.add_argument("data_dir", type=Path, help="a data directory holding newsdesk.db")
     parser.add_argument("--day", action="append", default=[], help="only these days (YYYY-MM-DD); default every day")
     parser.add_argument("--show", type=int, default=3, help="print this many unmarked cards per language")
+    parser.add_argument("--per-day", action="store_true", help="a line per day and language too")
     args = parser.parse_args()
     engine = open_store(f"sqlite:///{args.data_dir / 'newsdesk.db'}", migrate_schema=False)
     totals: dict[str, EditionLanguages] = {}
@@ -38,6 +40,8 @@ def main() -> None:
             cards = (row.meta or {}).get("cards") or []
             total = totals.setdefault(row.language, EditionLanguages(row.language))
             edition_languages(cards, row.language, total)
+            if args.per_day:
+                print(f"{row.key} {edition_languages(cards, row.language).line()}; {first_ten(cards, row.language)}")
             for card in cards:
                 parts = unmarked_parts(card, row.language)
                 if parts and len(examples.setdefault(row.language, [])) < args.show:
@@ -48,6 +52,13 @@ def main() -> None:
         print(total.line())
         for line in examples.get(language, []):
             print(line)
+
+
+def first_ten(cards: list[dict], language: str) -> str:
+    """How many of the main list's first ten cards show text in another language (what a reader meets first)."""
+    main = [c for c in cards if not c.get("folded") and not c.get("other")][:10]
+    other = sum(1 for c in main if any(detect_language(t) != language for t in card_text(c).values() if t.strip()))
+    return f"first {len(main)} of the main list with text in another language: {other}"
 
 
 if __name__ == "__main__":

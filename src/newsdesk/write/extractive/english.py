@@ -1,0 +1,101 @@
+"""The English edition's extractive card: an event told in English from its English material alone.
+
+    card = english_card(event_brief(conn, event_id))   # an ExtractiveCard, language "en"
+
+An English-only reader keeps the English edition only if its cards are English. An event with
+English material (members whose item language is en) gets its headline and its lead from one
+English member where it can, so the two tell the same happening: the English member whose own
+text (body, source summary, feed summary) gives English sentences, else the lead report, else the
+best read. Only English sentences are taken: a harvest item under an English headline is
+summarised in Chinese, and that summary stays in the Chinese edition. When no English sentence
+exists the lead says so in one line, never a Chinese paragraph under an English headline.
+
+An event with no English material is card.py's card as before: in Chinese, translated by a model
+when one is configured (write/translate.py), else folded by the English edition into its
+"Reported in Chinese" list (editions/cards.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from newsdesk.core.labels import Labels
+from newsdesk.text.language import detect_language
+from newsdesk.text.sentences import key_numbers, terms
+from newsdesk.write.extractive.card import (
+    LEVEL_RANK,
+    ExtractiveCard,
+    LeadSentence,
+    extractive_card,
+    lead_sentences,
+    member_text,
+)
+
+LANGUAGE = "en"
+# The one line an English card leads with when its English material is the headline alone and the
+# coverage's text is in another language (a title-only event is card.py's: its disclosure says so).
+HEADLINE_ONLY = "Only the headline is reported in English; the coverage's summaries are in {language}."
+
+
+@dataclass
+class EnglishCard(ExtractiveCard):
+    note: str = ""  # HEADLINE_ONLY when no English sentence was found but other text was, else ""
+
+    def body(self) -> str:
+        text = super().body()
+        return f"{self.note}\n\n{text}" if self.note else text
+
+
+def english_members(members: list[dict]) -> list[dict]:
+    """The members an English card may quote: those whose headline is written in English (read from
+    the text: an English catalog entry's podcast may title an episode in German), duplicates left out."""
+    return [m for m in members if m.get("role") != "duplicate" and detect_language(m.get("title") or "") == LANGUAGE]
+
+
+def _english_lead(member: dict, names: set[str]) -> list[LeadSentence]:
+    """Up to card.MAX_LEAD English sentences from one member's own text, its headline's facts first."""
+    chosen = lead_sentences([member], LANGUAGE, set(terms(member["title"])), names)
+    return [s for s in chosen if detect_language(s.text) == LANGUAGE and s.text.strip() != member["title"].strip()]
+
+
+def english_card(brief: dict) -> ExtractiveCard:
+    """The event's card for the English edition (see the module's docstring)."""
+    base = extractive_card(brief, LANGUAGE)
+    own = english_members(brief.get("members") or [])
+    if not own:
+        return base  # no English material: folded, or translated by a model
+    names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
+    leads = {m["item_id"]: _english_lead(m, names) for m in own}
+    # The member with English sentences first (headline and lead from one report), then the lead report,
+    # then the best material.
+    best = min(
+        own,
+        key=lambda m: (not leads[m["item_id"]], m.get("role") != "lead", LEVEL_RANK.get(m.get("material_level"), 9)),
+    )
+    headline = best["title"].strip()
+    lead = leads[best["item_id"]]
+    source = best.get("source_name") or best.get("source_id") or ""
+    fields = {k: v for k, v in vars(base).items() if k not in ("headline", "headline_item_id", "lead", "numbers")}
+    note = "" if lead else _headline_only(brief.get("members") or [])
+    if note:  # a fact code computed, as the coverage line's counts: the checker reads it as material
+        fields["facts"] = [*base.facts, note]
+    return EnglishCard(
+        **fields,
+        headline=headline,
+        headline_item_id=best["item_id"],
+        # A headline-only card's lead is its headline, which body() leaves out (the card shows it).
+        lead=lead or [LeadSentence(headline, best["item_id"], source)],
+        numbers=list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)])),
+        note=note,
+    )
+
+
+def _headline_only(members: list[dict]) -> str:
+    """HEADLINE_ONLY in the language the coverage's text is written in; "" when there is no text, or
+    when it is English with no sentence to lead with (a summary about the article: card.py's case)."""
+    text = "\n".join(member_text(m) for m in members if m.get("role") != "duplicate").strip()
+    written = detect_language(text) if text else LANGUAGE
+    if written == LANGUAGE:
+        return ""
+    t = Labels(LANGUAGE)
+    return HEADLINE_ONLY.format(language=t["lang_" + written] if written in ("zh", "en") else t.lang_other)
