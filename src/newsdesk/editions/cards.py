@@ -265,6 +265,11 @@ def language_marks(headline: str, lead: str, language: str) -> dict:
     }
 
 
+def headline_member(card: dict) -> dict:
+    """The report whose headline the card shows (the one a folded card lists), else its first."""
+    return next((m for m in card["members"] if m["title"] == card["headline"]), card["members"][0])
+
+
 # A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)"
 _ATTRIBUTED = re.compile(r"^.+?[。！？.!?][”’\"')）]?\s*(?:（[^（）\n]{1,80}）|\([^()\n]{1,80}\))")
 

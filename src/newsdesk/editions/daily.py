@@ -19,7 +19,14 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import Labels
-from newsdesk.editions.cards import MEMBERS_SHOWN, day_headlines, day_tabs, event_cards, event_path
+from newsdesk.editions.cards import (
+    MEMBERS_SHOWN,
+    day_headlines,
+    day_tabs,
+    event_cards,
+    event_path,
+    headline_member,
+)
 from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
@@ -126,7 +133,10 @@ def render_folded(folded: list[dict], language: str) -> str:
     if not folded:
         return ""
     lines = [f"# {Labels(language).reported_in_zh.format(n=len(folded))}", ""]
-    lines += [f"- {_member_link(c['members'][0])} — {c['members'][0]['outlet']}" for c in folded if c["members"]]
+    for card in folded:
+        if card["members"]:
+            m = headline_member(card)
+            lines.append(f"- {_member_link(m)} — {m['outlet']}")
     return "\n".join(lines)
 
 

@@ -34,7 +34,8 @@ from newsdesk.write.extractive.card import (
 LANGUAGE = "en"
 # The one line an English card leads with when its English material is the headline alone and the
 # coverage's text is in another language (a title-only event is card.py's: its disclosure says so).
-HEADLINE_ONLY = "Only the headline is reported in English; the coverage's summaries are in {language}."
+HEADLINE_ONLY = "Only the headline is in English: the report's summary is in {language}."
+HEADLINE_ONLY_MANY = "Only the headline is in English: the reports' summaries are in {language}."
 
 
 @dataclass
@@ -93,9 +94,10 @@ def english_card(brief: dict) -> ExtractiveCard:
 def _headline_only(members: list[dict]) -> str:
     """HEADLINE_ONLY in the language the coverage's text is written in; "" when there is no text, or
     when it is English with no sentence to lead with (a summary about the article: card.py's case)."""
-    text = "\n".join(member_text(m) for m in members if m.get("role") != "duplicate").strip()
-    written = detect_language(text) if text else LANGUAGE
+    texts = [text for m in members if m.get("role") != "duplicate" and (text := member_text(m).strip())]
+    written = detect_language("\n".join(texts)) if texts else LANGUAGE
     if written == LANGUAGE:
         return ""
     t = Labels(LANGUAGE)
-    return HEADLINE_ONLY.format(language=t["lang_" + written] if written in ("zh", "en") else t.lang_other)
+    line = HEADLINE_ONLY if len(texts) == 1 else HEADLINE_ONLY_MANY
+    return line.format(language=t["lang_" + written] if written in ("zh", "en") else t.lang_other)
