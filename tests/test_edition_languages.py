@@ -257,3 +257,26 @@ def test_a_digest_keeps_its_language_note_when_read_back():
     back = parse_digest(digest.render(), "en")
     assert back.note == digest.note and back.summary == ["A point."] and back.render() == digest.render()
     assert parse_digest(Digest("T", None, ["A."], digest.sections, "en").render(), "en").note == ""
+
+
+def test_the_web_apps_english_day_folds_chinese_only_events_and_counts_read_right(sqlite_engine):
+    """The web app reads the store live (serve/queries.py): in English, the 22nd's one event, told only
+    in Chinese, is a line under "Reported in Chinese (1)", not a card; an event page and search say
+    "1 outlet" where there is one."""
+    from fastapi.testclient import TestClient
+    from test_web_app import TOKEN, seed_store
+
+    from newsdesk.serve.app import create_app
+
+    seed_store(sqlite_engine)
+    with TestClient(create_app(sqlite_engine, Settings(web_token=TOKEN))) as client:
+        client.get("/ui/en", params={"next": "/"})
+        day = client.get("/?day=2026-04-22").text
+        main, fold = day.split('<section class="folded"', 1)
+        assert 'id="event-4"' not in main and "Reported in Chinese (1)" in fold
+        assert 'data-event-id="4"' in fold and "昨天的开源语音模型发布" in fold and "机器之心" in fold
+        busy = client.get("/").text  # the 23rd: events with English reports stay cards, none folded
+        assert 'id="event-1"' in busy and 'class="folded"' not in busy
+        one = client.get("/events/4").text
+        assert "<strong>1</strong> outlet," in one and "1 item" in one and "1 items" not in one
+        assert "<strong>2</strong> outlets," in client.get("/events/1").text

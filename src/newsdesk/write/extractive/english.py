@@ -3,7 +3,7 @@
     card = english_card(event_brief(conn, event_id))   # an ExtractiveCard, language "en"
 
 An English-only reader keeps the English edition only if its cards are English. An event with
-English material (members whose item language is en) gets its headline and its lead from one
+English material (members whose headline is written in English) gets its headline and lead from one
 English member where it can, so the two tell the same happening: the English member whose own
 text (body, source summary, feed summary) gives English sentences, else the lead report, else the
 best read. Only English sentences are taken: a harvest item under an English headline is
@@ -71,7 +71,11 @@ def english_card(brief: dict) -> ExtractiveCard:
     # then the best material.
     best = min(
         own,
-        key=lambda m: (not leads[m["item_id"]], m.get("role") != "lead", LEVEL_RANK.get(m.get("material_level"), 9)),
+        key=lambda m: (
+            not leads[m["item_id"]],
+            m.get("role") != "lead",
+            LEVEL_RANK.get(m.get("material_level") or "", 9),
+        ),
     )
     headline = best["title"].strip()
     lead = leads[best["item_id"]]
