@@ -1,10 +1,13 @@
 """Whether each daily edition is in its language: for every stored daily edition of a store (or the
 given days), the share of en cards whose headline and lead are English, of zh cards Chinese, the
 share marked as another language, and the cards with a part in another language left unmarked
-(what must be 0). Languages are read from the published text (editions/languages.py), so a store
-built before the marks existed is measured alike: run it on a replay built by main, then by a branch.
+(what must be 0); and the main list (the en edition folds events told only in Chinese at the end):
+its share with headline and lead in the edition's language, the share of cards whose event has a
+report in that language with a headline in it, and how many of the first ten carry another language.
+Languages are read from the published text (editions/languages.py), so a store built before the
+marks existed is measured alike: run it on a replay built by main, then by a branch.
 
-    .venv/bin/python benchmarks/edition_languages.py DATA_DIR [--day 2026-02-26 ...]
+    .venv/bin/python benchmarks/edition_languages.py DATA_DIR [--day 2026-02-26 ...] [--per-day]
     e.g. benchmarks/replay-real /tmp/real --weeks 2026-W09; then DATA_DIR = /tmp/real/data
     or the demo's store: demo-output (after `make demo`)
 """
