@@ -198,6 +198,13 @@ def test_english_counts_read_one_and_many():
     assert t.plural("outlets", 3, m=2) == "3 outlets (2 independent)"
     assert Labels("zh").plural("outlets", 1, m=1) == "1 个来源（1 个独立）"
     assert t.reported_in_zh.format(n=4) == "Reported in Chinese (4)"
+    # The weekly of a week with no news says how many events it had, one or many.
+    from newsdesk.write.extractive.weekly import empty_week
+
+    routine = {"score_parts": {"routine": True}}
+    assert "its one event is routine" in empty_week([routine], "en")
+    assert "its 2 events are routine" in empty_week([routine, routine], "en")
+    assert "its one event carries no date" in empty_week([{"score_parts": {"undated": True}}], "en")
 
 
 def test_a_part_in_another_language_is_marked_once():
