@@ -116,6 +116,11 @@ def test_the_english_main_list_is_english_and_the_rest_folds_as_reported_in_chin
         assert f'id="event-{card["event_id"]}"' in head
     headlines = head.split('class="headlines"', 1)[1].split("</section>", 1)[0] if 'class="headlines"' in head else ""
     assert "In Chinese" not in headlines  # the headline list is the main list's
+    # The day's feed entry too: the main list's headlines, then the same list.
+    feed = json.loads((Path(s.site_dir) / "en" / "daily.json").read_text(encoding="utf-8"))
+    entry = next(e["content_html"] for e in feed["items"] if DAY in e["title"])
+    listed, folded_part = entry.split('<section class="folded"', 1)
+    assert f"Reported in Chinese ({len(folded)})" in folded_part and all(escape(c["headline"]) in listed for c in main)
     # The Markdown edition ends on the same list.
     body = s.editions[("daily", DAY, "en")]["body"]
     assert f"# Reported in Chinese ({len(folded)})" in body
