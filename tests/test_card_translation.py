@@ -58,12 +58,14 @@ def _en_card(engine, event_id) -> dict:
 def test_an_event_with_no_english_material_becomes_a_full_english_card(sqlite_engine):
     event_id = _store(sqlite_engine)
     before = _en_card(sqlite_engine, event_id)
-    assert before["compact"] and before["language_mark"]["headline"] == "In Chinese"  # offline: shown as what it is
+    # Offline: shown as what it is, in the en edition's "Reported in Chinese" list.
+    assert before["compact"] and before["folded"] and before["language_mark"]["headline"] == "In Chinese"
     llm = Translator(GOOD)
     assert translate_cards(sqlite_engine, Settings(), llm) == 1
     assert len(llm.calls) == 1 and HEADLINE in llm.calls[0][1]["content"]  # only the en card needed it
     card = _en_card(sqlite_engine, event_id)
     assert card["headline"] == GOOD["headline"] and not card["compact"] and unmarked_parts(card, "en") == []
+    assert not card["folded"]  # translated: in the en edition's main list
     assert card["language_mark"] == {"headline": "", "lead": ""}
     assert card["analysis"]["body"] == GOOD["lead"] and card["analysis"]["translated_from"] == "zh"
     badges = {b["kind"]: b["text"] for b in card["badges"]}
@@ -95,7 +97,7 @@ def test_a_translation_that_still_fails_leaves_the_original_marked(sqlite_engine
         assert translate_cards(sqlite_engine, Settings(), Translator(draft)) == 0
     card = _en_card(sqlite_engine, event_id)
     assert card["headline"] == HEADLINE and card["compact"] and card["language_mark"]["headline"] == "In Chinese"
-    assert card["analysis"]["translated_from"] is None
+    assert card["analysis"]["translated_from"] is None and card["folded"]
     with sqlite_engine.connect() as conn:
         found = conn.execute(
             select(checks.c.findings).where(checks.c.output == "translation", checks.c.passed.is_(False))

@@ -225,11 +225,17 @@ def test_cards_tell_outlets_from_member_items_in_both_languages(engine):
         seed(conn)
     build_daily(engine, Settings(), "2026-03-12")
     with engine.connect() as conn:
-        body = dict(
-            conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all()
-        )
+        rows = conn.execute(select(editions).where(editions.c.key == "2026-03-12")).all()
+    body = {r.language: r.body for r in rows}
+    cards = {r.language: r.meta["cards"] for r in rows}
     assert "2 个来源 / 1 独立" in body["zh"] and "\n报道:\n" in body["zh"]
-    assert "2 outlets / 1 independent" in body["en"] and "\nCoverage:\n" in body["en"]
+    # In English the DeepSeek event, told only in Chinese, is one line of "Reported in Chinese"; its card still
+    # counts its outlets, and the English-led card its one outlet.
+    assert [b["text"] for b in cards["en"][0]["badges"] if b["kind"] == "outlets"] == ["2 outlets / 1 independent"]
+    assert " · 1 outlet · " in body["en"] and "\nCoverage:\n" in body["en"]
+    assert body["en"].endswith(
+        "# Reported in Chinese (1)\n\n- [DeepSeek V4 发布，1M 上下文](https://jqzx.example/a) — 机器之心\n"
+    )
 
 
 def test_an_event_stays_on_its_first_day_and_returns_only_as_an_update_when_it_grows(sqlite_engine):

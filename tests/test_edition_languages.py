@@ -1,26 +1,31 @@
 """Each edition in its language: on a real day of the harvest replayed offline and on the demo,
 every card headline and lead of the en edition is English and of the zh edition Chinese, or is
 marked as written in another language; an event with material in the edition's language leads
-with it; one without keeps its place and is shown for what it is (compact in the en edition)."""
+with it; in the en edition one without folds into the day's "Reported in Chinese (N)" list."""
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, PACK
-from sqlalchemy import select
+from markupsafe import escape
+from sqlalchemy import select, update
+from test_daily import add_event, seed
 
+from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings, WriteSettings
-from newsdesk.editions.cards import first_sentence, language_marks
-from newsdesk.editions.languages import edition_languages, unmarked_parts
+from newsdesk.editions.cards import event_cards, first_sentence, headline_member, language_marks
+from newsdesk.editions.languages import card_text, edition_languages, has_material_in, unmarked_parts
 from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
-from newsdesk.store.schema import editions
+from newsdesk.store.schema import editions, event_members, events, items
 from newsdesk.text.language import detect_language
 from newsdesk.write.digest import Bullet, Digest, Section, parse_digest
+from newsdesk.write.extractive.checked import store_card
 
 DAY = "2026-02-26"  # a day of the dev week 2026-W09 (never the held-out W11)
 STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "weekly", "episode", "publish"]
@@ -74,24 +79,137 @@ def test_every_card_is_in_its_editions_language_or_marked(which, request):
         assert counts.unmarked == 0 and counts.headline_own > 0, counts.line()  # not vacuous: cards in the language
 
 
-def test_material_in_the_editions_language_leads_and_the_rest_keeps_its_place(real_day):
+def test_the_english_main_list_is_english_and_the_rest_folds_as_reported_in_chinese(real_day):
     s, cards = real_day
     zh, en = cards[(DAY, "zh")], cards[(DAY, "en")]
     assert [c["event_id"] for c in zh] == [c["event_id"] for c in en]  # the ranking is the same in both
+    main = [c for c in en if not c["folded"] and not c["other"]]
+    folded = [c for c in en if c["folded"]]
+    assert main and folded  # not vacuous: the day has both kinds
     for card in en:
         english = [m for m in card["members"] if detect_language(m["title"]) == "en"]
-        if english:  # an event with an English headline in its coverage leads with one in the en edition
-            assert detect_language(card["headline"]) == "en", card["headline"]
-        else:  # none: its original headline, marked, compact
-            assert card["compact"] and card["language_mark"]["headline"] == "In Chinese", card["headline"]
-    assert any(c["compact"] for c in en) and any(not c["compact"] for c in en)
-    assert any(
-        c["language_mark"]["headline"] == "英文报道" for c in zh
-    )  # English coverage the zh edition shows as such
+        if english:  # English material: in the main list, headline and lead in English, nothing marked
+            assert not card["folded"] and detect_language(card["headline"]) == "en", card["headline"]
+            lead = card_text(card)["lead"]
+            assert not lead.strip() or detect_language(lead) == "en", (card["headline"], lead)
+            assert card["language_mark"] == {"headline": "", "lead": ""}
+            assert detect_language(card["members"][0]["title"]) == "en"  # an English report opens its coverage
+            # Headline and lead from one report: the lead's sentences are that report's, or it says only the
+            # headline is in English.
+            item = next(m for m in card["members"] if m["title"] == card["headline"])
+            assert lead.startswith("Only the headline is in English: the ") or f"({item['outlet']})" in lead, lead
+        elif not card["other"]:  # none: folded, never in the main list
+            assert card["folded"] and card["language_mark"]["headline"] == "In Chinese", card["headline"]
+    assert counts_with_material(en) == (len([c for c in en if has_material_in(c, "en")]),) * 2
+    assert any(c["language_mark"]["headline"] == "英文报道" for c in zh)  # the zh edition still shows English coverage
+    # The page: the main list's cards, then one "Reported in Chinese (N)" list of original headline, outlet, link.
     page = (Path(s.site_dir) / "en" / "daily" / f"{DAY}.html").read_text(encoding="utf-8")
-    compact = next(c for c in en if c["compact"])
-    assert 'class="card compact other-language"' in page and "In Chinese" in page
-    assert compact["excerpt"] == "" or compact["excerpt"] in page.replace("&#34;", '"').replace("&#39;", "'")
+    head, fold = page.split('<section class="folded"', 1)
+    listed = head.split('<details class="other"', 1)[0]  # the main list (not about AI: folded under Other)
+    assert f"Reported in Chinese ({len(folded)})" in fold and 'class="card compact' not in listed
+    for card in folded:
+        shown = headline_member(card)  # the report whose headline the card carries
+        assert shown["title"] == card["headline"] or shown is card["members"][0]
+        assert f'id="event-{card["event_id"]}"' not in head and f'data-event-id="{card["event_id"]}"' in fold
+        assert escape(shown["url"]) in fold and escape(shown["title"]) in fold and escape(shown["outlet"]) in fold
+    for card in main:
+        assert f'id="event-{card["event_id"]}"' in head
+    headlines = head.split('class="headlines"', 1)[1].split("</section>", 1)[0] if 'class="headlines"' in head else ""
+    assert "In Chinese" not in headlines  # the headline list is the main list's
+    # The day's feed entry too: the main list's headlines, then the same list.
+    feed = json.loads((Path(s.site_dir) / "en" / "daily.json").read_text(encoding="utf-8"))
+    entry = next(e["content_html"] for e in feed["items"] if DAY in e["title"])
+    listed, folded_part = entry.split('<section class="folded"', 1)
+    assert f"Reported in Chinese ({len(folded)})" in folded_part and all(escape(c["headline"]) in listed for c in main)
+    # The Markdown edition ends on the same list.
+    body = s.editions[("daily", DAY, "en")]["body"]
+    assert f"# Reported in Chinese ({len(folded)})" in body
+    assert body.rstrip().endswith(f"— {headline_member(folded[-1])['outlet']}")
+
+
+def counts_with_material(cards: list[dict]) -> tuple[int, int]:
+    counts = edition_languages(cards, "en")
+    return counts.with_material, counts.with_material_headline_own
+
+
+def _english_event(engine, *, english_summary: str) -> int:
+    """An event with a Chinese report full of facts and an English one, as the harvest has them."""
+    when = datetime(2026, 3, 4, 2, tzinfo=UTC)
+    with engine.begin() as conn:
+        seed(conn)
+        event_id = add_event(
+            conn,
+            title="OpenAI 发布 GPT-5.4",
+            when=when,
+            score=0.9,
+            tab="featured",
+            members=[
+                ("jqzx", "OpenAI 发布 GPT-5.4，上下文 100 万", "https://jqzx.example/g", when, "lead"),
+                ("simonw", "GPT-5.4 is out", "https://simonw.example/g", when, "member"),
+            ],
+        )
+        rows = {
+            r.title: r.id
+            for r in conn.execute(
+                select(items.c.id, items.c.title).join(event_members, event_members.c.item_id == items.c.id)
+            )
+        }
+        summaries = {
+            "OpenAI 发布 GPT-5.4，上下文 100 万": "OpenAI称GPT-5.4的上下文达100万token，SWE-bench得分80%，价格2.5美元。",
+            "GPT-5.4 is out": english_summary,
+        }
+        for title, summary in summaries.items():
+            language = "en" if title.startswith("GPT") else "zh"
+            conn.execute(update(items).where(items.c.id == rows[title]).values(summary=summary, language=language))
+    return event_id
+
+
+def _stored_en(engine, event_id) -> dict:
+    with engine.connect() as conn:
+        store_card(engine, event_brief(conn, event_id), "en", stored_key=None)
+        row = conn.execute(select(events).where(events.c.id == event_id)).one()
+        return event_cards(conn, [row], "en", "Asia/Shanghai")[0]
+
+
+def test_an_english_card_takes_headline_and_lead_from_one_english_report(sqlite_engine):
+    event_id = _english_event(
+        sqlite_engine, english_summary="OpenAI released GPT-5.4 on Tuesday with a context window of one million tokens."
+    )
+    card = _stored_en(sqlite_engine, event_id)
+    assert card["headline"] == "GPT-5.4 is out" and card["check"] == "clean"
+    assert card["analysis"]["body"] == (
+        "OpenAI released GPT-5.4 on Tuesday with a context window of one million tokens. (Simon Willison)"
+    )  # the English report's own sentence, not the Chinese one with more numbers
+    assert not card["folded"] and not card["compact"] and card["language_mark"] == {"headline": "", "lead": ""}
+    assert [m["outlet"] for m in card["members"]] == ["Simon Willison", "机器之心"]  # the English report first
+
+
+def test_an_english_headline_over_chinese_summaries_says_so_in_english(sqlite_engine):
+    event_id = _english_event(sqlite_engine, english_summary="Simon Willison 称 GPT-5.4 的价格为 2.5 美元。")
+    card = _stored_en(sqlite_engine, event_id)
+    assert card["headline"] == "GPT-5.4 is out" and card["check"] == "clean"
+    # Both reports have a summary, both in Chinese: "summaries", plural.
+    assert card["analysis"]["body"] == "Only the headline is in English: the reports' summaries are in Chinese."
+    assert detect_language(card_text(card)["lead"]) == "en" and not card["folded"]
+    assert not re.search(r"[\u4e00-\u9fff]", card["headline"] + card["analysis"]["body"])
+
+
+def test_english_counts_read_one_and_many():
+    from newsdesk.core.labels import Labels
+
+    t = Labels("en")
+    assert [t.plural("events_n", n) for n in (0, 1, 2)] == ["events", "event", "events"]
+    assert t.plural("outlets", 1, m=1) == "1 outlet (1 independent)"
+    assert t.plural("outlets", 3, m=2) == "3 outlets (2 independent)"
+    assert Labels("zh").plural("outlets", 1, m=1) == "1 个来源（1 个独立）"
+    assert t.reported_in_zh.format(n=4) == "Reported in Chinese (4)"
+    # The weekly of a week with no news says how many events it had, one or many.
+    from newsdesk.write.extractive.weekly import empty_week
+
+    routine = {"score_parts": {"routine": True}}
+    assert "its one event is routine" in empty_week([routine], "en")
+    assert "its 2 events are routine" in empty_week([routine, routine], "en")
+    assert "its one event carries no date" in empty_week([{"score_parts": {"undated": True}}], "en")
 
 
 def test_a_part_in_another_language_is_marked_once():
@@ -151,3 +269,26 @@ def test_a_digest_keeps_its_language_note_when_read_back():
     back = parse_digest(digest.render(), "en")
     assert back.note == digest.note and back.summary == ["A point."] and back.render() == digest.render()
     assert parse_digest(Digest("T", None, ["A."], digest.sections, "en").render(), "en").note == ""
+
+
+def test_the_web_apps_english_day_folds_chinese_only_events_and_counts_read_right(sqlite_engine):
+    """The web app reads the store live (serve/queries.py): in English, the 22nd's one event, told only
+    in Chinese, is a line under "Reported in Chinese (1)", not a card; an event page and search say
+    "1 outlet" where there is one."""
+    from fastapi.testclient import TestClient
+    from test_web_app import TOKEN, seed_store
+
+    from newsdesk.serve.app import create_app
+
+    seed_store(sqlite_engine)
+    with TestClient(create_app(sqlite_engine, Settings(web_token=TOKEN))) as client:
+        client.get("/ui/en", params={"next": "/"})
+        day = client.get("/?day=2026-04-22").text
+        main, fold = day.split('<section class="folded"', 1)
+        assert 'id="event-4"' not in main and "Reported in Chinese (1)" in fold
+        assert 'data-event-id="4"' in fold and "昨天的开源语音模型发布" in fold and "机器之心" in fold
+        busy = client.get("/").text  # the 23rd: events with English reports stay cards, none folded
+        assert 'id="event-1"' in busy and 'class="folded"' not in busy
+        one = client.get("/events/4").text
+        assert "<strong>1</strong> outlet," in one and "1 item" in one and "1 items" not in one
+        assert "<strong>2</strong> outlets," in client.get("/events/1").text

@@ -160,11 +160,6 @@ def test_the_sites_plurals_are_read(tmp_path):
     assert report.pages == 2 and [f.day for f in report.findings] == ["en/index.html"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the site's language index prints '1 events' (publish/templates/language.html): the English "
-    "edition's plurals are issue 30's item 4 (branch english30); strict, so this fails once they are fixed",
-)
 def test_the_demo_sites_plurals_agree_with_their_numbers(demo_store):
     folder, _ = demo_store
     report = CardsReport()

@@ -11,8 +11,8 @@ import newsdesk
 from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels
 
 PACKAGE = Path(newsdesk.__file__).parent
-NAMED = re.compile(
-    r"""\bt\.(?!get\b)([a-z_0-9]+)|\bt\[['"]([a-z_0-9]+)['"]\]|Labels\((?:[^()]|\([^()]*\))*\)\.(?!get\b)([a-z_0-9]+)"""
+NAMED = re.compile(  # t.plural("outlets", n) names "outlets" (and reads "outlets_one" where there is one)
+    r"""\bt\.plural\(['"]([a-z_0-9]+)['"]|\bt\.(?!get\b)([a-z_0-9]+)|\bt\[['"]([a-z_0-9]+)['"]\]|Labels\((?:[^()]|\([^()]*\))*\)\.(?!get\b)([a-z_0-9]+)"""
 )
 
 
@@ -22,7 +22,7 @@ def named_labels() -> set[str]:
     code = [f.read_text("utf-8") for f in PACKAGE.rglob("*.py")]
     texts += [c for c in code if "t = Labels(" in c]
     found = {next(g for g in m.groups() if g) for text in texts for m in NAMED.finditer(text)}
-    found |= {m.group(3) for c in code for m in NAMED.finditer(c) if m.group(3)}
+    found |= {m.group(4) for c in code for m in NAMED.finditer(c) if m.group(4)}
     return {name for name in found if not hasattr(Labels, name)}  # t.written_in(code), t.language: the table's own
 
 

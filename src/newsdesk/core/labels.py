@@ -44,7 +44,9 @@ LABELS: dict[str, dict[str, str]] = {
     "edition_language": {"zh": "语言", "en": "Language"},
     "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
+    # a count's word: `t.plural("events_n", n)` reads the `_one` entry when n is 1 ("1 event", "2 events")
     "events_n": {"zh": "个事件", "en": "events"},
+    "events_n_one": {"zh": "个事件", "en": "event"},
     # the daily feed's tabs (a category tab is labelled with the category's own name)
     "all": {"zh": "全部", "en": "All"},
     "featured": {"zh": "精选", "en": "Featured"},
@@ -53,6 +55,8 @@ LABELS: dict[str, dict[str, str]] = {
     "headlines": {"zh": "今日要闻", "en": "Headlines"},
     "top_outlets": {"zh": "{n} 个来源", "en": "{n} outlets"},
     "top_one_outlet": {"zh": "1 个来源", "en": "1 outlet"},
+    # the English edition's last list: the events told only in Chinese (editions/cards.py `folded`)
+    "reported_in_zh": {"zh": "仅有中文报道（{n}）", "en": "Reported in Chinese ({n})"},
     # a card's badges: one line in place of its notes (the full sentences are on the event page)
     "badge_extract": {"zh": "原文摘录", "en": "extract"},
     "badge_replaces": {"zh": "代替未过核查的稿件", "en": "in place of a failed draft"},
@@ -83,6 +87,7 @@ LABELS: dict[str, dict[str, str]] = {
     "category-policy": {"zh": "政策", "en": "Policy"},
     # an event card
     "outlets": {"zh": "{n} 个来源（{m} 个独立）", "en": "{n} outlets ({m} independent)"},
+    "outlets_one": {"zh": "{n} 个来源（{m} 个独立）", "en": "{n} outlet ({m} independent)"},
     "members": {"zh": "报道", "en": "Coverage"},
     "clean": {"zh": "已通过核查", "en": "passed the checks"},
     "missing": {"zh": "无分析", "en": "no analysis"},
@@ -124,6 +129,9 @@ LABELS: dict[str, dict[str, str]] = {
     "more": {"zh": "下一页", "en": "Next page"},
     "less": {"zh": "上一页", "en": "Previous page"},
     "outlets_n": {"zh": "个来源", "en": "outlets"},
+    "outlets_n_one": {"zh": "个来源", "en": "outlet"},
+    "items_n": {"zh": "个条目", "en": "items"},
+    "items_n_one": {"zh": "个条目", "en": "item"},
     "independent": {"zh": "独立来源", "en": "independent"},
     "outlet": {"zh": "来源", "en": "Outlet"},
     "items": {"zh": "条目", "en": "Items"},
@@ -307,6 +315,12 @@ class Labels:
     def written_in(self, code: str) -> str:
         """The mark of text written in language `code` (zh, en, other) shown in this edition."""
         return self["written_" + (code if code in UI_LANGUAGES else "other")]
+
+    def plural(self, key: str, n: int, **values: object) -> str:
+        """The label for a count of n, formatted with n (and `values`): its `_one` entry when n is 1
+        and it has one ("1 outlet"), else the label ("2 outlets")."""
+        entry = LABELS.get(key + "_one") if n == 1 else None
+        return (entry or LABELS[key])[self.language].format(n=n, **values)
 
     def get(self, key: str) -> str:
         """For keys that come from data (a category has no translation: it shows as it is)."""

@@ -36,6 +36,11 @@ text (a feed's markup removed), escaped where they are rendered:
     compact    the card has no text in the edition's language: the English edition shows it compact,
                as what it is (its original headline, marked, and the start of its extract)
     excerpt    a compact card's extract, cut to a line
+    folded     an English card of an event told only in Chinese (no English report, compact, about AI): the English
+               edition lists it last, under "Reported in Chinese (N)", by its original headline,
+               outlet and link, never in its main list (a model's translation makes it English: not folded)
+
+In the English edition a card's English reports come first in its coverage list.
 """
 
 from __future__ import annotations
@@ -196,6 +201,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         new = set(event.day_items)
         members = sorted(members, key=lambda m: m["item_id"] not in new)
     lead_summary = members[0]["summary"] if members else ""  # on an update, a new report's
+    if language == "en":  # an English-only reader opens an English report first
+        members = sorted(members, key=lambda m: detect_language(m["title"]) != language)
     for m in members:
         m.pop("summary")
     notes: list[str] = []
@@ -228,6 +235,15 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
     }
     card["badges"] = badges(card, language)
     card.update(language_marks(card["headline"], lead_text(card), language))
+    card["folded"] = (
+        language == "en"
+        and card["compact"]
+        and not card["other"]
+        and card["text_language"]["headline"] == "zh"
+        # Told only in Chinese: an event with an English report whose card is not yet written in English
+        # (the web app shows another language's analysis until then) stays a compact card.
+        and not any(detect_language(m["title"]) == "en" for m in members)
+    )
     return card
 
 
@@ -256,6 +272,11 @@ def language_marks(headline: str, lead: str, language: str) -> dict:
         "compact": compact,
         "excerpt": first_sentence(lead) if compact else "",
     }
+
+
+def headline_member(card: dict) -> dict:
+    """The report whose headline the card shows (the one a folded card lists), else its first."""
+    return next((m for m in card["members"] if m["title"] == card["headline"]), card["members"][0])
 
 
 # A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)",
@@ -332,8 +353,10 @@ def event_path(language: str, event_id: int) -> str:
 def day_headlines(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
     Each is {event_id, headline, outlets, tab, mark}: one line with its outlet count, linking to the
-    card; `mark` is the headline's language mark when it is in another language ("" else)."""
-    chosen = [c for c in cards if c["tab"] == "featured"] + [c for c in cards if c["tab"] == "p1"]
+    card; `mark` is the headline's language mark when it is in another language ("" else). A folded
+    card (the English edition's "Reported in Chinese") is no headline of that edition."""
+    shown = [c for c in cards if not c.get("folded")]  # cards stored before the fold have no such key
+    chosen = [c for c in shown if c["tab"] == "featured"] + [c for c in shown if c["tab"] == "p1"]
     return [
         {
             "event_id": c["event_id"],

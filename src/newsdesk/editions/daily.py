@@ -19,14 +19,21 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
 from newsdesk.core.labels import Labels
-from newsdesk.editions.cards import MEMBERS_SHOWN, day_headlines, day_tabs, event_cards, event_path
+from newsdesk.editions.cards import (
+    MEMBERS_SHOWN,
+    day_headlines,
+    day_tabs,
+    event_cards,
+    event_path,
+    headline_member,
+)
 from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards;
-# 7: the headline list is 今日要闻 / Headlines).
-DAILY_FORMAT = 7
+# 7: the headline list is 今日要闻 / Headlines; 8: the English edition folds events reported only in Chinese).
+DAILY_FORMAT = 8
 
 
 @dataclass
@@ -91,13 +98,14 @@ def render_card(card: dict, number: int, language: str, base_url: str = "") -> s
 
 
 def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
-    """The day's headline list as Markdown: one line each with its card's number and outlet count,
-    linking to the event's page at base_url when given."""
+    """The day's headline list as Markdown: one line each with its card's number (as render_daily
+    numbers them) and outlet count, linking to the event's page at base_url when given."""
     t = Labels(language)
     top = day_headlines(cards)
     if not top:
         return ""
-    number = {c["event_id"]: n for n, c in enumerate(cards, 1)}
+    news, others, _ = day_parts(cards)
+    number = {c["event_id"]: n for n, c in enumerate(news + others, 1)}
     lines = [f"## {t.headlines}", ""]
     for s in top:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
@@ -111,14 +119,35 @@ def daily_title(day: date, language: str) -> str:
     return f"{Labels(language).all} · {day.isoformat()}"
 
 
+def day_parts(cards: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """A day's cards as (its news, the events not about AI, the events folded as reported only in
+    Chinese): the main list, then 其他 / Other (rank/score.py), then the English edition's fold."""
+    folded = [c for c in cards if c.get("folded")]  # cards stored before the fold have no such key
+    news = [c for c in cards if not c.get("other") and not c.get("folded")]
+    return news, [c for c in cards if c.get("other")], folded
+
+
+def render_folded(folded: list[dict], language: str) -> str:
+    """The English edition's "Reported in Chinese (N)": one line per event, its original headline
+    linking to the report, and the outlet."""
+    if not folded:
+        return ""
+    lines = [f"# {Labels(language).reported_in_zh.format(n=len(folded))}", ""]
+    for card in folded:
+        if card["members"]:
+            m = headline_member(card)
+            lines.append(f"- {_member_link(m)} — {m['outlet']}")
+    return "\n".join(lines)
+
+
 def render_daily(day: date, cards: list[dict], language: str, base_url: str = "") -> str:
-    news = [c for c in cards if not c.get("other")]
-    others = [c for c in cards if c.get("other")]  # not about AI (rank/score.py): after the news, under 其他 / Other
+    news, others, folded = day_parts(cards)
     parts = [f"# {daily_title(day, language)}", render_top(cards, language, base_url)]
     parts += [render_card(card, n, language, base_url) for n, card in enumerate(news, 1)]
     if others:
         parts.append(f"# {Labels(language).other}")
         parts += [render_card(card, n, language, base_url) for n, card in enumerate(others, len(news) + 1)]
+    parts.append(render_folded(folded, language))
     parts = [p for p in parts if p]
     return "\n\n".join(parts) + "\n"
 

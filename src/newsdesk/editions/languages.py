@@ -41,6 +41,12 @@ def unmarked_parts(card: dict, language: str) -> list[str]:
     return out
 
 
+def has_material_in(card: dict, language: str) -> bool:
+    """Whether the card's event has a report in `language`: a member whose headline is written in it
+    (read from the text, as the English card chooses: write/extractive/english.py)."""
+    return any(detect_language(m.get("title") or "") == language for m in card.get("members") or [])
+
+
 @dataclass
 class EditionLanguages:
     language: str
@@ -50,6 +56,13 @@ class EditionLanguages:
     leads: int = 0
     marked: int = 0  # cards with a part marked as another language
     unmarked: int = 0  # cards with a part in another language and no mark: what must be 0
+    # The main list: every card but those folded at the end (the English edition's "Reported in Chinese")
+    # and those not about AI (其他 / Other).
+    main: int = 0
+    main_both_own: int = 0  # headline and lead in the edition's language (a card with no lead: its headline)
+    with_material: int = 0  # cards whose event has a report in the edition's language
+    with_material_headline_own: int = 0
+    folded: int = 0
 
     def line(self) -> str:
         def share(n: int, of: int) -> str:
@@ -58,7 +71,10 @@ class EditionLanguages:
         return (
             f"{self.language}: {self.cards} cards; headline in {self.language} {share(self.headline_own, self.cards)}, "
             f"lead in {self.language} {share(self.lead_own, self.leads)}, marked other-language "
-            f"{share(self.marked, self.cards)}, other-language unmarked {share(self.unmarked, self.cards)}"
+            f"{share(self.marked, self.cards)}, other-language unmarked {share(self.unmarked, self.cards)}; "
+            f"main list {self.main} ({self.folded} folded), headline and lead in {self.language} "
+            f"{share(self.main_both_own, self.main)}; with material in {self.language}: headline in "
+            f"{self.language} {share(self.with_material_headline_own, self.with_material)}"
         )
 
 
@@ -75,4 +91,12 @@ def edition_languages(cards: list[dict], language: str, into: EditionLanguages |
         marks = card.get("language_mark") or {}
         out.marked += any(marks.get(p) for p in PARTS)
         out.unmarked += bool(unmarked_parts(card, language))
+        if card.get("folded"):
+            out.folded += 1
+        elif not card.get("other"):
+            out.main += 1
+            out.main_both_own += all(detect_language(t) == language for t in text.values() if t.strip())
+        if has_material_in(card, language):
+            out.with_material += 1
+            out.with_material_headline_own += detect_language(text["headline"]) == language
     return out

@@ -74,7 +74,7 @@ def event_message(card: dict, settings: Settings, lang: str) -> Message:
     lines = [
         " · ".join(
             [
-                t.outlets.format(n=card["outlets"], m=card["independent_outlets"]),
+                t.plural("outlets", card["outlets"], m=card["independent_outlets"]),
                 t.importance_x.format(x=float(card.get("importance") or 0)),
             ]
         ),
@@ -103,7 +103,7 @@ def daily_message(edition, cards: list[dict], settings: Settings, lang: str) -> 
     url = _link(settings, f"?day={edition.key}")
     lines = []
     for n, card in enumerate(cards[:MAX_MESSAGE_EVENTS], 1):
-        facts = t.outlets.format(n=card["outlets"], m=card["independent_outlets"])
+        facts = t.plural("outlets", card["outlets"], m=card["independent_outlets"])
         page = _link(settings, f"events/{card['event_id']}")
         lines.append(f"{n}. [{card.get('headline') or card.get('title')}]({page}) — {facts}")
     if len(cards) > MAX_MESSAGE_EVENTS:

@@ -6,6 +6,8 @@ site, feeds, Markdown and web app render them with the same templates:
 
 - card.py     a daily card for one event (headline, lead sentences, figures, members,
               independence, what the material level allows to be said)
+- english.py  the English edition's card: headline and lead from one English report, English
+              sentences only
 - weekly.py   the weekly report: themes (the weekly's own grouping), their events' lead
               facts, and briefs each told by one item's own text
 - episode.py  an episode digest: sections from topic segmentation (segment.py), the

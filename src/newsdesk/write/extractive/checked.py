@@ -36,6 +36,7 @@ from newsdesk.write.episode_result import (
 )
 from newsdesk.write.extractive.card import EXTRACTIVE as MODEL
 from newsdesk.write.extractive.card import extractive_card, member_material, structured_summary
+from newsdesk.write.extractive.english import english_card
 from newsdesk.write.extractive.episode import (
     DigestOptions,
     Embed,
@@ -56,7 +57,7 @@ from newsdesk.write.kit import checker_errors, event_size, record_check
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
-EXTRACTIVE_FORMAT = 16  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 17  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
@@ -131,7 +132,11 @@ def card_values(engine: Engine, brief: dict, language: str, *, attempt: int = 1,
     """The extractive card of one event as an analyses row's values (all but material_key),
     checked against the members' own text, the check recorded as the analysis's `attempt`;
     `until` and `growth` as extractive_card takes them."""
-    card = extractive_card(brief, language, until=until, growth=growth)
+    # The English card is told from the English material alone (english.py); other languages as card.py chooses.
+    if language == "en":
+        card = english_card(brief, until=until, growth=growth)
+    else:
+        card = extractive_card(brief, language, until=until, growth=growth)
     row = card.analysis()
     result = check_output(
         row["headline"] + "\n\n" + row["body"],

@@ -248,6 +248,10 @@ def empty_week(briefs: list[dict], language: str) -> str:
         if undated:
             return f"本周没有带日期的新闻：本周的 {n} 个事件都没有自己的发布日期，只按首次抓取的时间计入本周。"
         return f"本周没有可报道的新闻：{n} 个事件都是例行内容、与 AI 无关或没有日期。"
+    if n == 1:  # one event, in the singular
+        if undated:
+            return "No dated news this week: its one event carries no date of its own and falls in it only by when it was first seen."
+        return "No news to report this week: its one event is routine, not about AI, or undated."
     if undated:
         return f"No dated news this week: its {n} events carry no date of their own and fall in it only by when they were first seen."
     return f"No news to report this week: its {n} events are routine, not about AI, or undated."
