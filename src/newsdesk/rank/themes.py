@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from newsdesk.cluster.anchors import model_anchors, number_anchors
-from newsdesk.rank.happenings import DEAL, INCIDENT, MAJOR, MONEY, NEWS_KINDS, POLICY, RELEASE, read_kinds
+from newsdesk.rank.happenings import AMOUNT, DEAL, INCIDENT, MAJOR, MONEY, NEWS_KINDS, POLICY, RELEASE, read_kinds
 from newsdesk.text import lexicon
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
@@ -462,6 +462,9 @@ def theme_heading(headline: str, shared: str, found: list[str], company: str, la
     ]
     if figure and len(head) + len(figure[0]) < most and tells(figure[0])[1]:
         head = f"{head}{sep}{figure[0]}"
+    who, colon, what = head.partition("：")
+    if colon and what and not tells(who)[0]:  # "谷歌：320亿美元收购Wiz" is "谷歌320亿美元收购Wiz"
+        return _with_subject(what, who, language)
     return _with_subject(head, company, language)
 
 
@@ -480,10 +483,8 @@ def _with_subject(head: str, company: str, language: str) -> str:
     ("谷歌" + "320亿美元收购Wiz"), else as the heading's subject ("OpenAI：…")."""
     if not company or company.lower() in head.lower():
         return head
-    if language == "zh" and _cjk(head):
-        from newsdesk.text.segment import tagged
-
-        first = next((t for w, t in tagged(head) if w.strip()), "")
-        if first == "m" or HAPPENING.match(head):  # "320亿美元收购Wiz", "收购Moltbook"
-            return f"{company}{head}"
+    # "320亿美元收购Wiz", "收购Moltbook" (not "83%任务…"); two figures or Latin words never run together.
+    if language == "zh" and _cjk(head) and (AMOUNT.match(head) or HAPPENING.match(head)):
+        space = " " if re.match(r"[A-Za-z0-9]", head) and re.search(r"[A-Za-z0-9.%]$", company) else ""
+        return f"{company}{space}{head}"
     return f"{company}{'：' if language == 'zh' else ': '}{head}"

@@ -284,8 +284,14 @@ def _passing_summary(summary: str, overview: list[str], facts: list[str], check,
         if errors and dropped:
             dropped(f"overview {n}", line, errors)
         lines += [] if errors else [line]
-    first = re.match(r".+?(?:。|\.(?=\s))", summary)
-    for text in dict.fromkeys([summary, first.group(0) if first else ""]):
+    first = re.match(r".+?(?:。|\.(?=\s|$))", summary)
+    candidates = [summary, first.group(0) if first else ""]
+    label, colon, heads = candidates[1].partition("：" if "：" in candidates[1] else ": ")
+    if colon and heads:  # the top stories whose headings pass, by themselves
+        sep = "；" if colon == "：" else "; "
+        kept = [h for h in heads.rstrip("。.").split(sep) if not check(h, facts)]
+        candidates.append(f"{label}{colon}{sep.join(kept)}{heads[-1]}" if kept else "")
+    for text in dict.fromkeys(candidates):
         errors = check(text, facts) if text else []
         if not errors:
             return text, lines
