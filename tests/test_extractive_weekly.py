@@ -71,7 +71,7 @@ def test_each_overview_line_is_its_lead_events_hardest_fact_attributed(demo):
     report = extractive_weekly(briefs, language="zh")
     by_id = {b["event_id"]: b for b in briefs}
     named, _ = compose(theme_events(briefs, {i: extractive_card(b, "zh") for i, b in by_id.items()}), "zh")
-    assert len(report.overview) == len(named)  # one line per lead story, in lead order
+    assert len(report.overview) == len(named)  # one line per lead event, in lead order
     with_figures = 0
     for n, line in zip(named, report.overview):
         card = extractive_card(by_id[n.voice], "zh")
@@ -163,7 +163,7 @@ def test_the_english_summary_names_only_its_english_top_stories(demo):
     named, _ = compose(theme_events(demo, cards), "en")
     assert any(re.search(r"[\u3400-\u9fff]", n.heading) for n in named)  # Chinese ones among the leads
     english = [n.heading for n in named if not re.search(r"[\u3400-\u9fff]", n.heading)][:3]
-    assert report.summary.startswith(f"This week's top stories: {'; '.join(english)}."), report.summary
+    assert report.summary.startswith(f"This week's headlines: {'; '.join(english)}."), report.summary
     assert not re.search(r"[\u3400-\u9fff]", report.summary), report.summary
     assert len(report.overview) == len(named)  # each lead keeps its overview line, marked on the page when Chinese
 
@@ -190,9 +190,9 @@ def test_the_summary_names_the_weeks_top_stories_in_lead_order_and_says_each_fac
     top = "；".join(n.heading for n in named[:3])
     assert report.summary.startswith(f"本周要闻：{top}。"), report.summary
     assert 1 <= len(sentences(report.summary)) <= 2
-    for s in sentences(report.summary)[1:]:  # the top story's hardest fact, not again in the overview
+    for s in sentences(report.summary)[1:]:  # the first headline's hardest fact, not again in the overview
         assert not any(s.rstrip("。") in line for line in report.overview), s
-    assert len(report.overview) == len(named)  # one line per lead story
+    assert len(report.overview) == len(named)  # one line per lead event
 
 
 def test_no_sentence_is_told_twice_in_a_theme(demo):
@@ -216,7 +216,7 @@ def test_a_lead_no_other_event_shares_a_theme_with_is_told_in_one_section_of_the
         labels = {Labels(language).weekly_leads, Labels(language).weekly_more}
         gathered = [t for t in report.themes if t.heading in labels]
         assert all(len(t.events) > 1 for t in report.themes if t not in gathered) or len(report.themes) == 1
-        for t in gathered:  # each of its events a lead story, with its own overview line
+        for t in gathered:  # each of its events a lead event, with its own overview line
             assert len(t.events) == len(t.leads) >= 2 and {v for _, v in t.leads} == set(t.events)
         assert all(t.paragraphs and all(p.strip() for p in t.paragraphs) for t in report.themes)
 

@@ -71,7 +71,7 @@ class Theme:
     paragraphs: list[str]  # one per event, in that order
     entries: list[Entry] = field(default_factory=list)  # the events threaded by story; none: each alone
     voice: int | None = None  # the event it is named from, whose fact the overview gives
-    # The week's lead stories it tells, (heading, voice) each, in lead order: one for a theme, one per
+    # The week's lead events it tells, (heading, voice) each, in lead order: one for a theme, one per
     # story for the section that gathers the leads no other event shares a theme with.
     leads: list[tuple[str, int]] = field(default_factory=list)
 
@@ -230,7 +230,7 @@ def extractive_weekly(
 
     With `check` (a part's text and the computed facts it may state -> its errors), each part that
     fails is rebuilt or left out, never the whole report: a theme or a brief is left out, an overview
-    line too, the summary is cut to its first sentence (the top stories' headings) or left out; each
+    line too, the summary is cut to its first sentence (the headings of the week's headlines) or left out; each
     such part goes to `dropped(part, text, errors)`, the operator's record of it."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
@@ -287,7 +287,7 @@ def _passing_summary(summary: str, overview: list[str], facts: list[str], check,
     first = re.match(r".+?(?:。|\.(?=\s|$))", summary)
     candidates = [summary, first.group(0) if first else ""]
     label, colon, heads = candidates[1].partition("：" if "：" in candidates[1] else ": ")
-    if colon and heads:  # the top stories whose headings pass, by themselves
+    if colon and heads:  # the headlines whose headings pass, by themselves
         sep = "；" if colon == "：" else "; "
         kept = [h for h in heads.rstrip("。.").split(sep) if not check(h, facts)]
         candidates.append(f"{label}{colon}{sep.join(kept)}{heads[-1]}" if kept else "")
@@ -301,7 +301,7 @@ def _passing_summary(summary: str, overview: list[str], facts: list[str], check,
 
 
 def gathered(themes: list[Theme], language: str) -> list[Theme]:
-    """The themes with the week's lead stories that share a theme with no other event gathered into
+    """The themes with the week's lead events that share a theme with no other event gathered into
     one section ("本周要闻" when it comes first, else "本周其他要闻"), where the first of them stood: a
     section of one event is a story, not a theme. A lone one keeps its own section."""
     singles = [t for t in themes if len(t.events) == 1]
@@ -407,9 +407,9 @@ def extractive_summary(
     language: str,
     order: list[int] | None = None,
 ) -> tuple[str, list[str], list[str]]:
-    """One overview line per lead story the themes tell, in lead order, with its hardest fact,
-    attributed; the summary: the week's top stories by heading (the first three leads; in English,
-    the ones with an English heading), then the top story's hardest fact when the heading leaves its
+    """One overview line per lead event the themes tell, in lead order, with its hardest fact,
+    attributed; the summary: the week's headlines by heading (the first three leads; in English,
+    the ones with an English heading), then the first headline's hardest fact when the heading leaves its
     figures out; and the computed facts they state (for the checker's material). `order`: the leads'
     event ids as the themes were built (default: as the themes tell them)."""
     zh = language == "zh"
@@ -429,7 +429,7 @@ def extractive_summary(
 
 
 def _told(heading: str, lead: int, by_id: dict, cards: dict, language: str, figures: int = 1):
-    """A lead story's overview line, (heading, lead, line, its fact or None): its hardest fact (with
+    """A lead event's overview line, (heading, lead, line, its fact or None): its hardest fact (with
     `figures`; else, or without one, its lead headline), attributed, after its heading unless the
     line says it. None for news beside AI: never a line of the week's overview."""
     zh = language == "zh"
