@@ -27,9 +27,9 @@ from fakes import CopyingBackend, EpisodeFake, FakeReply
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from newsdesk.core.labels import Labels
 from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings
+from newsdesk.core.labels import Labels
 from newsdesk.core.model import Turn
 from newsdesk.llm.client import LLM, Reply
 from newsdesk.publish.markdown import split_front_matter
