@@ -277,7 +277,7 @@ def test_offline_weekly_themes_hold_only_their_own_events(offline):
 
             # A heading is clauses of its lead's headline, the company put in front where they do not name
             # it (run into a clause that opens on what it did); the section of the leads has its label.
-            def said(term: str) -> bool:
+            def said(term: str, headlines: str = headlines) -> bool:
                 t = term.lower()
                 return t in headlines or any(
                     t[:k] in headlines and t[k:].strip() in headlines for k in range(2, len(t))
