@@ -22,8 +22,10 @@ nothing in it depends on the edition's language but the words a heading is cut f
    most MAX_THEME to a theme, most important first. No chaining: a member joins through its lead.
 5. Briefs (pick_briefs): the week's other news, the days' featured news first, then as leads are
    ordered.
-6. A theme is named by what it shares: the name most of its events hold, with the clause of its lead
-   headline that says what happened ("英伟达：吸金681亿美元"); a lone lead by its own name and clause.
+6. A theme is named by what it shares: the name most of its events hold, with the clause (or two
+   neighbouring clauses) of its lead headline that tells what happened and stands alone (jieba's
+   parts of speech: not a bare amount, not cut on a particle or adverb; quote marks never part a
+   clause), its subject before it ("谷歌320亿美元收购Wiz"); a lone lead by its own name and clause.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The extractive weekly report: the week's lead events as themes (rank/themes.py: each
-lead event with the events that share a specific name with it, named by that name and what its
-lead headline says), each event told by its card's lead facts, an overview line per theme with
-its lead event's hardest fact, and the briefs.
+lead event with the events that share a specific name with it, named by its happening with its
+subject), the leads that share a theme with nothing gathered into one section of the week's
+headlines, each event told by its card's lead facts (no sentence twice in a theme), an overview
+line per lead event with its hardest fact, a summary naming the first three, and the briefs.
+Given a check, a part that fails it is left out (and recorded), never the whole report.
 
     briefs = load_week(conn, settings, "2025-W09")
     report = extractive_weekly(briefs, language="zh")
