@@ -422,15 +422,19 @@ def extractive_summary(
     heads = [h for h, *_ in told if zh or in_language(h, language)][:3]
     summary = Labels(language).weekly_top.format(stories=("；" if zh else "; ").join(heads)) if heads else ""
     top = next((n for n, (h, *_) in enumerate(told) if heads and h == heads[0]), None)
-    if top is not None and told[top][3] and not set(key_numbers(told[top][3][0])) <= set(key_numbers(heads[0])):
-        text, source = told[top][3]
+    fact = told[top][3] if top is not None else None
+    if top is not None and fact and not set(key_numbers(fact[0])) <= set(key_numbers(heads[0])):
+        text, source = fact
         summary += f"{text.rstrip('。')}（{source}）。" if zh else f" {text.rstrip('.')} ({source})."
-        told[top] = _told(*told[top][:2], by_id, cards, language, figures=0)  # the fact is said once
+        again = _told(told[top][0], told[top][1], by_id, cards, language, figures=0)  # the fact is said once
+        told[top] = again or told[top]
     overview = [line for _, _, line, _ in told]
     return summary, overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
 
 
-def _told(heading: str, lead: int, by_id: dict, cards: dict, language: str, figures: int = 1):
+def _told(
+    heading: str, lead: int, by_id: dict, cards: dict, language: str, figures: int = 1
+) -> tuple[str, int, str, tuple[str, str] | None] | None:
     """A lead event's overview line, (heading, lead, line, its fact or None): its hardest fact (with
     `figures`; else, or without one, its lead headline), attributed, after its heading unless the
     line says it. None for news beside AI: never a line of the week's overview."""
