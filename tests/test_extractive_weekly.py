@@ -149,7 +149,7 @@ def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_p
     assert parsed["properties"]["slug"] == f"ai-weekly-{WEEK}"
     assert [s["heading"] for s in parsed["sections"]] == [t.heading for t in report.themes]
     assert len(parsed["briefs"]) == len(report.briefs)
-    main = re.match(r"本周要闻：(.+?)。", report.summary).group(1).split("；")
+    main = re.match(r"本周头条：(.+?)。", report.summary).group(1).split("；")
     assert 1 <= len(main) <= 3 and set(main) <= {h for t in report.themes for h, _ in t.leads}
     meta = report.meta()
     assert meta["extractive"] and [s["events"] for s in meta["sections"]] == [t.events for t in report.themes]
@@ -188,7 +188,7 @@ def test_the_summary_names_the_weeks_top_stories_in_lead_order_and_says_each_fac
     named, _ = compose(theme_events(demo, cards), "zh")
     report = extractive_weekly(demo, language="zh")
     top = "；".join(n.heading for n in named[:3])
-    assert report.summary.startswith(f"本周要闻：{top}。"), report.summary
+    assert report.summary.startswith(f"本周头条：{top}。"), report.summary
     assert 1 <= len(sentences(report.summary)) <= 2
     for s in sentences(report.summary)[1:]:  # the first headline's hardest fact, not again in the overview
         assert not any(s.rstrip("。") in line for line in report.overview), s
@@ -243,7 +243,7 @@ def test_a_part_that_fails_its_check_is_left_out_and_recorded_never_the_whole_re
     assert left_out and all(errors for _, _, errors in left_out)
     assert any(part.startswith("section") and text.startswith(bad.heading) for part, text, _ in left_out)
     assert not set(bad.events) & {i for t in checked.themes for i in t.events}
-    assert checked.themes and checked.briefs and checked.summary.startswith("本周要闻：")
+    assert checked.themes and checked.briefs and checked.summary.startswith("本周头条：")
     published = [
         checked.summary,
         *checked.overview,
@@ -255,7 +255,7 @@ def test_a_part_that_fails_its_check_is_left_out_and_recorded_never_the_whole_re
 
 
 def test_no_heading_over_nothing():
-    props = properties(WEEK, "本周要闻：A。", "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
+    props = properties(WEEK, "本周头条：A。", "clean", datetime(2025, 3, 3, tzinfo=UTC), "Asia/Shanghai")
     text = render_weekly(f"AI周报 {WEEK} | newsdesk", props, [], ["主题\n\n一段。"], [])
     assert "📌" not in text and "📊" not in text and text.rstrip().endswith("一段。")
     with_parts = render_weekly(

@@ -46,7 +46,7 @@ LABELS: dict[str, dict[str, str]] = {
     "weekly_leads": {"zh": "本周要闻", "en": "The week's headlines"},
     "weekly_more": {"zh": "本周其他要闻", "en": "Also this week"},
     # the weekly's summary: the week's headlines by heading, then the top one's hardest fact
-    "weekly_top": {"zh": "本周要闻：{stories}。", "en": "This week's headlines: {stories}."},
+    "weekly_top": {"zh": "本周头条：{stories}。", "en": "This week's headlines: {stories}."},
     "edition_language": {"zh": "语言", "en": "Language"},
     "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},
