@@ -220,6 +220,15 @@ def test_rss_and_json_feed_parse_back(published):
     assert weekly.title == "AI周报 2026-W11 | 测试台" and "📌 本周简讯" in weekly.content[0].value
 
 
+def test_the_weekly_page_shows_readers_its_date_and_summary_and_notion_its_properties(published):
+    _, site, _, _ = published
+    page = (site / "zh/weekly/2026-W11.html").read_text("utf-8")
+    assert "本周最清晰的信号是：DeepSeek V4 发布。" in page and "Mar 16, 2026 09:00" in page
+    assert "ai-weekly-2026-W11" not in page and "<dt>" not in page and ">Post<" not in page
+    fields, _ = split_front_matter((site / "zh/weekly/2026-W11.md").read_text("utf-8"))
+    assert fields["slug"] == "ai-weekly-2026-W11" and fields["type"] == "Post"  # the Markdown export keeps them
+
+
 def test_markdown_front_matter_imports(published):
     _, site, _, _ = published
     fields, body = split_front_matter((site / "zh/weekly/2026-W11.md").read_text("utf-8"))

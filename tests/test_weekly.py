@@ -22,9 +22,10 @@ from newsdesk.core.findings import load_findings
 from newsdesk.editions.weekly import build_weekly, published_at
 from newsdesk.llm.client import LLM
 from newsdesk.rank.score import rank_events
-from newsdesk.rank.themes import ThemeEvent, build_themes, is_news, pick_briefs, theme_heading
+from newsdesk.rank.themes import ThemeEvent, build_themes, clauses, is_news, pick_briefs, tells, theme_heading
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
+from newsdesk.text.sentences import is_complete
 from newsdesk.write import weekly
 from newsdesk.write.weekly import (
     MAX_SECTIONS,
@@ -134,7 +135,8 @@ def test_themes_are_the_leads_with_what_shares_a_specific_name_with_them():
     assert [t.events for t in themes] == [[1, 2, 3], [4], [5, 6, 8], [7]]
     headings = [t.heading for t in themes]
     assert headings[0] == "英伟达业绩没有暴雷，吸金681亿美元" and themes[0].shared == "英伟达"
-    assert headings[1] == "Anthropic：收购 AI 电脑操控公司 Vercept"  # the cry "再出手" is not the news
+    # The cry "再出手" is not the news; its subject runs into the clause that opens on what it did.
+    assert headings[1] == "Anthropic收购 AI 电脑操控公司 Vercept"
     assert headings[2] == "Anthropic 指控三家中国 AI 公司大规模蒸馏 Claude"
     assert len(build_themes(events, most=2)) == 2
 
@@ -177,8 +179,43 @@ def test_a_venue_ties_no_two_papers():
 
 def test_a_venue_and_its_year_is_no_figure_for_a_heading():
     headline = "ICLR 2026 | GPT-5竟给废图打高分？首个图表“信达雅”评测基准发布"
-    assert theme_heading(headline, "", ["图表"], "") == "首个图表"
+    # A quote mark holds a name inside its clause, never parts it (it read "首个图表").
+    assert theme_heading(headline, "", ["图表"], "") == "首个图表“信达雅”评测基准发布"
     assert theme_heading("告别CLIP！DeepSeek-OCR-2开源：首创视觉因果流", "", ["DeepSeek"], "") == "DeepSeek-OCR-2开源"
+
+
+def test_a_heading_is_the_happening_with_its_subject_never_a_cut_clause_or_a_bare_amount():
+    # A clause that opens on its sum or its verb runs on from its subject ("谷歌：320 亿美元" read as a cut).
+    assert theme_heading("谷歌：320亿美元收购Wiz", "Wiz", ["Wiz"], "谷歌") == "谷歌320亿美元收购Wiz"
+    # Never the bare amount nor the clause cut before its object ("Meta：吓坏网友的"): the two clauses that
+    # tell who did what, as the headline joins them.
+    moltbook = "10.3亿美元！吓坏网友的Moltbook，被Meta收购了"
+    assert theme_heading(moltbook, "Moltbook", ["Moltbook", "Meta"], "Meta") == "吓坏网友的Moltbook，被Meta收购了"
+    assert theme_heading("10.3亿美元！Meta收购Moltbook", "", ["Moltbook", "Meta"], "Meta") == "Meta收购Moltbook"
+    # A quoted name stays in its clause, so no lone quote mark reaches a heading: the replayed W07's
+    # "马斯克：“公司终局是纯 AI" held the whole Chinese weekly back at its check.
+    musk = "“公司终局是纯 AI、纯机器人！”马斯克酒后激进预言：让机器人造机器人"
+    heading = theme_heading(musk, "", ["AI"], "马斯克")
+    assert heading == "“公司终局是纯 AI、纯机器人！”马斯克酒后激进预言" and is_complete(heading + "。")
+    nvidia = theme_heading("英伟达也要“养龙虾”，GTC大会前曝光新平台", "", ["GTC"], "英伟达")
+    assert nvidia != "英伟达也要" and nvidia.count("“") == nvidia.count("”")
+    for clause, happening, whole in [
+        ("10.3 亿美元", 0, False),  # figures alone
+        ("英伟达也要", 1, False),  # cut before its object
+        ("吓坏网友的", 1, False),
+        ("Meta收购Moltbook", 2, True),
+        ("OpenAI发布GPT-5.4", 2, True),
+    ]:
+        assert tells(clause) == (happening, whole), clause
+
+
+def test_an_english_heading_is_one_story_of_a_contents_list_and_keeps_a_title_whole():
+    batch = "Claude Opus 4.6 Thinks Smarter, xAI Joins SpaceX, AI Outperforms Doctors, Standardized AI Audits"
+    assert theme_heading(batch, "Claude Opus 4.6", ["Claude Opus 4.6"], "", "en") == "Claude Opus 4.6 Thinks Smarter"
+    # A clause that opens in lower case goes on from the one before: the title stays whole.
+    harness = "Harness engineering: leveraging Codex in an agent-first world"
+    assert theme_heading(harness, "", ["Codex"], "", "en") == harness
+    assert clauses("Hybrid reasoning, a $150 model and more") == ["Hybrid reasoning, a $150 model and more"]
 
 
 def test_an_english_heading_keeps_the_clause_that_names_who():

@@ -41,6 +41,12 @@ LABELS: dict[str, dict[str, str]] = {
     "weekly_title": {"zh": "AI周报 {week} | {site}", "en": "AI Weekly {week} | {site}"},
     "weekly_overview": {"zh": "📊 本周概览", "en": "📊 The week at a glance"},
     "weekly_briefs": {"zh": "📌 本周简讯", "en": "📌 In brief"},
+    # the weekly's section of the week's lead events that share a theme with no other event: first,
+    # or after the themes
+    "weekly_leads": {"zh": "本周要闻", "en": "The week's headlines"},
+    "weekly_more": {"zh": "本周其他要闻", "en": "Also this week"},
+    # the weekly's summary: the week's headlines by heading, then the top one's hardest fact
+    "weekly_top": {"zh": "本周头条：{stories}。", "en": "This week's headlines: {stories}."},
     "edition_language": {"zh": "语言", "en": "Language"},
     "only_in": {"zh": "本期只有{language}版。", "en": "This edition is in {language} only."},
     "nothing_yet": {"zh": "还没有内容。", "en": "Nothing here yet."},

@@ -54,7 +54,9 @@ def render_weekly(
     blocks = [title]
     for key in ("type", "status", "date", "slug", "summary"):
         blocks += [key, props[key]]
-    blocks += [t.weekly_overview, *overview, *sections, t.weekly_briefs, *briefs]
+    # A heading over nothing is never printed: a week without briefs ends on its last theme.
+    blocks += ([t.weekly_overview, *overview] if overview else []) + sections
+    blocks += [t.weekly_briefs, *briefs] if briefs else []
     return "\n\n".join(blocks) + "\n"
 
 

@@ -72,11 +72,12 @@ def weekly_body(meta: dict, language: str = "zh") -> str:
         code = detect_language(text)
         return f"*{t.written_in(code)}* " if code != language else ""
 
-    out = [f"## {t.weekly_overview}", *(mark(p) + p for p in meta.get("overview", []))]
+    overview = meta.get("overview") or []
+    out = [f"## {t.weekly_overview}", *(mark(p) + p for p in overview)] if overview else []
     for section in meta.get("sections", []):
         heading, *rest = re.split(r"\n\s*\n", section["text"].strip())
         out += [f"## {heading}", *(mark(p) + p for p in rest)]
-    out.append(f"## {t.weekly_briefs}")
+    out += [f"## {t.weekly_briefs}"] if meta.get("briefs") else []  # no heading over nothing
     out += [
         f"- {mark(b['title'] + ' ' + b['text'])}**{b['title']}** — {b['source']} / {b['text']}"
         for b in meta.get("briefs", [])

@@ -22,8 +22,10 @@ nothing in it depends on the edition's language but the words a heading is cut f
    most MAX_THEME to a theme, most important first. No chaining: a member joins through its lead.
 5. Briefs (pick_briefs): the week's other news, the days' featured news first, then as leads are
    ordered.
-6. A theme is named by what it shares: the name most of its events hold, with the clause of its lead
-   headline that says what happened ("英伟达：吸金681亿美元"); a lone lead by its own name and clause.
+6. A theme is named by what it shares: the name most of its events hold, with the clause (or two
+   neighbouring clauses) of its lead headline that tells what happened and stands alone (jieba's
+   parts of speech: not a bare amount, not cut on a particle or adverb; quote marks never part a
+   clause), its subject before it ("谷歌320亿美元收购Wiz"); a lone lead by its own name and clause.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from newsdesk.cluster.anchors import model_anchors, number_anchors
-from newsdesk.rank.happenings import MAJOR, NEWS_KINDS
+from newsdesk.rank.happenings import AMOUNT, DEAL, INCIDENT, MAJOR, MONEY, NEWS_KINDS, POLICY, RELEASE, read_kinds
 from newsdesk.text import lexicon
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
@@ -64,7 +66,6 @@ _VENUE_YEAR = re.compile(rf"^(?:{'|'.join(VENUES)})\s*'?\d{{2,4}}(?:\s*oral)?$",
 _CRY = r"(?:\[?AINews\]?|刚刚|重磅|速递|独家|突发|炸裂|快讯|深度|太牛了|我看呆了|官宣|震撼|首发|实测|一文读懂|一文看懂|划重点)"
 _HYPE = re.compile(rf"^{_CRY}\W*$", re.I)
 _CRY_PREFIX = re.compile(rf"^{_CRY}\s*(?=\S)", re.I)  # "一文读懂GPT-5.4" tells GPT-5.4
-_CLAUSE = re.compile(r"[，,：:！!？?｜|；;。、\[\]【】「」“”\"《》()（）]+|\s[-—–]\s|——")
 # A clause that is only its subject's cry ("Anthropic 再出手", "美国网友酸了").
 _HYPE_VERB = re.compile(
     r"^.{0,14}(?:再出手|又出手|出手了|放大招|开大了?|炸场|杀疯了|急了|酸了|火了|慌了|看呆了|赢麻了)$"
@@ -193,6 +194,8 @@ def event_names(e: ThemeEvent) -> dict[str, str]:
 HARD_KINDS = frozenset(["money", "policy", "incident"])
 ANALYSES = frozenset(["explainer", "opinion"])  # routine kinds that may be the week's report of a happening
 HAPPENINGS = frozenset(NEWS_KINDS) - {"major"}  # rank/happenings.py's news kinds that say what happened
+# The words of a happening a clause may hold alone (read_kinds wants a major name or an amount beside them).
+HAPPENING = re.compile("|".join(p.pattern for p in (RELEASE, MONEY, DEAL, POLICY, INCIDENT)), re.I)
 
 
 def kind_names(score_parts: dict) -> set[str]:
@@ -339,14 +342,48 @@ def voice(members: list[ThemeEvent], language: str) -> ThemeEvent:
     return min(members, key=lambda e: (not e.told, not in_language(e.headline, language), members.index(e)))
 
 
+_OPENS = {"“": "”", "「": "」", "『": "』", "《": "》"}
+# Where a headline's clauses part; quote marks and title marks never: they hold a name inside a clause
+# ("英伟达也要“养虾”": cut at the mark it read "英伟达也要", and a lone mark broke the page's check).
+_SEPARATORS = frozenset("，,：:！!？?｜|；;。、[]【】()（）")
+
+
+def _split(headline: str, separators: frozenset[str]) -> list[tuple[str, str]]:
+    """(clause, what ends it) in order; separators inside a quoted or titled span do not part it."""
+    out, start, closing = [], 0, ""
+    straight = False
+    i = 0
+    while i < len(headline):
+        ch = headline[i]
+        dash = headline[i : i + 3] in (" - ", " — ", " – ") or headline[i : i + 2] == "——"
+        if closing:
+            closing = "" if ch == closing else closing
+        elif ch == '"':
+            straight = not straight
+        elif ch in _OPENS:
+            closing = _OPENS[ch]
+        elif not straight and (ch in separators or dash):
+            width = 2 if headline[i : i + 2] == "——" else 3 if dash else 1
+            out.append((headline[start:i], headline[i : i + width]))
+            start = i = i + width
+            continue
+        i += 1
+    out.append((headline[start:], ""))
+    return out
+
+
 def clauses(headline: str, *, cries: bool = False) -> list[str]:
     """The headline's clauses that tell the news: not the outlet's cry ("刚刚", "Anthropic 再出手",
     kept with `cries`: it names who acted), not a question ("V4底座浮现？")."""
+    # An English headline's commas join a list ("Hybrid reasoning, a $150 model and …"), not clauses;
+    # unless each part opens on a capital: a newsletter's contents ("Claude Opus 4.6 Thinks Smarter,
+    # xAI Joins SpaceX, …"), one story a part.
+    listed = [p.strip() for p in headline.split(",")]
+    contents = len(listed) >= 3 and all(re.match(r"\S*[A-Z0-9]", p) for p in listed)
+    separators = _SEPARATORS if not headline.isascii() or contents else _SEPARATORS - {","}
     out = []
-    # An English headline's commas join a list ("Hybrid reasoning, a $150 model and …"), not clauses.
-    pattern = _CLAUSE.pattern if not headline.isascii() else _CLAUSE.pattern.replace(",", "")
-    for m in re.finditer(r"(.+?)(" + pattern + r"|$)", headline):
-        part, end = _CRY_PREFIX.sub("", m.group(1).strip(" ·-—")), m.group(2)
+    for raw, end in _split(headline, separators):
+        part = balanced(_CRY_PREFIX.sub("", raw.strip(" ·-—")))
         if (
             len(part) >= 2
             and not _HYPE.match(part)
@@ -358,26 +395,98 @@ def clauses(headline: str, *, cries: bool = False) -> list[str]:
     return out
 
 
+def balanced(text: str) -> str:
+    """The text with its quote marks paired: an unpaired mark is dropped, never published alone."""
+    for a, b in (("“", "”"), ("「", "」"), ("『", "』"), ("《", "》")):
+        if text.count(a) != text.count(b):
+            text = text.replace(a, "").replace(b, "")
+    return text.replace('"', "") if text.count('"') % 2 else text
+
+
+def _cjk(text: str) -> bool:
+    return bool(re.search(r"[\u3400-\u9fff]", text))
+
+
+def tells(clause: str) -> tuple[int, bool]:
+    """How a clause tells a happening, and whether it stands alone. 2: a kind of happening
+    rank/happenings.py reads (a release, a sum, a deal, a ruling, an incident), 1: some other verb,
+    0: none. Alone: not a bare amount ("10.3 亿美元"), not cut before its object ("英伟达也要",
+    "吓坏网友的": it ends on a particle, an adverb, a preposition or a one-character verb)."""
+    kinds = read_kinds(clause, "")
+    happening = 2 if any(getattr(kinds, k) for k in HAPPENINGS) or HAPPENING.search(clause) else 0
+    if not _cjk(clause):  # a clause that opens in lower case goes on from the one before it
+        words = clause.split()
+        return happening, len(words) >= 2 and not clause[0].islower() and not (
+            words[-1].islower() and len(words[-1]) <= 3
+        )
+    from newsdesk.text.segment import tagged
+
+    tags = [(w, t) for w, t in tagged(clause) if w.strip()]
+    happening = happening or int(any(t.startswith("v") for _, t in tags))
+    if not tags or all(t in ("m", "q", "x") for _, t in tags):
+        return 0, False  # figures alone
+    word, tag = tags[-1]
+    cut = tag in _DANGLING or (tag == "v" and len(word) == 1 and not re.search(r"[A-Za-z0-9]", word))
+    return happening, not cut
+
+
+_DANGLING = frozenset(["uj", "ud", "uv", "uz", "ug", "d", "p", "c", "r"])  # jieba tags a clause does not end on
+
+
 def theme_heading(headline: str, shared: str, found: list[str], company: str, language: str = "zh") -> str:
-    """What the lead headline says, in whole clauses (no name is cut): the first clause that holds
-    `shared` (else the first that holds a name in `found`, else the first), and a short clause with
-    a figure after it; `company` before it when the clause does not name it."""
-    parts = clauses(headline) or [headline.strip()]
+    """What the lead headline says, in whole clauses (no name is cut): its happening with its subject
+    ("谷歌320亿美元收购Wiz", "Meta收购Moltbook"). The clause, or two neighbouring clauses, that tells a
+    happening and stands alone, holding `shared` (else a name in `found`) first; a short clause with a
+    figure after it; `company` before it when it does not name it."""
+    parts = clauses(headline) or [balanced(headline.strip())]
     # A Latin clause takes about twice the characters of a Chinese one to say as much.
-    most = HEADING_CHARS if re.search(r"[\u3400-\u9fff]", headline) else 2 * HEADING_CHARS
-    fits = [p for p in parts if len(p) <= most] or parts
+    most = HEADING_CHARS if _cjk(headline) else 2 * HEADING_CHARS
+    sep = "，" if _cjk(headline) else ", "  # a curly apostrophe is not Chinese
 
     def holds(p: str, name: str) -> bool:
         return bool(name) and name.lower() in p.lower()
 
-    head = next((p for p in fits if holds(p, shared)), None) if shared else None
-    head = head or next((p for p in fits if any(holds(p, n) for n in found)), fits[0])
+    spans = [(p, 0, i) for i, p in enumerate(parts)]
+    spans += [(_both(headline, a, b, sep), 1, i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+    spans = [s for s in spans if len(s[0]) <= most] or spans[:1]
+
+    def rank(span: tuple[str, int, int]) -> tuple:
+        p, pair, at = span
+        happening, whole = tells(p)
+        named = holds(p, shared) if shared else any(holds(p, n) for n in found)
+        return (not whole, -happening, not named, not holds(p, company), pair, at)
+
+    head = min(spans, key=rank)[0]
     figure = [
-        p for p in fits if re.search(r"\d", p) and not _VENUE_YEAR.match(p) and p != head and not re.search(r"\d", head)
+        p
+        for p in parts
+        if re.search(r"\d", p) and not _VENUE_YEAR.match(p) and p not in head and not re.search(r"\d", head)
     ]
-    sep = "，" if re.search(r"[\u3400-\u9fff]", head) else ", "  # a curly apostrophe is not Chinese
-    if figure and len(head) + len(figure[0]) < most:
+    if figure and len(head) + len(figure[0]) < most and tells(figure[0])[1]:
         head = f"{head}{sep}{figure[0]}"
-    if company and not holds(head, company):
-        head = f"{company}{'：' if language == 'zh' else ': '}{head}"
-    return head
+    who, colon, what = head.partition("：")
+    if colon and what and not tells(who)[0]:  # "谷歌：320亿美元收购Wiz" is "谷歌320亿美元收购Wiz"
+        return _with_subject(what, who, language)
+    return _with_subject(head, company, language)
+
+
+def _both(headline: str, a: str, b: str, sep: str) -> str:
+    """Two neighbouring clauses as the headline joins them ("Harness engineering: leveraging Codex")."""
+    start = headline.find(a)
+    end = headline.find(b, start + len(a))
+    between = headline[start + len(a) : end] if start >= 0 and end >= 0 else ""
+    if between.strip() in ("：", ":", ",", "，", "-", "—", "–"):
+        return f"{a}{between.strip()}{' ' if between.strip().isascii() else ''}{b}"
+    return f"{a}{sep}{b}"
+
+
+def _with_subject(head: str, company: str, language: str) -> str:
+    """`company` before a clause that does not name it: run into one that opens on what it did
+    ("谷歌" + "320亿美元收购Wiz"), else as the heading's subject ("OpenAI：…")."""
+    if not company or company.lower() in head.lower():
+        return head
+    # "320亿美元收购Wiz", "收购Moltbook" (not "83%任务…"); two figures or Latin words never run together.
+    if language == "zh" and _cjk(head) and (AMOUNT.match(head) or HAPPENING.match(head)):
+        space = " " if re.match(r"[A-Za-z0-9]", head) and re.search(r"[A-Za-z0-9.%]$", company) else ""
+        return f"{company}{space}{head}"
+    return f"{company}{'：' if language == 'zh' else ': '}{head}"

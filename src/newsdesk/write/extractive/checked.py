@@ -14,6 +14,8 @@ an edition's meta["extractive"] and an analysis's model "extractive" say it was 
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy import desc, select
@@ -57,7 +59,8 @@ from newsdesk.write.kit import checker_errors, event_size, record_check
 from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
-EXTRACTIVE_FORMAT = 17  # bump when what the extractive writers choose changes: stored editions are rebuilt
+log = logging.getLogger("newsdesk.weekly")
+EXTRACTIVE_FORMAT = 18  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
@@ -267,23 +270,40 @@ def checked_weekly(
     with engine.connect() as conn:
         if stored_material_key(conn, "weekly", week, language) == mkey:
             return None
-    report = extractive_weekly(briefs, language=language, stories=stories, week=week, **caps)
-    material = [member_material(m) for b in briefs for m in b["members"]] + report.facts
-    # Checked part by part, as the written report is: summary with overview, each theme, the briefs.
-    parts = [
-        report.summary + "\n\n" + "\n\n".join(report.overview),
-        *(t.prose for t in report.themes),
-        "\n\n".join(b.line() for b in report.briefs),
-    ]
-    errors = [f for part in parts for f in check_output(part, material, language=language).errors]
-    passed = record_check(engine, "weekly", week, 1, errors)
+    material = [member_material(m) for b in briefs for m in b["members"]]
+
+    def check(text: str, facts: list[str]) -> list[Finding]:
+        return check_output(text, material + facts, language=language).errors
+
+    def dropped(part: str, text: str, errors: list[Finding]) -> None:
+        """A part that failed its check is left out of the edition, never published: the operator
+        finds it among the failed drafts (web app, /drafts) with its findings, and in the log."""
+        log.warning("weekly %s (%s): %s left out: %s", week, language, part, "; ".join(f.detail for f in errors))
+        left_out.append((part, errors))
+        stand_in(
+            engine,
+            Draft("weekly", f"{week}:{language}:{part}", language, f"{week} {part}", text, errors, MODEL, mkey),
+            lambda: None,
+        )
+
+    left_out: list[tuple[str, list[Finding]]] = []
+    report = extractive_weekly(
+        briefs, language=language, stories=stories, week=week, check=check, dropped=dropped, **caps
+    )
+    # What is published passed part by part; the parts left out are in `checks` for the operator.
+    findings = [replace(f, part=part, severity="warn") for part, errors in left_out for f in errors]
+    passed = record_check(engine, "weekly", week, 1, findings)
     return WeeklyParts(
         week=week,
         summary=report.summary,
         overview=report.overview,
         sections=[t.text for t in report.themes],
         briefs=[b.line() for b in report.briefs],
-        meta={**report.meta(), "flags": [f.as_dict() for f in errors]},
+        meta={
+            **report.meta(),
+            "flags": [],
+            "left_out": [{"part": p, "findings": [f.as_dict() for f in e]} for p, e in left_out],
+        },
         status="clean" if passed else "flagged",
         material_key=mkey,
         now=now,

@@ -1,7 +1,9 @@
 """The extractive weekly report: the week's lead events as themes (rank/themes.py: each
-lead event with the events that share a specific name with it, named by that name and what its
-lead headline says), each event told by its card's lead facts, an overview line per theme with
-its lead event's hardest fact, and the briefs.
+lead event with the events that share a specific name with it, named by its happening with its
+subject), the leads that share a theme with nothing gathered into one section of the week's
+headlines, each event told by its card's lead facts (no sentence twice in a theme), an overview
+line per lead event with its hardest fact, a summary naming the first three, and the briefs.
+Given a check, a part that fails it is left out (and recorded), never the whole report.
 
     briefs = load_week(conn, settings, "2025-W09")
     report = extractive_weekly(briefs, language="zh")
@@ -18,8 +20,11 @@ their story line, as in the written report.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from newsdesk.core.labels import Labels
 from newsdesk.rank.themes import (
     MAX_LEADS,
     MAX_THEME,
@@ -36,7 +41,9 @@ from newsdesk.text.sentences import (
     join,
     key_numbers,
     length,
+    near_duplicate,
     sentences,
+    shingles,
     terms,
 )
 from newsdesk.write.extractive.card import (
@@ -66,6 +73,9 @@ class Theme:
     paragraphs: list[str]  # one per event, in that order
     entries: list[Entry] = field(default_factory=list)  # the events threaded by story; none: each alone
     voice: int | None = None  # the event it is named from, whose fact the overview gives
+    # The week's lead events it tells, (heading, voice) each, in lead order: one for a theme, one per
+    # story for the section that gathers the leads no other event shares a theme with.
+    leads: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def story_lines(self) -> list[str]:
@@ -214,9 +224,16 @@ def extractive_weekly(
     max_sections: int = MAX_LEADS,
     per_section: int = MAX_THEME,
     max_briefs: int = MAX_BRIEFS,
+    check: Callable[[str, list[str]], list] | None = None,
+    dropped: Callable[[str, str, list], None] | None = None,
 ) -> ExtractiveWeekly:
     """The week's report from its events (cluster.event_brief dicts, most important first) and, to
-    thread themes by story, the week's stories (write.weekly_stories.week_stories, in `language`) and its key."""
+    thread themes by story, the week's stories (write.weekly_stories.week_stories, in `language`) and its key.
+
+    With `check` (a part's text and the computed facts it may state -> its errors), each part that
+    fails is rebuilt or left out, never the whole report: a theme or a brief is left out, an overview
+    line too, the summary is cut to its first sentence (the headings of the week's headlines) or left out; each
+    such part goes to `dropped(part, text, errors)`, the operator's record of it."""
     cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
     named, brief_ids = compose(
@@ -227,15 +244,83 @@ def extractive_weekly(
     ]
     for theme, n in zip(themes, named):
         theme.voice = n.voice
+        theme.leads = [(theme.heading, n.voice)]
     chosen = [item_brief(by_id[i], language) for i in brief_ids]
-    summary, overview, facts = extractive_summary(themes, by_id, cards, language)
+    # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
+    facts = sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
+    facts += sorted({b.text for b in chosen if b.text in TITLE_ONLY.values()})  # a brief's own words for "no text"
+    if check is not None:
+        themes, chosen = _passing(themes, chosen, facts, check, dropped)
+    themes = gathered([t for t in themes if t.events], language)
+    summary, overview, counted = extractive_summary(themes, by_id, cards, language, [n.voice for n in named])
+    if check is not None:
+        summary, overview = _passing_summary(summary, overview, facts + counted, check, dropped)
     if not themes and not chosen:
         summary = empty_week(briefs, language)
-    facts += [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
-    # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
-    facts += sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
-    facts += sorted({b.text for b in chosen if b.text in TITLE_ONLY.values()})  # a brief's own words for "no text"
+    facts += counted + [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
     return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
+
+
+def _passing(themes: list[Theme], chosen: list[Brief], facts: list[str], check, dropped):
+    """The themes and briefs that pass their checks; each other one left out, and recorded."""
+    kept_themes, kept_briefs = [], []
+    for n, theme in enumerate(themes, 1):
+        errors = check(theme.prose, facts)
+        if errors and dropped:
+            dropped(f"section {n}", theme.text, errors)
+        kept_themes += [] if errors else [theme]
+    for n, brief in enumerate(chosen, 1):
+        errors = check(brief.line(), facts)
+        if errors and dropped:
+            dropped(f"brief {n}", brief.line(), errors)
+        kept_briefs += [] if errors else [brief]
+    return kept_themes, kept_briefs
+
+
+def _passing_summary(summary: str, overview: list[str], facts: list[str], check, dropped):
+    """The overview lines that pass, and the summary: whole, else its first sentence (the top
+    stories' headings), else none; what is cut or left out recorded."""
+    lines = []
+    for n, line in enumerate(overview, 1):
+        errors = check(line, facts)
+        if errors and dropped:
+            dropped(f"overview {n}", line, errors)
+        lines += [] if errors else [line]
+    first = re.match(r".+?(?:。|\.(?=\s|$))", summary)
+    candidates = [summary, first.group(0) if first else ""]
+    label, colon, heads = candidates[1].partition("：" if "：" in candidates[1] else ": ")
+    if colon and heads:  # the headlines whose headings pass, by themselves
+        sep = "；" if colon == "：" else "; "
+        kept = [h for h in heads.rstrip("。.").split(sep) if not check(h, facts)]
+        candidates.append(f"{label}{colon}{sep.join(kept)}{heads[-1]}" if kept else "")
+    for text in dict.fromkeys(candidates):
+        errors = check(text, facts) if text else []
+        if not errors:
+            return text, lines
+        if dropped:
+            dropped("summary", text, errors)
+    return "", lines
+
+
+def gathered(themes: list[Theme], language: str) -> list[Theme]:
+    """The themes with the week's lead events that share a theme with no other event gathered into
+    one section ("本周要闻" when it comes first, else "本周其他要闻"), where the first of them stood: a
+    section of one event is a story, not a theme. A lone one keeps its own section."""
+    singles = [t for t in themes if len(t.events) == 1]
+    if len(singles) < 2:
+        return themes
+    at = sum(len(t.events) > 1 for t in themes[: themes.index(singles[0])])
+    more = Theme(
+        Labels(language).weekly_more if at else Labels(language).weekly_leads,
+        [i for t in singles for i in t.events],
+        [p for t in singles for p in t.paragraphs],
+        [e for t in singles for e in t.entries],
+        voice=singles[0].voice,
+        leads=[line for t in singles for line in t.leads],
+    )
+    out = [t for t in themes if len(t.events) > 1]
+    out.insert(at, more)
+    return out
 
 
 def empty_week(briefs: list[dict], language: str) -> str:
@@ -269,23 +354,37 @@ def extractive_theme(
 ) -> Theme:
     """One theme of these events (most important first), each told by its card's lead sentences;
     with `stories`, the events of one story together under their line. Without a `heading`, it is
-    named as the week's themes are: by the name its events share and what its lead headline says."""
+    named as the week's themes are: by the name its events share and what its lead headline says.
+    No sentence is told twice: a sentence an earlier item of the theme said (near-duplicate, as the
+    checker reads a repeat) is left out, and an event with nothing left to add is not told."""
     zh = language == "zh"
     if heading is None:
         events = theme_events([by_id[i] for i in event_ids], cards)
         heading = name_theme(events, language).heading
     entries = story_entries(event_ids, stories, week, language) if stories else []
-    told = [i for entry in entries for i in entry.events] or event_ids
-    paragraphs = []
-    for i in told:
+    order = [i for entry in entries for i in entry.events] or event_ids
+    said: list[set[str]] = []
+    told: dict[int, str] = {}
+    for i in order:
         card = cards[i]
-        lead = join([s.text for s in card.lead if s.text != card.headline]) or card.disclosure
-        paragraphs.append(
-            f"{card.headline}（{_outlets(by_id[i])}）{lead}"
-            if zh
-            else f"{card.headline} ({_outlets(by_id[i]).replace('、', ', ')}) {lead}"
+        fresh = [s.text for s in card.lead if s.text != card.headline and not _said(s.text, said)]
+        if told and not fresh and (_said(card.headline, said) or not card.disclosure):
+            continue  # it repeats what the theme told, or has nothing but its headline to add
+        said += [shingles(t) for t in [card.headline, *fresh]]
+        lead = join(fresh) or card.disclosure
+        outlets = _outlets(by_id[i])
+        told[i] = (
+            f"{card.headline}（{outlets}）{lead}" if zh else f"{card.headline} ({outlets.replace('、', ', ')}) {lead}"
         )
-    return Theme(heading, list(told), paragraphs, entries)
+    if stories and len(told) < len(order):  # the story lines name only the events told
+        entries = story_entries([i for i in event_ids if i in told], stories, week, language)
+    kept = [i for entry in entries for i in entry.events] or list(told)
+    return Theme(heading, kept, [told[i] for i in kept], entries)
+
+
+def _said(text: str, said: list[set[str]]) -> bool:
+    grams = shingles(text)
+    return any(near_duplicate(grams, other) for other in said)
 
 
 def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
@@ -308,37 +407,56 @@ def hardest_fact(card: ExtractiveCard) -> tuple[str, str] | None:
 
 
 def extractive_summary(
-    themes: list[Theme], by_id: dict[int, dict], cards: dict[int, ExtractiveCard], language: str
+    themes: list[Theme],
+    by_id: dict[int, dict],
+    cards: dict[int, ExtractiveCard],
+    language: str,
+    order: list[int] | None = None,
 ) -> tuple[str, list[str], list[str]]:
-    """One overview line per theme with its lead event's hardest fact, attributed; the summary (the
-    week's main lines: its first three themes with a figure, by heading, so no line is said twice);
-    and the computed facts they state (for the checker's material)."""
+    """One overview line per lead event the themes tell, in lead order, with its hardest fact,
+    attributed; the summary: the week's headlines by heading (the first three leads; in English,
+    the ones with an English heading), then the first headline's hardest fact when the heading leaves its
+    figures out; and the computed facts they state (for the checker's material). `order`: the leads'
+    event ids as the themes were built (default: as the themes tell them)."""
     zh = language == "zh"
-    overview, lines = [], []
-    for t in themes:
-        lead = t.voice if t.voice in cards else t.events[0]
-        card = cards.get(lead)
-        fact = hardest_fact(card) if card else None
-        if fact is None:  # no figure in its lead: the event is told by its lead headline
-            text, source = (card.headline if card else t.heading), _outlets(by_id[lead])
-            source = source if zh else source.replace("、", ", ")
-        else:
-            text, source = fact
-            lines.append(t.heading)
-        if text.startswith(t.heading):  # the heading is the headline's first clause: said once
-            overview.append(f"{text}（{source}）" if zh else f"{text} ({source})")
-        else:
-            overview.append(f"{t.heading}：{text}（{source}）" if zh else f"{t.heading}: {text} ({source})")
-    if not zh:  # an English sentence names the English main lines; the Chinese ones are marked below
-        lines = [h for h in lines if in_language(h, language)]
-    more = len(themes) > len(lines[:3])
-    if zh:
-        summary = (f"本周的主线：{'；'.join(lines[:3])}。" if lines else "") + ("其余见下文各节。" if more else "")
+    leads = [line for t in themes for line in (t.leads or [(t.heading, t.voice if t.voice in cards else t.events[0])])]
+    if order:
+        leads.sort(key=lambda line: order.index(line[1]) if line[1] in order else len(order))
+    told = [line for line in (_told(h, i, by_id, cards, language) for h, i in leads) if line]
+    heads = [h for h, *_ in told if zh or in_language(h, language)][:3]
+    summary = Labels(language).weekly_top.format(stories=("；" if zh else "; ").join(heads)) if heads else ""
+    top = next((n for n, (h, *_) in enumerate(told) if heads and h == heads[0]), None)
+    fact = told[top][3] if top is not None else None
+    if top is not None and fact and not set(key_numbers(fact[0])) <= set(key_numbers(heads[0])):
+        text, source = fact
+        summary += f"{text.rstrip('。')}（{source}）。" if zh else f" {text.rstrip('.')} ({source})."
+        again = _told(told[top][0], told[top][1], by_id, cards, language, figures=0)  # the fact is said once
+        told[top] = again or told[top]
+    overview = [line for _, _, line, _ in told]
+    return summary, overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
+
+
+def _told(
+    heading: str, lead: int, by_id: dict, cards: dict, language: str, figures: int = 1
+) -> tuple[str, int, str, tuple[str, str] | None] | None:
+    """A lead event's overview line, (heading, lead, line, its fact or None): its hardest fact (with
+    `figures`; else, or without one, its lead headline), attributed, after its heading unless the
+    line says it. None for news beside AI: never a line of the week's overview."""
+    zh = language == "zh"
+    if (by_id.get(lead, {}).get("score_parts") or {}).get("off_topic"):
+        return None
+    card = cards.get(lead)
+    fact = hardest_fact(card) if card and figures else None
+    if fact is not None and not zh and not in_language(fact[0], language):
+        fact = None  # an English line is not a Chinese sentence: its English headline says it
+    if fact is None:  # no figure in its lead: the event is told by its lead headline
+        text, source = (card.headline if card else heading), _outlets(by_id.get(lead) or {})
+        source = source if zh else source.replace("、", ", ")
     else:
-        summary = (f"This week's main lines: {'; '.join(lines[:3])}." if lines else "") + (
-            " More below." if more else ""
-        )
-    return summary.strip(), overview, [f"events {sum(len(t.events) for t in themes)}", f"themes {len(themes)}"]
+        text, source = fact
+    attributed = f"{text}（{source}）" if zh else f"{text} ({source})"
+    said = all(c in text for c in re.split(r"[，：]|, |: ", heading) if c)  # its clauses are the headline's
+    return heading, lead, (attributed if said else f"{heading}{'：' if zh else ': '}{attributed}"), fact
 
 
 def load_week(conn, settings, week: str) -> list[dict]:
