@@ -121,14 +121,15 @@ def test_a_reader_scans_the_day_then_opens_a_card(site, page):
 
     # The English page: every label English, the category by its English name.
     page.goto(f"{url}/en/daily/2026-03-12.html")
-    assert page.locator(".headlines h2").inner_text() == "Headlines"
     tabs = page.locator("nav.tabs a").all_inner_texts()
     assert "Chinese media 1" in tabs and not any("zh-media" in t for t in tabs)
-    assert page.locator(f"#event-{wide} .badge-outlets").inner_text() == "5 outlets / 1 independent"
-    # Covered only in Chinese: in the English edition it keeps its place, compact, marked as what it is.
-    compact = page.locator(f"#event-{wide}")
-    assert (
-        "compact" in compact.get_attribute("class")
-        and compact.locator("h2 .language-mark").inner_text() == "In Chinese"
-    )
-    assert compact.locator("ul.members li").count() == 1 and compact.locator("details").count() == 0
+    # Told only in Chinese: not a card of the English main list, but a line of the list that ends the
+    # edition, "Reported in Chinese (N)": its original headline, linked, and the outlet.
+    assert page.locator(f"article#event-{wide}").count() == 0
+    # The one card left has an English report (its English card not written yet in this store).
+    assert page.locator("article.card").count() == 1 and "Simon Willison" in page.locator("article.card").inner_text()
+    fold = page.locator("#reported-in-chinese")
+    assert fold.locator("h2").inner_text() == "Reported in Chinese (2)"
+    line = fold.locator(f'li[data-event-id="{wide}"]')
+    assert line.locator("a").inner_text() == card.headline
+    assert line.locator("a").get_attribute("href").startswith("https://") and "·" in line.inner_text()

@@ -106,14 +106,15 @@ def test_an_english_weekly_passes_too_with_a_title_only_event_told_by_its_disclo
     briefs = demo
     report = extractive_weekly(briefs, language="en")
     assert_passes_part_by_part(report, briefs, "en")
-    # A title-only event in a theme is told by its card's disclosure, and the theme still passes.
+    # A title-only event in a theme is told by its card's one line (only the headline is known), and the
+    # theme still passes.
     by_id = {b["event_id"]: b for b in briefs}
     cards = {i: extractive_card(b, "en") for i, b in by_id.items()}
-    bare = next(i for i, c in cards.items() if c.disclosure.startswith("Title only"))
+    bare = next(i for i, c in cards.items() if c.only_line.startswith("The headline alone is known"))
     theme = extractive_theme([report.themes[0].events[0], bare], cards, by_id, "en")
-    assert any("Title only:" in p for p in theme.paragraphs)
+    assert any(cards[bare].only_line in p for p in theme.paragraphs)
     material = [own_text(m) + "\n" + (m["source_name"] or "") for b in briefs for m in b["members"]]
-    result = check_output(theme.prose, material + [cards[bare].disclosure], language="en")
+    result = check_output(theme.prose, material + [cards[bare].only_line], language="en")
     assert result.passed, [f.detail for f in result.errors]
 
 

@@ -31,6 +31,7 @@ from newsdesk.write.extractive.card import (
     lead_sentences,
     member_text,
     only_line,
+    updates,
 )
 
 LANGUAGE = "en"
@@ -87,11 +88,17 @@ def english_card(
     headline = best["title"].strip()
     lead = leads[best["item_id"]]
     source = best.get("source_name") or best.get("source_id") or ""
-    replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line")
+    replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line", "updates", "facts")
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
     note = "" if lead else _headline_only(members)
+    # Later days' paragraphs say what their reports add beyond this card's own lead, not card.py's.
+    told = [m for m in members if m.get("role") != "duplicate"]
+    key_terms = set(terms(" ".join(m.get("title") or "" for m in told)))
+    updated = updates(told, LANGUAGE, key_terms, names, growth or {}, [s.text for s in lead or []])
+    facts = [f for f in base.facts if not f.startswith("update ")] + [f"update {day}" for day, _ in updated]
     if note:  # a fact code computed, as the coverage line's counts: the checker reads it as material
-        fields["facts"] = [*base.facts, note]
+        facts.append(note)
+    fields["facts"], fields["updates"] = facts, updated
     return EnglishCard(
         **fields,
         headline=headline,

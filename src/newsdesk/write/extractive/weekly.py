@@ -246,8 +246,9 @@ def extractive_weekly(
         theme.voice = n.voice
         theme.leads = [(theme.heading, n.voice)]
     chosen = [item_brief(by_id[i], language) for i in brief_ids]
-    # A theme tells a title-only event by its card's disclosure ("Title only: …"): code's words, not a claim.
-    facts = sorted({cards[i].disclosure for t in themes for i in t.events if cards[i].disclosure})
+    # A theme tells a title-only event by its card's one line (or its disclosure, "Title only: …"): code's
+    # words, not a claim.
+    facts = sorted({_headline_line(cards[i]) for t in themes for i in t.events if _headline_line(cards[i])})
     facts += sorted({b.text for b in chosen if b.text in TITLE_ONLY.values()})  # a brief's own words for "no text"
     if check is not None:
         themes, chosen = _passing(themes, chosen, facts, check, dropped)
@@ -368,10 +369,10 @@ def extractive_theme(
     for i in order:
         card = cards[i]
         fresh = [s.text for s in card.lead if s.text != card.headline and not _said(s.text, said)]
-        if told and not fresh and (_said(card.headline, said) or not card.disclosure):
+        if told and not fresh and (_said(card.headline, said) or not _headline_line(card)):
             continue  # it repeats what the theme told, or has nothing but its headline to add
         said += [shingles(t) for t in [card.headline, *fresh]]
-        lead = join(fresh) or card.disclosure
+        lead = join(fresh) or _headline_line(card)
         outlets = _outlets(by_id[i])
         told[i] = (
             f"{card.headline}（{outlets}）{lead}" if zh else f"{card.headline} ({outlets.replace('、', ', ')}) {lead}"
@@ -380,6 +381,11 @@ def extractive_theme(
         entries = story_entries([i for i in event_ids if i in told], stories, week, language)
     kept = [i for entry in entries for i in entry.events] or list(told)
     return Theme(heading, kept, [told[i] for i in kept], entries)
+
+
+def _headline_line(card: ExtractiveCard) -> str:
+    """What a card says of an event known by its headline alone: its one line, else its disclosure."""
+    return card.only_line or card.disclosure
 
 
 def _said(text: str, said: list[set[str]]) -> bool:
