@@ -69,8 +69,8 @@ def english_card(
     as card.extractive_card takes them (the headline and lead from the event's first day)."""
     base = extractive_card(brief, LANGUAGE, until=until, growth=growth)
     members = brief.get("members") or []
-    first_day = [m for m in members if until is None or m["published_at"] < until]
-    own = english_members(first_day) or english_members(members)
+    # The first day's English reports: an English report of a later day is told on its day, as an update.
+    own = english_members([m for m in members if until is None or m["published_at"] < until])
     if not own:
         return base  # no English material: folded, or translated by a model
     names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
