@@ -96,8 +96,10 @@ def test_the_english_main_list_is_english_and_the_rest_folds_as_reported_in_chin
             assert detect_language(card["members"][0]["title"]) == "en"  # an English report opens its coverage
             # Headline and lead from one report: the lead's sentences are that report's, or it says only the
             # headline is in English.
-            item = next(m for m in card["members"] if m["title"] == card["headline"])
-            assert lead.startswith("Only the headline is in English: the ") or f"({item['outlet']})" in lead, lead
+            # The lead's sentences are an English report's (the headline's, or one telling what it names), or
+            # it says only the headline is in English.
+            outlets = [m["outlet"] for m in card["members"] if detect_language(m["title"]) == "en"]
+            assert lead.startswith("Only the headline is in English: the ") or any(f"({o})" in lead for o in outlets)
         elif not card["other"]:  # none: folded, never in the main list
             assert card["folded"] and card["language_mark"]["headline"] == "In Chinese", card["headline"]
     assert counts_with_material(en) == (len([c for c in en if has_material_in(c, "en")]),) * 2
@@ -182,6 +184,41 @@ def test_an_english_card_takes_headline_and_lead_from_one_english_report(sqlite_
     )  # the English report's own sentence, not the Chinese one with more numbers
     assert not card["folded"] and not card["compact"] and card["language_mark"] == {"headline": "", "lead": ""}
     assert [m["outlet"] for m in card["members"]] == ["Simon Willison", "机器之心"]  # the English report first
+
+
+def test_the_lead_report_names_an_english_card_its_sentences_tell(sqlite_engine):
+    """The lab's own report names the event ("Introducing GPT-5.4") when another English report's
+    sentence, which leads the card, tells the same thing; an unrelated headline never does."""
+    when = datetime(2026, 3, 5, 2, tzinfo=UTC)
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        ids = [
+            add_event(
+                conn,
+                title=title,
+                when=when,
+                score=0.9,
+                tab="featured",
+                members=[
+                    ("qbit", title, f"https://qbit.example/{n}", when, "lead"),
+                    ("simonw", "GPT-5.4 is now available in Windsurf", f"https://simonw.example/{n}", when, "member"),
+                ],
+            )
+            for n, title in enumerate(("Introducing GPT-5.4", "A week of agents"))
+        ]
+        for item_id, title in conn.execute(select(items.c.id, items.c.title)).all():
+            if title == "GPT-5.4 is now available in Windsurf":
+                text = "GPT-5.4 is now available in Windsurf with multiple reasoning effort levels."
+            elif title in ("Introducing GPT-5.4", "A week of agents"):
+                text = "OpenAI 发布了新模型。"
+            else:
+                continue
+            conn.execute(update(items).where(items.c.id == item_id).values(summary=text))
+    named, unrelated = (_stored_en(sqlite_engine, i) for i in ids)
+    lead = "GPT-5.4 is now available in Windsurf with multiple reasoning effort levels. (Simon Willison)"
+    assert named["headline"] == "Introducing GPT-5.4" and named["analysis"]["body"].startswith(lead)
+    assert unrelated["headline"] == "GPT-5.4 is now available in Windsurf"  # headline and lead from one report
+    assert named["check"] == unrelated["check"] == "clean"
 
 
 def test_an_english_headline_over_chinese_summaries_says_so_in_english(sqlite_engine):

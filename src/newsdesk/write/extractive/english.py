@@ -3,11 +3,11 @@
     card = english_card(event_brief(conn, event_id))   # an ExtractiveCard, language "en"
 
 An English-only reader keeps the English edition only if its cards are English. An event with
-English material (members whose headline is written in English) gets its headline and lead from one
-English member where it can, so the two tell the same happening: the English member whose own
-text (body, source summary, feed summary) gives English sentences, else the lead report, else the
-best read. Only English sentences are taken: a harvest item under an English headline is
-summarised in Chinese, and that summary stays in the Chinese edition. When no English sentence
+English material (members whose headline is written in English) gets its lead from the English
+member whose own text (body, source summary, feed summary) gives English sentences, else the lead
+report, else the best read; its headline from the same member, or from the lead report when the lead
+tells what that headline names (the lab's "Introducing GPT-5.4" over a partner's changelog line).
+Only English sentences are taken: a harvest item under an English headline is summarised in Chinese, and that summary stays in the Chinese edition. When no English sentence
 exists the lead says so in one line, never a Chinese paragraph under an English headline.
 
 An event with no English material is card.py's card as before: in Chinese, translated by a model
@@ -85,8 +85,13 @@ def english_card(
             LEVEL_RANK.get(m.get("material_level") or "", 9),
         ),
     )
-    headline = best["title"].strip()
     lead = leads[best["item_id"]]
+    # The lead report names the event (the lab's "Introducing GPT-5.4", not a partner's changelog) when
+    # the sentences chosen tell the same thing; else headline and lead come from one report.
+    named = next((m for m in own if m.get("role") == "lead"), best)
+    if named is not best and not _same_story(named["title"], lead, names):
+        named = best
+    headline = named["title"].strip()
     source = best.get("source_name") or best.get("source_id") or ""
     replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line", "updates", "facts")
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
@@ -102,7 +107,7 @@ def english_card(
     return EnglishCard(
         **fields,
         headline=headline,
-        headline_item_id=best["item_id"],
+        headline_item_id=named["item_id"],
         # A headline-only card's lead is its headline, which body() leaves out (the card shows it).
         lead=lead or [LeadSentence(headline, best["item_id"], source)],
         numbers=list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)])),
@@ -111,6 +116,17 @@ def english_card(
         # No English sentence and no other language's text to point at: card.py's one line says so.
         only_line="" if lead or note else only_line([best], LANGUAGE),
     )
+
+
+def _same_story(title: str, lead: list[LeadSentence], names: set[str]) -> bool:
+    """The lead's sentences tell what the headline names: a model name of the event's or a versioned
+    name of the headline ("GPT-5.4") in both, or two of the headline's terms in them."""
+    said = " ".join(s.text for s in lead).lower()
+    versioned = {w.strip(".,:;!?()\"'") for w in title.lower().split()}
+    versioned = {w for w in versioned if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
+    if any(n in title.lower() and n in said for n in names) or any(v in said for v in versioned):
+        return True
+    return len(set(terms(title)) & set(terms(said))) >= 2
 
 
 def _headline_only(members: list[dict]) -> str:
