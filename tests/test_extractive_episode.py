@@ -13,6 +13,7 @@ import pytest
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
 from newsdesk.eval.digest import (
+    GRID_SEGMENT,
     boundaries,
     equal_split,
     evaluate,
@@ -25,11 +26,14 @@ from newsdesk.ingest.transcripts import parse_transcript
 from newsdesk.text.sentences import length
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.episode import (
+    DigestOptions,
     extractive_digest,
     prepare,
+    section_count,
     summary_sentences,
     transcript_material,
 )
+from newsdesk.write.extractive.segment import SegmentOptions
 from newsdesk.write.kit import checker_errors
 from newsdesk.write.speakers import speakers
 from newsdesk.write.transcript import TranscriptIndex, find_quotes
@@ -52,7 +56,7 @@ def qmsum_digest(fixtures):
 def test_a_meeting_gets_sections_in_order_and_a_summary_of_five_to_nine(qmsum_digest):
     transcript, digest = qmsum_digest
     assert 5 <= len(digest.summary) <= 9
-    assert len(digest.sections) >= 5
+    assert len(digest.sections) == section_count(transcript, DigestOptions()) >= SegmentOptions().min_sections
     # Sections follow the conversation: contiguous, in order, covering every line.
     assert digest.sections[0].first_line == 0 and digest.sections[-1].last_line == len(transcript.lines) - 1
     for a, b in zip(digest.sections, digest.sections[1:]):
@@ -61,6 +65,17 @@ def test_a_meeting_gets_sections_in_order_and_a_summary_of_five_to_nine(qmsum_di
     again = parse_digest(digest.render(), "en")  # the same text form as the model-written digest
     assert [len(s.bullets) for s in again.sections] == [len(s.bullets) for s in digest.sections]
     assert len(again.summary) == len(digest.summary)
+
+
+def test_sections_follow_the_amount_of_speech(fixtures):
+    """A short talk is not cut into more sections than its length asks for (QMSum's meetings have 3-5
+    topics); a long one gets one section per tokens_per_section, whatever the minimum."""
+    short = prepare(meeting(fixtures, 0)[:120])
+    options = DigestOptions()
+    assert section_count(short, options) == options.segment.min_sections == 2
+    assert len(extractive_digest(short, title="short", language="en").sections) == 2
+    long = prepare(meeting(fixtures, 0) * 4)
+    assert section_count(long, options) > section_count(prepare(meeting(fixtures, 0)), options) >= 2
 
 
 def test_every_quote_is_a_speakers_own_words_and_the_speaker_named_said_them(qmsum_digest):
@@ -138,7 +153,7 @@ def test_eval_digest_reports_held_apart_folds_and_names_bad_lines(fixtures, tmp_
     assert len(problems) == 2 and all(str(path) in p for p in problems)
     assert report.meetings == 4 and [f.meetings for f in report.folds] == [2, 2]
     s = report.overall
-    assert 0 <= s.pk <= 1 and 0 <= s.windowdiff <= 1 and s.sections >= 5
+    assert 0 <= s.pk <= 1 and 0 <= s.windowdiff <= 1 and s.sections >= min(GRID_SEGMENT["min_sections"])
     assert 0 < s.rouge[0] < 1 and 0 < s.base_rouge[0] < 1
     lines = report_lines(report)
     assert lines[0].startswith("4 meetings") and "held-apart" in lines[0]
@@ -283,7 +298,9 @@ def test_chinese_headings_are_one_phrase_and_hooks_read_as_a_start(fixtures):
     text = (fixtures / "transcripts/zh-talk.txt").read_text(encoding="utf-8")
     paras = [re.sub(r"[“”\"]", "", p.strip("• ").strip()) for p in text.splitlines() if p.startswith("•")]
     transcript = prepare([Turn("郑博元" if i % 3 else "小珺", p) for i, p in enumerate(paras)])
-    digest = extractive_digest(transcript, title="110", language="zh")
+    # Five sections at least, more than this talk's length asks for: more headings to check.
+    five = DigestOptions(segment=SegmentOptions(min_sections=5))
+    digest = extractive_digest(transcript, title="110", language="zh", options=five)
     assert len(digest.sections) >= 5
     for s in digest.sections:
         assert not _keyword_list(s.topic), s.topic

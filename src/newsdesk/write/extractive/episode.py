@@ -77,8 +77,8 @@ class DigestOptions:
     summary_max: int = 9
     max_bullets: int = 4
     lines_per_bullet: int = 40  # a section gets one more bullet per this many lines, up to max_bullets
-    # A talk gets one section per this much speech (5 at least). Chosen on QMSum's validation meetings
-    # (Pk 0.386-0.389 at 3,000 and 4,000, 0.381-0.383 from 5,000 up, where every meeting gets 5); the
+    # A talk gets one section per this much speech (segment.min_sections at least). Chosen on QMSum's
+    # validation meetings (Pk 0.386-0.389 at 3,000 and 4,000, 0.381-0.383 from 5,000 up); the
     # model-written digest's plan keeps its finer 1,200 (write/episode_plan.py), as the reference digest has.
     tokens_per_section: int = 4000
 
@@ -169,14 +169,19 @@ def quotable(s: Sentence, options: DigestOptions) -> bool:
     return s.whole and options.min_words <= s.words <= options.max_words
 
 
+def section_count(transcript: Transcript, options: DigestOptions) -> int:
+    """One section per tokens_per_section of speech, between min_sections and max_sections."""
+    seg = options.segment
+    tokens = sum(estimate_tokens(ln.text) for ln in transcript.lines)
+    return max(seg.min_sections, min(seg.max_sections, tokens // options.tokens_per_section))
+
+
 def segment(transcript: Transcript, options: DigestOptions) -> list[tuple[int, int]]:
-    """Section spans: one section per tokens_per_section of speech, min_sections at least."""
+    """Section spans: the least-scatter cut into section_count sections."""
     seg = options.segment
     vectors = transcript.lexical if seg.vectors == "lexical" else transcript.line_vectors
-    tokens = sum(estimate_tokens(ln.text) for ln in transcript.lines)
-    count = max(seg.min_sections, min(seg.max_sections, tokens // options.tokens_per_section))
     words = [length(ln.text) for ln in transcript.lines]
-    return spans(optimal_starts(vectors, words, seg, count), len(transcript.lines))
+    return spans(optimal_starts(vectors, words, seg, section_count(transcript, options)), len(transcript.lines))
 
 
 @dataclass

@@ -31,9 +31,11 @@ from newsdesk.text.sentences import terms
 class SegmentOptions:
     # Defaults: chosen on QMSum's validation meetings only (`newsdesk eval digest`).
     vectors: str = "lexical"  # lexical (term counts) | use (sentence embeddings, summed per block)
-    block_words: int = 100  # lines are merged into blocks of at least this many words
+    block_words: int = 200  # lines are merged into blocks of at least this many words
     dims: int = 10  # LSA directions kept of the blocks' tf-idf (0: the tf-idf itself)
-    min_sections: int = 5
+    # Two at least (all five held-apart folds chose 2 of 2-5): a short talk is not cut into five
+    # sections its topics do not have; a long one still gets one per tokens_per_section of speech.
+    min_sections: int = 2
     max_sections: int = 40
     # TextTiling's parameters (the baseline, `section_starts`):
     window: int = 45  # lines on each side of a gap
