@@ -58,6 +58,7 @@ def test_run_builds_every_edition_then_a_rerun_does_nothing(tmp_path):
     # A re-read keeps what was fetched for an item (full text, paywall finding, transcript).
     assert second.facts["items_new"] == 0 and second.facts["items_updated"] == 0
     assert second.facts["items_clustered"] == 0
+    assert first.facts["episodes"] == 1 and second.facts["episodes"] == 0  # the digest read back, not written
     assert second.facts["site_files_written"] == 0
     assert second.facts["search_indexed"] == 0
     with engine.connect() as conn:

@@ -63,8 +63,9 @@ def episode_stage(engine: Engine, settings: Settings, writers: Writers, *, caps:
     from newsdesk.editions.episode import episode_editions
 
     due = episodes(engine)
+    written = 0
     for done, ep in enumerate(due, 1):
-        episode_editions(
+        results = episode_editions(
             engine,
             settings,
             writers,
@@ -73,5 +74,7 @@ def episode_stage(engine: Engine, settings: Settings, writers: Writers, *, caps:
             number=(ep["extra"] or {}).get("episode"),
             aired=ep["published_at"],
         )
+        written += any(not r.reused for r in results)
         progress(done, len(due))
-    return {"episodes": len(due)}
+    # Counts the episodes whose digest was written now: one read back unchanged is no work done.
+    return {"episodes": written}
