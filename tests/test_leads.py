@@ -125,3 +125,32 @@ def test_a_sales_line_never_leads():
     }
     lead = lead_sentences([windsurf], "en", {"gpt-5.4"}, set())
     assert [s.text for s in lead] == ["GPT-5.4 is now available in Windsurf with multiple reasoning effort levels."]
+
+
+def test_a_lead_tells_one_claim_once_even_with_a_clause_added():
+    """The Codex-on-Windows card (a real replay, 03-05) told its news twice: the feed summary repeats the
+    core_point's first sentence and adds a clause, so most of the shorter sentence is in the longer."""
+    from newsdesk.eval.cards import repeated_fact
+    from newsdesk.write.extractive.card import lead_sentences
+
+    codex = {
+        "item_id": 1,
+        "source_name": "OpenAI YouTube",
+        "material_level": "summary",
+        "summary": "OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。",
+        "extra": {
+            "core_point": "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。Windows 用户可以获得完整的 Codex 应用体验，"
+            "包括一个原生的代理沙盒以及对 PowerShell 等 Windows 开发者环境的支持。这扩大了 Codex 开发工具的可及性。",
+            "highlights": [
+                "亮点1：Codex 应用正式在 Windows 平台上线。",
+                "亮点2：Windows 版本提供原生代理沙盒和对 PowerShell 等开发环境的支持。",
+            ],
+        },
+    }
+    lead = [
+        s.text
+        for s in lead_sentences([codex], "zh", {"codex", "windows"}, set(), headline="The Codex app is now on Windows")
+    ]
+    assert lead[0] == "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。"
+    assert "OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。" not in lead
+    assert not repeated_fact(lead), lead

@@ -242,7 +242,9 @@ def lead_sentences(
             continue
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
-        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])):
+        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
+            repeats(s.text, c.text) for c in chosen
+        ):
             continue
         chosen.append(s)
         earlier.append(shingles(s.text))
@@ -256,6 +258,16 @@ def paraphrases(sentence: str, said: list[str]) -> bool:
     已使其转型为显著的碳汇" after "加州理工团队通过卫星数据证实，…已使其转变为碳汇")."""
     own = set(terms(sentence))
     return bool(own) and any(len(own & set(terms(t))) >= 0.5 * len(own) for t in said)
+
+
+def repeats(sentence: str, chosen: str) -> bool:
+    """Most of the shorter sentence's content words are the other's: one claim told twice in one lead,
+    the longer adding a clause ("OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。" after
+    "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。"). paraphrases() measures against the new sentence
+    alone, so a restatement that adds a clause passed it; this measures against the shorter, as a reader
+    (and eval/cards.py) does. Within one lead only: an update's earlier days are paraphrases()' to judge."""
+    own, other = set(terms(sentence)), set(terms(chosen))
+    return bool(own and other) and len(own & other) >= 0.6 * min(len(own), len(other))
 
 
 def _restates(a: set[str], b: set[str]) -> bool:
