@@ -46,10 +46,13 @@ from newsdesk.text.sentences import (
     names_subject,
     near_duplicate,
     numbers,
+    resolve_pronoun,
     sentences,
     shingles,
     strip_list_marker,
+    subject_of,
     terms,
+    unframed,
 )
 
 EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
@@ -287,9 +290,15 @@ def _candidates(
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
         for kind, text in member_materials(m):
+            before: list[str] = []  # this text's sentences so far: the pronoun's antecedent is among them
             for order, raw in enumerate(sentences(text)):
                 s = closed(strip_list_marker(raw))
                 unstopped = s != strip_list_marker(raw)  # a line the feed printed without its full stop
+                # "文章指出，X" states X; "他提出了…" after "吴恩达在访谈中呼吁…" is 吴恩达's: each read alone.
+                s, told = unframed(s), s
+                if s == told and (resolved := resolve_pronoun(s, _antecedent(before))) != s:
+                    s = resolved
+                before.append(told)
                 flat = re.sub(r"\W+", "", s.lower())
                 if (
                     flat in seen
@@ -311,6 +320,16 @@ def _candidates(
                 rank = (_lang(s) != language, unstopped, MATERIAL_RANK[kind], -min(facts, 6), order)
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     return sorted(candidates, key=lambda c: c[0])
+
+
+def _antecedent(before: list[str]) -> str:
+    """The subject the nearest earlier sentence named, for a pronoun that points back to it."""
+    for sentence in reversed(before):
+        if named := subject_of(sentence):
+            return named
+        if not re.match(r"^(?:他们|她们|他|她)", sentence):  # a sentence about someone else ends the chain
+            return ""
+    return ""
 
 
 def _lang(text: str) -> str:
