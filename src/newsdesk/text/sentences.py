@@ -116,6 +116,7 @@ _SETTING = re.compile(r"^在[^，。,]{1,30}[中上里]，")
 _SUBJECT_TAGS = ("n", "b", "j", "eng", "vn", "x", "uj")  # a noun phrase: nouns, names, "高级", "研究团队", "的"
 _NAME_TAGS = ("nr", "nrt", "nrfg", "ns", "nt", "nz", "eng", "j")
 _PREDICATE_TAGS = ("v", "p", "d", "c")
+_JOINS = ("与", "和", "及", "、", "&")
 # The piece or its writer as a subject: a pronoun that points to them is no news's subject.
 _ARTICLE_SUBJECT = re.compile(r"文章|本文|该文|此文|作者|笔者|报道|视频|节目|播客|本期")
 
@@ -130,12 +131,15 @@ def subject_of(sentence: str) -> str:
     phrase: list[tuple[str, str]] = []
     following = ""
     for word, tag in tagged(s[:40]):
+        if word in _JOINS and phrase:  # "华为与香港城市大学联合团队": one subject of two names
+            phrase.append((word, "c"))
+            continue
         if tag.startswith(_SUBJECT_TAGS) and (tag != "x" or not word.strip()) or tag in _NAME_TAGS:
             phrase.append((word, tag))
             continue
         following = tag
         break
-    while phrase and (phrase[-1][1] in ("uj", "x") or not phrase[-1][0].strip()):
+    while phrase and (phrase[-1][1] in ("uj", "x", "c") or not phrase[-1][0].strip()):
         phrase.pop()
     text = "".join(w for w, _ in phrase).strip()
     named = any(tag in _NAME_TAGS and w.upper() != "AI" for w, tag in phrase)

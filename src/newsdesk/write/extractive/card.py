@@ -312,8 +312,10 @@ def _candidates(
                 ):
                     continue
                 seen.add(flat)
-                found = set(terms(s))
-                facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
+                # Its facts as its text states them: a subject put for "他" is no fact of its own (it
+                # would rank the sentence above the one that named the subject first).
+                found = set(terms(told))
+                facts = len(numbers(told)) + len(found & key_terms) + sum(1 for n in names if n in told.lower())
                 # Full text, then the source's structured summary, then the feed summary: a summary is an
                 # abridgement, the body is what was said. The sentence's own language, not the item's: a
                 # harvest item under an English headline is summarised in Chinese.
