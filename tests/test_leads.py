@@ -213,3 +213,4 @@ def test_subject_of_and_resolve_pronoun():
     assert resolve_pronoun("他提出了新版图灵测试。", "") == "他提出了新版图灵测试。"
     assert unframed("文章指出，今年的Multi-Agent已演进为Agent集群。") == "今年的Multi-Agent已演进为Agent集群。"
     assert unframed("文章探讨了注意力机制。") == "文章探讨了注意力机制。"
+    assert unframed("文章报道了拓竹的创业故事。") == "文章报道了拓竹的创业故事。"  # a noun phrase, no statement

@@ -155,11 +155,10 @@ def resolve_pronoun(sentence: str, subject: str) -> str:
     return subject + sentence.strip()[found.end() :] if found and subject else sentence
 
 
-# The article as the sayer of a statement that stands alone after it: "文章指出，X…", "文章报道了X…",
+# The article as the sayer of a statement that stands alone after it: "文章指出，X…", "文章宣布X…",
 # "文章聚焦 MiniMax 首份年报中的关键财务亮点：收入…". The statement is the news; the frame is not.
-_FRAME = re.compile(
-    r"^(?:文章|本文|该文)(?:指出|报道了?|宣布|披露了?|称)[，,：:]?|^(?:文章|本文|该文)聚焦(?=[^，。：:]{2,40}[：:])"
-)
+# Only verbs whose object is a clause: "文章报道了拓竹的创业故事" would leave a noun phrase.
+_FRAME = re.compile(r"^(?:文章|本文|该文)(?:指出|宣布|称)[，,：:]?|^(?:文章|本文|该文)聚焦(?=[^，。：:]{2,40}[：:])")
 
 
 def unframed(sentence: str) -> str:
