@@ -15,7 +15,10 @@ What it holds, all taken from the event's members:
   figure, sentence or claim told twice, nor the headline again); never a cut-off sentence, page
   furniture, a list's marker ("③ "), a sentence opening on a word that points back ("这…", "此外…",
   "It …") or on a verb whose subject the cut left out, or a sentence about the article ("深度解读…",
-  "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+  "本文介绍了…", "this post explores…": it tells what one could read, not what happened); a "他/她…"
+  whose text named its subject just before reads as that subject ("吴恩达提出了…"), and a statement
+  framed by the article ("文章指出，X") is told without the frame; one claim told once even where a
+  second sentence repeats it with a clause added;
 - where no sentence can lead (titles only, a summary that is a byline), one line saying only the
   headline is known (`headline_only`; says_headline_only() reads it from a stored body);
 - for each later day an outlet first reported it (`growth`), an update paragraph: what that day's
