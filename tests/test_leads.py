@@ -125,3 +125,92 @@ def test_a_sales_line_never_leads():
     }
     lead = lead_sentences([windsurf], "en", {"gpt-5.4"}, set())
     assert [s.text for s in lead] == ["GPT-5.4 is now available in Windsurf with multiple reasoning effort levels."]
+
+
+def test_a_lead_tells_one_claim_once_even_with_a_clause_added():
+    """The Codex-on-Windows card (a real replay, 03-05) told its news twice: the feed summary repeats the
+    core_point's first sentence and adds a clause, so most of the shorter sentence is in the longer."""
+    from newsdesk.eval.cards import repeated_fact
+    from newsdesk.write.extractive.card import lead_sentences
+
+    codex = {
+        "item_id": 1,
+        "source_name": "OpenAI YouTube",
+        "material_level": "summary",
+        "summary": "OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。",
+        "extra": {
+            "core_point": "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。Windows 用户可以获得完整的 Codex 应用体验，"
+            "包括一个原生的代理沙盒以及对 PowerShell 等 Windows 开发者环境的支持。这扩大了 Codex 开发工具的可及性。",
+            "highlights": [
+                "亮点1：Codex 应用正式在 Windows 平台上线。",
+                "亮点2：Windows 版本提供原生代理沙盒和对 PowerShell 等开发环境的支持。",
+            ],
+        },
+    }
+    lead = [
+        s.text
+        for s in lead_sentences([codex], "zh", {"codex", "windows"}, set(), headline="The Codex app is now on Windows")
+    ]
+    assert lead[0] == "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。"
+    assert "OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。" not in lead
+    assert not repeated_fact(lead), lead
+
+
+# Real harvest lines of 2026-03-02 whose cards a reader stopped at: MiniMax's opened on a claim with no
+# subject (its one sentence naming MiniMax was framed "文章聚焦…："), Coinbase's on "团队…" (its
+# sentences naming Coinbase were about the talk, the next one opened on "他"), Andrew Ng's on a
+# summary of the interview (his own claims open on "他").
+REAL_LEADS = {
+    # "他们设计了…" read as the team's stays behind the sentence that named the team first.
+    "喝杯咖啡或帮助抗癌？华人团队打造咖啡因+CRISPR黑科技，能激活体内基因编辑": "美国德州农工大学的研究团队开发出",
+    "MiniMax 财报发布：首份大模型成绩单": "MiniMax首份年报中的关键财务亮点：",
+    "How Coinbase scaled AI to 1,000+ engineers | Chintan Turakhia": "Coinbase高级工程总监Chintan Turakhia将AI视为",
+    "吴恩达复盘百度岁月：我带过的自动驾驶、智能音箱都成了！Altman 我也带过，但 Gemini 3 比 ChatGPT 强": "吴恩达提出了",
+}
+
+
+def _harvest_member(row: dict, item_id: int = 1) -> dict:
+    return {
+        "item_id": item_id,
+        "source_name": row["source"],
+        "title": row["title"],
+        "material_level": "summary",
+        "summary": row["summary"],
+        "language": "zh",
+        "extra": {"core_point": row["core_point"], "highlights": row["highlights"]},
+    }
+
+
+@pytest.mark.parametrize("title", list(REAL_LEADS))
+def test_the_opening_names_its_subject_not_a_pronoun_or_the_article(fixtures, title):
+    from newsdesk.eval.cards import repeated_fact, tells_other_event
+    from newsdesk.eval.editorial import describes_article as reads_about_article
+    from newsdesk.text.sentences import dangling_opening, terms
+    from newsdesk.write.extractive.card import lead_sentences, member_material
+
+    rows = [json.loads(line) for line in open(fixtures / "news/ai-daily-harvest.jsonl", encoding="utf-8")]
+    member = _harvest_member(next(r for r in rows if r["title"] == title))
+    lead = [s.text for s in lead_sentences([member], "zh", set(terms(title)), set(), headline=title)]
+    assert lead and lead[0].startswith(REAL_LEADS[title]), lead
+    first = lead[0]
+    assert not dangling_opening(first) and not reads_about_article(first) and not tells_other_event(title, first)
+    assert not repeated_fact(lead), lead
+    result = check_output(title + "\n\n" + "".join(lead), [member_material(member)], language="zh")
+    assert result.passed, [f.detail for f in result.errors]
+
+
+def test_subject_of_and_resolve_pronoun():
+    from newsdesk.text.sentences import resolve_pronoun, subject_of, unframed
+
+    assert subject_of("吴恩达在访谈中呼吁为AGI概念降温。") == "吴恩达"
+    assert subject_of("在播客节目《How I AI》中，嘉宾Jesse Genet分享了如何使用五个代理。") == "嘉宾Jesse Genet"
+    assert subject_of("美国密苏里大学的研究团队在《PNAS Nexus》上发表了研究。") == "美国密苏里大学的研究团队"
+    assert subject_of("华为与香港城市大学联合团队在CVRPLib竞赛中夺冠。").startswith("华为与香港城市大学")
+    assert subject_of("文章分享了作者的经验。") == ""  # the article is no news's subject
+    assert subject_of("研究团队提出新方法。") == ""  # no name: whose team is not known
+    assert resolve_pronoun("他提出了新版图灵测试。", "吴恩达") == "吴恩达提出了新版图灵测试。"
+    assert resolve_pronoun("它石智航由陈亦伦创立。", "吴恩达") == "它石智航由陈亦伦创立。"
+    assert resolve_pronoun("他提出了新版图灵测试。", "") == "他提出了新版图灵测试。"
+    assert unframed("文章指出，今年的Multi-Agent已演进为Agent集群。") == "今年的Multi-Agent已演进为Agent集群。"
+    assert unframed("文章探讨了注意力机制。") == "文章探讨了注意力机制。"
+    assert unframed("文章报道了拓竹的创业故事。") == "文章报道了拓竹的创业故事。"  # a noun phrase, no statement

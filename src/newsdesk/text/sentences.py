@@ -108,6 +108,66 @@ def names_subject(sentence: str) -> bool:
     return not first or first.group(0)[0].isupper() and not first.group(0).endswith("ing")
 
 
+# A third person's pronoun opening a sentence ("他提出了…", "她将每个代理视为…"): it points back to
+# the subject the text's earlier sentence named. "它" is left alone: it opens names ("它石智航").
+_PRONOUN = re.compile(r"^(?:他们|她们|他|她)(?=[^\W\d_])")
+# A setting before the subject: "在播客节目《How I AI》中，嘉宾 Jesse Genet 分享了…".
+_SETTING = re.compile(r"^在[^，。,]{1,30}[中上里]，")
+_SUBJECT_TAGS = ("n", "b", "j", "eng", "vn", "x", "uj")  # a noun phrase: nouns, names, "高级", "研究团队", "的"
+_NAME_TAGS = ("nr", "nrt", "nrfg", "ns", "nt", "nz", "eng", "j")
+_PREDICATE_TAGS = ("v", "p", "d", "c")
+_JOINS = ("与", "和", "及", "、", "&")
+# The piece or its writer as a subject: a pronoun that points to them is no news's subject.
+_ARTICLE_SUBJECT = re.compile(r"文章|本文|该文|此文|作者|笔者|报道|视频|节目|播客|本期")
+
+
+def subject_of(sentence: str) -> str:
+    """The named subject a Chinese sentence opens on ("吴恩达", "Coinbase高级工程总监Chintan Turakhia",
+    "美国密苏里大学的研究团队"), after a setting ("在…中，"), where it is a noun phrase holding a
+    name and a predicate follows it; else "". Never the article or its writer."""
+    s = _SETTING.sub("", sentence.strip())
+    if not is_cjk(s):
+        return ""
+    phrase: list[tuple[str, str]] = []
+    following = ""
+    for word, tag in tagged(s[:40]):
+        if word in _JOINS and phrase:  # "华为与香港城市大学联合团队": one subject of two names
+            phrase.append((word, "c"))
+            continue
+        if tag.startswith(_SUBJECT_TAGS) and (tag != "x" or not word.strip()) or tag in _NAME_TAGS:
+            phrase.append((word, tag))
+            continue
+        following = tag
+        break
+    while phrase and (phrase[-1][1] in ("uj", "x", "c") or not phrase[-1][0].strip()):
+        phrase.pop()
+    text = "".join(w for w, _ in phrase).strip()
+    named = any(tag in _NAME_TAGS and w.upper() != "AI" for w, tag in phrase)
+    if not named or not following.startswith(_PREDICATE_TAGS) or _ARTICLE_SUBJECT.search(text) or len(text) > 30:
+        return ""
+    return text
+
+
+def resolve_pronoun(sentence: str, subject: str) -> str:
+    """The sentence with the pronoun it opens on ("他…") replaced by the subject an earlier sentence
+    named, so it can be read alone; as it is where it opens on none, or no subject is known."""
+    found = _PRONOUN.match(sentence.strip())
+    return subject + sentence.strip()[found.end() :] if found and subject else sentence
+
+
+# The article as the sayer of a statement that stands alone after it: "文章指出，X…", "文章宣布X…",
+# "文章聚焦 MiniMax 首份年报中的关键财务亮点：收入…". The statement is the news; the frame is not.
+# Only verbs whose object is a clause: "文章报道了拓竹的创业故事" would leave a noun phrase.
+_FRAME = re.compile(r"^(?:文章|本文|该文)(?:指出|宣布|称)[，,：:]?|^(?:文章|本文|该文)聚焦(?=[^，。：:]{2,40}[：:])")
+
+
+def unframed(sentence: str) -> str:
+    """The statement an article-framed sentence reports, without the frame; else the sentence."""
+    s = sentence.strip()
+    rest = _FRAME.sub("", s, count=1)
+    return rest if rest != s and rest and is_cjk(rest) else sentence
+
+
 def closed(line: str) -> str:
     """A whole statement a feed printed without its full stop ("Carlsen will bring his reputation to
     the company's brand", a changelog's line) with one added; any other text as it is. Only what is

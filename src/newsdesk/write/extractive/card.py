@@ -15,7 +15,10 @@ What it holds, all taken from the event's members:
   figure, sentence or claim told twice, nor the headline again); never a cut-off sentence, page
   furniture, a list's marker ("③ "), a sentence opening on a word that points back ("这…", "此外…",
   "It …") or on a verb whose subject the cut left out, or a sentence about the article ("深度解读…",
-  "本文介绍了…", "this post explores…": it tells what one could read, not what happened);
+  "本文介绍了…", "this post explores…": it tells what one could read, not what happened); a "他/她…"
+  whose text named its subject just before reads as that subject ("吴恩达提出了…"), and a statement
+  framed by the article ("文章指出，X") is told without the frame; one claim told once even where a
+  second sentence repeats it with a clause added;
 - where no sentence can lead (titles only, a summary that is a byline), one line saying only the
   headline is known (`headline_only`; says_headline_only() reads it from a stored body);
 - for each later day an outlet first reported it (`growth`), an update paragraph: what that day's
@@ -46,10 +49,13 @@ from newsdesk.text.sentences import (
     names_subject,
     near_duplicate,
     numbers,
+    resolve_pronoun,
     sentences,
     shingles,
     strip_list_marker,
+    subject_of,
     terms,
+    unframed,
 )
 
 EXTRACTIVE = "extractive"  # the analyses' model column for a card chosen from the material by code
@@ -242,7 +248,9 @@ def lead_sentences(
             continue
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
-        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])):
+        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
+            repeats(s.text, c.text) for c in chosen
+        ):
             continue
         chosen.append(s)
         earlier.append(shingles(s.text))
@@ -256,6 +264,16 @@ def paraphrases(sentence: str, said: list[str]) -> bool:
     已使其转型为显著的碳汇" after "加州理工团队通过卫星数据证实，…已使其转变为碳汇")."""
     own = set(terms(sentence))
     return bool(own) and any(len(own & set(terms(t))) >= 0.5 * len(own) for t in said)
+
+
+def repeats(sentence: str, chosen: str) -> bool:
+    """Most of the shorter sentence's content words are the other's: one claim told twice in one lead,
+    the longer adding a clause ("OpenAI 的 Codex 应用正式登陆 Windows，提供原生 Agent 沙箱支持。" after
+    "OpenAI 宣布 Codex 应用现已登陆 Windows 平台。"). paraphrases() measures against the new sentence
+    alone, so a restatement that adds a clause passed it; this measures against the shorter, as a reader
+    (and eval/cards.py) does. Within one lead only: an update's earlier days are paraphrases()' to judge."""
+    own, other = set(terms(sentence)), set(terms(chosen))
+    return bool(own and other) and len(own & other) >= 0.6 * min(len(own), len(other))
 
 
 def _restates(a: set[str], b: set[str]) -> bool:
@@ -275,9 +293,15 @@ def _candidates(
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
         for kind, text in member_materials(m):
+            before: list[str] = []  # this text's sentences so far: the pronoun's antecedent is among them
             for order, raw in enumerate(sentences(text)):
                 s = closed(strip_list_marker(raw))
                 unstopped = s != strip_list_marker(raw)  # a line the feed printed without its full stop
+                # "文章指出，X" states X; "他提出了…" after "吴恩达在访谈中呼吁…" is 吴恩达's: each read alone.
+                s, told = unframed(s), s
+                if s == told and (resolved := resolve_pronoun(s, _antecedent(before))) != s:
+                    s = resolved
+                before.append(told)
                 flat = re.sub(r"\W+", "", s.lower())
                 if (
                     flat in seen
@@ -291,14 +315,26 @@ def _candidates(
                 ):
                     continue
                 seen.add(flat)
-                found = set(terms(s))
-                facts = len(numbers(s)) + len(found & key_terms) + sum(1 for n in names if n in s.lower())
+                # Its facts as its text states them: a subject put for "他" is no fact of its own (it
+                # would rank the sentence above the one that named the subject first).
+                found = set(terms(told))
+                facts = len(numbers(told)) + len(found & key_terms) + sum(1 for n in names if n in told.lower())
                 # Full text, then the source's structured summary, then the feed summary: a summary is an
                 # abridgement, the body is what was said. The sentence's own language, not the item's: a
                 # harvest item under an English headline is summarised in Chinese.
                 rank = (_lang(s) != language, unstopped, MATERIAL_RANK[kind], -min(facts, 6), order)
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     return sorted(candidates, key=lambda c: c[0])
+
+
+def _antecedent(before: list[str]) -> str:
+    """The subject the nearest earlier sentence named, for a pronoun that points back to it."""
+    for sentence in reversed(before):
+        if named := subject_of(sentence):
+            return named
+        if not re.match(r"^(?:他们|她们|他|她)", sentence):  # a sentence about someone else ends the chain
+            return ""
+    return ""
 
 
 def _lang(text: str) -> str:
