@@ -4,6 +4,8 @@ in every class, in both languages."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import PACK
 from typer.testing import CliRunner
@@ -166,3 +168,21 @@ def test_the_demo_sites_plurals_agree_with_their_numbers(demo_store):
     lint_site(report, folder / "site")
     assert report.pages > 10
     assert report.findings == []
+
+
+@pytest.mark.slow
+def test_a_replayed_real_week_is_at_zero_in_every_class(fixtures, tmp_path):
+    """Real news, as `newsdesk ingest --from` replays it: the harvest's week 2026-03-02 … 03-08 (W10:
+    GPT-5.4, MiniMax's first annual report, the Qwen lead's departure), every stage to the dailies."""
+    week = tmp_path / "w10.jsonl"
+    with (fixtures / "news" / "ai-daily-harvest.jsonl").open(encoding="utf-8") as f:
+        rows = [line for line in f if "2026-03-02" <= json.loads(line).get("pub_date", "")[:10] <= "2026-03-08"]
+    week.write_text("".join(rows), encoding="utf-8")
+    s = Settings(data_dir=str(tmp_path), site_dir=str(tmp_path / "site"), write=WriteSettings(by="extractive"))
+    engine = open_store(s.database)
+    stages = ["ingest", "cluster", "stories", "rank", "write", "daily"]
+    assert run_pipeline(engine, s, stages=stages, source=week).problems == []
+    report = lint_store(engine, "2026-03-02", "2026-03-08")
+    engine.dispose()
+    assert len(rows) >= 100 and report.cards["zh"] == report.cards["en"] >= 80
+    assert {kind: report.count(kind) for kind in CLASSES} == dict.fromkeys(CLASSES, 0), "\n".join(report_lines(report))
