@@ -27,9 +27,9 @@ How an item is matched to an event:
    use adds up to `term_weight`.
 4b. Evidence beyond a topic (`_unsupported`): an item or event with little material (a title,
    a line) joins only on a shared anchor or the same release; a cross-language join where both
-   sides name things in Latin letters needs an anchor, the release or rare shared words unless
-   its cosine reaches `bare_cross_language`. A shared product word ("Codex", "Claude Code") is
-   a topic, not a happening.
+   sides name things in Latin letters needs an anchor, the release, a name of its own (3b) or rare
+   shared words unless its cosine reaches `bare_cross_language`. A shared product word ("Codex",
+   "Claude Code") is a topic, not a happening.
 5. A score just around the threshold may be put to an arbiter (an LLM), within a budget. Its
    split stands: that item, and any copy of it, is never placed into that event afterwards
    (`Placement.ruling`; the store keeps rulings and hands them back through `rule_apart`).
@@ -590,7 +590,7 @@ class Clusterer:
         or the same release (near-identical text and headlines are matched before this). Across
         languages the threshold is low (translations are not close to an encoder), so a
         cross-language join on cosine alone needs `bare_cross_language`, unless an anchor, the
-        same release or rare words say it is one happening."""
+        same release, a name of its own or rare words say it is one happening."""
         cfg = self.config
         specific = [e for e in evidence if e != "words"]
         if (_thin(doc, cfg) or ev.thin) and not specific:
