@@ -437,3 +437,43 @@ def test_a_newsletter_issue_titled_by_its_stories_is_a_roundup():
         "In the Estonian parliamentary election, the Reform Party, led by Kaja Kallas, wins the most seats in the Riigikogu."
     )
     assert not is_roundup("英伟达营收681亿美元，同比增长73%，净利润430亿美元，数据中心业务创新高")
+
+
+CROSS_NAMED = [
+    (
+        "c1",
+        5,
+        2,
+        "zh",
+        "Lumora开源周第一弹：FluxKernel，专为英伟达GPU优化的解码内核",
+        "Lumora“开源周”首日发布FluxKernel，面向变长序列推理优化，已在生产环境中使用。",
+    ),
+    ("c2", 5, 4, "en", "FluxKernel: efficient decoding kernels for Nvidia GPUs", ""),
+]
+
+
+def test_a_latin_name_only_a_chinese_and_an_english_headline_write_makes_them_one_event(embedder):
+    """DeepSeek's FlashMLA in the demo week: a Chinese report and an English title two hours later,
+    cosine ≈0.55 (below `bare_cross_language`), share a product's own name in both headlines and no
+    anchor. A name only they carry in the window is the happening's; one that other reports of the
+    window carry (a kernel the week talks about) proves nothing across languages."""
+    got = _place(embedder, NOISE + CROSS_NAMED)
+    assert got["c1"] == got["c2"]
+    apart = _place(embedder, NOISE + CROSS_NAMED, ClusterConfig(name_cross_cosine=1.01))
+    assert apart["c1"] != apart["c2"]
+    crowd = [
+        (
+            "f1",
+            3,
+            20,
+            "en",
+            "Why everyone is talking about FluxKernel",
+            "A look at the hype around the kernel and GPU clouds.",
+        ),
+        ("f2", 4, 10, "zh", "FluxKernel 作者访谈：从实习生项目到开源明星", "我们和作者聊了聊这个项目的来龙去脉。"),
+    ]
+    talked = _place(embedder, NOISE + crowd + CROSS_NAMED)
+    assert talked["c1"] != talked["c2"]
+    later = [CROSS_NAMED[0], (*CROSS_NAMED[1][:1], 6, *CROSS_NAMED[1][2:])]  # a day later: not the launch coverage
+    late = _place(embedder, NOISE + later)
+    assert late["c1"] != late["c2"]

@@ -46,6 +46,7 @@ from newsdesk.store.schema import (
 from newsdesk.text.sentences import length, sentences
 from newsdesk.write.digest import parse_digest
 from newsdesk.write.extractive.card import extractive_card, member_text, says_headline_only
+from newsdesk.write.extractive.english import HEADLINE_ONLY, english_members
 from newsdesk.write.extractive.segment import SegmentOptions
 from newsdesk.write.transcript import find_quotes
 
@@ -239,7 +240,12 @@ def test_offline_every_daily_card_leads_with_a_sentence_of_its_own_material(offl
                 brief = briefs.setdefault(card["event_id"], event_brief(conn, card["event_id"]))
                 body = card["analysis"]["body"]
                 own = [x for m in brief["members"] for x in sentences(member_text(m)) if length(x) >= 4]
-                if own:  # a sentence of the members' own text leads the card
+                if d.language == "en" and body.startswith(HEADLINE_ONLY.split(":")[0]):
+                    # English headlines only over another language's text (DeepGEMM: a Hacker News title and
+                    # InfoQ's Chinese report, one event): the English card says so in one line (english.py).
+                    assert card["headline"] in [m["title"].strip() for m in english_members(brief["members"])]
+                    assert not any(member_text(m).strip() for m in english_members(brief["members"]))
+                elif own:  # a sentence of the members' own text leads the card
                     assert any(x in body for x in own), (d.language, card["event_id"], body[:200])
                 else:  # titles only: the headline is a member's own, and the card says in one line it is all we know
                     assert card["headline"] in [m["title"].strip() for m in brief["members"]]
@@ -254,8 +260,10 @@ def test_offline_weekly_themes_hold_only_their_own_events(offline):
         meta = conn.execute(
             select(editions.c.meta).where(editions.c.kind == "weekly", editions.c.language == "zh")
         ).scalar_one()
-        # At least three lead events, each alone gathered with the others into one section of the week's leads.
-        assert meta["extractive"] and len(meta["sections"]) >= 2
+        # At least three lead events, each alone gathered with the others into one section of the week's leads
+        # (the demo's other section was FlashMLA's Chinese and English reports, two events until the clusterer
+        # joined them on the name both headlines write).
+        assert meta["extractive"] and len(meta["sections"]) >= 1
         assert sum(len(s["events"]) for s in meta["sections"]) >= 3 and not meta["left_out"]
         for section in meta["sections"]:
             heading, *paragraphs = section["text"].split("\n\n")

@@ -19,14 +19,17 @@ How an item is matched to an event:
    product family with no versioned name in common never join.
 3b. A name only the item and the event use in the whole window (AlphaGenome, in two outlets'
    words the day it came out; or two Chinese words no other report uses) adds `name_bonus` to a same-language pair that is already close
-   (`name_cosine`) within `name_days` of the event's first report.
+   (`name_cosine`) within `name_days` of the event's first report. Across languages (zh–en) it counts
+   only for a Latin name of the item's headline that a headline of the event's reports in the other
+   language writes too (FlashMLA, DeepGEMM: Chinese AI news writes a product's own name in Latin
+   letters), at `name_cross_cosine`; a word any headline may use (headline-words.txt) is no name.
 4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
    use adds up to `term_weight`.
 4b. Evidence beyond a topic (`_unsupported`): an item or event with little material (a title,
    a line) joins only on a shared anchor or the same release; a cross-language join where both
-   sides name things in Latin letters needs an anchor, the release or rare shared words unless
-   its cosine reaches `bare_cross_language`. A shared product word ("Codex", "Claude Code") is
-   a topic, not a happening.
+   sides name things in Latin letters needs an anchor, the release, a name of its own (3b) or rare
+   shared words unless its cosine reaches `bare_cross_language`. A shared product word ("Codex",
+   "Claude Code") is a topic, not a happening.
 5. A score just around the threshold may be put to an arbiter (an LLM), within a budget. Its
    split stands: that item, and any copy of it, is never placed into that event afterwards
    (`Placement.ruling`; the store keeps rulings and hands them back through `rule_apart`).
@@ -57,6 +60,7 @@ from newsdesk.cluster.anchors import (
 from newsdesk.cluster.dedup import Deduper
 from newsdesk.cluster.pairs import candidates, explain, is_rumour, rows
 from newsdesk.cluster.terms import FAMILY, TermWindow, headline, is_roundup, terms
+from newsdesk.text import lexicon
 
 DAY = 86400.0
 
@@ -94,6 +98,7 @@ class ClusterConfig:
     name_cosine: float = 0.50  # ... when their texts are this close at least
     name_days: float = 0.75  # ... within this long of the event's first report (a series' next post is another day)
     name_cjk_words: int = 2  # Chinese words only the pair uses count as names from this many (one is chance)
+    name_cross_cosine: float = 0.40  # across languages: a Latin name in both headlines, when their texts are this close
     # The learned same-happening scorer (pairs.py, pair_model.py): a shipped model's name, a path to a
     # model file, or a PairModel; "" matches by the rules above. It joins an item to its most probable
     # candidate event when the probability reaches the model's threshold (or `pair_threshold`).
@@ -105,6 +110,8 @@ class ClusterConfig:
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _LATIN_TERM = re.compile(r"^[a-z]")
+# Words any headline may use ("agent", "sota", "open"): two headlines sharing one are not one happening.
+_HEADLINE_WORDS = lexicon.words("headline-words")
 
 
 def _words(text: str) -> int:
@@ -159,6 +166,7 @@ class Doc:
         if self.terms is None:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
+        self.headline_terms = terms(self.text.split("\n", 1)[0])
         if self.said is None and "\n" in self.text:
             self.said = _words(self.text.split("\n", 1)[1])
         self.subjects = subjects(self.text)
@@ -215,6 +223,7 @@ class _Event:
     thin: bool = True  # every member has little material (a title, a line): its centroid is a headline's
     roundup: bool = False  # a roundup's own event: nothing else joins it
     headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
+    headline_latin: dict = field(default_factory=dict)  # language -> Latin words its members' headlines use
     lead: tuple[str, np.ndarray] | None = None  # the first member's language and vector: what a joiner must agree with
     vectors: list = field(default_factory=list)  # the first MAX_MEMBER_VECTORS members' vectors (pairs.features)
     sources: Counter = field(default_factory=Counter)  # outlet -> members
@@ -516,14 +525,8 @@ class Clusterer:
             why.append(f"both headlines state {amount[0]} (+{cfg.amount_bonus:.2f})")
         # A name only this event's reports use in the whole window (AlphaGenome, a person's
         # name) is this happening's own, where a product word every report names is a topic.
-        own = self._own_names(doc, ev)
-        if (
-            own
-            and cfg.name_bonus
-            and lang == doc.lang  # across languages a shared Latin name is a product word (_unsupported)
-            and s >= cfg.name_cosine
-            and doc.ts - ev.first_ts <= cfg.name_days * DAY
-        ):
+        own = self._named_together(doc, ev, lang, s)
+        if own and cfg.name_bonus:
             evidence.append("name")
             score += cfg.name_bonus
             why.append(
@@ -587,7 +590,7 @@ class Clusterer:
         or the same release (near-identical text and headlines are matched before this). Across
         languages the threshold is low (translations are not close to an encoder), so a
         cross-language join on cosine alone needs `bare_cross_language`, unless an anchor, the
-        same release or rare words say it is one happening."""
+        same release, a name of its own or rare words say it is one happening."""
         cfg = self.config
         specific = [e for e in evidence if e != "words"]
         if (_thin(doc, cfg) or ev.thin) and not specific:
@@ -610,6 +613,24 @@ class Clusterer:
             if to_lead + bonus < self._threshold(doc.lang, lead_lang) - cfg.lead_slack:
                 return f"cosine {to_lead:.2f} to the event's first report: too far from what the event is about, not joined"
         return ""
+
+    def _named_together(self, doc: Doc, ev: _Event, lang: str, s: float) -> list[str]:
+        """The names of its own (`_own_names`) that make the item and the event one happening, the
+        same day: in one language, when their texts are close (`name_cosine`); across languages,
+        a Latin name both the item's headline and the event's headlines in that language write
+        (FlashMLA in a Chinese and an English headline), at `name_cross_cosine`. Elsewhere a
+        shared Latin name is a product word across languages (`_unsupported`)."""
+        cfg = self.config
+        if doc.ts - ev.first_ts > cfg.name_days * DAY:
+            return []
+        if lang == doc.lang:
+            return self._own_names(doc, ev) if s >= cfg.name_cosine else []
+        if s < cfg.name_cross_cosine:
+            return []
+        heads = ev.headline_latin.get(lang, ())
+        return [
+            t for t in self._own_names(doc, ev) if t in doc.headline_terms and t in heads and t not in _HEADLINE_WORDS
+        ]
 
     def _own_names(self, doc: Doc, ev: _Event) -> list[str]:
         """Names that the item and the event use and no other report in the window does: Latin words
@@ -639,9 +660,7 @@ class Clusterer:
     def _remember(self, doc: Doc, p: Placement) -> None:
         ev = self.events.get(p.event)
         if ev is None:
-            ev = self.events[p.event] = _Event(
-                p.event, doc.ts, doc.ts, doc.text, headline_terms=terms(doc.text.split("\n", 1)[0])
-            )
+            ev = self.events[p.event] = _Event(p.event, doc.ts, doc.ts, doc.text, headline_terms=doc.headline_terms)
         ev.first_ts = min(ev.first_ts, doc.ts)
         if doc.ts > ev.last_ts or ev.size == 0:
             ev.last_ts = max(ev.last_ts, doc.ts)
@@ -652,6 +671,7 @@ class Clusterer:
         ev.terms.update(doc.terms)
         ev.subjects |= doc.subjects
         ev.amounts |= doc.amounts
+        ev.headline_latin.setdefault(doc.lang, set()).update(t for t in doc.headline_terms if _LATIN_TERM.match(t))
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)
