@@ -78,10 +78,37 @@ def segment(value: str) -> str:
     HMM (guessing words missing from jieba's dictionary) is off on both sides: it costs a
     third of the time, and an unknown name then splits into the same pieces in the query.
     """
+    return segment_all([value])[0]
+
+
+def _segment_alone(value: str) -> str:
+    """`segment` one CJK run at a time."""
     parts = _CJK_RUN.split(value)
-    for i in range(1, len(parts), 2):  # odd positions are the CJK runs
-        parts[i] = " " + " ".join(cut_words(parts[i], hmm=False, search=True)) + " "
-    return " ".join("".join(parts).split())
+    for i in range(1, len(parts), 2):
+        parts[i] = " ".join(cut_words(parts[i], hmm=False, search=True))
+    return " ".join(" ".join(parts).split())
+
+
+_SEP = "\x00"  # between documents cut together: the store never holds NUL, and it is no CJK, word or space
+
+
+def segment_all(values: list[str]) -> list[str]:
+    """`segment` of each value, in one pass over all of them: one regular-expression split, and one
+    segmenter call for all their CJK runs, cut together one a line. jieba cuts the text between two
+    line breaks on its own and gives the line break back as a word, so each run gets the words it
+    gets alone (a call per run, a split per document cost more than the cutting)."""
+    joined = _SEP.join(values)
+    if joined.count(_SEP) != len(values) - 1:  # a NUL in a document after all: one at a time
+        return [_segment_alone(value) for value in values]
+    parts = _CJK_RUN.split(joined)
+    runs = parts[1::2]  # odd positions are the CJK runs
+    if runs:
+        cut = " ".join(cut_words("\n".join(runs), hmm=False, search=True)).split("\n")
+        if len(cut) != len(runs):  # never seen; cut them one by one rather than misplace words
+            cut = [" ".join(cut_words(run, hmm=False, search=True)) for run in runs]
+        parts[1::2] = cut
+    # A space either side of each run's words, every run of spaces one space, documents apart again.
+    return [doc.strip(" ") for doc in " ".join(" ".join(parts).split()).split(_SEP)]
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # never stored (the store drops NUL), and FTS5 ends a string at NUL
@@ -234,24 +261,28 @@ class SearchIndex:
         stamps = {(kind, ref_id): stamp for kind, ref_id, stamp in batch}
         item_ids = [i for k, i, _ in batch if k == "item"]
         event_ids = [i for k, i, _ in batch if k == "event"]
-        docs: list[tuple[str, int, str, str]] = []  # kind, id, stamp, segmented words
+        keys: list[tuple[str, int]] = []
+        texts: list[str] = []
         if item_ids:
-            for row in conn.execute(select(items.c.id, items.c.title, items.c.summary).where(items.c.id.in_(item_ids))):
-                words = segment(f"{_text(row.title)}\n{_text(row.summary)}")
-                docs.append(("item", row.id, stamps[("item", row.id)], words))
+            for ref_id, title, summary in conn.execute(
+                select(items.c.id, items.c.title, items.c.summary).where(items.c.id.in_(item_ids))
+            ):
+                keys.append(("item", ref_id))
+                texts.append(f"{_text(title)}\n{_text(summary)}")
         if event_ids:
             written: dict[int, list[str]] = {}
-            for row in conn.execute(
-                select(analyses.c.event_id, analyses.c.headline, analyses.c.body).where(
-                    analyses.c.event_id.in_(event_ids), analyses.c.status == "clean"
-                )  # what readers may see
+            for event_id, headline, body in conn.execute(
+                select(analyses.c.event_id, analyses.c.headline, analyses.c.body)
+                .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # what readers may see
+                .order_by(analyses.c.event_id, analyses.c.language)  # as SQLite's unique index gave them
             ):
-                written.setdefault(row.event_id, []).extend([row.headline, row.body])
-            for row in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):
-                words = segment("\n".join([_text(row.title), *written.get(row.id, [])]))
-                docs.append(("event", row.id, stamps[("event", row.id)], words))
-        if docs:
-            self._put(conn, docs)
+                written.setdefault(event_id, []).extend([headline, body])
+            for ref_id, title in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):
+                keys.append(("event", ref_id))
+                texts.append("\n".join([_text(title), *written.get(ref_id, [])]))
+        if keys:
+            words = segment_all(texts)  # one segmenter call for the batch
+            self._put(conn, [(k, i, stamps[(k, i)], w) for (k, i), w in zip(keys, words, strict=True)])
 
     def _put(self, conn: Connection, docs: list[tuple[str, int, str, str]]) -> None:
         """Write a batch of documents with one statement per table (executemany)."""
@@ -264,15 +295,24 @@ class SearchIndex:
                 [{"k": k, "i": i, "s": s, "b": b} for k, i, s, b in docs],
             )
             return
-        rows = [{"r": i * 2 + _KINDS[k], "b": b} for k, i, _, b in docs]
-        conn.execute(text("DELETE FROM search_fts WHERE rowid = :r"), [{"r": r["r"]} for r in rows])
-        conn.execute(text("INSERT INTO search_fts (rowid, body) VALUES (:r, :b)"), rows)
-        conn.execute(
-            text(
-                "INSERT INTO search_docs (kind, ref_id, stamp) VALUES (:k, :i, :s)"
-                " ON CONFLICT (kind, ref_id) DO UPDATE SET stamp = excluded.stamp"
-            ),
-            [{"k": k, "i": i, "s": s} for k, i, s, _ in docs],
+        rows = [(i * 2 + _KINDS[k], b) for k, i, _, b in docs]
+        # FTS5 has no upsert: the old row of a document already indexed goes first. Most of a
+        # catch-up is new documents, and a delete costs FTS5 a lookup each: only those it holds.
+        held = [
+            tuple(r)
+            for r in conn.exec_driver_sql(
+                f"SELECT rowid FROM search_fts WHERE rowid IN ({','.join(str(r) for r, _ in rows)})"
+            )
+        ]
+        if held:
+            conn.exec_driver_sql("DELETE FROM search_fts WHERE rowid = ?", held)
+        # Positional parameters straight to the driver: SQLAlchemy's per-row parameter handling cost
+        # more than the inserts.
+        conn.exec_driver_sql("INSERT INTO search_fts (rowid, body) VALUES (?, ?)", rows)
+        conn.exec_driver_sql(
+            "INSERT INTO search_docs (kind, ref_id, stamp) VALUES (?, ?, ?)"
+            " ON CONFLICT (kind, ref_id) DO UPDATE SET stamp = excluded.stamp",
+            [(k, i, s) for k, i, s, _ in docs],
         )
 
     def _delete(self, conn: Connection, keys: list[tuple[str, int]]) -> None:
