@@ -31,6 +31,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from operator import itemgetter
 
 import nh3
 from sqlalchemy import func, or_, select, text
@@ -132,6 +133,10 @@ def _text(fragment: str | None) -> str:
 
 def _stamp(*parts) -> str:
     return "|".join("" if p is None else (p.isoformat() if hasattr(p, "isoformat") else str(p)) for p in parts)
+
+
+def _ids(values: list[int]) -> str:
+    return ",".join(str(int(value)) for value in values)
 
 
 def _stem_sqlite(conn: Connection) -> None:
@@ -236,26 +241,36 @@ class SearchIndex:
             log.warning("search index: catching up failed (%s); searches will retry", exc)
 
     def _changes(self, conn: Connection) -> tuple[list[tuple[str, int, str]], list[tuple[str, int]]]:
-        current: dict[tuple[str, int], str] = {}
-        for row in conn.execute(select(items.c.id, items.c.updated_at)):
-            current[("item", row.id)] = _stamp(row.updated_at)
+        stored: dict[str, dict[int, str]] = {kind: {} for kind in _KINDS}
+        for kind, ref_id, stamp in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs")):
+            stored.setdefault(kind, {})[ref_id] = stamp
+        # Every row of the store is looked at: kept to tuples and one comparison each (a dict keyed by
+        # (kind, id) for both sides cost more than reading the rows).
+        changed: list[tuple[str, int, str]] = []
+        indexed = stored["item"]
+        item_ids = set()
+        for ref_id, updated_at in conn.execute(select(items.c.id, items.c.updated_at)):
+            stamp = "" if updated_at is None else updated_at.isoformat()  # _stamp(updated_at)
+            item_ids.add(ref_id)
+            if indexed.get(ref_id) != stamp:
+                changed.append(("item", ref_id, stamp))
         latest = dict(
             conn.execute(
                 select(analyses.c.event_id, func.max(analyses.c.created_at)).group_by(analyses.c.event_id)
             ).all()
         )
-        for row in conn.execute(select(events.c.id, events.c.updated_at)):
-            current[("event", row.id)] = _stamp(row.updated_at, latest.get(row.id))
-        stored = {
-            (r.kind, r.ref_id): r.stamp for r in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs"))
-        }
+        indexed = stored["event"]
+        event_ids = set()
+        for ref_id, updated_at in conn.execute(select(events.c.id, events.c.updated_at)):
+            stamp = _stamp(updated_at, latest.get(ref_id))
+            event_ids.add(ref_id)
+            if indexed.get(ref_id) != stamp:
+                changed.append(("event", ref_id, stamp))
         # Newest first: when a search indexes only part of a backlog, fresh news is what people look for.
-        changed = sorted(
-            ((kind, ref_id, stamp) for (kind, ref_id), stamp in current.items() if stored.get((kind, ref_id)) != stamp),
-            key=lambda c: c[2],
-            reverse=True,
-        )
-        return changed, sorted(stored.keys() - current.keys())
+        changed.sort(key=itemgetter(2), reverse=True)
+        current = {"item": item_ids, "event": event_ids}
+        gone = [(kind, ref_id) for kind, ids in stored.items() for ref_id in ids if ref_id not in current.get(kind, ())]
+        return changed, sorted(gone)
 
     def _index(self, conn: Connection, batch: list[tuple[str, int, str]]) -> None:
         stamps = {(kind, ref_id): stamp for kind, ref_id, stamp in batch}
@@ -263,21 +278,23 @@ class SearchIndex:
         event_ids = [i for k, i, _ in batch if k == "event"]
         keys: list[tuple[str, int]] = []
         texts: list[str] = []
+        # The ids written into the statements (integers read from the store): SQLAlchemy binding
+        # 500 parameters a statement cost more than SQLite's reading the rows.
         if item_ids:
-            for ref_id, title, summary in conn.execute(
-                select(items.c.id, items.c.title, items.c.summary).where(items.c.id.in_(item_ids))
+            for ref_id, title, summary in conn.exec_driver_sql(
+                f"SELECT id, title, summary FROM items WHERE id IN ({_ids(item_ids)})"
             ):
                 keys.append(("item", ref_id))
                 texts.append(f"{_text(title)}\n{_text(summary)}")
         if event_ids:
             written: dict[int, list[str]] = {}
-            for event_id, headline, body in conn.execute(
-                select(analyses.c.event_id, analyses.c.headline, analyses.c.body)
-                .where(analyses.c.event_id.in_(event_ids), analyses.c.status == "clean")  # what readers may see
-                .order_by(analyses.c.event_id, analyses.c.language)  # as SQLite's unique index gave them
+            for event_id, headline, body in conn.exec_driver_sql(
+                f"SELECT event_id, headline, body FROM analyses WHERE event_id IN ({_ids(event_ids)})"
+                " AND status = 'clean'"  # what readers may see
+                " ORDER BY event_id, language"  # as SQLite's unique index gave them
             ):
                 written.setdefault(event_id, []).extend([headline, body])
-            for ref_id, title in conn.execute(select(events.c.id, events.c.title).where(events.c.id.in_(event_ids))):
+            for ref_id, title in conn.exec_driver_sql(f"SELECT id, title FROM events WHERE id IN ({_ids(event_ids)})"):
                 keys.append(("event", ref_id))
                 texts.append("\n".join([_text(title), *written.get(ref_id, [])]))
         if keys:
@@ -300,9 +317,7 @@ class SearchIndex:
         # catch-up is new documents, and a delete costs FTS5 a lookup each: only those it holds.
         held = [
             tuple(r)
-            for r in conn.exec_driver_sql(
-                f"SELECT rowid FROM search_fts WHERE rowid IN ({','.join(str(r) for r, _ in rows)})"
-            )
+            for r in conn.exec_driver_sql(f"SELECT rowid FROM search_fts WHERE rowid IN ({_ids([r for r, _ in rows])})")
         ]
         if held:
             conn.exec_driver_sql("DELETE FROM search_fts WHERE rowid = ?", held)
