@@ -242,14 +242,14 @@ class SearchIndex:
 
     def _changes(self, conn: Connection) -> tuple[list[tuple[str, int, str]], list[tuple[str, int]]]:
         stored: dict[str, dict[int, str]] = {kind: {} for kind in _KINDS}
-        for kind, ref_id, stamp in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs")):
+        for kind, ref_id, stamp in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs")).all():
             stored.setdefault(kind, {})[ref_id] = stamp
         # Every row of the store is looked at: kept to tuples and one comparison each (a dict keyed by
         # (kind, id) for both sides cost more than reading the rows).
         changed: list[tuple[str, int, str]] = []
         indexed = stored["item"]
         item_ids = set()
-        for ref_id, updated_at in conn.execute(select(items.c.id, items.c.updated_at)):
+        for ref_id, updated_at in conn.execute(select(items.c.id, items.c.updated_at)).all():
             stamp = "" if updated_at is None else updated_at.isoformat()  # _stamp(updated_at)
             item_ids.add(ref_id)
             if indexed.get(ref_id) != stamp:
@@ -261,7 +261,7 @@ class SearchIndex:
         )
         indexed = stored["event"]
         event_ids = set()
-        for ref_id, updated_at in conn.execute(select(events.c.id, events.c.updated_at)):
+        for ref_id, updated_at in conn.execute(select(events.c.id, events.c.updated_at)).all():
             stamp = _stamp(updated_at, latest.get(ref_id))
             event_ids.add(ref_id)
             if indexed.get(ref_id) != stamp:
@@ -278,12 +278,12 @@ class SearchIndex:
         event_ids = [i for k, i, _ in batch if k == "event"]
         keys: list[tuple[str, int]] = []
         texts: list[str] = []
-        # The ids written into the statements (integers read from the store): SQLAlchemy binding
+        # Rows fetched all at once (.all()), not one call each. The ids written into the statements (integers read from the store): SQLAlchemy binding
         # 500 parameters a statement cost more than SQLite's reading the rows.
         if item_ids:
             for ref_id, title, summary in conn.exec_driver_sql(
                 f"SELECT id, title, summary FROM items WHERE id IN ({_ids(item_ids)})"
-            ):
+            ).all():
                 keys.append(("item", ref_id))
                 texts.append(f"{_text(title)}\n{_text(summary)}")
         if event_ids:
@@ -292,9 +292,11 @@ class SearchIndex:
                 f"SELECT event_id, headline, body FROM analyses WHERE event_id IN ({_ids(event_ids)})"
                 " AND status = 'clean'"  # what readers may see
                 " ORDER BY event_id, language"  # as SQLite's unique index gave them
-            ):
+            ).all():
                 written.setdefault(event_id, []).extend([headline, body])
-            for ref_id, title in conn.exec_driver_sql(f"SELECT id, title FROM events WHERE id IN ({_ids(event_ids)})"):
+            for ref_id, title in conn.exec_driver_sql(
+                f"SELECT id, title FROM events WHERE id IN ({_ids(event_ids)})"
+            ).all():
                 keys.append(("event", ref_id))
                 texts.append("\n".join([_text(title), *written.get(ref_id, [])]))
         if keys:
