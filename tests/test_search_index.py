@@ -152,3 +152,28 @@ def test_an_edited_document_replaces_its_row_and_a_deleted_one_leaves(engine):
         if engine.dialect.name == "sqlite":
             assert conn.exec_driver_sql("SELECT count(*) FROM search_fts").scalar() == docs
             assert conn.exec_driver_sql("SELECT count(*) FROM search_fts WHERE rowid = 16").scalar() == 1
+
+
+def test_stamps_worked_out_by_sqlite_are_the_ones_python_makes(sqlite_engine):
+    """The stamps SQLite formats from its stored text equal _stamp of the datetimes (an index made
+    before is not indexed again); a time stored in another form falls back to the datetimes."""
+    from newsdesk.search.index import _sqlite_stamps
+
+    seed_store(sqlite_engine)
+    with sqlite_engine.begin() as conn:
+        from test_web_app import DAY2, _item
+
+        _item(conn, 8, "openai-blog", "A whole second", "", DAY2, "en")  # no microseconds: isoformat drops them
+    index = SearchIndex(sqlite_engine)
+    with sqlite_engine.connect() as conn:
+        fast = _sqlite_stamps(conn)
+        index.dialect = "python"  # the datetime path
+        slow = index._stamps(conn)
+    assert fast is not None and fast == slow and any(s.endswith(":00+00:00") for _, s in fast[0])
+    assert fast[1] and all("|" in s for _, s in fast[1])  # events: their time | their newest analysis
+    with sqlite_engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE items SET updated_at = '2026-04-23 02:00:00' WHERE id = 8"
+        )  # not SQLAlchemy's form
+    with sqlite_engine.connect() as conn:
+        assert _sqlite_stamps(conn) is None
