@@ -8,7 +8,7 @@ import time
 import pytest
 from test_web_app import seed_store
 
-from newsdesk.search.index import SearchIndex, query_words, segment
+from newsdesk.search.index import SearchIndex, query_words, segment, segment_all
 
 
 def test_index_and_query_split_text_the_same_way():
@@ -93,7 +93,87 @@ def test_an_index_made_before_stemming_is_tokenized_again_without_segmenting_aga
 
     segmented: list[str] = []
     monkeypatch.setattr(search_index, "segment", lambda value: segmented.append(value) or value)
+    monkeypatch.setattr(search_index, "segment_all", lambda values: segmented.extend(values) or values)
     after = SearchIndex(engine)
     assert 9 in {h.ref_id for h in after.search("hallucinated") if h.kind == "item"}
     assert ("item", 1) in {(h.kind, h.ref_id) for h in after.search("大模型")}
     assert segmented == []  # nothing changed in the store: the stored words were tokenized again
+
+
+def test_documents_segmented_together_get_the_words_each_gets_alone():
+    texts = [
+        "OpenAI 发布 GPT-5.4，推理成本下降",
+        "",
+        "English only: café, GPT-5.4",
+        "中华人民共和国\n\n大模型融资　A轮",
+        "  spaces\tand\u3000中文  ",
+        "a NUL\x00inside 中文",  # never stored, but then cut one at a time
+    ]
+    from newsdesk.search.index import _segment_alone
+
+    expected = [_segment_alone(t) for t in texts]  # a segmenter call for each CJK run
+    assert expected[0] == "OpenAI 发布 GPT-5.4， 推理 成本 下降" and expected[2] == "English only: café, GPT-5.4"
+    assert segment_all(texts) == expected
+    assert segment_all(texts[:5]) == expected[:5]
+    assert segment_all([]) == []
+
+
+@pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
+def test_an_edited_document_replaces_its_row_and_a_deleted_one_leaves(engine):
+    """New documents are inserted without deleting first; one already indexed must still lose its old row."""
+    from datetime import timedelta
+
+    from sqlalchemy import delete, update
+
+    from newsdesk.store.schema import items
+
+    seed_store(engine)
+    with engine.begin() as conn:
+        from test_web_app import DAY2, _item
+
+        _item(conn, 8, "openai-blog", "Zephyrine launches", "An old summary", DAY2, "en")
+        _item(conn, 9, "openai-blog", "Quillwort ships", "", DAY2, "en")
+    index = SearchIndex(engine)
+    index.refresh()
+    assert 8 in {h.ref_id for h in index.search("zephyrine") if h.kind == "item"}
+    with engine.begin() as conn:
+        conn.execute(
+            update(items)
+            .where(items.c.id == 8)
+            .values(title="Marigoldia launches", updated_at=DAY2 + timedelta(hours=1))
+        )
+        conn.execute(delete(items).where(items.c.id == 9))
+    assert index.refresh() == 1
+    assert 8 not in {h.ref_id for h in index.search("zephyrine") if h.kind == "item"}
+    assert 8 in {h.ref_id for h in index.search("marigoldia") if h.kind == "item"}
+    assert 9 not in {h.ref_id for h in index.search("quillwort") if h.kind == "item"}
+    with engine.connect() as conn:
+        docs = conn.exec_driver_sql("SELECT count(*) FROM search_docs").scalar()
+        if engine.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("SELECT count(*) FROM search_fts").scalar() == docs
+            assert conn.exec_driver_sql("SELECT count(*) FROM search_fts WHERE rowid = 16").scalar() == 1
+
+
+def test_stamps_worked_out_by_sqlite_are_the_ones_python_makes(sqlite_engine):
+    """The stamps SQLite formats from its stored text equal _stamp of the datetimes (an index made
+    before is not indexed again); a time stored in another form falls back to the datetimes."""
+    from newsdesk.search.index import _sqlite_stamps
+
+    seed_store(sqlite_engine)
+    with sqlite_engine.begin() as conn:
+        from test_web_app import DAY2, _item
+
+        _item(conn, 8, "openai-blog", "A whole second", "", DAY2, "en")  # no microseconds: isoformat drops them
+    index = SearchIndex(sqlite_engine)
+    with sqlite_engine.connect() as conn:
+        fast = _sqlite_stamps(conn)
+        index.dialect = "python"  # the datetime path
+        slow = index._stamps(conn)
+    assert fast is not None and fast == slow and any(s.endswith(":00+00:00") for _, s in fast[0])
+    assert fast[1] and all("|" in s for _, s in fast[1])  # events: their time | their newest analysis
+    with sqlite_engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE items SET updated_at = '2026-04-23 02:00:00' WHERE id = 8"
+        )  # not SQLAlchemy's form
+    with sqlite_engine.connect() as conn:
+        assert _sqlite_stamps(conn) is None
