@@ -47,7 +47,10 @@ def test_every_lead_is_in_a_theme_named_from_its_lead_headline(demo):
     cards = {i: extractive_card(b, "zh") for i, b in by_id.items()}
     themed = {i for t in report.themes for i in t.events}
     assert {e.id for e in leads(theme_events(briefs, cards))} <= themed
-    assert len({len(t.events) for t in report.themes}) > 1  # themes vary in size
+    # Each event once. The demo week's leads share no name specific enough to tie them (DeepSeek holds six of
+    # its events; FlashMLA's Chinese and English reports, once two events, are one), so they are gathered
+    # into one section: test_weekly.py's themes test ties events by the names they share.
+    assert sum(len(t.events) for t in report.themes) == len(themed)
     for theme in report.themes:
         for heading, voice in theme.leads:  # a theme's, or each lead's of the section that gathers them
             lead = cards[voice].headline
