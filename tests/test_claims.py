@@ -50,6 +50,41 @@ def test_one_worker_at_a_time_and_a_dead_ones_lease_is_taken_over(engine):
     assert (row(engine)["state"], row(engine)["attempts"], row(engine)["owner"]) == ("done", 0, None)
 
 
+def _killed(engine, key=UNIT[0]):
+    """The unit's holder, as if killed on this host: a process that has exited."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    host = owner_id().rsplit(":", 2)[0]
+    with engine.begin() as conn:
+        conn.execute(tasks.update().where(tasks.c.key == key).values(owner=f"{host}:{dead.stdout.strip()}:x"))
+
+
+def test_a_unit_whose_last_try_died_keeps_the_failure_it_had_and_counts_its_tries(engine):
+    claims.mark_queued(engine, [UNIT], "run-1")
+    for attempt in (1, 2):  # two tries fail on the material
+        got = claims.claim(engine, *UNIT, owner_id())
+        assert got.attempts == attempt and got.failed_with == (None if attempt == 1 else "ValueError: poisoned")
+        claims.finish(engine, got, "retrying", "ValueError: poisoned", requeue=True)
+    claims.claim(engine, *UNIT, owner_id())  # the third dies with its worker: no outcome recorded
+    _killed(engine)
+    again = claims.claim(engine, *UNIT, owner_id())
+    assert again.attempts == 4 and again.failed_with == "ValueError: poisoned"
+    error = claims.give_up(engine, again)
+    assert error.startswith("ValueError: poisoned (gave up after 3 tries;") and "without an outcome" in error
+    assert (row(engine)["state"], row(engine)["attempts"], row(engine)["error"]) == ("failed", 3, error)
+    # Killed every time: nothing failed, and the record says so.
+    other = ("analysis:8:zh", "write", {"event": 8, "language": "zh"})
+    claims.mark_queued(engine, [other], "run-1")
+    for _ in (1, 2):
+        claims.claim(engine, *other, owner_id())
+        _killed(engine, other[0])
+    last = claims.claim(engine, *other, owner_id())
+    assert last.failed_with is None
+    assert claims.give_up(engine, last) == (
+        "gave up after 2 tries that ended without an outcome (the worker died or was stopped each time)"
+    )
+    assert row(engine, other[0])["attempts"] == 2
+
+
 def test_a_unit_that_failed_for_good_waits_for_the_next_run(engine):
     claims.mark_queued(engine, [UNIT], "run-1")
     for attempt in (1, 2, 3):

@@ -100,6 +100,7 @@ class Claim:
     key: str
     owner: str
     attempts: int  # this try included
+    failed_with: str | None = None  # the error of the last try that ended with one, when it is being retried
 
 
 def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim | None:
@@ -115,9 +116,14 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
 
     def take(conn, free) -> Claim | None:
         got = conn.execute(
-            update(tasks).where(tasks.c.key == key, free).values(**values).returning(tasks.c.attempts)
-        ).scalar()
-        return None if got is None else Claim(key, owner, got)
+            update(tasks)
+            .where(tasks.c.key == key, free)
+            .values(**values)
+            .returning(tasks.c.attempts, tasks.c.state, tasks.c.error)
+        ).first()
+        if got is None:
+            return None
+        return Claim(key, owner, got.attempts, got.error if got.state == "retrying" else None)
 
     with engine.begin() as conn:
         taken = take(conn, or_(tasks.c.owner.is_(None), tasks.c.lease_until < now))
@@ -137,6 +143,21 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
     return None
 
 
+def give_up(engine: Engine, claimed: Claim) -> str:
+    """Record as failed a unit claimed once more after its last try ended without an outcome (its
+    worker died or was stopped), and return the error recorded. A failure an earlier try ended with
+    stays the unit's error (a poisoned event's refusal, not the kill that came after it), and this
+    claim, which runs nothing, is not counted as a try."""
+    tries = claimed.attempts - 1
+    died = "the worker died or was stopped"
+    if claimed.failed_with:
+        error = f"{claimed.failed_with} (gave up after {tries} tries; the last ended without an outcome: {died})"
+    else:
+        error = f"gave up after {tries} tries that ended without an outcome ({died} each time)"
+    finish(engine, claimed, "failed", error[:2000], tries=tries)
+    return error
+
+
 def renew(engine: Engine, key: str, owner: str) -> None:
     with engine.begin() as conn:
         conn.execute(
@@ -144,11 +165,28 @@ def renew(engine: Engine, key: str, owner: str) -> None:
         )
 
 
-def finish(engine: Engine, claimed: Claim, state: str, error: str | None = None, *, requeue: bool = False) -> None:
-    """Release the lease with the outcome. `requeue`: a message to try again is being sent."""
-    values = {"owner": None, "lease_until": None, "state": state, "error": error, "finished_at": _now()}
+def finish(
+    engine: Engine,
+    claimed: Claim,
+    state: str,
+    error: str | None = None,
+    *,
+    requeue: bool = False,
+    tries: int | None = None,
+) -> None:
+    """Release the lease with the outcome. `requeue`: a message to try again is being sent; `tries`:
+    the tries to record, where this claim was none (give_up)."""
+    values: dict[str, object] = {
+        "owner": None,
+        "lease_until": None,
+        "state": state,
+        "error": error,
+        "finished_at": _now(),
+    }
     if state in ("done", "waiting"):  # waiting: the budget, not the unit, stopped it
         values["attempts"] = 0
+    elif tries is not None:
+        values["attempts"] = tries
     if requeue:
         values |= {"queued": True, "queued_at": _now()}
     with engine.begin() as conn:

@@ -194,14 +194,8 @@ def execute(unit: Unit, run_id: str | None) -> str:
         claims.mark_queued(engine, [(unit.key, unit.stage, unit.args)], run_id, force=True)
         _publish(settings, unit, run_id, holder_done_in)
         return "busy"
-    if claimed.attempts > w.max_attempts:  # it died with its worker every time (a poison that kills)
-        claims.finish(
-            engine,
-            claimed,
-            "failed",
-            f"gave up after {claimed.attempts - 1} tries that ended "
-            "without an outcome (the worker died or was stopped each time)",
-        )
+    if claimed.attempts > w.max_attempts:  # its last try died with its worker (a poison that kills, or a kill)
+        claims.give_up(engine, claimed)
         return "failed"
     ctx = Context(engine, settings, _llm(run_id), run_id, _embedder)
     try:
