@@ -151,7 +151,9 @@ def test_three_workers_one_killed_every_source_fetched_every_event_analysed_once
         assert len(bad) == 1 and {f.key for f in failed} == {
             f"analysis:{e}:{lang}" for e in bad for lang in ("zh", "en")
         }
-        assert all("poisoned material" in f.error and f.attempts == settings.workers.max_attempts for f in failed)
+        assert all("poisoned material" in f.error and f.attempts == settings.workers.max_attempts for f in failed), [
+            (f.key, f.error, f.attempts) for f in failed
+        ]
         assert (
             conn.execute(
                 select(func.count()).select_from(tasks).where(tasks.c.state != "done", tasks.c.state != "failed")
