@@ -6,9 +6,17 @@ import threading
 import time
 
 import pytest
-from test_web_app import seed_store
+from test_web_app import DAY2, _item, seed_store
 
 from newsdesk.search.index import SearchIndex, query_words, segment, segment_all
+
+
+def seed_with(engine, *english: tuple[int, str, str]) -> None:
+    """The web app's seed store, plus English OpenAI blog items (id, title, summary) of its second day."""
+    seed_store(engine)
+    with engine.begin() as conn:
+        for item_id, title, summary in english:
+            _item(conn, item_id, "openai-blog", title, summary, DAY2, "en")
 
 
 def test_index_and_query_split_text_the_same_way():
@@ -18,11 +26,7 @@ def test_index_and_query_split_text_the_same_way():
 
 @pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
 def test_latin_words_with_accents_and_versions_are_found(engine):
-    seed_store(engine)
-    with engine.begin() as conn:
-        from test_web_app import DAY2, _item
-
-        _item(conn, 8, "openai-blog", "Café crème model GPT-5.4 ships", "Résumé of the release", DAY2, "en")
+    seed_with(engine, (8, "Café crème model GPT-5.4 ships", "Résumé of the release"))
     index = SearchIndex(engine)
     index.refresh()
     assert ("item", 8) in {(h.kind, h.ref_id) for h in index.search("café")}
@@ -52,12 +56,11 @@ def test_a_search_answers_from_what_is_indexed_while_a_catch_up_runs(sqlite_engi
 
 @pytest.mark.parametrize("store_url", ["sqlite", "postgresql"], indirect=True)
 def test_english_words_are_stemmed_so_a_plural_finds_the_singular(engine):
-    seed_store(engine)
-    with engine.begin() as conn:
-        from test_web_app import DAY2, _item
-
-        _item(conn, 8, "openai-blog", "Why models hallucinate", "A study of one hallucination", DAY2, "en")
-        _item(conn, 9, "openai-blog", "Fewer hallucinations in reasoning models", "", DAY2, "en")
+    seed_with(
+        engine,
+        (8, "Why models hallucinate", "A study of one hallucination"),
+        (9, "Fewer hallucinations in reasoning models", ""),
+    )
     index = SearchIndex(engine)
     index.refresh()
     found = {q: {h.ref_id for h in index.search(q) if h.kind == "item"} for q in ("hallucination", "hallucinations")}
@@ -72,11 +75,7 @@ def test_an_index_made_before_stemming_is_tokenized_again_without_segmenting_aga
     the index is opened: the indexed text is tokenized again, and no document is segmented again."""
     import newsdesk.search.index as search_index
 
-    seed_store(engine)
-    with engine.begin() as conn:
-        from test_web_app import DAY2, _item
-
-        _item(conn, 9, "openai-blog", "Fewer hallucinations in reasoning models", "", DAY2, "en")
+    seed_with(engine, (9, "Fewer hallucinations in reasoning models", ""))
     old = {
         "sqlite": [
             d.replace(search_index._TOKENIZE, "unicode61 remove_diacritics 2") for d in search_index._SQLITE_DDL
@@ -127,12 +126,7 @@ def test_an_edited_document_replaces_its_row_and_a_deleted_one_leaves(engine):
 
     from newsdesk.store.schema import items
 
-    seed_store(engine)
-    with engine.begin() as conn:
-        from test_web_app import DAY2, _item
-
-        _item(conn, 8, "openai-blog", "Zephyrine launches", "An old summary", DAY2, "en")
-        _item(conn, 9, "openai-blog", "Quillwort ships", "", DAY2, "en")
+    seed_with(engine, (8, "Zephyrine launches", "An old summary"), (9, "Quillwort ships", ""))
     index = SearchIndex(engine)
     index.refresh()
     assert 8 in {h.ref_id for h in index.search("zephyrine") if h.kind == "item"}
@@ -159,11 +153,7 @@ def test_stamps_worked_out_by_sqlite_are_the_ones_python_makes(sqlite_engine):
     before is not indexed again); a time stored in another form falls back to the datetimes."""
     from newsdesk.search.index import _sqlite_stamps
 
-    seed_store(sqlite_engine)
-    with sqlite_engine.begin() as conn:
-        from test_web_app import DAY2, _item
-
-        _item(conn, 8, "openai-blog", "A whole second", "", DAY2, "en")  # no microseconds: isoformat drops them
+    seed_with(sqlite_engine, (8, "A whole second", ""))  # no microseconds: isoformat drops them
     index = SearchIndex(sqlite_engine)
     with sqlite_engine.connect() as conn:
         fast = _sqlite_stamps(conn)
