@@ -3,6 +3,7 @@
     PYTHONPATH=src python eval/train_ranker.py dump  eval/ranker/events.jsonl.gz   # the replays (~15 min)
     PYTHONPATH=src python eval/train_ranker.py train eval/ranker/events.jsonl.gz   # folds, figures, the model
     ... train eval/ranker/events.jsonl.gz --reuse-strengths   # the same, each fold's strength as shipped
+    PYTHONPATH=src python eval/train_ranker.py lead  eval/ranker/events.jsonl.gz   # the hand ranking's featured tab
 
 `dump` replays each labelled week (eval/editorial/2026-W05 … W10, the harvest's items, never its
 held-out week 2026-03-09 … 03-15) and the outside editors' allowed days (eval/external/data,
@@ -21,6 +22,10 @@ chosen inside its training sources alone, by leave-one-source-out on them (NDCG@
 sources). Then it fits the shipped model on everything, its strength chosen the same way, and
 writes src/newsdesk/rank/model/ranker-v2.json (weights, calibration, featured threshold, data
 manifest with each input file's SHA-256, and the figures).
+
+`lead` fits the featured tab the shipped (hand) ranking uses: the lead-story probability and
+threshold of rank/learned.fit_lead over the hand importance, scored by the same folds beside the
+rule it replaced, and writes src/newsdesk/rank/model/lead-v1.json.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ WEEKS = [f"2026-W{n:02d}" for n in (5, 6, 7, 8, 9, 10)]
 HARVEST = ROOT.parent / "shared/fixtures/news/ai-daily-harvest.jsonl"
 EXTERNAL = ROOT / "eval/external/data"
 MODEL = ROOT / "src/newsdesk/rank/model/ranker-v2.json"
+LEAD_MODEL = ROOT / "src/newsdesk/rank/model/lead-v1.json"
 # How hard the corrections are pulled toward the hand ranking: chosen per fold by an inner
 # leave-one-source-out on that fold's training sources (1e3: the hand ranking, scaled).
 STRENGTHS = (1e-2, 1e-1, 1.0, 1e3)
@@ -207,9 +213,50 @@ def train(path: Path, reuse: bool = False) -> None:
         print(fold, json.dumps(figures[fold]), file=sys.stderr)
     strength = before["correction_strength"] if reuse else choose_strength(rows)
     model = learned.fit(rows, strength, LEADS_FROM)
+    MODEL.parent.mkdir(parents=True, exist_ok=True)
+    MODEL.write_text(
+        json.dumps({**model.to_json(), "data": manifest(path, rows), "figures": figures}, ensure_ascii=False, indent=1)
+        + "\n",
+        encoding="utf-8",
+    )
+    print(fold_table(figures))
+
+
+def lead(path: Path) -> None:
+    """The hand ranking's featured tab (rank/learned.fit_lead): each fold's calibration fitted on
+    the other sources and scored on the held one, beside the rule it replaced (the tab stored in the
+    replay: importance 3.5, at most five, the day's best from 2.0); then fitted on every source
+    and written to LEAD_MODEL with its manifest and figures."""
+    from newsdesk.rank import learned
+
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    figures = {}
+    for fold in WEEKS + ["juya", "ainews"]:
+        got, hand = held_apart(
+            learned.fit_lead([r for r in rows if r["source"] != fold], LEADS_FROM),
+            [r for r in rows if r["source"] == fold],
+        )
+        figures[fold] = {
+            "model": summarise(got),
+            "hand": summarise(hand),
+            "days": len(by_query([r for r in rows if r["source"] == fold])),
+        }
+        print(fold, json.dumps(figures[fold]), file=sys.stderr)
+    model = learned.fit_lead(rows, LEADS_FROM)
+    LEAD_MODEL.write_text(
+        json.dumps({**model.to_json(), "data": manifest(path, rows), "figures": figures}, ensure_ascii=False, indent=1)
+        + "\n",
+        encoding="utf-8",
+    )
+    print(fold_table(figures))
+
+
+def manifest(path: Path, rows: list[dict]) -> dict:
+    """What a model was fitted on: each input file's SHA-256, the weeks, the days never read."""
     inputs = [ROOT / f"eval/editorial/{w}.jsonl" for w in WEEKS] + sorted((ROOT / "eval/clusters").glob("*.jsonl"))
     inputs += [EXTERNAL / "juya.jsonl.gz", EXTERNAL / "ainews.jsonl.gz", path]
-    manifest = {
+    return {
         "files": {str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p): sha256(p) for p in inputs},
         "harvest": {"file": "shared/fixtures/news/ai-daily-harvest.jsonl", "sha256": sha256(HARVEST)},
         "weeks": WEEKS,
@@ -217,12 +264,6 @@ def train(path: Path, reuse: bool = False) -> None:
         "queries": len(by_query(rows)),
         "rows": len(rows),
     }
-    MODEL.parent.mkdir(parents=True, exist_ok=True)
-    MODEL.write_text(
-        json.dumps({**model.to_json(), "data": manifest, "figures": figures}, ensure_ascii=False, indent=1) + "\n",
-        encoding="utf-8",
-    )
-    print(fold_table(figures))
 
 
 def group_scores(scores: list[float], group: list[dict]) -> list[tuple[float, bool]]:
@@ -251,4 +292,4 @@ if __name__ == "__main__":
     if command == "train":
         train(target, reuse="--reuse-strengths" in sys.argv[3:])
     else:
-        {"dump": dump}[command](target)
+        {"dump": dump, "lead": lead}[command](target)

@@ -37,7 +37,7 @@ def test_recency_orders_but_does_not_change_the_tab():
         _facts(independent_outlets=5, outlets=6, best_authority=1.0, last_published_at=NOW - timedelta(days=3)), NOW
     )
     assert fresh[0] > old[0] * 3
-    assert fresh[2] == old[2] == "featured"
+    assert fresh[2] == old[2] == "p1"  # featured is its day's to give (lead_tabs)
     assert fresh[1]["recency"] == 1.0 and old[1]["importance"] == fresh[1]["importance"]
 
 
@@ -97,6 +97,7 @@ def test_rank_events_in_the_store_uses_authority_engagement_and_feedback(engine)
         "feedback",
         "importance",
         "recency",
+        "lead probability",  # read against its day: what features it (lead_tabs)
     }
     # Ranking again with nothing changed writes nothing new.
     before = rows
@@ -134,24 +135,36 @@ def test_what_the_happening_is_ranks_it_and_routine_kinds_rank_down():
 
 
 def test_featured_is_the_few_events_a_day_must_show():
-    """At most FEATURED_PER_DAY featured a day; a day where nothing earned it features its most
-    important eligible event when that reaches the floor, and never a routine or off-topic one."""
-    from newsdesk.rank.score import FEATURED, FEATURED_FLOOR, FEATURED_PER_DAY, day_tabs
+    """The hand ranking's featured tab is the shipped lead-story calibration's (rank/model/lead-v1.json):
+    at most FEATURED_PER_DAY a day, the day's best news event when none passes, never a routine or
+    off-topic one; a reader's star always features; events the rule had featured keep p1."""
+    from newsdesk.rank.learned import FEATURED_PER_DAY, Ranker, shipped_lead
+    from newsdesk.rank.score import lead_tabs
 
-    big = [{"importance": FEATURED + i, "tab": "featured", "eligible": True, "starred": False} for i in range(7)]
-    day_tabs(big)
+    def day(*rows):
+        return [{"importance": i, "tab": t, "eligible": ok, "starred": star, "parts": {}} for i, t, ok, star in rows]
+
+    # A calibration that passes everything close to the day's best: at most five featured, the best five.
+    generous = Ranker({"hand": 1.0}, gap=1.0, bias=5.0, threshold=0.5)
+    big = day(*[(3.5 + i, "p1", True, False) for i in range(7)])
+    lead_tabs(big, generous)
     assert [e["tab"] for e in big].count("featured") == FEATURED_PER_DAY
     assert all(e["tab"] == "featured" for e in sorted(big, key=lambda e: -e["importance"])[:FEATURED_PER_DAY])
-    quiet = [
-        {"importance": FEATURED_FLOOR + 0.5, "tab": "all", "eligible": False, "starred": False},
-        {"importance": FEATURED_FLOOR + 0.1, "tab": "p1", "eligible": True, "starred": False},
-        {"importance": FEATURED_FLOOR - 1, "tab": "all", "eligible": True, "starred": False},
-    ]
-    day_tabs(quiet)
-    assert [e["tab"] for e in quiet] == ["all", "featured", "all"]
-    slow = [{"importance": FEATURED_FLOOR - 0.1, "tab": "all", "eligible": True, "starred": False}]
-    day_tabs(slow)
+    assert all(0 < e["parts"]["lead probability"] <= 1 for e in big)
+    # The shipped calibration: the best news event (not the off-topic one above it), the rest keep their tabs.
+    quiet = day(
+        (2.5, "all", False, False), (2.1, "p1", True, False), (1.0, "all", True, False), (0.5, "all", False, True)
+    )
+    lead_tabs(quiet, shipped_lead())
+    assert [e["tab"] for e in quiet] == ["all", "featured", "all", "featured"]
+    # Nothing eligible: nothing featured.
+    slow = day((1.9, "all", False, False))
+    lead_tabs(slow, shipped_lead())
     assert slow[0]["tab"] == "all"
+    # The learned ranking's p1 is its probability's (half the threshold); the hand ranking's stays.
+    pair = day((4.0, "p1", True, False), (3.9, "all", True, False))
+    lead_tabs(pair, Ranker({"hand": 1.0}, gap=1.0, bias=0.0, threshold=0.9), p1_by_probability=True)
+    assert [e["tab"] for e in pair] == ["featured", "p1"]
 
 
 def test_a_how_to_led_by_building_or_using_is_routine():
@@ -212,9 +225,18 @@ def test_a_title_only_event_is_not_featured_on_its_own():
     from newsdesk.rank.score import text_facts
 
     facts |= text_facts([("Anthropic’s Responsible Scaling Policy: Version 3.0", "")])
+    from newsdesk.rank.learned import shipped_lead
+    from newsdesk.rank.score import _scored, lead_tabs
+
+    def alone_on_its_day(f):
+        e = _scored(None, f | {"starred": False, "undated": False}, NOW, None, None)
+        lead_tabs([e], shipped_lead())
+        return e
+
     _, parts, tab = score_event(facts | {"title_only": True}, NOW)
     full = score_event(facts, NOW)
-    assert tab != "featured" and full[2] == "featured"
+    assert alone_on_its_day(facts | {"title_only": True})["tab"] != "featured"
+    assert alone_on_its_day(facts)["tab"] == "featured"
     # and it ranks below the same happening told with material (IBM's $31B day led 02-24 after it)
     assert parts["unread"] < 0 and parts["importance"] < full[1]["importance"]
-    assert score_event(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2}, NOW)[2] == "featured"
+    assert alone_on_its_day(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2})["tab"] == "featured"

@@ -87,7 +87,11 @@ def test_votes_teach_an_adjustment_that_moves_unvoted_events_toward_them_and_und
     unvoted = set(before) - voted
     assert _ordered_right(after, liked, unvoted) > _ordered_right(with_votes, liked, unvoted)
     for _, importance, parts in after.values():  # "why it ranks" still sums to the importance
-        shown = sum(v for k, v in parts.items() if isinstance(v, float | int) and k not in ("importance", "recency"))
+        shown = sum(
+            v
+            for k, v in parts.items()
+            if isinstance(v, float | int) and k not in ("importance", "recency", "lead probability")
+        )
         assert shown == pytest.approx(importance, abs=1e-6)
     assert any(k.startswith(adjust.PREFIX + taste) for _, _, parts in after.values() for k in parts)
 

@@ -35,6 +35,7 @@ from importlib import resources
 from newsdesk.rank.happenings import NEWS_KINDS
 
 VERSION = "ranker-v2"
+LEAD_VERSION = "lead-v1"  # the hand ranking's featured tab (fit_lead)
 HAND = "hand"
 NUMERIC = ("coverage", "echo", "authority", "engagement", "feedback")
 FLAGS = ("first_party", "undated", "unread", "off_topic")
@@ -142,10 +143,16 @@ def from_json(data: dict) -> Ranker:
 
 
 @cache
-def shipped() -> Ranker:
-    """The model shipped in the package (rank/model/ranker-v2.json)."""
-    text = resources.files("newsdesk.rank").joinpath(f"model/{VERSION}.json").read_text(encoding="utf-8")
+def shipped(version: str = VERSION) -> Ranker:
+    """A model shipped in the package: rank/model/ranker-v2.json, or LEAD_VERSION's calibration."""
+    text = resources.files("newsdesk.rank").joinpath(f"model/{version}.json").read_text(encoding="utf-8")
     return from_json(json.loads(text))
+
+
+def shipped_lead() -> Ranker:
+    """The featured tab under the hand ranking: the hand importance as it is (weight 1, no
+    corrections) with a lead-story probability fitted on it (fit_lead, rank/model/lead-v1.json)."""
+    return shipped(LEAD_VERSION)
 
 
 # --- fitting (eval/train_ranker.py, rank/adjust.py) -----------------------------------------
@@ -196,7 +203,27 @@ def fit(rows: list[dict], strength: float = 0.01, leads_from: frozenset[str] = f
     theta = pairwise_logistic(matrix[firsts] - matrix[seconds], weights, penalty)
     model = Ranker(dict(zip(FEATURES, (float(w) for w in theta), strict=True)))
     model.extra["correction_strength"] = strength
-    score = matrix @ theta
+    return _calibrated(model, rows, matrix @ theta, queries, leads_from)
+
+
+def fit_lead(rows: list[dict], leads_from: frozenset[str] = frozenset()) -> Ranker:
+    """The hand ranking as it is (the hand importance, weight 1, no correction) with the lead-story
+    probability and featured threshold fitted on it as fit() fits them: the featured tab learned
+    from the editors' leads over an order the learned corrections did not beat (eval/ranker)."""
+    import numpy as np
+
+    queries: dict[str, list[int]] = defaultdict(list)
+    for n, r in enumerate(rows):
+        queries[r["query"]].append(n)
+    model = Ranker({HAND: 1.0}, version=LEAD_VERSION)
+    return _calibrated(model, rows, np.array([features(r["parts"])[HAND] for r in rows]), queries, leads_from)
+
+
+def _calibrated(model: Ranker, rows: list[dict], score, queries: dict[str, list[int]], leads_from) -> Ranker:
+    """The model with its lead-story calibration and featured threshold fitted on the rows of the
+    sources in `leads_from` (all when empty), given each row's score under it."""
+    import numpy as np
+
     best = np.zeros(len(rows))
     for members in queries.values():
         best[members] = score[members].max()

@@ -6,10 +6,12 @@ feedback; recency orders the live feed. Every part is stored in `events.score_pa
 operator's "why it ranks" shows each one.
 
 An event's tab (featured / p1 / all: the feed tab it shows in) comes from importance alone, its
-own and that of the other events of its day (featured holds the few a day must show), not
-recency, so an event keeps its tab when an old daily edition is rebuilt. Off-topic, routine and
-undated events (every report dated by when newsdesk first saw it) are never featured or p1 on
-their own; a reader's star always features.
+own and that of the other events of its day, not recency: featured holds the few a day must show,
+the events whose probability of being the day's lead story (a calibration learned from editors'
+leads, rank/model/lead-v1.json) passes its threshold, at least the day's best news. So an event
+keeps its tab when an old daily edition is rebuilt. Off-topic, routine and undated events (every
+report dated by when newsdesk first saw it) are never featured or p1 on their own; a reader's star
+always features.
 """
 
 from __future__ import annotations
@@ -26,13 +28,10 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.rank.adjust import Adjustment, current
 from newsdesk.rank.happenings import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
-from newsdesk.rank.learned import Ranker, learned_parts, shipped
+from newsdesk.rank.learned import Ranker, learned_parts, shipped, shipped_lead
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
-FEATURED = 3.5  # importance for the featured tab
-FEATURED_PER_DAY = 5
-FEATURED_FLOOR = 2.0  # a day's top event is featured, when nothing else is, from this importance
 P1 = 2.5
 FEEDBACK_WEIGHT = {"up": 1.0, "star": 2.0, "down": -2.0}
 
@@ -146,14 +145,14 @@ def score_event(
     ranker: the learned model (rank/learned.py) over the same parts, instead of their hand-weighted sum.
     adjustment: the installation's own, learned from its readers' votes (rank/adjust.py), added on top."""
     parts = importance_parts(facts)
-    featured_at, p1_at = FEATURED, P1
+    p1_at = P1
     kinds = facts.get("kinds") or Kinds()
     if kinds.names():  # what the rules read, in words, beside the numbers
         parts["kinds"] = ", ".join(kinds.names())
     hand = dict(parts)
     if ranker is not None:
         parts = learned_parts(ranker, hand)
-        featured_at = p1_at = math.inf  # the model's tabs are its day's (learned_day_tabs)
+        p1_at = math.inf  # the model's p1 is its day's (lead_tabs)
         if "kinds" in hand:
             parts["kinds"] = hand["kinds"]
     if adjustment is not None:
@@ -171,8 +170,6 @@ def score_event(
         tab = "featured"
     elif not kinds.on_topic or facts.get("undated") or kinds.routine:
         tab = "all"  # off-topic, undated or routine: never the day's news on its own
-    elif importance >= featured_at and not unread(facts):
-        tab = "featured"
     elif importance >= p1_at and facts["feedback"] >= 0:
         tab = "p1"
     else:
@@ -180,27 +177,13 @@ def score_event(
     return score, parts, tab
 
 
-def day_tabs(ranked: list[dict], floor: float = FEATURED_FLOOR) -> None:
-    """Featured is what a reader of one day must see: at most FEATURED_PER_DAY events (the rest of
-    those that earned it go to p1), and on a day where none earned it, the day's most important
-    event if it is news (on topic, dated, not routine) worth FEATURED_FLOOR. `ranked`: one day's
-    events as {importance, tab, eligible, starred}; tabs are changed in place."""
-    ranked = sorted(ranked, key=lambda e: -e["importance"])
-    featured = [e for e in ranked if e["tab"] == "featured"]
-    for e in featured[FEATURED_PER_DAY:]:
-        if not e["starred"]:
-            e["tab"] = "p1"
-    if not featured:
-        top = next((e for e in ranked if e["eligible"]), None)
-        if top is not None and top["importance"] >= floor:
-            top["tab"] = "featured"
-
-
-def learned_day_tabs(ranked: list[dict], ranker: Ranker) -> None:
-    """The learned model's tabs for one day's events (as day_tabs takes them, with their parts):
-    featured, the news events whose lead-story probability passes its threshold, at most
-    FEATURED_PER_DAY, and the day's best news event when none does (rank/learned.py); p1, news
-    at half the threshold; a reader's star always features. Each event's parts get its probability."""
+def lead_tabs(ranked: list[dict], ranker: Ranker, p1_by_probability: bool = False) -> None:
+    """One day's featured tab, as a model's lead-story probability reads it (rank/learned.py): the
+    news events whose probability passes its threshold, at most five (FEATURED_PER_DAY), and the day's
+    best news event when none does; a reader's star always features. Under the learned ranking
+    (p1_by_probability) p1 is news at half the threshold; under the hand ranking p1 stays
+    score_event's. `ranked`: the day's events as {importance, tab, eligible, starred, parts},
+    changed in place; each event's parts get its probability."""
     best = max(e["importance"] for e in ranked)
     chosen = ranker.featured([(e["importance"], e["eligible"]) for e in ranked])
     for e, featured in zip(ranked, chosen, strict=True):
@@ -208,7 +191,7 @@ def learned_day_tabs(ranked: list[dict], ranker: Ranker) -> None:
         e["parts"]["lead probability"] = round(probability, 3)
         if e["starred"] or featured:
             e["tab"] = "featured"
-        elif e["eligible"] and probability >= ranker.threshold / 2:
+        elif p1_by_probability and e["eligible"] and probability >= ranker.threshold / 2:
             e["tab"] = "p1"
 
 
@@ -218,7 +201,8 @@ def rank_events(
     """Score every event; writes only rows whose score, parts or tab changed. Returns events ranked.
     without: parts of importance to leave out, for measuring what each adds (text_facts)."""
     now = now or datetime.now(UTC)
-    # The learned model (settings.ranking = "learned") weighs the same parts and sets its own tabs.
+    # The learned model (settings.ranking = "learned") weighs the same parts and sets its own p1;
+    # under either ranking the featured tab is a learned lead-story probability (lead_tabs).
     ranker = shipped() if settings is not None and settings.ranking == "learned" else None
     adjustment = current(settings.data_dir, settings.ranking) if settings is not None else None
     with engine.begin() as conn:
@@ -228,10 +212,7 @@ def rank_events(
             scored.append(entry)
             by_day[day].append(entry)
         for day_events in by_day.values():
-            if ranker is None:
-                day_tabs(day_events)
-            else:
-                learned_day_tabs(day_events, ranker)
+            lead_tabs(day_events, ranker or shipped_lead(), p1_by_probability=ranker is not None)
         _store_changed(conn, scored)
     return len(scored)
 
@@ -336,7 +317,7 @@ def _feedback_facts(conn) -> tuple[dict[int, float], set[int]]:
 
 
 def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None, adjustment: Adjustment | None) -> dict:
-    """One event's score, parts and tab, and whether it may be its day's featured event (day_tabs)."""
+    """One event's score, parts and tab, and whether it may be its day's featured event (lead_tabs)."""
     score, parts, tab = score_event(facts, now, ranker, adjustment)
     kinds = facts["kinds"]
     return {
