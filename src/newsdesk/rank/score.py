@@ -7,7 +7,7 @@ operator's "why it ranks" shows each one.
 
 An event's tab (featured / p1 / all: the feed tab it shows in) comes from importance alone, its
 own and that of the other events of its day, not recency: featured holds the few a day must show,
-the events whose probability of being the day's lead story (a calibration learned from editors'
+the events whose probability of being the day's lead event (a calibration learned from editors'
 leads, rank/model/lead-v1.json) passes its threshold, at least the day's best news. So an event
 keeps its tab when an old daily edition is rebuilt. Off-topic, routine and undated events (every
 report dated by when newsdesk first saw it) are never featured or p1 on their own; a reader's star
