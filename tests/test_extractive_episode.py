@@ -8,6 +8,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from newsdesk.core.errors import EvalFileError
@@ -30,6 +31,7 @@ from newsdesk.write.extractive.episode import (
     extractive_digest,
     prepare,
     section_count,
+    segment,
     summary_sentences,
     transcript_material,
 )
@@ -342,3 +344,51 @@ def test_the_held_out_meetings_are_qmsum_test_and_share_none_with_dev(fixtures):
     assert len(test) == len(dev) == 35
     opening = {m.turns[0].text + m.turns[-1].text for m in dev}
     assert not any(m.turns[0].text + m.turns[-1].text in opening for m in test)
+
+
+_TOPIC_WORDS = [
+    "battery charging voltage cells lithium anode cathode electrolyte",
+    "football league goalkeeper striker season transfer referee stadium",
+    "recipe flour butter oven dough sugar yeast baking",
+    "telescope galaxy orbit planet comet nebula asteroid astronomer",
+    "vineyard grapes harvest cellar barrel tannin vintage winemaker",
+]
+_CHATTER = ["we", "think", "that", "really", "the", "people", "said", "about", "this", "week", "and", "so", "on"]
+
+
+def _talk(topics: list[str], turns_each: int = 12) -> list[Turn]:
+    """Two speakers on each topic in turn: five of its words and six of everyday talk a turn (about
+    700 words for five topics: the demo podcast's density of a topic every couple of minutes)."""
+    import random
+
+    rng = random.Random(7)
+    out = []
+    for words in topics:
+        for i in range(turns_each):
+            said = rng.sample(words.split(), 5) + rng.sample(_CHATTER, 6)
+            rng.shuffle(said)
+            out.append(Turn("Ann" if i % 2 else "Bob", " ".join(said).capitalize() + "."))
+    return out
+
+
+def test_the_grid_shares_one_cut_table_and_gets_what_segment_gets():
+    from dataclasses import replace
+
+    from newsdesk.eval.digest import segment_all
+
+    t = prepare(_talk(_TOPIC_WORDS))
+    grid = [
+        SegmentOptions(block_words=w, dims=d, min_sections=n, penalty=p)
+        for w in (60, 200)
+        for d in (0, 5)
+        for n in (2, 4)
+        for p in GRID_SEGMENT["penalty"]
+    ]
+    got = segment_all(t, grid, DigestOptions())
+    for seg in grid:
+        assert got[seg] == segment(t, replace(DigestOptions(), segment=seg)), seg
+    # One block's worth of scatter, or none at all: no cut explains anything, the least count stands.
+    from newsdesk.write.extractive.segment import chosen_count
+
+    assert chosen_count(np.array([np.inf, 0.0, 0.0, 0.0]), 2, 0.1) == 2
+    assert chosen_count(np.array([np.inf, 4.0, 1.0, 0.9, 0.8]), 1, 0.1) == 2  # the third section takes 2.5%
