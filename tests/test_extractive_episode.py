@@ -14,6 +14,7 @@ import pytest
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
 from newsdesk.eval.digest import (
+    GRID_PENALTY,
     GRID_SEGMENT,
     boundaries,
     equal_split,
@@ -382,7 +383,7 @@ def test_the_grid_shares_one_cut_table_and_gets_what_segment_gets():
         for w in (60, 200)
         for d in (0, 5)
         for n in (2, 4)
-        for p in GRID_SEGMENT["penalty"]
+        for p in GRID_PENALTY
     ]
     got = segment_all(t, grid, DigestOptions())
     for seg in grid:

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
+import numpy as np
+
 from newsdesk.core.errors import EvalFileError
 from newsdesk.core.model import Turn
 from newsdesk.text.sentences import is_complete, sentences
@@ -54,15 +56,11 @@ from newsdesk.write.transcript import clean_speech
 
 # min_sections starts at 2: a deep dive of one section has nothing to navigate, so one section is
 # a baseline here (it scores Pk about 0.36 on QMSum by saying nothing), never a digest.
-# penalty 0: one section per tokens_per_section (the count follows length); above 0 the cut chooses
-# the count (segment.chosen_count), where each section must take away that share of the scatter. On
-# qmsum-val 0.05 gave about 7 sections, 0.08 four, 0.12 two to three: the grid spans those.
-GRID_SEGMENT = {
-    "block_words": (60, 100, 150, 200),
-    "dims": (0, 5, 10, 20),
-    "min_sections": (2, 3, 4, 5),
-    "penalty": (0.0, 0.06, 0.08, 0.1, 0.12, 0.15),
-}
+GRID_SEGMENT = {"block_words": (60, 100, 150, 200), "dims": (0, 5, 10, 20), "min_sections": (2, 3, 4, 5)}
+# segment.penalty 0: one section per tokens_per_section (the count follows length); above 0 the cut
+# chooses the count (chosen_count), each section taking away that share of the scatter. On qmsum-val
+# 0.05 gave about 7 sections, 0.08 four, 0.12 two to three: the grid spans those.
+GRID_PENALTY = (0.0, 0.06, 0.08, 0.1, 0.12, 0.15)
 GRID_SUMMARY = {"centrality": (0.0, 0.5, 1.0), "min_words": (8, 12, 16, 20)}
 
 
@@ -247,13 +245,13 @@ def evaluate(
     seg_grid = [
         SegmentOptions(vectors=v, block_words=w, dims=d, min_sections=n, penalty=p)
         for v, w, d, n, p in product(
-            kinds, *(GRID_SEGMENT[k] for k in ("block_words", "dims", "min_sections", "penalty"))
+            kinds, GRID_SEGMENT["block_words"], GRID_SEGMENT["dims"], GRID_SEGMENT["min_sections"], GRID_PENALTY
         )
         if v == "lexical" or d == 0  # LSA is for term counts
     ]
     say(f"segmentation grid: {len(seg_grid)} points")
     base = DigestOptions()
-    seg_table = {seg: [] for seg in seg_grid}  # per meeting: (Pk, WindowDiff, sections)
+    seg_table: dict[SegmentOptions, list[tuple[float, float, int]]] = {seg: [] for seg in seg_grid}
     for t, ref in zip(prepared, refs):
         for seg, cut in segment_all(t, seg_grid, base).items():
             seg_table[seg].append((*segmentation_scores(ref, boundaries(turn_labels(t, cut))), len(cut)))
@@ -303,7 +301,8 @@ def segment_all(
 ) -> dict[SegmentOptions, list[tuple[int, int]]]:
     """segment() of one transcript at every grid point; the points with a penalty that share
     blocks share one cut_table, so the penalties and least counts cost almost nothing more."""
-    out, tables = {}, {}
+    out: dict[SegmentOptions, list[tuple[int, int]]] = {}
+    tables: dict[SegmentOptions, tuple[list[int], np.ndarray, np.ndarray]] = {}
     for seg in grid:
         if seg.penalty <= 0:
             out[seg] = segment(t, replace(base, segment=seg))
@@ -313,7 +312,8 @@ def segment_all(
             vectors, words = cut_inputs(t, seg)
             starts, x = block_matrix(vectors, words, seg, 1)
             tables[blocks_of] = (starts, *cut_table(x, seg.max_sections))
-        out[seg] = spans(penalized_starts(*tables[blocks_of], seg), len(t.lines))
+        starts, costs, back = tables[blocks_of]
+        out[seg] = spans(penalized_starts(starts, costs, back, seg), len(t.lines))
     return out
 
 
