@@ -77,9 +77,10 @@ class DigestOptions:
     summary_max: int = 9
     max_bullets: int = 4
     lines_per_bullet: int = 40  # a section gets one more bullet per this many lines, up to max_bullets
-    # A talk gets one section per this much speech (segment.min_sections at least). Chosen on QMSum's
-    # validation meetings (Pk 0.386-0.389 at 3,000 and 4,000, 0.381-0.383 from 5,000 up); the
-    # model-written digest's plan keeps its finer 1,200 (write/episode_plan.py), as the reference digest has.
+    # With segment.penalty 0, a talk gets one section per this much speech (segment.min_sections at
+    # least); the shipped penalty lets the cut choose instead. Chosen on QMSum's validation meetings
+    # (Pk 0.386-0.389 at 3,000 and 4,000, 0.381-0.383 from 5,000 up); the model-written digest's
+    # plan keeps its finer 1,200 (write/episode_plan.py), as the reference digest has.
     tokens_per_section: int = 4000
 
 
@@ -170,18 +171,24 @@ def quotable(s: Sentence, options: DigestOptions) -> bool:
 
 
 def section_count(transcript: Transcript, options: DigestOptions) -> int:
-    """One section per tokens_per_section of speech, between min_sections and max_sections."""
+    """One section per tokens_per_section of speech, between min_sections and max_sections: the
+    count where segment.penalty is 0 (with a penalty the cut chooses it: segment.chosen_count)."""
     seg = options.segment
     tokens = sum(estimate_tokens(ln.text) for ln in transcript.lines)
     return max(seg.min_sections, min(seg.max_sections, tokens // options.tokens_per_section))
 
 
-def segment(transcript: Transcript, options: DigestOptions) -> list[tuple[int, int]]:
-    """Section spans: the least-scatter cut into section_count sections."""
-    seg = options.segment
+def cut_inputs(transcript: Transcript, seg: SegmentOptions) -> tuple[np.ndarray, list[int]]:
+    """What the cut reads: the lines' vectors of seg's kind, and their lengths in words."""
     vectors = transcript.lexical if seg.vectors == "lexical" else transcript.line_vectors
-    words = [length(ln.text) for ln in transcript.lines]
-    return spans(optimal_starts(vectors, words, seg, section_count(transcript, options)), len(transcript.lines))
+    return vectors, [length(ln.text) for ln in transcript.lines]
+
+
+def segment(transcript: Transcript, options: DigestOptions) -> list[tuple[int, int]]:
+    """Section spans: the least-scatter cut into section_count sections, or as many as the cut asks for."""
+    vectors, words = cut_inputs(transcript, options.segment)
+    starts = optimal_starts(vectors, words, options.segment, section_count(transcript, options))
+    return spans(starts, len(transcript.lines))
 
 
 @dataclass
