@@ -261,6 +261,15 @@ GPT54 = {
         "GPT-5.4 Thinking 的计算机使用能力（CUA）可将 Token 消耗降低三分之二。",
         "member",
     ),
+    # Claude Sonnet 4.6 on 2026-02-17, from the ai-blogs feeds
+    "anthropic": (("anthropic-news", "Anthropic News", "lab", 1), "Introducing Claude Sonnet 4.6", "", "lead"),
+    "windsurf-sonnet": (
+        ("windsurf-blog", "Windsurf Blog", "company", 2),
+        "Claude Sonnet 4.6 is now available in Windsurf",
+        "Claude Sonnet 4.6 is now available in Windsurf with limited-time promotional pricing for self serve "
+        "users: 2x credits without thinking and 3x credits with thinking.",
+        "member",
+    ),
 }
 
 
@@ -311,6 +320,17 @@ def test_another_outlets_english_headline_leads_where_no_english_sentence_exists
         "OpenAI introduces GPT-5.4 with more knowledge-work capability. (Ars Technica — AI)"
     )
     assert "Only the headline is in English" not in card["analysis"]["body"]
+
+
+def test_a_partners_availability_headline_never_leads(sqlite_engine):
+    """Claude Sonnet 4.6 on 2026-02-17: Anthropic's title alone, and Windsurf's post, whose one
+    sentence sells ("limited-time promotional pricing"): its headline is the notice itself and does
+    not lead; the card says the headline alone is known."""
+    event_id = _gpt54_event(sqlite_engine, ["anthropic", "windsurf-sonnet"])
+    card = _stored_en(sqlite_engine, event_id)
+    assert card["headline"] == "Introducing Claude Sonnet 4.6" and card["check"] == "clean"
+    assert "Windsurf" not in card["analysis"]["body"].split("\n\n")[0]
+    assert card["analysis"]["body"].startswith("The headline alone is known")
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,7 @@ def _statements(
     own: list[dict], named: dict, leads: dict[int, list[LeadSentence]], names: set[str]
 ) -> list[tuple[dict, list[LeadSentence]]]:
     """What may lead the card, best first: each English report's own sentences, and another outlet's
-    headline where it states the news of the card's headline (`named`'s). A statement that tells
+    headline where it states the news of the card's headline (`named`'s), a partner's never. A statement that tells
     that news goes first; then one from the event's own party or an independent outlet before a
     partner's (Windsurf's "GPT-5.4 is now available in Windsurf…" under OpenAI's "Introducing GPT-5.4":
     an availability notice, where Ars Technica's "OpenAI introduces GPT-5.4 with more knowledge-work
@@ -184,8 +184,10 @@ def _statements(
             LEVEL_RANK.get(m.get("material_level") or "", 9),
         )
 
-    # A headline is taken only where it tells the card's news: it never leads a story of its own.
-    found = [c for c in found if c[1] and not (c[2] and rank(c)[0])]
+    # A headline is taken only where it tells the card's news (it never leads a story of its own), and
+    # never a partner's: its headline is the notice itself ("Claude Sonnet 4.6 is now available in
+    # Windsurf" under Anthropic's "Introducing Claude Sonnet 4.6").
+    found = [c for c in found if c[1] and not (c[2] and (rank(c)[0] or rank(c)[1]))]
     return [(m, lead) for m, lead, _ in sorted(found, key=rank)]
 
 
