@@ -13,19 +13,21 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, PACK
 from markupsafe import escape
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from test_daily import add_event, seed
 
 from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings, WriteSettings
 from newsdesk.editions.cards import event_cards, first_sentence, headline_member, language_marks
 from newsdesk.editions.languages import card_text, edition_languages, has_material_in, unmarked_parts
+from newsdesk.rank.happenings import names_outlet
 from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
-from newsdesk.store.schema import editions, event_members, events, items
+from newsdesk.store.schema import editions, event_members, events, items, sources
 from newsdesk.text.language import detect_language
 from newsdesk.write.digest import Bullet, Digest, Section, parse_digest
 from newsdesk.write.extractive.checked import store_card
+from newsdesk.write.extractive.english import states_news
 
 DAY = "2026-02-26"  # a day of the dev week 2026-W09 (never the held-out W11)
 STAGES = ["ingest", "cluster", "stories", "rank", "write", "daily", "weekly", "episode", "publish"]
@@ -229,6 +231,130 @@ def test_an_english_headline_over_chinese_summaries_says_so_in_english(sqlite_en
     assert card["analysis"]["body"] == "Only the headline is in English: the reports' summaries are in Chinese."
     assert detect_language(card_text(card)["lead"]) == "en" and not card["folded"]
     assert not re.search(r"[\u4e00-\u9fff]", card["headline"] + card["analysis"]["body"])
+
+
+# The harvest's and the ai-blogs feeds' reports of GPT-5.4 on 2026-03-05, as they came: outlet (id, name,
+# catalog category, tier), headline, summary ("" for a title-only feed item), role.
+GPT54 = {
+    "openai": (
+        ("openai-research-news", "OpenAI Research News", "lab", 1),
+        "Introducing GPT-5.4",
+        "",
+        "lead",
+    ),
+    "windsurf": (
+        ("windsurf-blog", "Windsurf Blog", "company", 2),
+        "GPT-5.4 is now available in Windsurf",
+        "GPT-5.4 is now available in Windsurf with multiple reasoning effort levels. For a limited time, self serve "
+        "users enjoy promotional pricing starting at 1x credits.",
+        "member",
+    ),
+    "ars": (
+        ("ars-technica-ai", "Ars Technica — AI", "media", 2),
+        "OpenAI introduces GPT-5.4 with more knowledge-work capability",
+        "OpenAI 发布 GPT-5.4，大幅增强了“计算机使用”任务的处理能力。",
+        "member",
+    ),
+    "youtube": (
+        ("openai-youtube", "OpenAI YouTube", "media", 2),
+        "Computer Use & Frontend UI with GPT-5.4 Thinking",
+        "GPT-5.4 Thinking 的计算机使用能力（CUA）可将 Token 消耗降低三分之二。",
+        "member",
+    ),
+    # Claude Sonnet 4.6 on 2026-02-17, from the ai-blogs feeds
+    "anthropic": (("anthropic-news", "Anthropic News", "lab", 1), "Introducing Claude Sonnet 4.6", "", "lead"),
+    "windsurf-sonnet": (
+        ("windsurf-blog", "Windsurf Blog", "company", 2),
+        "Claude Sonnet 4.6 is now available in Windsurf",
+        "Claude Sonnet 4.6 is now available in Windsurf with limited-time promotional pricing for self serve "
+        "users: 2x credits without thinking and 3x credits with thinking.",
+        "member",
+    ),
+}
+
+
+def _gpt54_event(engine, reports: list[str]) -> int:
+    when = datetime(2026, 3, 5, 2, tzinfo=UTC)
+    with engine.begin() as conn:
+        for (sid, name, category, tier), *_ in (GPT54[r] for r in reports):
+            conn.execute(
+                insert(sources).values(
+                    id=sid, name=name, url=f"https://{sid}.example/", kind="rss", language="en", tier=tier,
+                    category=category,
+                )
+            )  # fmt: skip
+        event_id = add_event(
+            conn,
+            title="Introducing GPT-5.4",
+            when=when,
+            score=0.9,
+            tab="featured",
+            category="lab",
+            members=[(GPT54[r][0][0], GPT54[r][1], f"https://{r}.example/gpt-5-4", when, GPT54[r][3]) for r in reports],
+        )
+        for r in reports:
+            (sid, *_), title, summary, _ = GPT54[r]
+            conn.execute(
+                update(items)
+                .where(items.c.source_id == sid)
+                .values(summary=summary, language="en", material_level="summary" if summary else "title")
+            )
+    return event_id
+
+
+def test_an_english_card_leads_with_an_independent_outlets_statement_not_a_partners_notice(sqlite_engine):
+    """GPT-5.4 on 2026-03-05: the only English sentence is Windsurf's availability notice; Ars
+    Technica's headline states the news, and leads under OpenAI's own "Introducing GPT-5.4"."""
+    card = _stored_en(sqlite_engine, _gpt54_event(sqlite_engine, ["openai", "windsurf", "ars", "youtube"]))
+    assert card["headline"] == "Introducing GPT-5.4" and card["check"] == "clean"
+    lead = card["analysis"]["body"].split("\n\n")[0]
+    assert lead == "OpenAI introduces GPT-5.4 with more knowledge-work capability. (Ars Technica — AI)"
+
+
+def test_another_outlets_english_headline_leads_where_no_english_sentence_exists(sqlite_engine):
+    """Two English headlines from two outlets, the summary Chinese: the card states the news in
+    English (Ars Technica's headline) instead of saying only the headline is in English."""
+    card = _stored_en(sqlite_engine, _gpt54_event(sqlite_engine, ["openai", "ars", "youtube"]))
+    assert card["headline"] == "Introducing GPT-5.4" and card["check"] == "clean"
+    assert card["analysis"]["body"].startswith(
+        "OpenAI introduces GPT-5.4 with more knowledge-work capability. (Ars Technica — AI)"
+    )
+    assert "Only the headline is in English" not in card["analysis"]["body"]
+
+
+def test_a_partners_availability_headline_never_leads(sqlite_engine):
+    """Claude Sonnet 4.6 on 2026-02-17: Anthropic's title alone, and Windsurf's post, whose one
+    sentence sells ("limited-time promotional pricing"): its headline is the notice itself and does
+    not lead; the card says the headline alone is known."""
+    event_id = _gpt54_event(sqlite_engine, ["anthropic", "windsurf-sonnet"])
+    card = _stored_en(sqlite_engine, event_id)
+    assert card["headline"] == "Introducing Claude Sonnet 4.6" and card["check"] == "clean"
+    assert "Windsurf" not in card["analysis"]["body"].split("\n\n")[0]
+    assert card["analysis"]["body"].startswith("The headline alone is known")
+
+
+@pytest.mark.parametrize(
+    "title, statement",
+    [  # the harvest's English headlines of 2026-W10
+        ("OpenAI introduces GPT-5.4 with more knowledge-work capability", True),
+        ("Musk fails to block California data disclosure law he fears will ruin xAI", True),
+        ("Introducing GPT-5.4", False),  # no subject: the lab's own title, not a statement
+        ("Are AI Datacenters Increasing Electric Bills for American Households?", False),
+        ("How Coinbase scaled AI to 1,000+ engineers | Chintan Turakhia", False),
+        ("The Pentagon’s bombshell deal with OpenAI, explained", False),
+        ("[AINews] GPT 5.4: SOTA Knowledge Work -and- Coding -and- CUA Model, OpenAI is so very back", False),
+        ("Computer Use & Frontend UI with GPT-5.4 Thinking", False),
+        ("GPT-5.4 Thinking System Card", False),
+    ],
+)
+def test_a_headline_that_states_the_news(title, statement):
+    assert states_news(title) is statement
+
+
+def test_a_partner_is_a_company_channel_the_events_subject_does_not_name():
+    assert names_outlet("Introducing GPT-5.4", "OpenAI Research News")  # GPT-5.4 is OpenAI's
+    assert not names_outlet("Introducing GPT-5.4", "Windsurf Blog")
+    assert names_outlet("Windsurf Next 1.9566.1015", "Windsurf Next Changelog")
 
 
 def test_english_counts_read_one_and_many():

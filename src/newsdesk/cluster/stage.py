@@ -363,6 +363,7 @@ def event_brief(conn: Connection, event_id: int) -> dict:
                 "source_id": m["source_id"],
                 "source_name": m["source_name"],
                 "outlet_tier": m["tier"],
+                "outlet_category": m["category"],  # the catalog's: a company's or lab's own channel, media, …
                 "title": m["title"],
                 "url": m["url"],
                 "published_at": m["published_at"],

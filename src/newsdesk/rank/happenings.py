@@ -168,3 +168,39 @@ def event_kinds(lead: tuple[str, str], others: list[tuple[str, str]]) -> Kinds:
         on_topic = on_topic or other.on_topic
         routine = routine if other.routine else ""
     return Kinds(**found, routine=routine, on_topic=on_topic)
+
+
+# Who speaks in a report: the company itself, or someone else. rank/score.py weighs an event a first
+# party reported; write/extractive/english.py leads an English card with the event's own party or an
+# independent outlet before a partner's notice.
+FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
+# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI").
+_CHANNEL = re.compile(
+    r"^(\s|[-·|:&]|blog|news|newsroom|developers?|research|engineering|ai|labs?|official|team|docs|changelog|"
+    r"code|platform|官方|博客|开发者|研究院?)*$",
+    re.IGNORECASE,
+)
+# Each major company's own spellings (companies.toml's `major`), to tell which one a text names.
+_MAJORS = {c["key"]: _words(*c["major"]) for c in lexicon.table("companies")["company"] if c.get("major")}
+
+
+def first_party_name(name: str) -> bool:
+    """An outlet named as a major company's own channel (OpenAI Blog, Claude), not a media outlet
+    named after its owner (腾讯科技 is Tencent's news site, not Tencent speaking)."""
+    return bool(MAJOR.search(name)) and bool(_CHANNEL.match(MAJOR.sub(" ", name)))
+
+
+def companies_named(text: str) -> set[str]:
+    """The major companies a text names, by companies.toml's key: "GPT-5.4" and "OpenAI News" both openai."""
+    return {key for key, pattern in _MAJORS.items() if pattern.search(text)}
+
+
+def names_outlet(text: str, outlet: str) -> bool:
+    """The text names the company whose channel the outlet is: a major company either names
+    ("Introducing GPT-5.4" and "OpenAI Research News"), or a word of the outlet's name beyond its
+    channel words ("Windsurf 1.9 ships" and "Windsurf Blog")."""
+    if companies_named(text) & companies_named(outlet):
+        return True
+    said = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)}
+    own = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", outlet) if not _CHANNEL.match(w)]
+    return any(len(w) >= 3 and w in said for w in own)

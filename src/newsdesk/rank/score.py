@@ -17,7 +17,6 @@ always features.
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,7 +26,14 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.rank.adjust import Adjustment, current
-from newsdesk.rank.happenings import MAJOR, NEWS_KINDS, Kinds, event_kinds, material_of
+from newsdesk.rank.happenings import (
+    FIRST_PARTY_CATEGORIES,
+    NEWS_KINDS,
+    Kinds,
+    event_kinds,
+    first_party_name,
+    material_of,
+)
 from newsdesk.rank.learned import Ranker, learned_parts, shipped, shipped_lead
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
@@ -70,20 +76,7 @@ UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of 
 UNREAD = -0.8  # a headline alone from one outlet: a reader opening the page's top finds nothing to read
 
 
-FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
-# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI").
-_CHANNEL = re.compile(
-    r"^(\s|[-·|:&]|blog|news|newsroom|developers?|research|engineering|ai|labs?|official|team|docs|changelog|"
-    r"code|platform|官方|博客|开发者|研究院?)*$",
-    re.IGNORECASE,
-)
 TITLE_ONLY = ("title", "failed")  # material levels that give a reader nothing past the headline
-
-
-def first_party_name(name: str) -> bool:
-    """An outlet named as a major company's own channel (OpenAI Blog, Claude), not a media outlet
-    named after its owner (腾讯科技 is Tencent's news site, not Tencent speaking)."""
-    return bool(MAJOR.search(name)) and bool(_CHANNEL.match(MAJOR.sub(" ", name)))
 
 
 def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozenset()) -> dict:

@@ -3,12 +3,18 @@
     card = english_card(event_brief(conn, event_id))   # an ExtractiveCard, language "en"
 
 An English-only reader keeps the English edition only if its cards are English. An event with
-English material (members whose headline is written in English) gets its lead from the English
-member whose own text (body, source summary, feed summary) gives English sentences, else the lead
-report, else the best read; its headline from the same member, or from the lead report when the lead
-tells what that headline names (the lab's "Introducing GPT-5.4" over a partner's changelog line).
-Only English sentences are taken: a harvest item under an English headline is summarised in Chinese, and that summary stays in the Chinese edition. When no English sentence
-exists the lead says so in one line, never a Chinese paragraph under an English headline.
+English material (members whose headline is written in English) leads with the English statement
+that best tells its news: an English member's own sentences (body, source summary, feed summary),
+or another outlet's English headline that reads as a statement of the news ("OpenAI introduces
+GPT-5.4 with more knowledge-work capability"), ranked by (_statements) whether it tells what the
+card's headline names, whether it comes from the event's own party or an independent outlet rather
+than a partner's channel (Windsurf's "GPT-5.4 is now available in Windsurf…": the catalog's category
+and companies.toml tell whose channel speaks of whose product), a report's sentences before a
+headline, then the lead report, the outlet's tier and the material. The card's headline is the lead
+report's (the lab's "Introducing GPT-5.4") when the statement tells what it names, else the
+statement's own report's. Only English sentences are taken: a harvest item under an English
+headline is summarised in Chinese, and that summary stays in the Chinese edition. When no English
+statement exists the lead says so in one line, never a Chinese paragraph under an English headline.
 
 An event with no English material is card.py's card as before: in Chinese, translated by a model
 when one is configured (write/translate.py), else folded by the English edition into its
@@ -17,14 +23,41 @@ when one is configured (write/translate.py), else folded by the English edition 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from newsdesk.core.labels import Labels
+from newsdesk.rank.happenings import (
+    DEAL,
+    FIRST_PARTY_CATEGORIES,
+    INCIDENT,
+    MONEY,
+    POLICY,
+    RELEASE,
+    RESULT,
+    first_party_name,
+    names_outlet,
+    read_kinds,
+)
 from newsdesk.text.language import detect_language
-from newsdesk.text.sentences import key_numbers, terms
+from newsdesk.text.sentences import (
+    closed,
+    dangling_opening,
+    describes_article,
+    is_complete,
+    is_promotion,
+    key_numbers,
+    length,
+    names_subject,
+    near_duplicate,
+    shingles,
+    terms,
+)
 from newsdesk.write.extractive.card import (
     LEVEL_RANK,
+    MAX_WORDS,
+    MIN_WORDS,
     ExtractiveCard,
     LeadSentence,
     extractive_card,
@@ -75,21 +108,21 @@ def english_card(
         return base  # no English material: folded, or translated by a model
     names = {a.split(":", 1)[1].lower() for a in brief.get("anchors") or [] if a.startswith("model:")}
     leads = {m["item_id"]: _english_lead(m, names) for m in own}
-    # The member with English sentences first (headline and lead from one report), then the lead report,
-    # then the best material.
-    best = min(
+    # The report that names the event: the lead report, else the one with English sentences, then the
+    # best material (the card's headline unless no statement tells what it names).
+    named = min(
         own,
         key=lambda m: (
-            not leads[m["item_id"]],
             m.get("role") != "lead",
+            not leads[m["item_id"]],
             LEVEL_RANK.get(m.get("material_level") or "", 9),
         ),
     )
-    lead = leads[best["item_id"]]
+    told = _statements(own, named, leads, names)
+    best, lead = told[0] if told else (named, [])
     # The lead report names the event (the lab's "Introducing GPT-5.4", not a partner's changelog) when
-    # the sentences chosen tell the same thing; else headline and lead come from one report.
-    named = next((m for m in own if m.get("role") == "lead"), best)
-    if named is not best and not _same_story(named["title"], lead, names):
+    # the statement chosen tells the same thing; else headline and lead come from one report.
+    if best is not named and not _same_story(named["title"], lead, names):
         named = best
     headline = named["title"].strip()
     source = best.get("source_name") or best.get("source_id") or ""
@@ -97,9 +130,9 @@ def english_card(
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
     note = "" if lead else _headline_only(members)
     # Later days' paragraphs say what their reports add beyond this card's own lead, not card.py's.
-    told = [m for m in members if m.get("role") != "duplicate"]
-    key_terms = set(terms(" ".join(m.get("title") or "" for m in told)))
-    updated = updates(told, LANGUAGE, key_terms, names, growth or {}, [s.text for s in lead or []])
+    reports = [m for m in members if m.get("role") != "duplicate"]
+    key_terms = set(terms(" ".join(m.get("title") or "" for m in reports)))
+    updated = updates(reports, LANGUAGE, key_terms, names, growth or {}, [s.text for s in lead or []])
     facts = [f for f in base.facts if not f.startswith("update ")] + [f"update {day}" for day, _ in updated]
     if note:  # a fact code computed, as the coverage line's counts: the checker reads it as material
         facts.append(note)
@@ -116,6 +149,76 @@ def english_card(
         # No English sentence and no other language's text to point at: card.py's one line says so.
         only_line="" if lead or note else only_line([best], LANGUAGE),
     )
+
+
+def _statements(
+    own: list[dict], named: dict, leads: dict[int, list[LeadSentence]], names: set[str]
+) -> list[tuple[dict, list[LeadSentence]]]:
+    """What may lead the card, best first: each English report's own sentences, and another outlet's
+    headline where it states the news of the card's headline (`named`'s), a partner's never. A statement that tells
+    that news goes first; then one from the event's own party or an independent outlet before a
+    partner's (Windsurf's "GPT-5.4 is now available in Windsurf…" under OpenAI's "Introducing GPT-5.4":
+    an availability notice, where Ars Technica's "OpenAI introduces GPT-5.4 with more knowledge-work
+    capability" states the news); a report's sentences before a headline, which says less; then the
+    lead report, the stronger outlet (its catalog tier) and the better material."""
+    found: list[tuple[dict, list[LeadSentence], bool]] = [(m, leads[m["item_id"]], False) for m in own]
+    for m in own:
+        title = m["title"].strip()
+        if (
+            m.get("source_id") != named.get("source_id")
+            and states_news(title)
+            and not near_duplicate(shingles(title), shingles(named["title"]))
+        ):
+            found.append((m, [LeadSentence(closed(title), m["item_id"], m.get("source_name") or "")], True))
+    # The event's subject, as the lead report names it: whose channel is the event's own party.
+    subject = " ".join([named["title"], *names])
+
+    def rank(c: tuple[dict, list[LeadSentence], bool]) -> tuple:
+        m, lead, headline = c
+        return (
+            m is not named and not _same_story(named["title"], lead, names),
+            _partner(m, named, subject),
+            headline,
+            m.get("role") != "lead",
+            m.get("outlet_tier") or 9,
+            LEVEL_RANK.get(m.get("material_level") or "", 9),
+        )
+
+    # A headline is taken only where it tells the card's news (it never leads a story of its own), and
+    # never a partner's: its headline is the notice itself ("Claude Sonnet 4.6 is now available in
+    # Windsurf" under Anthropic's "Introducing Claude Sonnet 4.6").
+    found = [c for c in found if c[1] and not (c[2] and (rank(c)[0] or rank(c)[1]))]
+    return [(m, lead) for m, lead, _ in sorted(found, key=rank)]
+
+
+def states_news(title: str) -> bool:
+    """A headline that reads as a statement of news: it opens on its subject ("OpenAI introduces
+    GPT-5.4 with…", not "Introducing GPT-5.4"), says what happened after it in a happening's words
+    (rank/happenings.py: a release, money, a deal, a ruling, an incident, a result), asks nothing,
+    is no how-to, opinion, explainer or roundup (the happenings' routine kinds), and is a sentence's
+    length; no series or byline after a "|", no "[Newsletter]" label first."""
+    s = title.strip()
+    if not re.match(r"[A-Z0-9]", s) or "?" in s or "|" in s or not names_subject(s):
+        return False
+    if read_kinds(s, "").routine or not MIN_WORDS <= length(s) <= MAX_WORDS:
+        return False
+    said = closed(s)
+    if not is_complete(said) or describes_article(said) or is_promotion(said) or dangling_opening(said):
+        return False
+    first = re.match(r"\S+\s*", s)
+    rest = s[first.end() :] if first else ""
+    return any(p.search(rest) for p in (RELEASE, MONEY, DEAL, POLICY, INCIDENT, RESULT))
+
+
+def _partner(member: dict, named: dict, subject: str) -> bool:
+    """A company's or lab's own channel telling of another's product (a partner's availability notice,
+    an integration's changelog): not the lead report's outlet, and its company not named by the
+    event's subject. A media outlet is independent, and the event's own party speaks for itself."""
+    outlet = member.get("source_name") or ""
+    own_channel = member.get("outlet_category") in FIRST_PARTY_CATEGORIES or first_party_name(outlet)
+    if not own_channel or member.get("source_id") == named.get("source_id"):
+        return False
+    return not names_outlet(subject, outlet)
 
 
 def _same_story(title: str, lead: list[LeadSentence], names: set[str]) -> bool:
