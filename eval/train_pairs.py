@@ -104,8 +104,9 @@ def pair_rows(data: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     return np.array(X).reshape(-1, len(FEATURES)), np.array(y, dtype=bool), np.array(item, dtype=int), joins
 
 
-def load_semeval(path: Path, embedder) -> dict:
-    """SemEval's rated pairs as feature rows (see the module's note): X, y; no walk, no items."""
+def load_semeval(path: Path, embedder, originals: bool = False) -> dict:
+    """SemEval's rated pairs as feature rows (see the module's note): X, y; no walk, no items.
+    `originals`: only the task's own pairs, none of HFL's translations."""
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         pairs = [json.loads(line) for line in fh if line.strip()]
     articles: dict[str, tuple[str, str]] = {}
@@ -120,10 +121,13 @@ def load_semeval(path: Path, embedder) -> dict:
     cached = CACHE / f"semeval-rows-{digest[:16]}-{code.hexdigest()[:16]}-{BACKGROUND}-{embedder.model}.npz"
     if cached.exists():
         with np.load(cached) as saved:
-            X, y = saved["X"], saved["y"]
+            X, y, pair = saved["X"], saved["y"], saved["pair"]
     else:
-        X, y = semeval_rows(pairs, ids, articles, vectors)
-        np.savez(cached, X=X, y=y)
+        X, y, pair = semeval_rows(pairs, ids, articles, vectors)
+        np.savez(cached, X=X, y=y, pair=pair)
+    if originals:
+        keep = np.array([not pairs[n]["translated"] for n in pair], dtype=bool)
+        X, y = X[keep], y[keep]
     return {
         "name": "semeval-train",
         "path": path,
@@ -138,11 +142,12 @@ def load_semeval(path: Path, embedder) -> dict:
 
 def semeval_rows(
     pairs: list[dict], ids: list[str], articles: dict, vectors: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Feature rows of the pairs offered as a candidate, their labels and pair numbers."""
     docs = {a: Doc(a, articles[a][0], articles[a][1], SEMEVAL_TS, vectors[n]) for n, a in enumerate(ids)}
     rng = np.random.default_rng(0)
-    X, y = [], []
-    for p in pairs:
+    X, y, pair = [], [], []
+    for n_pair, p in enumerate(pairs):
         first, second = p["pair_id"].split("_")
         clusterer = Clusterer(ClusterConfig())
         others = [a for a in rng.choice(ids, size=BACKGROUND + 2, replace=False) if a not in (first, second)]
@@ -155,7 +160,8 @@ def semeval_rows(
             if key == "pair":
                 X.append(row)
                 y.append(bool(p["same_event"]))
-    return np.array(X).reshape(-1, len(FEATURES)), np.array(y, dtype=bool)
+                pair.append(n_pair)
+    return np.array(X).reshape(-1, len(FEATURES)), np.array(y, dtype=bool), np.array(pair, dtype=int)
 
 
 def fill_time(sets: list[dict], by_label: bool = False, seed: int = 0) -> list[dict]:
@@ -280,6 +286,7 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the model trained on every set")
     ap.add_argument("--name", default="pairs-v1")
     ap.add_argument("--no-semeval", action="store_true", help="train without SemEval's rated pairs")
+    ap.add_argument("--semeval-originals", action="store_true", help="SemEval without HFL's translated pairs")
     ap.add_argument(
         "--semeval-time",
         default="blind",
@@ -312,7 +319,7 @@ def main() -> None:
 
     learn_only = []
     if not args.no_semeval:
-        semeval = load_semeval(SEMEVAL, embedder)
+        semeval = load_semeval(SEMEVAL, embedder, args.semeval_originals)
         learn_only.append(semeval)
         print(
             f"{semeval['name']}: {len(semeval['rows'])} rated en/zh pairs, {len(semeval['y'])} offered as a candidate, "
@@ -359,6 +366,7 @@ def main() -> None:
             ),
             "dropped_features": sorted(drop),
             "semeval_time": None if args.no_semeval else args.semeval_time,
+            "semeval_translated_pairs": not (args.no_semeval or args.semeval_originals),
             "trained_by": "eval/train_pairs.py --write",
             "training_objective": round(objective, 4),
             "leave_one_dataset_out": report,
