@@ -16,13 +16,22 @@ print its figures beside the rule-based clusterer's on the same vectors.
 Sets (never the held-out windows): eval/clusters/ai-news-dev.jsonl, ai-news-early.jsonl (the
 harvest, hand-labelled), eval/clusters/itn/itn-dev.jsonl (Wikipedia In-the-news, zh/en),
 eval/external/data/clusters_juya_ainews.jsonl (the outside editors' cross-language pairs;
-eval/external/clusters_juya_ainews.py). SemEval-2022 Task 8 is not used: its rows carry no
-article texts (eval/external/README.md), so there is nothing to compute a feature from.
+eval/external/clusters_juya_ainews.py), and, to learn from only (it has no stream to walk or
+cluster, so it is never left out and never chooses the threshold), the SemEval-2022 Task 8 training
+pairs with texts, eval/external/data/semeval_train_texts.jsonl.gz (en-en; HFL's zh-zh and zh-en
+translations; eval/external/README.md). Each SemEval pair is one row: its second article the item,
+its first a one-member open event among BACKGROUND other SemEval articles (so the window's word
+counts mean what they mean in a stream); a pair whose cosine is too low for `candidates` to offer
+is left out, as the clusterer would never score it. The articles carry no dates: their two
+time features are drawn from the other training sets' rows, so time says nothing within SemEval
+and its rows carry no value no other set has. `--no-semeval` trains without it (the earlier model).
+The SemEval evaluation split has no texts here, so it gives no validation line.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import sys
@@ -31,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from newsdesk.cluster.events import ClusterConfig, Clusterer
+from newsdesk.cluster.events import ClusterConfig, Clusterer, Doc
 from newsdesk.cluster.pair_model import MODEL_DIR, PairModel
 from newsdesk.cluster.pairs import FEATURES, candidates, rows
 from newsdesk.eval.clusters import cluster_docs, eval_doc, read_eval_file, scores
@@ -43,24 +52,33 @@ SETS = {
     "itn-dev": ROOT / "eval/clusters/itn/itn-dev.jsonl",
     "juya-ainews": ROOT / "eval/external/data/clusters_juya_ainews.jsonl",
 }
+SEMEVAL = ROOT / "eval/external/data/semeval_train_texts.jsonl.gz"
+SEMEVAL_TS = 1577836800.0  # 2020-01-01, the task's crawl: one time for every article (they carry none)
+BACKGROUND = 100  # other SemEval articles open beside a pair's event
+TIME_FEATURES = [FEATURES.index("days_since_first"), FEATURES.index("days_since_last")]
 THRESHOLDS = [round(x, 2) for x in np.arange(0.10, 0.91, 0.05)]
 CACHE = ROOT / ".cache/pairs"
+CLUSTER_CODE = ROOT / "src/newsdesk/cluster"
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def embed_cached(name: str, digest: str, texts: list[str], embedder) -> np.ndarray:
+    cached = CACHE / f"{name}-{digest[:16]}-{embedder.model}.npy"
+    if cached.exists():
+        return np.load(cached)
+    vectors = embedder.embed(texts)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(cached, vectors)
+    return vectors
+
+
 def load_set(name: str, path: Path, embedder) -> dict:
     rows = read_eval_file(path)
     digest = sha256(path)
-    cached = CACHE / f"{name}-{digest[:16]}-{embedder.model}.npy"
-    if cached.exists():
-        vectors = np.load(cached)
-    else:
-        vectors = embedder.embed([r.text for r in rows])
-        CACHE.mkdir(parents=True, exist_ok=True)
-        np.save(cached, vectors)
+    vectors = embed_cached(name, digest, [r.text for r in rows], embedder)
     docs = [eval_doc(r, vectors[i]) for i, r in enumerate(rows)]
     return {"name": name, "path": path, "sha256": digest, "rows": rows, "docs": docs}
 
@@ -86,10 +104,98 @@ def pair_rows(data: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     return np.array(X).reshape(-1, len(FEATURES)), np.array(y, dtype=bool), np.array(item, dtype=int), joins
 
 
-def fit(sets: list[dict], drop: set[str], name: str = "pairs-v1", kind: str = "gbm") -> PairModel:
+def load_semeval(path: Path, embedder, originals: bool = False) -> dict:
+    """SemEval's rated pairs as feature rows (see the module's note): X, y; no walk, no items.
+    `originals`: only the task's own pairs, none of HFL's translations."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        pairs = [json.loads(line) for line in fh if line.strip()]
+    articles: dict[str, tuple[str, str]] = {}
+    for p in pairs:
+        for side, article in zip("12", p["pair_id"].split("_")):
+            articles.setdefault(article, (p[f"text{side}"], p[f"lang{side}"]))
+    ids = sorted(articles)
+    digest = sha256(path)
+    vectors = embed_cached("semeval-train", digest, [articles[a][0] for a in ids], embedder)
+    # The rows take minutes to make: kept beside the vectors, keyed by the data and the clusterer's code.
+    code = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(CLUSTER_CODE.glob("*.py"))))
+    cached = CACHE / f"semeval-rows-{digest[:16]}-{code.hexdigest()[:16]}-{BACKGROUND}-{embedder.model}.npz"
+    if cached.exists():
+        with np.load(cached) as saved:
+            X, y, pair = saved["X"], saved["y"], saved["pair"]
+    else:
+        X, y, pair = semeval_rows(pairs, ids, articles, vectors)
+        np.savez(cached, X=X, y=y, pair=pair)
+    if originals:
+        keep = np.array([not pairs[n]["translated"] for n in pair], dtype=bool)
+        X, y = X[keep], y[keep]
+    return {
+        "name": "semeval-train",
+        "path": path,
+        "sha256": digest,
+        "rows": pairs,
+        "X": X,
+        "y": y,
+        "walk": False,
+        "time_from_others": True,
+    }
+
+
+def semeval_rows(
+    pairs: list[dict], ids: list[str], articles: dict, vectors: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Feature rows of the pairs offered as a candidate, their labels and pair numbers."""
+    docs = {a: Doc(a, articles[a][0], articles[a][1], SEMEVAL_TS, vectors[n]) for n, a in enumerate(ids)}
+    rng = np.random.default_rng(0)
+    X, y, pair = [], [], []
+    for n_pair, p in enumerate(pairs):
+        first, second = p["pair_id"].split("_")
+        clusterer = Clusterer(ClusterConfig())
+        others = [a for a in rng.choice(ids, size=BACKGROUND + 2, replace=False) if a not in (first, second)]
+        for n, a in enumerate(others[:BACKGROUND]):
+            clusterer.seed(docs[a], f"background-{n}")
+        clusterer.seed(docs[first], "pair")
+        item = docs[second]
+        found = [] if item.roundup else candidates(clusterer, item, set())
+        for (key, _, _), row in zip(found, rows(clusterer, item, found) if found else []):
+            if key == "pair":
+                X.append(row)
+                y.append(bool(p["same_event"]))
+                pair.append(n_pair)
+    return np.array(X).reshape(-1, len(FEATURES)), np.array(y, dtype=bool), np.array(pair, dtype=int)
+
+
+def fill_time(sets: list[dict], by_label: bool = False, seed: int = 0) -> list[dict]:
+    """Sets whose items carry no dates get their time features drawn (row by row, both together)
+    from the other sets' rows, so their values are no mark of the set. Blind to the label, time
+    tells nothing within them (and they teach that time gaps do not matter); `by_label` draws a
+    same-happening row's time from the others' same-happening rows and so on, so they neither teach
+    nor unteach what time says."""
+    timed = [d for d in sets if not d.get("time_from_others")]
+    pool_X = np.vstack([d["X"] for d in timed])
+    pool_y = np.concatenate([d["y"] for d in timed])
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in sets:
+        if d.get("time_from_others") and len(d["y"]):
+            X = d["X"].copy()
+            for label in (False, True) if by_label else (None,):
+                where = np.ones(len(X), bool) if label is None else d["y"] == label
+                pool = pool_X if label is None else pool_X[pool_y == label]
+                X[np.ix_(where, TIME_FEATURES)] = pool[rng.integers(0, len(pool), size=int(where.sum()))][
+                    :, TIME_FEATURES
+                ]
+            d = {**d, "X": X}
+        out.append(d)
+    return out
+
+
+def fit(
+    sets: list[dict], drop: set[str], name: str = "pairs-v1", kind: str = "gbm", time_by_label: bool = False
+) -> PairModel:
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
 
+    sets = fill_time(sets, time_by_label)
     X = np.vstack([d["X"] for d in sets])
     y = np.concatenate([d["y"] for d in sets])
     # Each set weighs the same: the outside editors' set has four times the rows of a harvest set.
@@ -146,6 +252,7 @@ def _tree(nodes) -> tuple:
 
 def choose_threshold(model: PairModel, sets: list[dict]) -> tuple[float, float]:
     """The threshold with the best mean join F1 over the training sets (each set's gold walk)."""
+    sets = [d for d in sets if d.get("walk", True)]
     best = None
     for t in THRESHOLDS:
         objective = float(np.mean([join_f1(model, d, t) for d in sets]))
@@ -178,6 +285,14 @@ def main() -> None:
     ap.add_argument("--rules", default="", help="ClusterConfig fields for both clusterers, e.g. roundups=False")
     ap.add_argument("--write", action="store_true", help="write the model trained on every set")
     ap.add_argument("--name", default="pairs-v1")
+    ap.add_argument("--no-semeval", action="store_true", help="train without SemEval's rated pairs")
+    ap.add_argument("--semeval-originals", action="store_true", help="SemEval without HFL's translated pairs")
+    ap.add_argument(
+        "--semeval-time",
+        default="blind",
+        choices=("blind", "label"),
+        help="SemEval's time features drawn from the other sets' rows: any row, or one of the same label",
+    )
     ap.add_argument(
         "--kind", default="gbm", choices=("gbm", "lr"), help="gradient-boosted trees or logistic regression"
     )
@@ -202,10 +317,19 @@ def main() -> None:
             f"{int(d['y'].sum())} of them same-happening"
         )
 
+    learn_only = []
+    if not args.no_semeval:
+        semeval = load_semeval(SEMEVAL, embedder, args.semeval_originals)
+        learn_only.append(semeval)
+        print(
+            f"{semeval['name']}: {len(semeval['rows'])} rated en/zh pairs, {len(semeval['y'])} offered as a candidate, "
+            f"{int(semeval['y'].sum())} of them same-happening"
+        )
+
     report = {}
     for held in sets:
-        train = [d for d in sets if d is not held]
-        model = fit(train, drop, kind=args.kind)
+        train = [d for d in sets if d is not held] + learn_only
+        model = fit(train, drop, kind=args.kind, time_by_label=args.semeval_time == "label")
         t, _ = choose_threshold(model, train)
         gold_rows = held["rows"]
         learned = figures(
@@ -221,7 +345,7 @@ def main() -> None:
         print(f"mean over sets, {who}: B3 F1 {mean['bcubed_f1']:.3f}  pairs F1 {mean['pairwise_f1']:.3f}")
 
     if args.write:
-        model = fit(sets, drop, args.name, args.kind)
+        model = fit(sets + learn_only, drop, args.name, args.kind, args.semeval_time == "label")
         t, objective = choose_threshold(model, sets)
         manifest = {
             "data": [
@@ -233,10 +357,16 @@ def main() -> None:
                     "candidate_pairs": len(d["y"]),
                     "same_happening_pairs": int(d["y"].sum()),
                 }
-                for d in sets
+                for d in sets + learn_only
             ],
-            "not_used": "SemEval-2022 Task 8: no article texts in eval/external/data (addresses only)",
+            "not_used": (
+                "SemEval-2022 Task 8 evaluation split: no article texts here"
+                if learn_only
+                else "SemEval-2022 Task 8: not used (--no-semeval)"
+            ),
             "dropped_features": sorted(drop),
+            "semeval_time": None if args.no_semeval else args.semeval_time,
+            "semeval_translated_pairs": not (args.no_semeval or args.semeval_originals),
             "trained_by": "eval/train_pairs.py --write",
             "training_objective": round(objective, 4),
             "leave_one_dataset_out": report,

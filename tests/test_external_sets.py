@@ -269,6 +269,24 @@ def test_semeval_rows_carry_texts_ratings_and_the_same_event_rule(tmp_path):
     assert rows[1]["same_event"] is False and rows[1]["text2"] is None
 
 
+HFL_CSV = (
+    "Unnamed: 0,pair_id,lang1,lang2,text1,text2,Geography,Entities,Time,Narrative,Overall,Style,Tone\n"
+    "1,1484012813zh_1483937746,zh,en,众议院民主党人,Pelosi holds the articles,1,1,1,1,1.25,2,1\n"
+    "2,1484189203_1484121193,en,en,Two men stole tools,No-swim advisory lifted,1.5,4,2,4,3.5,1,1.5\n"
+    "3,1586893419_1587582551,de,de,Tierversuche,Impfstoffe,1,1,1,1,1,1,1\n"
+    "4,3333333303_4444444404,en,en,,An article without its pair,4,4,4,4,4,1,1\n"
+)
+
+
+def test_hfl_rows_keep_en_zh_pairs_with_both_texts_once_and_mark_translations():
+    rows = convert_semeval.hfl_rows([HFL_CSV, HFL_CSV])  # the two samples overlap: each pair once
+    assert [r["pair_id"] for r in rows] == ["1484012813zh_1483937746", "1484189203_1484121193"]
+    translated, original = rows
+    assert translated["translated"] and not original["translated"]
+    assert (translated["same_event"], translated["overall"], original["same_event"]) == (True, 1.25, False)
+    assert (translated["lang1"], translated["text1"]) == ("zh", "众议院民主党人")
+
+
 # ---------------------------------------------------------------- the converted files, where built
 
 
@@ -318,6 +336,18 @@ def test_converted_semeval_splits(split):
     assert all(fields <= set(r) for r in rows)
     assert all(r["same_event"] == (r["overall"] <= 1.5) for r in rows)
     assert all(1 <= r["overall"] <= 4 for r in rows)
+
+
+def test_converted_semeval_texts():
+    rows = _rows("semeval_train_texts.jsonl.gz")
+    assert len(rows) > 500 and len({r["pair_id"] for r in rows}) == len(rows)
+    assert all({r["lang1"], r["lang2"]} <= {"en", "zh"} and r["text1"] and r["text2"] for r in rows)
+    assert all(len(r["text1"]) <= convert_semeval.TEXT_CHARS for r in rows)
+    assert all(r["same_event"] == (r["overall"] <= 1.5) for r in rows)
+    # the task's own training pairs keep their ids; every Chinese side is HFL's translation
+    train = {r["pair_id"] for r in _rows("semeval_train.jsonl.gz")}
+    assert all(r["pair_id"] in train for r in rows if not r["translated"])
+    assert all(r["translated"] for r in rows if "zh" in (r["lang1"], r["lang2"]))
 
 
 def test_written_sets_are_byte_stable(tmp_path):

@@ -5,7 +5,8 @@ both texts.
 
     PYTHONPATH=src python eval/external/convert_semeval.py \
         /work/.mirror/cicl-iscl+multinewssimilarity/repo eval/external/data \
-        [--articles REPO --articles-folder output_dir] [--keep-missing]
+        [--articles REPO --articles-folder output_dir] [--keep-missing] \
+        [--hfl /work/.mirror/GeekDream-x+SemEval2022-Task8-TonyX/repo]
 
 LABELS is a copy of the task's labelled pair lists: the train batch CSV and the gold file of the
 evaluation set (`final_evaluation_data.csv`), found as `uncleaned_data/train/train_data.csv` and
@@ -14,6 +15,13 @@ the layout of the task's downloader (`semeval-8-2022-ia-downloader`): the articl
 `<folder>/<last two digits of N>/N.json`, with `title` and `text` (--articles-folder names the folder
 inside a fetched git directory or checkout). The official release ships no texts (copyright), so a pair is written only when both its
 articles are found, unless --keep-missing writes it with null titles and texts.
+
+--hfl is the task winner's repository (HFL, github GeekDream-x/SemEval2022-Task8-TonyX): its
+`data/training_set.csv` and `data/testing_set.csv` are two samples of the task's training pairs with
+both texts as HFL prepared them (title and the head of the article, about 1,000 characters), plus
+HFL's machine-translated copies of training pairs (a language suffix on an article id,
+`1484012813zh_1483937746`: the English article put into Chinese). They give
+`semeval_train_texts.jsonl.gz`: the en/zh pairs with both texts, `translated` marking HFL's copies.
 
 same_event: the task's "Overall" asks whether the two articles cover the same news story, on 1
 ("very similar") … 4 ("very dissimilar"), averaged over annotators. A pair is one happening when
@@ -50,6 +58,9 @@ RATINGS = {
 }
 SAME_EVENT_MAX_OVERALL = 1.5
 TEXT_CHARS = 1500
+HFL_FILES = ("data/training_set.csv", "data/testing_set.csv")
+# The languages newsdesk reads; HFL's other pairs (de, es, tr, …) are left in its repository.
+TEXT_LANGS = {"en", "zh"}
 
 
 class Articles:
@@ -118,6 +129,34 @@ def convert_rows(csv_text: str, articles: Articles | None, keep_missing: bool) -
     return rows, missing
 
 
+def hfl_rows(csv_texts: list[str]) -> list[dict]:
+    """The en/zh training pairs of HFL's samples with both texts, once each (the two samples overlap).
+    An article id with a language suffix is HFL's machine translation of that article."""
+    csv.field_size_limit(1 << 24)
+    out, seen = [], set()
+    for csv_text in csv_texts:
+        for row in csv.DictReader(io.StringIO(csv_text)):
+            pair_id, lang1, lang2 = row["pair_id"], row["lang1"], row["lang2"]
+            text1, text2 = (row.get("text1") or "").strip(), (row.get("text2") or "").strip()
+            if pair_id in seen or not {lang1, lang2} <= TEXT_LANGS or not (text1 and text2):
+                continue
+            seen.add(pair_id)
+            ratings = {key: _rating(row, names) for key, names in RATINGS.items()}
+            out.append(
+                {
+                    "pair_id": pair_id,
+                    "lang1": lang1,
+                    "lang2": lang2,
+                    "translated": not pair_id.replace("_", "").isdigit(),
+                    "text1": text1[:TEXT_CHARS],
+                    "text2": text2[:TEXT_CHARS],
+                    **ratings,
+                    "same_event": same_event(ratings["overall"]),
+                }
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("labels", help="a fetched git dir or checkout holding the labelled CSVs (see above)")
@@ -125,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--articles", help="the scraped articles: a folder, or a fetched git dir or checkout")
     parser.add_argument("--articles-folder", default="", help="the downloader's output folder inside --articles")
     parser.add_argument("--keep-missing", action="store_true", help="write pairs without texts too")
+    parser.add_argument("--hfl", help="HFL's repository (fetched git dir or checkout): training pairs with texts")
     args = parser.parse_args(argv)
     labels = Source(args.labels)
     articles = Articles(args.articles, args.articles_folder) if args.articles else None
@@ -135,6 +175,17 @@ def main(argv: list[str] | None = None) -> int:
         with_text = sum(1 for r in rows if r["text1"] and r["text2"])
         print(
             f"semeval {split}: {len(rows)} pairs ({with_text} with both texts), {missing} left out -> {out}",
+            file=sys.stderr,
+        )
+    if args.hfl:
+        hfl = Source(args.hfl)
+        rows = hfl_rows([hfl.read(path) for path in HFL_FILES])
+        out = args.out_dir / "semeval_train_texts.jsonl.gz"
+        write_jsonl_gz(out, rows)
+        translated = sum(r["translated"] for r in rows)
+        print(
+            f"semeval train texts (HFL at {hfl.commit()[:7]}): {len(rows)} en/zh pairs, {translated} translated "
+            f"-> {out}",
             file=sys.stderr,
         )
     return 0
