@@ -187,6 +187,10 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 material_key=key_now,
             )
             stats.built.append(language)
+        # The web app's feed cards of the day, rendered once here rather than by each server process.
+        from newsdesk.serve.feed_cards import keep_feed_cards
+
+        keep_feed_cards(conn, key, rows, settings.timezone)
     return stats
 
 

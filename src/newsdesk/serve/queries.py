@@ -20,6 +20,7 @@ from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
 from newsdesk.ingest.health import source_health
+from newsdesk.serve.feed_cards import card_html, stored_feed_cards
 from newsdesk.store.days import day_events
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
@@ -49,17 +50,35 @@ class InputError(NewsdeskError, ValueError):
 # --- feed -------------------------------------------------------------------------------
 
 
-def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh") -> dict:
-    """One page of one tab of a day: the daily edition's tabs, order and cards, read live from the store."""
-    rows = day_events(conn, day, tz)
-    tabs = day_tabs([{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows], lang)
+def feed(
+    conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh", signature: str | None = None
+) -> dict:
+    """One page of one tab of a day: the daily edition's tabs, order and cards. With `signature` (the
+    store's card inputs now, serve/feed_cards.py), the cards the daily-edition stage stored for the
+    day, each with its HTML (`html`), while they match the store; else built live from the store."""
+    stored = stored_feed_cards(conn, day.isoformat(), tz, lang, signature) if signature is not None else None
+    rows = day_events(conn, day, tz) if stored is None else []
+    listed = (
+        stored if stored is not None else [{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows]
+    )
+    tabs = day_tabs(listed, lang)
     current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
     chosen = current["events"]
     shown = set(chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     # The headline list opens the day's first page: its featured and p1 events, wherever they fall.
-    ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:HEADLINES] if tab == "all" and page == 1 else []
-    built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
+    ranked = (
+        [c["event_id"] for c in listed if c["tab"] in ("featured", "p1")][:HEADLINES]
+        if tab == "all" and page == 1
+        else []
+    )
+    if stored is not None:
+        built = [c for c in stored if c["event_id"] in shown or c["event_id"] in ranked]
+    else:
+        built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
     cards = _with_feedback(conn, [c for c in built if c["event_id"] in shown])
+    for card in cards:
+        if "html" in card:
+            card["html"] = card_html(card)
     return {
         "day": day.isoformat(),
         "tab": tab,

@@ -415,6 +415,21 @@ editions = Table(
     UniqueConstraint("kind", "key", "language", name="uq_editions_kind_key_language"),
 )
 
+# Each day's cards as the web app's feed shows them (editions/daily.py stores them with the edition;
+# serve/feed_cards.py reads them): what the page reads of each card, and their rendered HTML, valid while the store's
+# card inputs have the `signature` they were built from and the templates the `material_key`'s format.
+feed_cards = Table(
+    "feed_cards",
+    metadata,
+    Column("tz", CleanString(64), primary_key=True),
+    Column("day", CleanString(10), primary_key=True),  # ISO date, local to tz
+    Column("language", CleanString(8), primary_key=True),  # the interface language
+    Column("signature", CleanText, nullable=False),
+    Column("material_key", CleanString(64), nullable=False),
+    Column("cards", CleanJSON, nullable=False),  # what the page reads of each card, and its HTML's lengths
+    Column("html", CleanText, nullable=False),  # every card's HTML, one after the other (text, not JSON: read fast)
+)
+
 feedback = Table(
     "feedback",
     metadata,
