@@ -61,15 +61,14 @@ _KEPT = ("event_id", "tab", "category", "other", "folded", "headline", "outlets"
 
 
 def card_signature(conn: Connection) -> str:
-    """The store's card inputs now: one aggregate a statement (each answered from an index or a
-    short scan; together in one statement they would read every row of the largest table)."""
+    """The store's card inputs now: one aggregate a statement, each answered from an index (the
+    events' sums from a short scan); together in one statement they would read every row."""
     queries = [
         select(func.count()).select_from(events),
         select(func.max(events.c.updated_at)),
         select(func.sum(events.c.score)),
         select(func.sum(events.c.importance)),
-        select(func.count()).select_from(event_members),
-        select(func.max(event_members.c.joined_at)),
+        select(func.count()).select_from(event_members),  # (a member's change stamps its event)
         select(func.count()).select_from(items),
         select(func.max(items.c.updated_at)),
         select(func.count()).select_from(sources),

@@ -199,6 +199,8 @@ items = Table(
     UniqueConstraint("source_id", "guid", name="uq_items_source_guid"),
     Index("ix_items_source_url", "source_id", "url"),
     Index("ix_items_published", "published_at"),
+    # The newest change, read by every store signature (search index, feed cards): without it a scan of every item.
+    Index("ix_items_updated", "updated_at"),
 )
 
 transcripts = Table(
@@ -363,6 +365,8 @@ analyses = Table(
     # The language an extractive card's headline and lead were translated from (write/translate.py); NULL: not translated.
     Column("translated_from", CleanString(8)),
     UniqueConstraint("event_id", "language", name="uq_analyses_event_language"),
+    # The newest analysis, read by every store signature: without it a scan of every body (~170 ms on 10k).
+    Index("ix_analyses_created", "created_at"),
 )
 
 checks = Table(
