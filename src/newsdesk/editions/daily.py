@@ -167,8 +167,9 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
         stats = DailyStats(date=day)
         key = day.isoformat()
         rows = day_events(conn, day, settings.timezone)
+        edition_cards = {}
         for language in settings.languages:
-            cards = event_cards(conn, rows, language, settings.timezone)
+            cards = edition_cards[language] = event_cards(conn, rows, language, settings.timezone)
             stats.events = len(cards)
             key_now = material_key("daily", DAILY_FORMAT, key, language, cards, settings.site_url)
             if stored_material_key(conn, "daily", key, language) == key_now:
@@ -190,7 +191,7 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
         # The web app's feed cards of the day, rendered once here rather than by each server process.
         from newsdesk.serve.feed_cards import keep_feed_cards
 
-        keep_feed_cards(conn, key, rows, settings.timezone)
+        keep_feed_cards(conn, key, rows, settings.timezone, edition_cards)
     return stats
 
 

@@ -109,14 +109,18 @@ def _fragment(card: dict, language: str, tz_name: str) -> list[str]:
     return [html[:start], html[start:end], html[end:]]
 
 
-def keep_feed_cards(conn: Connection, day: str, rows: list, tz: str | ZoneInfo) -> None:
+def keep_feed_cards(
+    conn: Connection, day: str, rows: list, tz: str | ZoneInfo, edition_cards: dict[str, list] | None = None
+) -> None:
     """Store day's cards (`rows`: day_events of that day) in every interface language, each with its
     HTML, stamped with the store's card inputs as this connection sees them. An unchanged day's
-    cards are not rendered again; only their stamp moves."""
+    cards are not rendered again; only their stamp moves. edition_cards: the day's edition's cards
+    by language, as the stage built them for the same rows (reused where the web's are the same)."""
     tz_name = str(tz)
     signature = card_signature(conn)
+    written = _written(conn, [r.id for r in rows])
     for language in UI_LANGUAGES:
-        cards = event_cards(conn, rows, language, tz, any_language=True)
+        cards = _web_cards(conn, rows, language, tz, (edition_cards or {}).get(language), written)
         # The format first, readable: a row of another release's format is never shown.
         material = (
             f"{_format()}:"
@@ -152,6 +156,32 @@ def keep_feed_cards(conn: Connection, day: str, rows: list, tz: str | ZoneInfo) 
                 html="".join(html),
             )
         )
+
+
+def _written(conn: Connection, event_ids: list[int]) -> dict[int, set[str]]:
+    """The languages of each event's analyses a reader may see (clean ones, as editions/cards.py reads)."""
+    out: dict[int, set[str]] = {}
+    for start in range(0, len(event_ids), 400):  # under every database's parameter limit
+        rows = conn.execute(
+            select(analyses.c.event_id, analyses.c.language).where(
+                analyses.c.event_id.in_(event_ids[start : start + 400]), analyses.c.status == "clean"
+            )
+        )
+        for event_id, language in rows:
+            out.setdefault(event_id, set()).add(language)
+    return out
+
+
+def _web_cards(conn: Connection, rows: list, language: str, tz, edition: list | None, written: dict) -> list[dict]:
+    """The day's cards as the web app shows them: the edition's, but an event with no analysis in
+    `language` and one in another shows that one (any_language), so only those are built again."""
+    if edition is None:
+        return event_cards(conn, rows, language, tz, any_language=True)
+    stand_in = [r for r in rows if written.get(r.id) and language not in written[r.id]]
+    if not stand_in:
+        return edition
+    web = {c["event_id"]: c for c in event_cards(conn, stand_in, language, tz, any_language=True)}
+    return [web.get(card["event_id"], card) for card in edition]
 
 
 def stored_feed_cards(conn: Connection, day: str, tz: str | ZoneInfo, language: str, signature: str) -> list | None:
