@@ -1,4 +1,4 @@
-"""The feed cards the daily stage stores with their HTML (serve/feed_cards.py): a feed page assembled
+"""The feed cards the daily stage stores with their HTML (editions/feed_cards.py): a feed page assembled
 from them is the page a live build renders, votes included; a store that moved since is built live."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from test_web_cache import DAY, add_event
 
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Source
+from newsdesk.editions.feed_cards import card_signature, stored_feed_cards
 from newsdesk.serve import pages_reading, queries
 from newsdesk.serve.app import create_app, reader_request
-from newsdesk.serve.feed_cards import card_signature, stored_feed_cards
 from newsdesk.store.items import sync_sources
 from newsdesk.store.schema import analyses, feed_cards, feedback
 

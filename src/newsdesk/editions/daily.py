@@ -27,6 +27,7 @@ from newsdesk.editions.cards import (
     event_path,
     headline_member,
 )
+from newsdesk.editions.feed_cards import keep_feed_cards
 from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
@@ -189,8 +190,6 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
             )
             stats.built.append(language)
         # The web app's feed cards of the day, rendered once here rather than by each server process.
-        from newsdesk.serve.feed_cards import keep_feed_cards
-
         keep_feed_cards(conn, key, rows, settings.timezone, edition_cards)
     return stats
 

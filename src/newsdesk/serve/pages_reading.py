@@ -8,9 +8,9 @@ from datetime import date
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
+from newsdesk.editions.feed_cards import card_signature
 from newsdesk.serve import auth, queries
 from newsdesk.serve.api import MAX_PAGE, check_id, parse_day
-from newsdesk.serve.feed_cards import card_signature
 from newsdesk.serve.pages import kit, ui_lang
 from newsdesk.store.days import event_dates, neighbour_days
 
@@ -26,7 +26,7 @@ def feed_page(request: Request, day: str | None = None, tab: str = "all", page_n
         with pages.engine.connect() as conn:
             # Every day with news, as kept in news_days (store/days.py): once per version of the store.
             dates = pages.reads.get(("event dates",), lambda: event_dates(conn, pages.tz))
-            # What the stored cards must have been built from to be shown (serve/feed_cards.py).
+            # What the stored cards must have been built from to be shown (editions/feed_cards.py).
             signature = pages.reads.get(("card signature",), lambda: card_signature(conn))
             chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
             return queries.feed(conn, chosen, tab, pages.tz, page_no, lang, signature), *neighbour_days(

@@ -19,8 +19,8 @@ from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
+from newsdesk.editions.feed_cards import card_html, stored_feed_cards
 from newsdesk.ingest.health import source_health
-from newsdesk.serve.feed_cards import card_html, stored_feed_cards
 from newsdesk.store.days import day_events
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
@@ -54,7 +54,7 @@ def feed(
     conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh", signature: str | None = None
 ) -> dict:
     """One page of one tab of a day: the daily edition's tabs, order and cards. With `signature` (the
-    store's card inputs now, serve/feed_cards.py), the cards the daily-edition stage stored for the
+    store's card inputs now, editions/feed_cards.py), the cards the daily-edition stage stored for the
     day, each with its HTML (`html`), while they match the store; else built live from the store."""
     stored = stored_feed_cards(conn, day.isoformat(), tz, lang, signature) if signature is not None else None
     rows = day_events(conn, day, tz) if stored is None else []

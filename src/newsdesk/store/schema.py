@@ -420,7 +420,7 @@ editions = Table(
 )
 
 # Each day's cards as the web app's feed shows them (editions/daily.py stores them with the edition;
-# serve/feed_cards.py reads them): what the page reads of each card, and their rendered HTML, valid while the store's
+# editions/feed_cards.py reads them): what the page reads of each card, and their rendered HTML, valid while the store's
 # card inputs have the `signature` they were built from and the templates the `material_key`'s format.
 feed_cards = Table(
     "feed_cards",

@@ -1,6 +1,6 @@
 """feed_cards: each day's cards as the web app's feed shows them, stored by the daily-edition stage
 with each card's HTML already rendered (Markdown to HTML, languages detected), so a feed page
-assembles stored fragments instead of building and rendering every card (serve/feed_cards.py).
+assembles stored fragments instead of building and rendering every card (editions/feed_cards.py).
 A new table: no existing row changes; a day without a row is built live, as before.
 
 Revision ID: 0017

@@ -30,11 +30,12 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from jinja2 import BaseLoader, Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels
+from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels, text_only
 from newsdesk.editions.cards import event_cards
 from newsdesk.store.schema import (
     analyses,
@@ -48,6 +49,7 @@ from newsdesk.store.schema import (
     stories,
     story_events,
 )
+from newsdesk.text.html import markdown_html, safe_url
 
 # Bump when what a stored card holds, or how it is cut, changes: every day is rendered again once.
 FORMAT = 1
@@ -90,17 +92,31 @@ def _format() -> str:
     return f"{FORMAT}:{hashlib.sha256((CARD_TEMPLATE.read_text('utf-8') + words).encode()).hexdigest()[:16]}"
 
 
+def event_url(event_id: int) -> str:
+    """An event's page in the web app (the shared card and story templates link with it)."""
+    return f"/events/{event_id}"
+
+
+def web_environment(loader: BaseLoader) -> Environment:
+    """The web app's template settings, the card's filters and event_url: serve/pages.py builds its
+    environment on this one, so a card rendered here is byte for byte the one its feed page would render."""
+    # auto_reload off: templates are read once per process (a restart shows edited ones), not looked
+    # up on disk again for every page (a fifth of a cached feed page's time went on those stat calls).
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False, finalize=text_only)
+    env.filters.update(link=safe_url, markdown=markdown_html)
+    env.globals["event_url"] = event_url
+    return env
+
+
 @cache
-def _environment(tz_name: str):
-    """The web app's templates (imported here: the stage needs them only when it stores cards)."""
-    from newsdesk.serve.pages import environment
-
-    return environment(ZoneInfo(tz_name))
+def _environment() -> Environment:
+    """The card template as the web app renders it, without the web app (the batch run needs none)."""
+    return web_environment(PackageLoader("newsdesk.editions", "templates"))
 
 
-def _fragment(card: dict, language: str, tz_name: str) -> list[str]:
+def _fragment(card: dict, language: str) -> list[str]:
     """The card's HTML as the feed page includes it, cut around its votes: [before, votes, after]."""
-    template = _environment(tz_name).get_template("_card.html")
+    template = _environment().get_template("_card.html")
     html = template.render(
         card={**card, "feedback": _VOTES}, t=Labels(language), card_link=f"/events/{card['event_id']}"
     )
@@ -134,7 +150,7 @@ def keep_feed_cards(
             continue
         kept, html = [], []
         for card in cards:
-            parts = [storable(part) for part in _fragment(card, language, tz_name)]  # as the store keeps text
+            parts = [storable(part) for part in _fragment(card, language)]  # as the store keeps text
             kept.append(
                 {
                     **{k: card[k] for k in _KEPT},
