@@ -127,8 +127,9 @@ def test_a_second_read_runs_no_page_query_and_a_new_edition_shows(server):
     client.get(f"/?day={DAY}")
     client.get(f"/daily/{DAY}?lang=en")
     # The rendered pages come from memory: no statement at all (the look at an SQLite store's
-    # version, PRAGMA data_version, goes through the cache's own connection, not the engine).
-    assert first >= 5 and seen == [], (first, seen)
+    # version, PRAGMA data_version, goes through the cache's own connection, not the engine). The
+    # first reads were few: the day's cards as the daily stage stored them, their votes, the edition.
+    assert first >= 3 and seen == [], (first, seen)
 
     add_event(engine, 2, "Second model launch", "Second launch headline")  # a new daily edition is stored
     assert shows(client, f"/daily/{DAY}?lang=en", "Second launch headline")

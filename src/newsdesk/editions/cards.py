@@ -136,9 +136,9 @@ def readable_analyses(conn: Connection, event_ids: list[int]) -> list[dict]:
     ]
 
 
-def _analyses(conn: Connection, event_ids: list[int]) -> dict[int, dict[str, dict]]:
+def _analyses(conn: Connection, event_ids: list[int], readable: list[dict] | None) -> dict[int, dict[str, dict]]:
     out: dict[int, dict[str, dict]] = {}
-    for r in readable_analyses(conn, event_ids):
+    for r in readable_analyses(conn, event_ids) if readable is None else readable:
         out.setdefault(r["event_id"], {})[r["language"]] = {
             "language": r["language"],
             "headline": plain_text(r["headline"]),
@@ -293,16 +293,25 @@ def first_sentence(lead: str) -> str:
     return snippet(text, EXCERPT_CHARS)
 
 
-def event_cards(conn: Connection, rows: list[Row], language: str, tz, *, any_language: bool = False) -> list[dict]:
+def event_cards(
+    conn: Connection,
+    rows: list[Row],
+    language: str,
+    tz,
+    *,
+    any_language: bool = False,
+    readable: list[dict] | None = None,
+) -> list[dict]:
     """One card per event row, in the rows' order, with the analysis in `language`.
 
     any_language: without an analysis in `language`, show one in another language rather
     than none (the web app does; a published edition in one language does not).
+    readable: readable_analyses of these events, when the caller read them already (the event page).
     """
     ids = [r.id for r in rows]
     if not ids:
         return []
-    members, written = _members(conn, ids, tz), _analyses(conn, ids)
+    members, written = _members(conn, ids, tz), _analyses(conn, ids, readable)
     stories = story_facts(conn, ids, language, tz)
     cards = []
     for r in rows:

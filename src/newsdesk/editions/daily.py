@@ -27,6 +27,7 @@ from newsdesk.editions.cards import (
     event_path,
     headline_member,
 )
+from newsdesk.editions.feed_cards import keep_feed_cards
 from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
@@ -167,8 +168,9 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
         stats = DailyStats(date=day)
         key = day.isoformat()
         rows = day_events(conn, day, settings.timezone)
+        edition_cards = {}
         for language in settings.languages:
-            cards = event_cards(conn, rows, language, settings.timezone)
+            cards = edition_cards[language] = event_cards(conn, rows, language, settings.timezone)
             stats.events = len(cards)
             key_now = material_key("daily", DAILY_FORMAT, key, language, cards, settings.site_url)
             if stored_material_key(conn, "daily", key, language) == key_now:
@@ -187,6 +189,8 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
                 material_key=key_now,
             )
             stats.built.append(language)
+        # The web app's feed cards of the day, rendered once here rather than by each server process.
+        keep_feed_cards(conn, key, rows, settings.timezone, edition_cards)
     return stats
 
 

@@ -232,13 +232,16 @@ class SearchIndex:
         self._ready = True
 
     def _current_signature(self, conn: Connection) -> tuple:
+        """Asked before every search: each count and newest stamp in a statement of its own, answered
+        from an index (together in one statement they read every row: ~0.2 s on a 10k-event store)."""
         parts = []
         for table, stamp_col in (
             (items, items.c.updated_at),
             (events, events.c.updated_at),
             (analyses, analyses.c.created_at),
         ):
-            parts.extend(conn.execute(select(func.count(), func.max(stamp_col)).select_from(table)).one())
+            parts.append(conn.execute(select(func.count()).select_from(table)).scalar())
+            parts.append(conn.execute(select(func.max(stamp_col))).scalar())
         return tuple(parts)
 
     def refresh(self, limit: int | None = None, wait: bool = True) -> int:

@@ -16,12 +16,13 @@ from zoneinfo import ZoneInfo
 from fastapi import HTTPException, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader
 from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from newsdesk.core.config import Settings
-from newsdesk.core.labels import UI_LANGUAGES, Labels, text_only
+from newsdesk.core.labels import UI_LANGUAGES, Labels
+from newsdesk.editions.feed_cards import web_environment
 from newsdesk.ingest.poll import short
 from newsdesk.publish.outputs import KINDS
 from newsdesk.publish.site import paragraphs
@@ -67,25 +68,20 @@ def environment(tz: ZoneInfo) -> Environment:
     """The pages' templates and filters."""
     # The event card's template is shared with the published site; it lives with the card builder.
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), PackageLoader("newsdesk.editions", "templates")])
-    # auto_reload off: templates are read once per process (a restart shows edited ones), not looked
-    # up on disk again for every page (a fifth of a cached feed page's time went on those stat calls).
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False, finalize=text_only)
+    # The settings, the card's filters and event_url are the ones the daily stage renders the feed's
+    # cards with (editions/feed_cards.py): a stored card is the card this environment would render.
+    env = web_environment(loader)
     env.filters.update(
         clean=render.clean_html,
         text=render.plain_text,
-        markdown=render.markdown_html,
         paragraphs=paragraphs,
         snippet=render.snippet,
-        link=render.safe_url,
         finding=render.finding,
         when=lambda v, fmt="%Y-%m-%d %H:%M": render.local_time(v, tz, fmt),
         pct=lambda v: f"{v * 100:.1f}%",
         duration=short,
         written=detect_language,  # a text's language, for the marks on parts in another language
     )
-    env.globals["event_url"] = lambda event_id: (
-        f"/events/{event_id}"
-    )  # the shared card and story templates link with it
     env.globals["edition_kinds"] = KINDS  # the menu links each kind's pages
     return env
 

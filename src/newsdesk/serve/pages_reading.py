@@ -8,6 +8,7 @@ from datetime import date
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
+from newsdesk.editions.feed_cards import card_signature
 from newsdesk.serve import auth, queries
 from newsdesk.serve.api import MAX_PAGE, check_id, parse_day
 from newsdesk.serve.pages import kit, ui_lang
@@ -25,8 +26,10 @@ def feed_page(request: Request, day: str | None = None, tab: str = "all", page_n
         with pages.engine.connect() as conn:
             # Every day with news, as kept in news_days (store/days.py): once per version of the store.
             dates = pages.reads.get(("event dates",), lambda: event_dates(conn, pages.tz))
+            # What the stored cards must have been built from to be shown (editions/feed_cards.py).
+            signature = pages.reads.get(("card signature",), lambda: card_signature(conn))
             chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
-            return queries.feed(conn, chosen, tab, pages.tz, page_no, lang), *neighbour_days(
+            return queries.feed(conn, chosen, tab, pages.tz, page_no, lang, signature), *neighbour_days(
                 conn, chosen, pages.tz, dates
             )
 

@@ -19,6 +19,7 @@ from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
+from newsdesk.editions.feed_cards import card_html, stored_feed_cards
 from newsdesk.ingest.health import source_health
 from newsdesk.store.days import day_events
 from newsdesk.store.edition_rows import public_meta
@@ -49,17 +50,35 @@ class InputError(NewsdeskError, ValueError):
 # --- feed -------------------------------------------------------------------------------
 
 
-def feed(conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh") -> dict:
-    """One page of one tab of a day: the daily edition's tabs, order and cards, read live from the store."""
-    rows = day_events(conn, day, tz)
-    tabs = day_tabs([{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows], lang)
+def feed(
+    conn: Connection, day: date, tab: str, tz: ZoneInfo, page: int = 1, lang: str = "zh", signature: str | None = None
+) -> dict:
+    """One page of one tab of a day: the daily edition's tabs, order and cards. With `signature` (the
+    store's card inputs now, editions/feed_cards.py), the cards the daily-edition stage stored for the
+    day, each with its HTML (`html`), while they match the store; else built live from the store."""
+    stored = stored_feed_cards(conn, day.isoformat(), tz, lang, signature) if signature is not None else None
+    rows = day_events(conn, day, tz) if stored is None else []
+    listed = (
+        stored if stored is not None else [{"event_id": r.id, "tab": r.tab, "category": r.category or ""} for r in rows]
+    )
+    tabs = day_tabs(listed, lang)
     current = next((t for t in tabs if t["id"] == tab), {"label": Labels(lang).get(tab), "events": []})
     chosen = current["events"]
     shown = set(chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE])
     # The headline list opens the day's first page: its featured and p1 events, wherever they fall.
-    ranked = [r.id for r in rows if r.tab in ("featured", "p1")][:HEADLINES] if tab == "all" and page == 1 else []
-    built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
+    ranked = (
+        [c["event_id"] for c in listed if c["tab"] in ("featured", "p1")][:HEADLINES]
+        if tab == "all" and page == 1
+        else []
+    )
+    if stored is not None:
+        built = [c for c in stored if c["event_id"] in shown or c["event_id"] in ranked]
+    else:
+        built = event_cards(conn, [r for r in rows if r.id in shown or r.id in ranked], lang, tz, any_language=True)
     cards = _with_feedback(conn, [c for c in built if c["event_id"] in shown])
+    for card in cards:
+        if "html" in card:
+            card["html"] = card_html(card)
     return {
         "day": day.isoformat(),
         "tab": tab,
@@ -172,13 +191,31 @@ def _roundups(conn: Connection, event_id: int) -> list[dict]:
     ]
 
 
-def _analyses(conn: Connection, event_id: int) -> dict[str, dict]:
-    """The event's analyses a reader may see (never a flagged one), each marked extractive or not."""
+def _analyses(readable: list[dict]) -> dict[str, dict]:
+    """The event's analyses a reader may see (readable_analyses: never a flagged one), each marked extractive or not."""
     keys = ("id", "language", "headline", "body", "status", "model", "created_at", "extractive", "replaces_failed")
-    return {
-        r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])}
-        for r in readable_analyses(conn, [event_id])
-    }
+    return {r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])} for r in readable}
+
+
+def _day_only_moments(conn: Connection, event_id: int) -> set[str]:
+    """Which of the event's first_published_at and last_published_at are the date of items whose
+    source gave only a date (as dated_by_day tells each, in one statement for both)."""
+    rows = conn.execute(
+        select(items.c.dated_by, items.c.published_at, events.c.first_published_at, events.c.last_published_at)
+        .join(event_members, event_members.c.item_id == items.c.id)
+        .join(events, events.c.id == event_members.c.event_id)
+        .where(
+            event_members.c.event_id == event_id,
+            (items.c.published_at == events.c.first_published_at)
+            | (items.c.published_at == events.c.last_published_at),
+        )
+    ).all()
+    kinds: dict[str, set[str]] = {}
+    for r in rows:
+        for name, moment in (("first_published_at", r.first_published_at), ("last_published_at", r.last_published_at)):
+            if r.published_at == moment:
+                kinds.setdefault(name, set()).add(r.dated_by)
+    return {name for name, found in kinds.items() if found == {"day"}}
 
 
 def failed_drafts_list(conn: Connection) -> list[dict]:
@@ -211,7 +248,8 @@ def event_detail(
     row = conn.execute(select(events).where(events.c.id == event_id)).first()
     if row is None:
         return None
-    detail = _with_feedback(conn, event_cards(conn, [row], lang, tz, any_language=True))[0]
+    readable = readable_analyses(conn, [event_id])  # the card's and the page's, read once
+    detail = _with_feedback(conn, event_cards(conn, [row], lang, tz, any_language=True, readable=readable))[0]
     detail.update(
         score=row.score,
         item_count=row.item_count,
@@ -219,15 +257,11 @@ def event_detail(
         anchors=list(row.anchors or []),
         lead_item_id=row.lead_item_id,
         members=[m if operator else {**m, "reason": None} for m in _member_details(conn, event_id, tz)],
-        analyses=_analyses(conn, event_id),
+        analyses=_analyses(readable),
         roundups=_roundups(conn, event_id),
     )
-    for name, moment in (
-        ("first_published_at", events.c.first_published_at),
-        ("last_published_at", events.c.last_published_at),
-    ):
-        if dated_by_day(conn, [event_id], moment):
-            detail[name] = detail[name][:10]  # the date alone: its source gave no time of day
+    for name in _day_only_moments(conn, event_id):
+        detail[name] = detail[name][:10]  # the date alone: its source gave no time of day
     detail["score_parts"] = sorted(
         ((str(k), v) for k, v in (row.score_parts or {}).items()),
         key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0,
