@@ -11,7 +11,7 @@ A catalog file is TOML with one `[[source]]` table per source:
     tier = 1                    # 1 primary, 2 strong secondary, 3 aggregator / community
     weight = 1.0                # > 0, scales authority within a tier
     category = "lab"            # see CATEGORIES
-    fulltext = true             # fetch the article page for a full body
+    fulltext = true             # fetch every item's article page (a headline-only item's page is fetched anyway where robots.txt allows)
 
 A user file uses the same shape. An entry whose id is already in the catalog only
 needs the fields it changes (`enabled = false` switches a source off); a new id

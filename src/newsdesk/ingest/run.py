@@ -37,6 +37,7 @@ from newsdesk.core.model import IMPORTED_KIND, Item, Source, not_polled_why
 from newsdesk.ingest.catalog import load_catalog, stored_sources
 from newsdesk.ingest.fetch import Fetcher, FetchResult
 from newsdesk.ingest.poll import schedule_next_poll
+from newsdesk.ingest.robots import robots_of
 from newsdesk.store.items import (
     items_language,
     record_fetch,
@@ -117,8 +118,14 @@ def _known(engine: Engine, source_id: str, guids: list[str]) -> dict[str, tuple[
         return {r.guid: (r.material_level, r.body) for r in stored_items(conn, source_id, guids)}
 
 
+def _wants_page(item: Item, source: Source) -> bool:
+    """Whether an item's article page is worth fetching: every item the feed gave no full text for,
+    of a source marked fulltext; a headline alone, of any source (where robots.txt allows)."""
+    return item.material_level == "title" or (source.fulltext and item.material_level == "summary")
+
+
 async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warnings: list[str]) -> None:
-    """Full text for fulltext sources and transcripts for podcasts, once per item.
+    """Full text for fulltext sources and title-only items, transcripts for podcasts, once per item.
 
     An item seen before keeps what was fetched for it then: the feed's shorter version must
     not overwrite a stored body or a paywall finding.
@@ -128,8 +135,8 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
         if level in ("full", "paywalled", "failed") and item.material_level in ("summary", "title"):
             item.material_level, item.body = level, body
         return
-    if source.fulltext and item.material_level in ("summary", "title") and item.url:
-        from newsdesk.ingest.fulltext import extract_article  # trafilatura: 0.2 s, for full-text sources only
+    if item.url and _wants_page(item, source) and (source.fulltext or await robots_of(getter).allows(getter, item.url)):
+        from newsdesk.ingest.fulltext import extract_article  # trafilatura: 0.2 s, only when a page is fetched
 
         # None: a replay directory without this page; the feed's version stands.
         page = await getter.get(item.url, accept=PAGE_ACCEPT)
@@ -141,7 +148,9 @@ async def _enrich(item: Item, source: Source, getter: Getter, known: dict, warni
                 item.material_level = "paywalled"
             elif level == "failed" and item.material_level != "title":
                 warnings.append(f"{item.url}: full text could not be extracted; kept the feed summary")
-        elif page is not None:
+        elif page is not None and source.fulltext:
+            # A page fetched only because the feed gave a headline alone fails quietly: its card
+            # already says that only the headline is known.
             warnings.append(f"{item.url}: full text not fetched ({page.error}); kept the feed summary")
     for ref in item.extra.get("transcripts", []):
         from newsdesk.ingest.transcripts import TranscriptError, parse_transcript  # chardet, lxml: podcasts only
