@@ -27,7 +27,7 @@ from newsdesk.editions.cards import (
     event_path,
     headline_member,
 )
-from newsdesk.editions.feed_cards import keep_feed_cards
+from newsdesk.editions.feed_cards import card_signature, keep_feed_cards
 from newsdesk.store.days import NoEvents, day_events, event_dates
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
@@ -153,10 +153,13 @@ def render_daily(day: date, cards: list[dict], language: str, base_url: str = ""
     return "\n\n".join(parts) + "\n"
 
 
-def build_daily(engine: Engine, settings: Settings, day: date | str | None = None) -> DailyStats:
+def build_daily(
+    engine: Engine, settings: Settings, day: date | str | None = None, signature: str | None = None
+) -> DailyStats:
     """Build (or keep, when nothing changed) the daily edition of `day` in every language; with no
     `day`, the newest day with events (a store with none raises NoEvents: an empty edition is no
-    reader's page)."""
+    reader's page). signature: the store's card inputs (feed_cards.card_signature) when the caller
+    read them already, for every day it builds."""
     with engine.begin() as conn:
         if day is None:
             dates = event_dates(conn, settings.timezone)
@@ -190,15 +193,18 @@ def build_daily(engine: Engine, settings: Settings, day: date | str | None = Non
             )
             stats.built.append(language)
         # The web app's feed cards of the day, rendered once here rather than by each server process.
-        keep_feed_cards(conn, key, rows, settings.timezone, edition_cards)
+        keep_feed_cards(conn, key, rows, settings.timezone, edition_cards, signature)
     return stats
 
 
 def build_dailies(engine: Engine, settings: Settings, days: list[date] | None = None) -> list[DailyStats]:
     """Every day that has events (or the given days); unchanged days cost a few queries."""
-    if days is None:
-        with engine.connect() as conn:
+    with engine.connect() as conn:
+        if days is None:
             stored = conn.execute(select(editions.c.key).where(editions.c.kind == "daily")).scalars()
             # Days already published are revisited too: a day whose events merged away must be rebuilt.
             days = sorted(set(event_dates(conn, settings.timezone)) | {date.fromisoformat(k) for k in stored})
-    return [build_daily(engine, settings, d) for d in days]
+        # Read once for every day: building editions moves none of the card inputs. A write by another
+        # process meanwhile leaves the days stamped before it, which the web app then builds live.
+        signature = card_signature(conn)
+    return [build_daily(engine, settings, d, signature) for d in days]

@@ -126,14 +126,20 @@ def _fragment(card: dict, language: str) -> list[str]:
 
 
 def keep_feed_cards(
-    conn: Connection, day: str, rows: list, tz: str | ZoneInfo, edition_cards: dict[str, list] | None = None
+    conn: Connection,
+    day: str,
+    rows: list,
+    tz: str | ZoneInfo,
+    edition_cards: dict[str, list] | None = None,
+    signature: str | None = None,
 ) -> None:
     """Store day's cards (`rows`: day_events of that day) in every interface language, each with its
     HTML, stamped with the store's card inputs as this connection sees them. An unchanged day's
     cards are not rendered again; only their stamp moves. edition_cards: the day's edition's cards
-    by language, as the stage built them for the same rows (reused where the web's are the same)."""
+    by language, as the stage built them for the same rows (reused where the web's are the same).
+    signature: card_signature as the caller read it for a run of days (read here when not given)."""
     tz_name = str(tz)
-    signature = card_signature(conn)
+    signature = signature or card_signature(conn)
     written = _written(conn, [r.id for r in rows])
     for language in UI_LANGUAGES:
         cards = _web_cards(conn, rows, language, tz, (edition_cards or {}).get(language), written)
