@@ -94,7 +94,8 @@ def markdown_html(body: str | None) -> Markup:
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _RAW_TAG = re.compile(r"<(?=[A-Za-z/!?])")
 _LINK_SCHEME = re.compile(r"(\]\(\s*<?\s*|^ {0,3}\[[^\]]+\]:\s*<?\s*)([A-Za-z][A-Za-z0-9+.-]*):", re.M)
-_CODE_SPAN = re.compile(r"(`+).+?\1")
+# A code span may run over a line break (CommonMark joins its lines), never over a blank line.
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\n[ \t]*\n).)+?\1", re.S)
 # Site generators read a Markdown file as a template before they render it: Jekyll's Liquid runs
 # {{ … }} and {% … %} anywhere in the body, code included (a feed title "{{ site.secret }}" printed
 # the site's settings, "{% raw %}" stopped the build), and Hugo runs shortcodes {{< … >}} and {{% … %}}.
@@ -133,17 +134,26 @@ def markdown_source(body: str) -> str:
     def code(text: str) -> str:
         return _TEMPLATE_OPEN_IN_CODE.sub("{\u2060", text)
 
-    lines = body.split("\n")
-    for n, line in enumerate(lines):
-        if n in code_lines:
-            lines[n] = code(line)
-            continue
+    def spans(text: str) -> str:
         pieces, at = [], 0
-        for span in _CODE_SPAN.finditer(line):
-            pieces += [outside_code(line[at : span.start()]), code(span.group(0))]
+        for span in _CODE_SPAN.finditer(text):
+            pieces += [outside_code(text[at : span.start()]), code(span.group(0))]
             at = span.end()
-        lines[n] = "".join([*pieces, outside_code(line[at:])])
-    return "\n".join(lines)
+        return "".join([*pieces, outside_code(text[at:])])
+
+    # Runs of lines outside code blocks are read whole: a code span's "`\n{%`" is one span.
+    out: list[str] = []
+    run: list[str] = []
+    for n, line in enumerate([*body.split("\n"), None]):
+        if line is None or n in code_lines:
+            if run:
+                out.append(spans("\n".join(run)))
+                run = []
+            if line is not None:
+                out.append(code(line))
+        else:
+            run.append(line)
+    return "\n".join(out)
 
 
 def safe_url(url: str | None) -> str | None:
