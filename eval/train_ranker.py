@@ -3,6 +3,7 @@
     PYTHONPATH=src python eval/train_ranker.py dump  eval/ranker/events.jsonl.gz   # the replays (~15 min)
     PYTHONPATH=src python eval/train_ranker.py train eval/ranker/events.jsonl.gz   # folds, figures, the model
     ... train eval/ranker/events.jsonl.gz --reuse-strengths   # the same, each fold's strength as shipped
+    ... train eval/ranker/events.jsonl.gz --model /tmp/try.json  # write the model elsewhere (a trial)
     PYTHONPATH=src python eval/train_ranker.py lead  eval/ranker/events.jsonl.gz   # the hand ranking's featured tab
 
 `dump` replays each labelled week (eval/editorial/2026-W05 … W10, the harvest's items, never its
@@ -41,7 +42,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WEEKS = [f"2026-W{n:02d}" for n in (5, 6, 7, 8, 9, 10)]
-HARVEST = ROOT.parent / "shared/fixtures/news/ai-daily-harvest.jsonl"
+# The harvest beside the checkout (a worktree's is a level further up)
+HARVEST = next(
+    (p / "shared/fixtures/news/ai-daily-harvest.jsonl" for p in ROOT.parents if (p / "shared/fixtures/news").is_dir()),
+    ROOT.parent / "shared/fixtures/news/ai-daily-harvest.jsonl",
+)
 EXTERNAL = ROOT / "eval/external/data"
 MODEL = ROOT / "src/newsdesk/rank/model/ranker-v2.json"
 LEAD_MODEL = ROOT / "src/newsdesk/rank/model/lead-v1.json"
@@ -54,6 +59,7 @@ STRENGTHS = (1e-2, 1e-1, 1.0, 1e3)
 # Juya's 要闻 at 3), so fitted on it "a lead" meant "far below the day's best".
 LEADS_FROM = frozenset([*WEEKS, "juya"])
 TOP = 10
+CONTEXT = ("novelty", "growth")  # rank/context.py, read by rank/learned.features
 
 
 def sha256(path: Path) -> str:
@@ -106,7 +112,10 @@ def _row(source: str, query: str, ev: dict, rel: int, top: bool) -> dict:
         "top": top,
         "importance": ev["importance"],
         "tab": ev["tab"],
-        "parts": ev["score_parts"],
+        # novelty and growth as of the event's day (rank/context.py) beside the hand parts; the
+        # day's outlets, from which a fold could learn each outlet's own authority
+        "parts": {**ev["score_parts"], **{k: ev["context"][k] for k in CONTEXT if k in ev.get("context", {})}},
+        "outlets": ev.get("context", {}).get("outlets", []),
     }
 
 
@@ -192,7 +201,7 @@ def choose_strength(rows: list[dict]) -> float:
     return best
 
 
-def train(path: Path, reuse: bool = False) -> None:
+def train(path: Path, reuse: bool = False, out: Path = MODEL) -> None:
     """reuse: take each fold's strength from the shipped model's figures instead of choosing it
     again (the choice reads NDCG@10 alone, so a change to the calibration or the featured
     threshold leaves it as it was; the choosing is 20 of the 25 minutes)."""
@@ -213,8 +222,8 @@ def train(path: Path, reuse: bool = False) -> None:
         print(fold, json.dumps(figures[fold]), file=sys.stderr)
     strength = before["correction_strength"] if reuse else choose_strength(rows)
     model = learned.fit(rows, strength, LEADS_FROM)
-    MODEL.parent.mkdir(parents=True, exist_ok=True)
-    MODEL.write_text(
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
         json.dumps({**model.to_json(), "data": manifest(path, rows), "figures": figures}, ensure_ascii=False, indent=1)
         + "\n",
         encoding="utf-8",
@@ -290,6 +299,8 @@ def fold_table(figures: dict) -> str:
 if __name__ == "__main__":
     command, target = sys.argv[1], Path(sys.argv[2])
     if command == "train":
-        train(target, reuse="--reuse-strengths" in sys.argv[3:])
+        rest = sys.argv[3:]
+        out = Path(rest[rest.index("--model") + 1]) if "--model" in rest else MODEL
+        train(target, reuse="--reuse-strengths" in rest, out=out)
     else:
         {"dump": dump, "lead": lead}[command](target)

@@ -40,7 +40,14 @@ HAND = "hand"
 NUMERIC = ("coverage", "echo", "authority", "engagement", "feedback")
 FLAGS = ("first_party", "undated", "unread", "off_topic")
 ROUTINE = ("changelog", "marketing", "roundup", "how-to", "recap", "opinion", "explainer")
-CORRECTIONS = NUMERIC + FLAGS + tuple(f"kind:{k}" for k in NEWS_KINDS) + tuple(f"routine:{k}" for k in ROUTINE)
+# What the hand parts do not hold (issue 29 item 3): novelty against the previous days and growth
+# over them (rank/context.py, as of the event's day), and a first party confirmed by an
+# independent outlet (first party, and two or more independent outlets).
+CONTEXT = ("novelty", "growth", "confirmed")
+CORRECTIONS = (
+    NUMERIC + FLAGS + tuple(f"kind:{k}" for k in NEWS_KINDS) + tuple(f"routine:{k}" for k in ROUTINE) + CONTEXT
+)
+CONFIRMED_COVERAGE = round(math.log2(3), 3) - 0.001  # coverage of two independent outlets (rank/score.py)
 FEATURES = (HAND,) + CORRECTIONS
 # The hand parts rank/score.py sums into the importance (each shown scaled by the model's `a`).
 HAND_PARTS = NUMERIC + ("kind", "routine") + FLAGS
@@ -59,7 +66,20 @@ def features(parts: dict) -> dict[str, float]:
     x.update({k: 1.0 if parts.get(k) else 0.0 for k in FLAGS})
     x.update({f"kind:{k}": float(k in kinds) for k in NEWS_KINDS})
     x.update({f"routine:{k}": float(k in kinds) for k in ROUTINE})
+    x.update(context_features(parts))
     return x
+
+
+def context_features(parts: dict) -> dict[str, float]:
+    """novelty (1 when unknown: nothing earlier to repeat), growth (0 when unknown) and confirmed."""
+    novelty = parts.get("novelty")
+    return {
+        "novelty": 1.0 if novelty is None else float(novelty),
+        "growth": float(parts.get("growth") or 0.0),
+        "confirmed": float(
+            bool(parts.get("first_party")) and float(parts.get("coverage") or 0.0) >= CONFIRMED_COVERAGE
+        ),
+    }
 
 
 def eligible(parts: dict) -> bool:
