@@ -75,3 +75,32 @@ def test_a_stores_events_get_their_days_novelty_and_growth_from_nothing_later(tm
         if date.fromisoformat(k["day"]) == first_day:  # nothing earlier in the store
             assert k["novelty"] == 1.0 and k["growth"] == pytest.approx(math.log2(1 + len(k["outlets"])))
     assert any(k["novelty"] < 1.0 for k in known.values())  # the later days are read against the earlier
+
+
+def test_an_outlets_prior_is_learned_from_other_days_never_from_the_rows_own():
+    def row(day: str, outlets: list[str], rel: int, source: str = "juya") -> dict:
+        return {
+            "source": source,
+            "query": f"{source}:{day}",
+            "rel": rel,
+            "top": rel == 3,
+            "parts": {},
+            "outlets": outlets,
+        }
+
+    learn = [row(f"2026-02-{d:02d}", ["lab.com"], 3) for d in range(1, 11)]
+    learn += [row(f"2026-02-{d:02d}", ["blog.net"], 0) for d in range(1, 11)]
+    got = learned.with_outlet_prior(
+        [row("2026-02-20", ["lab.com"], 0), row("2026-02-20", ["blog.net", "lab.com"], 0), row("2026-02-20", [], 0)]
+        + [row("2026-02-20", ["new.org"], 0), row("2026-02-20", ["blog.net"], 0)],
+        learn,
+    )
+    prior = [r["parts"]["outlet_prior"] for r in got]
+    assert prior[0] == pytest.approx(10 / 15 + 0.5 * 5 / 15 - 0.5, abs=1e-4) and prior[0] > 0  # 0.5: the average rate
+    assert prior[1] == prior[0]  # the best of its outlets
+    assert prior[2] == 0.0 and prior[3] == 0.0  # no outlet, an outlet never seen: the average
+    assert prior[4] < 0
+    # A row's own label (and any row of its day) never counts toward its own prior.
+    alone = [row("2026-02-01", ["solo.io"], 3), row("2026-02-01", ["solo.io"], 3, "ainews")]
+    assert [r["parts"]["outlet_prior"] for r in learned.with_outlet_prior(alone, alone)] == [0.0, 0.0]
+    assert learned.features(got[0]["parts"])["outlet_prior"] == prior[0]
