@@ -14,7 +14,9 @@ writes one line per (query, event): the query (a labelled week's day, or an edit
 event's relevance there (a week: the tier of its majority labelled event when that event is of
 the event's day, else nothing; an editor: the best gain of its units of that day, 0 when it holds
 none), whether it holds a top story (tier 3; 要闻; the AINews lead), the hand importance and tab,
-and its rank parts (events.score_parts), from which rank/learned.py reads the features.
+and its rank parts (events.score_parts) with its novelty and growth as of its day
+(rank/context.py), from which rank/learned.py reads the features, and the outlets reporting it
+that day (from which each fold learns the outlets' record, rank/learned.with_outlet_prior).
 
 `train` scores held-apart folds: leave-one-week-out (train on the other labelled weeks and both
 editors, score the week) and leave-one-source-out (train on every week and the other editor,

@@ -30,8 +30,8 @@ from pathlib import Path
 from newsdesk.rank.learned import CONTEXT, CORRECTIONS, features, pairwise_logistic
 
 FILE = "ranker-adjustment.json"
-# The hand ranking's factors: the learned ranker's context features (novelty, growth, confirmed,
-# the outlets' record) are not in an installation's stored parts, so votes cannot teach them.
+# The hand ranking's factors alone: the learned ranker's context features (novelty, growth and the
+# outlets' record are not in an installation's stored parts) stay out, so votes teach what they did.
 FACTORS = tuple(k for k in CORRECTIONS if k != "feedback" and k not in CONTEXT)
 GRADE = {"star": 3, "up": 2, "down": 0}  # an event with no vote is 1
 # How hard the deltas are pulled toward zero: chosen per installation on its own newest votes

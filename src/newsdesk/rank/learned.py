@@ -4,7 +4,10 @@ rank/score.py sums hand-weighted parts into an importance. The model reads those
 features: the hand importance itself, coverage, echo, authority, engagement and feedback as
 rank/score.py computes them; first party, undated, title only, off topic as 0/1; each happening
 class of rank/happenings.py (major, release, money, policy, incident, versioned, paper) and each
-routine kind (changelog, marketing, roundup, how-to, recap, opinion, explainer) as 0/1. Its score
+routine kind (changelog, marketing, roundup, how-to, recap, opinion, explainer) as 0/1; and four
+the hand parts do not hold (CONTEXT: novelty and growth as of the event's day, rank/context.py; a
+first party confirmed by an independent outlet; the outlets' record, with_outlet_prior), which
+measured held apart did not help (eval/ranker/README.md: ranker-v2 predates them, weight 0). Its score
 is `a · hand importance + Σ wₖ · xₖ`: the hand ranking scaled, corrected where the editors' days
 disagree with a hand weight. The corrections are penalised toward zero (L2), so with little
 evidence the model is the hand ranking; how hard is chosen by leave-one-source-out
