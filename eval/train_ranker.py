@@ -3,6 +3,8 @@
     PYTHONPATH=src python eval/train_ranker.py dump  eval/ranker/events.jsonl.gz   # the replays (~15 min)
     PYTHONPATH=src python eval/train_ranker.py train eval/ranker/events.jsonl.gz   # folds, figures, the model
     ... train eval/ranker/events.jsonl.gz --reuse-strengths   # the same, each fold's strength as shipped
+    ... train eval/ranker/events.jsonl.gz --model /tmp/try.json  # write the model elsewhere (a trial)
+    ... train eval/ranker/events.jsonl.gz --without novelty,growth  # an ablation: fitted without those
     PYTHONPATH=src python eval/train_ranker.py lead  eval/ranker/events.jsonl.gz   # the hand ranking's featured tab
 
 `dump` replays each labelled week (eval/editorial/2026-W05 … W10, the harvest's items, never its
@@ -12,7 +14,9 @@ writes one line per (query, event): the query (a labelled week's day, or an edit
 event's relevance there (a week: the tier of its majority labelled event when that event is of
 the event's day, else nothing; an editor: the best gain of its units of that day, 0 when it holds
 none), whether it holds a top story (tier 3; 要闻; the AINews lead), the hand importance and tab,
-and its rank parts (events.score_parts), from which rank/learned.py reads the features.
+and its rank parts (events.score_parts) with its novelty and growth as of its day
+(rank/context.py), from which rank/learned.py reads the features, and the outlets reporting it
+that day (from which each fold learns the outlets' record, rank/learned.with_outlet_prior).
 
 `train` scores held-apart folds: leave-one-week-out (train on the other labelled weeks and both
 editors, score the week) and leave-one-source-out (train on every week and the other editor,
@@ -41,7 +45,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WEEKS = [f"2026-W{n:02d}" for n in (5, 6, 7, 8, 9, 10)]
-HARVEST = ROOT.parent / "shared/fixtures/news/ai-daily-harvest.jsonl"
+# The harvest beside the checkout (a worktree's is a level further up)
+HARVEST = next(
+    (p / "shared/fixtures/news/ai-daily-harvest.jsonl" for p in ROOT.parents if (p / "shared/fixtures/news").is_dir()),
+    ROOT.parent / "shared/fixtures/news/ai-daily-harvest.jsonl",
+)
 EXTERNAL = ROOT / "eval/external/data"
 MODEL = ROOT / "src/newsdesk/rank/model/ranker-v2.json"
 LEAD_MODEL = ROOT / "src/newsdesk/rank/model/lead-v1.json"
@@ -54,6 +62,7 @@ STRENGTHS = (1e-2, 1e-1, 1.0, 1e3)
 # Juya's 要闻 at 3), so fitted on it "a lead" meant "far below the day's best".
 LEADS_FROM = frozenset([*WEEKS, "juya"])
 TOP = 10
+CONTEXT = ("novelty", "growth")  # rank/context.py, read by rank/learned.features
 
 
 def sha256(path: Path) -> str:
@@ -106,7 +115,10 @@ def _row(source: str, query: str, ev: dict, rel: int, top: bool) -> dict:
         "top": top,
         "importance": ev["importance"],
         "tab": ev["tab"],
-        "parts": ev["score_parts"],
+        # novelty and growth as of the event's day (rank/context.py) beside the hand parts; the
+        # day's outlets, from which a fold could learn each outlet's own authority
+        "parts": {**ev["score_parts"], **{k: ev["context"][k] for k in CONTEXT if k in ev.get("context", {})}},
+        "outlets": ev.get("context", {}).get("outlets", []),
     }
 
 
@@ -180,8 +192,9 @@ def choose_strength(rows: list[dict]) -> float:
     for strength in STRENGTHS:
         per_source = []
         for held in sources:
-            model = learned.fit([r for r in rows if r["source"] != held], strength)
-            got, _ = held_apart(model, [r for r in rows if r["source"] == held])
+            inner = [r for r in rows if r["source"] != held]
+            model = learned.fit(learned.with_outlet_prior(inner, inner), strength)
+            got, _ = held_apart(model, learned.with_outlet_prior([r for r in rows if r["source"] == held], inner))
             value = summarise(got)["ndcg@10"]
             if value is not None:
                 per_source.append(value)
@@ -192,7 +205,7 @@ def choose_strength(rows: list[dict]) -> float:
     return best
 
 
-def train(path: Path, reuse: bool = False) -> None:
+def train(path: Path, reuse: bool = False, out: Path = MODEL, dropped: tuple[str, ...] = ()) -> None:
     """reuse: take each fold's strength from the shipped model's figures instead of choosing it
     again (the choice reads NDCG@10 alone, so a change to the calibration or the featured
     threshold leaves it as it was; the choosing is 20 of the 25 minutes)."""
@@ -200,21 +213,28 @@ def train(path: Path, reuse: bool = False) -> None:
 
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh]
+    if dropped:  # an ablation: the model without these context features
+        unknown = set(dropped) - set(learned.CONTEXT)
+        assert not unknown, f"--without reads {learned.CONTEXT}, not {sorted(unknown)}"
+        learned.CORRECTIONS = tuple(k for k in learned.CORRECTIONS if k not in dropped)
+        learned.FEATURES = (learned.HAND,) + learned.CORRECTIONS
     folds = WEEKS + ["juya", "ainews"]
     before = json.loads(MODEL.read_text(encoding="utf-8")) if reuse else {}
     figures = {}
     for fold in folds:
         train_rows = [r for r in rows if r["source"] != fold]
         strength = before["figures"][fold]["strength"] if reuse else choose_strength(train_rows)
-        test = [r for r in rows if r["source"] == fold]
-        got, hand = held_apart(learned.fit(train_rows, strength, LEADS_FROM), test)
+        test = learned.with_outlet_prior([r for r in rows if r["source"] == fold], train_rows)
+        got, hand = held_apart(
+            learned.fit(learned.with_outlet_prior(train_rows, train_rows), strength, LEADS_FROM), test
+        )
         days = len(by_query(test))
         figures[fold] = {"model": summarise(got), "hand": summarise(hand), "days": days, "strength": strength}
         print(fold, json.dumps(figures[fold]), file=sys.stderr)
     strength = before["correction_strength"] if reuse else choose_strength(rows)
-    model = learned.fit(rows, strength, LEADS_FROM)
-    MODEL.parent.mkdir(parents=True, exist_ok=True)
-    MODEL.write_text(
+    model = learned.fit(learned.with_outlet_prior(rows, rows), strength, LEADS_FROM)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
         json.dumps({**model.to_json(), "data": manifest(path, rows), "figures": figures}, ensure_ascii=False, indent=1)
         + "\n",
         encoding="utf-8",
@@ -290,6 +310,9 @@ def fold_table(figures: dict) -> str:
 if __name__ == "__main__":
     command, target = sys.argv[1], Path(sys.argv[2])
     if command == "train":
-        train(target, reuse="--reuse-strengths" in sys.argv[3:])
+        rest = sys.argv[3:]
+        out = Path(rest[rest.index("--model") + 1]) if "--model" in rest else MODEL
+        dropped = tuple(rest[rest.index("--without") + 1].split(",")) if "--without" in rest else ()
+        train(target, reuse="--reuse-strengths" in rest, out=out, dropped=dropped)
     else:
         {"dump": dump, "lead": lead}[command](target)

@@ -469,8 +469,8 @@ class Replay:
     store_event: dict[int, str]  # store event id -> its majority labelled event
     problems: list[str]
     members: dict[int, list[str]] = field(default_factory=dict)  # store event id -> its members' labels
-    # store event id -> {day (its first report's local day), importance, tab, score_parts}: what rank
-    # gave it, for measures and learning over the ranking alone (eval/external.py, eval/train_ranker.py)
+    # store event id -> {day (its first report's local day), importance, tab, score_parts, context
+    # (rank/context.py: novelty, growth, the day's outlets)}: what rank gave it, for measures and learning over the ranking alone (eval/external.py, eval/train_ranker.py)
     events: dict[int, dict] = field(default_factory=dict)
 
 
@@ -479,6 +479,7 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
     from sqlalchemy import select
 
     from newsdesk.editions.weekly import build_extractive_weekly
+    from newsdesk.rank.context import event_context
     from newsdesk.run.pipeline import run_pipeline
     from newsdesk.store import open_store
     from newsdesk.store.days import local_time
@@ -515,12 +516,14 @@ def replay(lines: list[dict], settings: Settings, weeks: list[str], item_event: 
                 members = conn.execute(
                     select(event_members.c.event_id, items.c.url).join(items, items.c.id == event_members.c.item_id)
                 ).all()
+                known = event_context(conn, s.timezone)
                 ranked = {
                     r.id: {
                         "day": local_time(r.first_published_at, s.timezone).date(),
                         "importance": r.importance,
                         "tab": r.tab,
                         "score_parts": dict(r.score_parts or {}),
+                        "context": known.get(r.id, {}),
                     }
                     for r in conn.execute(
                         select(

@@ -27,10 +27,12 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from newsdesk.rank.learned import CORRECTIONS, features, pairwise_logistic
+from newsdesk.rank.learned import CONTEXT, CORRECTIONS, features, pairwise_logistic
 
 FILE = "ranker-adjustment.json"
-FACTORS = tuple(k for k in CORRECTIONS if k != "feedback")
+# The hand ranking's factors alone: the learned ranker's context features (novelty, growth and the
+# outlets' record are not in an installation's stored parts) stay out, so votes teach what they did.
+FACTORS = tuple(k for k in CORRECTIONS if k != "feedback" and k not in CONTEXT)
 GRADE = {"star": 3, "up": 2, "down": 0}  # an event with no vote is 1
 # How hard the deltas are pulled toward zero: chosen per installation on its own newest votes
 # (choose_strength); 1e3 is "no adjustment". benchmarks/reader_feedback.py measures it.

@@ -4,7 +4,10 @@ rank/score.py sums hand-weighted parts into an importance. The model reads those
 features: the hand importance itself, coverage, echo, authority, engagement and feedback as
 rank/score.py computes them; first party, undated, title only, off topic as 0/1; each happening
 class of rank/happenings.py (major, release, money, policy, incident, versioned, paper) and each
-routine kind (changelog, marketing, roundup, how-to, recap, opinion, explainer) as 0/1. Its score
+routine kind (changelog, marketing, roundup, how-to, recap, opinion, explainer) as 0/1; and four
+the hand parts do not hold (CONTEXT: novelty and growth as of the event's day, rank/context.py; a
+first party confirmed by an independent outlet; the outlets' record, with_outlet_prior), which
+measured held apart did not help (eval/ranker/README.md: ranker-v2 predates them, weight 0). Its score
 is `a · hand importance + Σ wₖ · xₖ`: the hand ranking scaled, corrected where the editors' days
 disagree with a hand weight. The corrections are penalised toward zero (L2), so with little
 evidence the model is the hand ranking; how hard is chosen by leave-one-source-out
@@ -40,7 +43,16 @@ HAND = "hand"
 NUMERIC = ("coverage", "echo", "authority", "engagement", "feedback")
 FLAGS = ("first_party", "undated", "unread", "off_topic")
 ROUTINE = ("changelog", "marketing", "roundup", "how-to", "recap", "opinion", "explainer")
-CORRECTIONS = NUMERIC + FLAGS + tuple(f"kind:{k}" for k in NEWS_KINDS) + tuple(f"routine:{k}" for k in ROUTINE)
+# What the hand parts do not hold (issue 29 item 3): novelty against the previous days and growth
+# over them (rank/context.py, as of the event's day), a first party confirmed by an independent
+# outlet (first party, and two or more independent outlets), and the outlets' own record: how
+# much more often than the average an editor put the events its outlets reported on other days
+# in their top half (with_outlet_prior, learned from a fold's training rows).
+CONTEXT = ("novelty", "growth", "confirmed", "outlet_prior")
+CORRECTIONS = (
+    NUMERIC + FLAGS + tuple(f"kind:{k}" for k in NEWS_KINDS) + tuple(f"routine:{k}" for k in ROUTINE) + CONTEXT
+)
+CONFIRMED_COVERAGE = round(math.log2(3), 3) - 0.001  # coverage of two independent outlets (rank/score.py)
 FEATURES = (HAND,) + CORRECTIONS
 # The hand parts rank/score.py sums into the importance (each shown scaled by the model's `a`).
 HAND_PARTS = NUMERIC + ("kind", "routine") + FLAGS
@@ -59,7 +71,22 @@ def features(parts: dict) -> dict[str, float]:
     x.update({k: 1.0 if parts.get(k) else 0.0 for k in FLAGS})
     x.update({f"kind:{k}": float(k in kinds) for k in NEWS_KINDS})
     x.update({f"routine:{k}": float(k in kinds) for k in ROUTINE})
+    x.update(context_features(parts))
     return x
+
+
+def context_features(parts: dict) -> dict[str, float]:
+    """novelty (1 when unknown: nothing earlier to repeat), growth and outlet_prior (0 when
+    unknown) and confirmed."""
+    novelty = parts.get("novelty")
+    return {
+        "novelty": 1.0 if novelty is None else float(novelty),
+        "growth": float(parts.get("growth") or 0.0),
+        "outlet_prior": float(parts.get("outlet_prior") or 0.0),
+        "confirmed": float(
+            bool(parts.get("first_party")) and float(parts.get("coverage") or 0.0) >= CONFIRMED_COVERAGE
+        ),
+    }
 
 
 def eligible(parts: dict) -> bool:
@@ -217,6 +244,40 @@ def fit_lead(rows: list[dict], leads_from: frozenset[str] = frozenset()) -> Rank
         queries[r["query"]].append(n)
     model = Ranker({HAND: 1.0}, version=LEAD_VERSION)
     return _calibrated(model, rows, np.array([features(r["parts"])[HAND] for r in rows]), queries, leads_from)
+
+
+PRIOR_SMOOTHING = 5.0  # pseudo-events at the average rate: an outlet seen once says little
+
+
+def day_of(row: dict) -> str:
+    return row["query"].split(":", 1)[-1]
+
+
+def with_outlet_prior(rows: list[dict], learn: list[dict]) -> list[dict]:
+    """`rows` with parts["outlet_prior"]: the best, over the outlets reporting the event on its day,
+    of (its events in an editor's top half (rel ≥ 2) + PRIOR_SMOOTHING·p) / (its events +
+    PRIOR_SMOOTHING) − p, p the average rate, counted over the rows of `learn` (a fold's
+    training rows, eval/train_ranker.py) of other days than the row's: a row's own label, or its
+    event's under the other editor that day, never counts toward its own feature."""
+    total: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    per_day: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    hits = sum(r["rel"] >= 2 for r in learn)
+    rate = hits / len(learn) if learn else 0.0
+    for r in learn:
+        for o in set(r.get("outlets") or []):
+            for bucket in (total[o], per_day[(o, day_of(r))]):
+                bucket[0] += r["rel"] >= 2
+                bucket[1] += 1
+    out = []
+    for r in rows:
+        best = None
+        for o in set(r.get("outlets") or []):
+            k, n = total.get(o, (0.0, 0.0))
+            dk, dn = per_day.get((o, day_of(r)), (0.0, 0.0))
+            prior = (k - dk + PRIOR_SMOOTHING * rate) / (n - dn + PRIOR_SMOOTHING) - rate
+            best = prior if best is None else max(best, prior)
+        out.append({**r, "parts": {**r["parts"], "outlet_prior": round(best or 0.0, 4)}})
+    return out
 
 
 def _calibrated(model: Ranker, rows: list[dict], score, queries: dict[str, list[int]], leads_from) -> Ranker:
