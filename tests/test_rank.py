@@ -1,6 +1,7 @@
 """Ranking: what the happening is, independent coverage, authority, engagement, feedback; parts stored; feed tabs."""
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import insert, select
 
@@ -10,6 +11,7 @@ from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import event_members, events, feedback, items
 
 NOW = datetime(2026, 4, 23, 12, tzinfo=UTC)
+ZONE = ZoneInfo("Asia/Shanghai")
 
 
 def _facts(**kw):
@@ -240,3 +242,81 @@ def test_a_title_only_event_is_not_featured_on_its_own():
     # and it ranks below the same happening told with material (IBM's $31B day led 02-24 after it)
     assert parts["unread"] < 0 and parts["importance"] < full[1]["importance"]
     assert alone_on_its_day(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2})["tab"] == "featured"
+
+
+def test_an_update_ranks_by_what_its_new_reports_are_not_by_the_launch_it_joined(engine):
+    """A launch that two outlets and its maker reported on the 22nd grows on the 23rd by one patch
+    note: on the 23rd that card is a changelog line, last. A launch that grows by two outlets' news
+    ranks above it, as that news would; both below the 23rd's own news."""
+    from newsdesk.store.days import UPDATES, day_events
+
+    day1, day2 = NOW - timedelta(days=1), NOW
+    with engine.begin() as conn:
+        sync_sources(
+            conn,
+            [
+                Source("lab", "Lab", "https://lab.example/rss", tier=1, category="company"),
+                *(
+                    Source(s, s.title(), f"https://{s}.example/rss")
+                    for s in ("wire", "daily", "weekly", "tools", "desk")
+                ),
+            ],
+        )
+        stories = {
+            # event: [(source, headline, published, role)]
+            "launch": [
+                ("lab", "Lab introduces Atlas 2, a new reasoning model", day1, "lead"),
+                ("wire", "Lab launches Atlas 2 reasoning model", day1, "member"),
+                ("daily", "Atlas 2 is out: Lab's new reasoning model", day1, "member"),
+                ("tools", "Release notes: Atlas 2 patch v2.0.1", day2, "member"),
+            ],
+            "grown": [
+                ("lab", "Lab introduces Vega 3, a new speech model", day1, "lead"),
+                ("wire", "Lab launches Vega 3 speech model", day1, "member"),
+                ("weekly", "Vega 3 leads a speech benchmark, testers say", day2, "member"),
+                ("desk", "Hospitals try Vega 3 for transcription", day2, "member"),
+            ],
+            "own": [("desk", "Startup raises $20 million for AI agents", day2, "lead")],
+        }
+        ids = {}
+        for name, reports in stories.items():
+            for n, (source, headline, when, _) in enumerate(reports):
+                upsert_item(
+                    conn,
+                    Item(
+                        source,
+                        f"{name}{n}",
+                        f"https://{source}.example/{name}{n}",
+                        headline,
+                        summary=headline,
+                        published_at=when,
+                    ),
+                    now=when,
+                )
+            ids[name] = conn.execute(
+                insert(events).values(
+                    title=name,
+                    first_published_at=reports[0][2],
+                    last_published_at=reports[-1][2],
+                    item_count=len(reports),
+                    outlets=len(reports),
+                    independent_outlets=len(reports),
+                    updated_at=NOW,
+                )
+            ).inserted_primary_key[0]
+            for n, (_, _, _, role) in enumerate(reports):
+                item_id = conn.execute(select(items.c.id).where(items.c.guid == f"{name}{n}")).scalar_one()
+                conn.execute(
+                    insert(event_members).values(item_id=item_id, event_id=ids[name], role=role, joined_at=NOW)
+                )
+    rank_events(engine, now=NOW)
+    with engine.connect() as conn:
+        parts = dict(conn.execute(select(events.c.title, events.c.score_parts)).all())
+        today = day_events(conn, day2.astimezone(ZONE).date(), ZONE)
+    day = day2.astimezone(ZONE).date().isoformat()
+    patch = parts["launch"][UPDATES][day]
+    assert patch < parts["launch"]["importance"] / 2  # one changelog line, not the launch
+    assert parts["grown"][UPDATES][day] > 2.0  # two outlets' news
+    assert UPDATES not in parts["own"]  # it did not grow
+    # Before, the launch's update card led the 23rd at half the launch's importance (2.36 > 2.3).
+    assert [(e.title, e.update) for e in today] == [("own", False), ("grown", True), ("launch", True)]

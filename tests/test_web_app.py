@@ -145,7 +145,13 @@ def seed_store(engine) -> None:
             [(1, "lead", None), (2, "member", None)],
             languages=["zh", "en"],
             independent=2,
-            score_parts={"coverage": 2.0, "authority": 5.5, "recency": 1.2, "feedback": 0.8},
+            score_parts={
+                "coverage": 2.0,
+                "authority": 5.5,
+                "recency": 1.2,
+                "feedback": 0.8,
+                "updates": {"2026-04-25": 1.4},
+            },
             anchors=["GPT-5.5"],
         )
         _event(
@@ -623,6 +629,7 @@ def test_api_reads_and_token_guarded_writes(client, sqlite_engine):
     assert [e["event_id"] for e in feed["events"]] == [1, 3] and feed["previous_day"] == "2026-04-22"
     detail = client.get("/api/events/1").json()
     assert detail["score_parts"][0] == ["authority", 5.5] and detail["independent_outlets"] == 2
+    assert detail["score_parts"][-1] == ["update 2026-04-25", 1.4]  # a later day's new reports, by day
     assert {m["role"] for m in detail["members"]} == {"lead", "member"}
     assert client.post("/api/events/1/feedback", json={"kind": "down"}).status_code == 401
     auth = {"Authorization": f"Bearer {TOKEN}"}

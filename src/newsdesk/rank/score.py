@@ -20,6 +20,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
@@ -35,6 +36,7 @@ from newsdesk.rank.happenings import (
     material_of,
 )
 from newsdesk.rank.learned import Ranker, learned_parts, shipped, shipped_lead
+from newsdesk.store.days import UPDATES, growth_days
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
@@ -198,21 +200,30 @@ def rank_events(
     # under either ranking the featured tab is a learned lead-story probability (lead_tabs).
     ranker = shipped() if settings is not None and settings.ranking == "learned" else None
     adjustment = current(settings.data_dir, settings.ranking) if settings is not None else None
+    tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
     with engine.begin() as conn:
         scored, by_day = [], defaultdict(list)
-        for ev, facts, day in event_facts(conn, settings, without):
+        members = _member_facts(conn)
+        for ev, facts, day in event_facts(conn, settings, without, members):
             entry = _scored(ev, facts, now, ranker, adjustment)
             scored.append(entry)
             by_day[day].append(entry)
         for day_events in by_day.values():
             lead_tabs(day_events, ranker or shipped_lead(), p1_by_probability=ranker is not None)
+        grown = growth_days(conn, tz)
+        for e in scored:
+            if e["row"].id in grown:
+                e["parts"][UPDATES] = {
+                    later.isoformat(): members.update_importance(new, without)
+                    for later, new in grown[e["row"].id].items()
+                }
         _store_changed(conn, scored)
     return len(scored)
 
 
-def event_facts(conn, settings=None, without: frozenset[str] = frozenset()) -> list[tuple]:
+def event_facts(conn, settings=None, without: frozenset[str] = frozenset(), members=None) -> list[tuple]:
     """(event row, its facts, its day) for every event: its day is that of its first report (store/days.py)."""
-    members = _member_facts(conn)
+    members = members if members is not None else _member_facts(conn)
     votes, starred = _feedback_facts(conn)
     tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
     return [
@@ -244,6 +255,7 @@ class _Members:
     first_party: set[int] = field(default_factory=set)
     undated: dict[int, bool] = field(default_factory=dict)
     title_only: dict[int, bool] = field(default_factory=dict)
+    reported: dict[int, SimpleNamespace] = field(default_factory=dict)  # item id -> what it says, as one report
 
     def facts(self, ev, votes: dict[int, float], starred: set[int], without: frozenset[str]) -> dict:
         """The facts score_event reads of one event (a row of _EVENT_COLUMNS)."""
@@ -262,6 +274,27 @@ class _Members:
             "last_published_at": ev.last_published_at,
         }
 
+    def update_importance(self, item_ids: list[int], without: frozenset[str]) -> float:
+        """The importance of a later day's new reports (store/days.py growth_days: outlets new to the
+        event) as if they were an event of their own: a lone changelog line or a how-to that joined
+        yesterday's launch is routine news, whatever the launch was worth. No votes: a reader votes
+        on the event, which its own importance holds."""
+        new = [self.reported[i] for i in item_ids if i in self.reported]
+        outlets = len({r.source_id for r in new})
+        facts = {
+            "independent_outlets": outlets,
+            "outlets": outlets,
+            "best_authority": max((r.authority for r in new), default=0.0),
+            "engagement": sum(r.engagement for r in new),
+            "feedback": 0.0,
+            **text_facts([r.report for r in new], without),
+            "without": without,
+            "first_party": any(r.first_party for r in new),
+            "undated": all(r.undated for r in new),
+            "title_only": all(r.title_only for r in new),
+        }
+        return importance_parts(facts)["importance"]
+
 
 def _member_facts(conn) -> _Members:
     m = _Members()
@@ -269,6 +302,8 @@ def _member_facts(conn) -> _Members:
         select(
             event_members.c.event_id,
             event_members.c.role,
+            items.c.id,
+            items.c.source_id,
             sources.c.tier,
             sources.c.weight,
             sources.c.category,
@@ -287,14 +322,29 @@ def _member_facts(conn) -> _Members:
     )
     for r in rows:
         # tier 1 with weight 1.0 = 1.0; tier 2 = 0.5; a weight of 2 doubles it.
-        m.authority[r.event_id] = max(m.authority[r.event_id], (r.weight or 1.0) / max(1, r.tier or 2))
-        m.engagement[r.event_id] += _engagement(r.engagement or {})
+        authority = (r.weight or 1.0) / max(1, r.tier or 2)
+        engagement = _engagement(r.engagement or {})
+        m.authority[r.event_id] = max(m.authority[r.event_id], authority)
+        m.engagement[r.event_id] += engagement
+        undated = r.dated_by == "first_seen"
         if r.role in ("lead", "member"):
-            m.reports[r.event_id].append((r.title or "", material_of(r.summary, r.body, r.extra)))
-            if r.category in FIRST_PARTY_CATEGORIES or first_party_name(r.name or ""):
+            report = (r.title or "", material_of(r.summary, r.body, r.extra))
+            first_party = r.category in FIRST_PARTY_CATEGORIES or bool(first_party_name(r.name or ""))
+            title_only = r.material_level in TITLE_ONLY
+            m.reports[r.event_id].append(report)
+            if first_party:
                 m.first_party.add(r.event_id)
-            m.title_only[r.event_id] = m.title_only.get(r.event_id, True) and r.material_level in TITLE_ONLY
-        m.undated[r.event_id] = m.undated.get(r.event_id, True) and r.dated_by == "first_seen"
+            m.title_only[r.event_id] = m.title_only.get(r.event_id, True) and title_only
+            m.reported[r.id] = SimpleNamespace(
+                source_id=r.source_id,
+                authority=authority,
+                engagement=engagement,
+                report=report,
+                first_party=first_party,
+                undated=undated,
+                title_only=title_only,
+            )
+        m.undated[r.event_id] = m.undated.get(r.event_id, True) and undated
     return m
 
 

@@ -21,7 +21,7 @@ from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
 from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
 from newsdesk.editions.feed_cards import card_html, stored_feed_cards
 from newsdesk.ingest.health import source_health
-from newsdesk.store.days import day_events
+from newsdesk.store.days import UPDATES, day_events
 from newsdesk.store.edition_rows import public_meta
 from newsdesk.store.schema import (
     MAX_ID,  # also the MCP server's and the JSON API's bound on the ids they take
@@ -262,10 +262,13 @@ def event_detail(
     )
     for name in _day_only_moments(conn, event_id):
         detail[name] = detail[name][:10]  # the date alone: its source gave no time of day
+    parts = dict(row.score_parts or {})
+    # Each later day's new reports' own importance (store/days.py UPDATES): one row a day, after the sum's parts.
+    grown = parts.pop(UPDATES, None) or {}
     detail["score_parts"] = sorted(
-        ((str(k), v) for k, v in (row.score_parts or {}).items()),
+        ((str(k), v) for k, v in parts.items()),
         key=lambda kv: -kv[1] if isinstance(kv[1], (int, float)) else 0,
-    )
+    ) + [(f"update {day}", value) for day, value in sorted(grown.items())]
     # The writer records each attempt's check as output 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     # A failed attempt's findings quote its draft: they are the operator's (/drafts), never a reader's.

@@ -57,7 +57,13 @@ class NoEvents(NewsdeskError):
 
 
 # An update ranks below the day's own news of the same importance: it is yesterday's event, grown.
+# Its importance is the lesser of the event's and that of the day's new reports on their own
+# (UPDATES): a changelog line joining last week's launch is a changelog line.
 UPDATE_WEIGHT = 0.5
+# The part of an event's "why it ranks" (events.score_parts, rank/score.py) holding, for each later
+# day it grew, the importance of that day's new reports as if they were an event of their own:
+# {ISO day: importance}. Not a term of the event's importance (the other parts sum to it).
+UPDATES = "updates"
 # Reports that can make an event grow: a syndicated or duplicate copy adds no outlet of its own.
 GROWING_ROLES = ("lead", "member")
 # A feed lists its back catalogue too (Paul Graham's essays from 1994 on, Anthropic's posts of
@@ -99,6 +105,16 @@ def local_time(moment: datetime, tz: str | ZoneInfo) -> datetime:
 def minute(moment: datetime, tz: str | ZoneInfo) -> str:
     """A time as readers see it on a card: local, to the minute."""
     return local_time(moment, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def _rank_key(e: SimpleNamespace, day: date) -> tuple:
+    """Most important first; the live score (importance x recency) and then age break ties. An
+    update ranks by the lesser of its event's importance and its new reports' (UPDATES)."""
+    importance = e.importance or 0.0
+    if e.update:
+        grown = ((e.score_parts or {}).get(UPDATES) or {}).get(day.isoformat())
+        importance = UPDATE_WEIGHT * min(importance, grown if isinstance(grown, (int, float)) else importance)
+    return (-importance, -e.score, e.id)
 
 
 def growth_days(
@@ -299,8 +315,7 @@ def day_events(conn: Connection, day: date, tz: str | ZoneInfo) -> list[SimpleNa
         )
         for r in updates
     ]
-    # Most important first; the live score (importance x recency) and then age break ties.
-    return sorted(out, key=lambda e: (-e.importance * (UPDATE_WEIGHT if e.update else 1.0), -e.score, e.id))
+    return sorted(out, key=lambda e: _rank_key(e, day))
 
 
 def _live_day(conn: Connection, day: date, tz: str | ZoneInfo) -> tuple[list, list, dict[int, list[int]]]:
