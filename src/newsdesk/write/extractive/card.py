@@ -43,6 +43,7 @@ from newsdesk.text.sentences import (
     figures,
     is_cjk,
     is_complete,
+    is_implication,
     is_promotion,
     key_numbers,
     length,
@@ -249,7 +250,7 @@ def lead_sentences(
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
         if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
-            repeats(s.text, c.text) for c in chosen
+            repeats(s.text, c.text) or shares_clause(s.text, c.text) for c in chosen
         ):
             continue
         chosen.append(s)
@@ -274,6 +275,18 @@ def repeats(sentence: str, chosen: str) -> bool:
     (and eval/cards.py) does. Within one lead only: an update's earlier days are paraphrases()' to judge."""
     own, other = set(terms(sentence)), set(terms(chosen))
     return bool(own and other) and len(own & other) >= 0.6 * min(len(own), len(other))
+
+
+_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+
+
+def shares_clause(sentence: str, chosen: str) -> bool:
+    """A clause of one sentence is a clause of the other again: one fact told twice, whatever the rest
+    adds ("2010年代开发工具的创新主要集中在“外循环”，…" and "论据是，过去十年开发工具的创新主要集中在
+    “外循环”（云端部署、CI/CD），…"). Clauses of a few words ("同比增长") are no statement."""
+    ours = [shingles(c) for c in _CLAUSE.split(sentence) if length(c) >= 6]
+    theirs = [shingles(c) for c in _CLAUSE.split(chosen) if length(c) >= 6]
+    return any(near_duplicate(a, b) for a in ours for b in theirs)
 
 
 def _restates(a: set[str], b: set[str]) -> bool:
@@ -308,6 +321,7 @@ def _candidates(
                     or not is_complete(s)
                     or not MIN_WORDS <= length(s) <= MAX_WORDS
                     or describes_article(s)
+                    or is_implication(s)
                     or is_promotion(s)
                     or dangling_opening(s)
                     or unstopped
