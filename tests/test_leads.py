@@ -229,6 +229,8 @@ def test_subject_of_and_resolve_pronoun():
         "专业律师从著作权与商业秘密视角，深度解析了Anthropic对中国大模型公司‘数据蒸馏’指控的法理困境。",
         "We further discuss current risk management frameworks and how they approach agentic security.",
         "Our new report examines today’s AI oversight landscape.",
+        "视频解释了提示词缓存的工作原理，并指导如何设计提示词以最大化缓存命中率。",
+        "内容涵盖了缓存的实际内容、适用场景。",
     ],
 )
 def test_a_sentence_naming_a_piece_is_about_the_article(sentence):
@@ -324,3 +326,21 @@ def test_the_opening_tells_the_headlines_event_not_a_lawyers_argument():
     ]
     assert lead[0].startswith("Anthropic指控三家中国AI公司"), lead
     assert not any(describes_article(s) or s.startswith("核心论据") for s in lead), lead
+
+
+def test_two_sentences_opening_on_one_subject_are_two_facts():
+    """Sherwin Wu's card (W09, 02-24): the subject clause "OpenAI API工程负责人Sherwin Wu…" opens both
+    sentences, which tell two facts (the scaffolding claim; 95% of engineers on Codex)."""
+    from newsdesk.write.extractive.card import lead_sentences, shares_clause
+
+    first = "OpenAI API工程负责人Sherwin Wu指出，模型终将吃掉为弥补其当前缺陷而构建的复杂脚手架。"
+    second = "OpenAI API工程负责人Sherwin Wu以OpenAI内部为例，指出95%的工程师使用Codex，100%的代码合并请求由其审核。"
+    assert not shares_clause(second, first) and not shares_clause(first, second)
+    wu = {"item_id": 1, "source_name": "Z Potentials", "material_level": "summary", "summary": first + second}
+    lead = [
+        s.text
+        for s in lead_sentences(
+            [wu], "zh", {"codex"}, set(), headline="OpenAI API华人工程负责人：模型会把你的脚手架当早餐吃掉"
+        )
+    ]
+    assert sorted(lead) == sorted([first, second]), lead

@@ -283,9 +283,15 @@ _CLAUSE = re.compile(r"[，,；;：:。！？!?]")
 def shares_clause(sentence: str, chosen: str) -> bool:
     """A clause of one sentence is a clause of the other again: one fact told twice, whatever the rest
     adds ("2010年代开发工具的创新主要集中在“外循环”，…" and "论据是，过去十年开发工具的创新主要集中在
-    “外循环”（云端部署、CI/CD），…"). Clauses of a few words ("同比增长") are no statement."""
-    ours = [shingles(c) for c in _CLAUSE.split(sentence) if length(c) >= 6]
-    theirs = [shingles(c) for c in _CLAUSE.split(chosen) if length(c) >= 6]
+    “外循环”（云端部署、CI/CD），…"). Clauses of a few words ("同比增长") are no statement, nor is the
+    subject both open on ("OpenAI API工程负责人Sherwin Wu指出，…" and "…Sherwin Wu以OpenAI内部为例，…")."""
+
+    def clauses(text: str) -> list[set[str]]:
+        subject = subject_of(text)
+        text = text.strip()[len(subject) :] if subject and text.strip().startswith(subject) else text
+        return [shingles(c) for c in _CLAUSE.split(text) if length(c) >= 6]
+
+    ours, theirs = clauses(sentence), clauses(chosen)
     return any(near_duplicate(a, b) for a in ours for b in theirs)
 
 
@@ -491,15 +497,16 @@ def _titles_only(members: list[dict]) -> bool:
 
 def only_line(members: list[dict], language: str) -> str:
     """The one line of a card no sentence of the material could lead: only the headline is known,
-    and why (no summary; or a summary that says nothing beyond the headline, such as a byline)."""
+    and why (no summary; or a summary that states no fact beyond the headline: a byline, or one that
+    only tells what the article is, "一份针对小白的…实操教程")."""
     names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
     zh = language == "zh"
     who = ("、" if zh else ", ").join(names[:3])
     said = not _titles_only(members)
     if zh:
-        why = "给出的摘要没有标题之外的内容" if said else "只给出了标题，没有摘要"
+        why = "给出的摘要没有说出标题之外的事实" if said else "只给出了标题，没有摘要"
         return f"只有标题：{who + ' ' if who else ''}{why}，正文未获取，这里说不出标题之外的细节。"
-    why = "gave nothing beyond it in its summary" if said else "gave no summary"
+    why = "stated no fact beyond it in its summary" if said else "gave no summary"
     return f"The headline alone is known: {who or 'the source'} {why}, and the article was not read."
 
 
