@@ -344,3 +344,20 @@ def test_two_sentences_opening_on_one_subject_are_two_facts():
         )
     ]
     assert sorted(lead) == sorted([first, second]), lead
+
+
+def test_a_sentence_retelling_a_clause_but_adding_a_figure_is_kept():
+    """SWE-bench's card (W09, 02-23): the reason (60% of 138 problems unsolvable) shares the clause
+    "停止报告SWE-Bench Verified" with the opening; its figures are the news."""
+    from newsdesk.write.extractive.card import lead_sentences
+
+    first = "OpenAI团队的研究人员宣布停止报告SWE-Bench Verified基准测试结果，并转而支持SWE-Bench Pro。"
+    second = "OpenAI团队在深入分析138个疑难问题后，发现其中60%的问题本质上无法解决，这是停止报告SWE-Bench Verified的关键原因。"
+    swe = {"item_id": 1, "source_name": "Latent Space", "material_level": "summary", "summary": first + second}
+    lead = [
+        s.text
+        for s in lead_sentences(
+            [swe], "zh", {"swe-bench"}, set(), headline="Why we no longer evaluate SWE-bench Verified"
+        )
+    ]
+    assert sorted(lead) == sorted([first, second]), lead

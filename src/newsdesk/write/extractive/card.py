@@ -250,8 +250,9 @@ def lead_sentences(
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
         if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
-            repeats(s.text, c.text) or shares_clause(s.text, c.text) for c in chosen
-        ):
+            repeats(s.text, c.text) or shares_clause(s.text, c.text) and not figures(s.text) ^ figures(c.text)
+            for c in chosen
+        ):  # a clause told again adds nothing, unless one of the two brings a figure the other lacks (its news)
             continue
         chosen.append(s)
         earlier.append(shingles(s.text))
