@@ -361,3 +361,16 @@ def test_a_sentence_retelling_a_clause_but_adding_a_figure_is_kept():
         )
     ]
     assert sorted(lead) == sorted([first, second]), lead
+
+
+def test_two_small_measurements_told_again_are_one_fact():
+    """BYD's card (W10, 03-07): "9分钟…零下30度…3分钟" twice, once from the core_point's evidence, once
+    from a highlight; figures() leaves counts under 100 out, so the figure test did not see it."""
+    from newsdesk.write.extractive.card import lead_sentences, shares_measures
+
+    first = "新电池技术实现了9分钟从10%充至97%，且在零下30度低温下仅比常温慢3分钟，同时能量密度提升5%。"
+    again = "第二代刀片电池实现“9分钟充饱”，并承诺零下30度低温充电仅慢3分钟。"
+    assert shares_measures(again, first) and not shares_measures("发布会持续了90分钟，王传福演讲了30分钟。", first)
+    byd = {"item_id": 1, "source_name": "极客公园", "material_level": "summary", "summary": first + again}
+    lead = [s.text for s in lead_sentences([byd], "zh", {"电池"}, set(), headline="比亚迪：9 分钟充饱")]
+    assert len(lead) == 1, lead
