@@ -86,6 +86,8 @@ def test_each_class_is_found(lead, kind):
             "What Parameter Golf taught us",
             "Parameter Golf brought together 1,000+ participants to explore AI-assisted research. (OpenAI)",
         ),
+        # a changelog's version alone is the release its lines tell (ai-blogs, Claude Code's feed)
+        ("v2.1.114", "Fixed a crash in the permission dialog when a teammate requested tool permission. (Claude Code)"),
         # a column's label names no event: "[AINews]", "｜MindCode周报No.62"
         (
             "[AINews] The Unreasonable Effectiveness of Closing the Loop",

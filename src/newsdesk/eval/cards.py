@@ -140,6 +140,9 @@ _TRAILER = re.compile(r"\s*[｜|]\s*([^｜|\n]{1,40})$")
 _ISSUE = re.compile(r"周报|日报|月报|周刊|\bNo\.\s?\d|\bVol\.\s?\d|第\s?\d+\s?期|\bEP\s?\d|\bIssue\s?#?\d", re.I)
 
 
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.]?[A-Za-z0-9]+)?", re.I)
+
+
 def event_headline(headline: str, outlets: list[str] | tuple[str, ...] = ()) -> str:
     """The headline without its column's label: a leading tag, a trailer naming the outlet or the issue."""
     rest = _TAG.sub("", headline, count=1) or headline
@@ -157,6 +160,8 @@ def tells_other_event(headline: str, first: str) -> bool:
     on both sides). A headline that names nothing ("世界是快的") is not judged, nor its column's label
     (event_headline: "[AINews]", "｜MindCode周报No.62")."""
     if not headline.strip() or not first.strip() or not (_names(headline) or figures(headline)):
+        return False
+    if _VERSION.fullmatch(headline.strip()):  # a changelog's "v2.1.114": the release its lines tell, nothing to compare
         return False
     if set(terms(headline)) & set(terms(first)) or _latin(headline) & _latin(first):
         return False
