@@ -214,3 +214,163 @@ def test_subject_of_and_resolve_pronoun():
     assert unframed("文章指出，今年的Multi-Agent已演进为Agent集群。") == "今年的Multi-Agent已演进为Agent集群。"
     assert unframed("文章探讨了注意力机制。") == "文章探讨了注意力机制。"
     assert unframed("文章报道了拓竹的创业故事。") == "文章报道了拓竹的创业故事。"  # a noun phrase, no statement
+
+
+# --- the harvest's week 2026-W09, replayed: openings a reader stopped at (eval cards, 16 findings) ------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "OpenAI 官方关于 Prompt Caching（提示词缓存）的技术原理与实操优化指南。",  # a guide named, nothing happened
+        "Seedance 2.0视频生成工具的9种商用玩法总结及提示词分享。",
+        "一位怀疑论者对 AI Agent 编程能力的实测记录，展示了从简单脚本到重写 Rust 库的演进。",
+        "Simon 分享其使用“Vibe Coding”在短时间内开发 macOS 演示应用的过程。",
+        "专业律师从著作权与商业秘密视角，深度解析了Anthropic对中国大模型公司‘数据蒸馏’指控的法理困境。",
+        "We further discuss current risk management frameworks and how they approach agentic security.",
+        "Our new report examines today’s AI oversight landscape.",
+        "视频解释了提示词缓存的工作原理，并指导如何设计提示词以最大化缓存命中率。",
+        "内容涵盖了缓存的实际内容、适用场景。",
+    ],
+)
+def test_a_sentence_naming_a_piece_is_about_the_article(sentence):
+    assert describes_article(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "华为发布了新的开发者指南。",
+        "谷歌推出新的开发者指南。",
+        "该工具支持一键分享。",
+        "英伟达第四财季营收681亿美元，同比增长73%。",
+    ],
+)
+def test_news_about_a_guide_or_sharing_is_news(sentence):
+    assert not describes_article(sentence)
+
+
+def test_the_harvesters_labels_and_trailing_coverage_clauses_are_cut_from_the_statement():
+    from newsdesk.text.sentences import is_complete, is_implication, unframed
+
+    assert unframed("核心论据在于，通过API调用获取的内容难以构成作品。") == "通过API调用获取的内容难以构成作品。"
+    assert (
+        unframed("论据是，过去十年开发工具的创新主要集中在“外循环”。") == "过去十年开发工具的创新主要集中在“外循环”。"
+    )
+    assert unframed("作者Simon Willison在演讲前夜快速开发了一款macOS演示应用。") == (
+        "Simon Willison在演讲前夜快速开发了一款macOS演示应用。"
+    )
+    assert unframed("AR3D-R1研究首次将RL（GRPO）引入3D生成，并总结了奖励模型选择、Token级优化等关键方法论。") == (
+        "AR3D-R1研究首次将RL（GRPO）引入3D生成。"
+    )
+    assert (
+        unframed("作者认为最新的编码模型有了质的飞跃。") == "作者认为最新的编码模型有了质的飞跃。"
+    )  # an opinion stays his
+    assert is_implication("启示在于，下一代开发工具将实现端到端智能化。")
+    # news about copyright is no page furniture ("版权所有" is)
+    assert is_complete("法律分析指出，AI生成内容因缺乏人类作者身份，其可版权性存疑。")
+    assert not is_complete("版权所有，转载请注明出处。")
+
+
+def test_a_fact_told_in_a_clause_of_two_sentences_is_told_once():
+    """Latent Space's "Closing the Loop" card (W09, 02-25) told the outer-loop claim twice: the structured
+    summary's "文章指出，2010年代…" and its "论据是，过去十年…" share a clause, not most of their words."""
+    from newsdesk.eval.cards import repeated_fact
+    from newsdesk.write.extractive.card import lead_sentences
+
+    loop = {
+        "item_id": 1,
+        "source_name": "Latent Space",
+        "material_level": "summary",
+        "summary": "文章敏锐捕捉到了AI编程工具的闭环演进趋势。",
+        "extra": {
+            "core_point": "作者主张，当前AI开发工具领域出现了一个核心趋势，即“闭环”。论据是，过去十年开发工具的创新主要"
+            "集中在“外循环”（云端部署、CI/CD），而“内循环”（本地IDE开发）多为免费开源工具；但AI的出现颠覆了这一格局，"
+            "Copilot等工具引领了“内循环”的AI化浪潮。启示在于，领先的编程助手公司正将AI能力向“外循环”延伸。",
+            "highlights": [
+                "文章指出，2010年代开发工具的创新主要集中在“外循环”，诞生了GitLab、GitHub、Netlify/Vercel等公司，"
+                "而“内循环”工具（如VSCode、TypeScript）多为免费开源。",
+            ],
+        },
+    }
+    lead = [s.text for s in lead_sentences([loop], "zh", set(), set(), headline="Closing the Loop")]
+    assert lead and not repeated_fact(lead), lead
+    assert not any(s.startswith(("论据", "启示")) for s in lead), lead
+
+
+def test_the_opening_tells_the_headlines_event_not_a_lawyers_argument():
+    """The distillation card (W09, 02-25) opened on "核心论据在于，…": the label read as a subject."""
+    from newsdesk.write.extractive.card import lead_sentences
+
+    accusation = {
+        "item_id": 1,
+        "source_name": "AGI Hunt",
+        "material_level": "summary",
+        "summary": "Anthropic 控诉中国 AI 公司的“蒸馏攻击”事件及其引发的行业争议。",
+        "extra": {"core_point": "Anthropic指控三家中国AI公司对Claude模型进行大规模蒸馏攻击，此指控遭到网友广泛质疑。"},
+    }
+    lawyer = {
+        "item_id": 2,
+        "source_name": "腾讯科技",
+        "material_level": "summary",
+        "summary": "专业律师从著作权与商业秘密视角，深度解析了Anthropic对中国大模型公司‘数据蒸馏’指控的法理困境。",
+        "extra": {
+            "core_point": "律师针对Anthropic指控中国大模型公司蒸馏一事进行解读。核心论据在于，通过API调用获取的AI生成内容"
+            "缺乏人类作者的智力创造，难以构成受著作权法保护的作品；且蒸馏是行业常见技术迭代手段。"
+        },
+    }
+    title = "Anthropic 指控三家中国 AI 公司大规模蒸馏 Claude"
+    lead = [
+        s.text
+        for s in lead_sentences([accusation, lawyer], "zh", {"anthropic", "蒸馏", "claude"}, set(), headline=title)
+    ]
+    assert lead[0].startswith("Anthropic指控三家中国AI公司"), lead
+    assert not any(describes_article(s) or s.startswith("核心论据") for s in lead), lead
+
+
+def test_two_sentences_opening_on_one_subject_are_two_facts():
+    """Sherwin Wu's card (W09, 02-24): the subject clause "OpenAI API工程负责人Sherwin Wu…" opens both
+    sentences, which tell two facts (the scaffolding claim; 95% of engineers on Codex)."""
+    from newsdesk.write.extractive.card import lead_sentences, shares_clause
+
+    first = "OpenAI API工程负责人Sherwin Wu指出，模型终将吃掉为弥补其当前缺陷而构建的复杂脚手架。"
+    second = "OpenAI API工程负责人Sherwin Wu以OpenAI内部为例，指出95%的工程师使用Codex，100%的代码合并请求由其审核。"
+    assert not shares_clause(second, first) and not shares_clause(first, second)
+    wu = {"item_id": 1, "source_name": "Z Potentials", "material_level": "summary", "summary": first + second}
+    lead = [
+        s.text
+        for s in lead_sentences(
+            [wu], "zh", {"codex"}, set(), headline="OpenAI API华人工程负责人：模型会把你的脚手架当早餐吃掉"
+        )
+    ]
+    assert sorted(lead) == sorted([first, second]), lead
+
+
+def test_a_sentence_retelling_a_clause_but_adding_a_figure_is_kept():
+    """SWE-bench's card (W09, 02-23): the reason (60% of 138 problems unsolvable) shares the clause
+    "停止报告SWE-Bench Verified" with the opening; its figures are the news."""
+    from newsdesk.write.extractive.card import lead_sentences
+
+    first = "OpenAI团队的研究人员宣布停止报告SWE-Bench Verified基准测试结果，并转而支持SWE-Bench Pro。"
+    second = "OpenAI团队在深入分析138个疑难问题后，发现其中60%的问题本质上无法解决，这是停止报告SWE-Bench Verified的关键原因。"
+    swe = {"item_id": 1, "source_name": "Latent Space", "material_level": "summary", "summary": first + second}
+    lead = [
+        s.text
+        for s in lead_sentences(
+            [swe], "zh", {"swe-bench"}, set(), headline="Why we no longer evaluate SWE-bench Verified"
+        )
+    ]
+    assert sorted(lead) == sorted([first, second]), lead
+
+
+def test_two_small_measurements_told_again_are_one_fact():
+    """BYD's card (W10, 03-07): "9分钟…零下30度…3分钟" twice, once from the core_point's evidence, once
+    from a highlight; figures() leaves counts under 100 out, so the figure test did not see it."""
+    from newsdesk.write.extractive.card import lead_sentences, shares_measures
+
+    first = "新电池技术实现了9分钟从10%充至97%，且在零下30度低温下仅比常温慢3分钟，同时能量密度提升5%。"
+    again = "第二代刀片电池实现“9分钟充饱”，并承诺零下30度低温充电仅慢3分钟。"
+    assert shares_measures(again, first) and not shares_measures("发布会持续了90分钟，王传福演讲了30分钟。", first)
+    byd = {"item_id": 1, "source_name": "极客公园", "material_level": "summary", "summary": first + again}
+    lead = [s.text for s in lead_sentences([byd], "zh", {"电池"}, set(), headline="比亚迪：9 分钟充饱")]
+    assert len(lead) == 1, lead

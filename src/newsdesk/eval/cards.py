@@ -133,11 +133,35 @@ def _names(text: str) -> set[str]:
     return {w.lower() for w in found if re.search(r"\d|.[A-Z]", w) and w not in _NOT_NAMES}
 
 
+# A column's label on a headline, not the event's: a leading tag ("[AINews] …") and a trailing issue
+# or outlet name after a bar ("…？ ｜MindCode周报No.62").
+_TAG = re.compile(r"^\s*[\[【][^\]】\n]{1,30}[\]】]\s*")
+_TRAILER = re.compile(r"\s*[｜|]\s*([^｜|\n]{1,40})$")
+_ISSUE = re.compile(r"周报|日报|月报|周刊|\bNo\.\s?\d|\bVol\.\s?\d|第\s?\d+\s?期|\bEP\s?\d|\bIssue\s?#?\d", re.I)
+
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+.]?[A-Za-z0-9]+)?", re.I)
+
+
+def event_headline(headline: str, outlets: list[str] | tuple[str, ...] = ()) -> str:
+    """The headline without its column's label: a leading tag, a trailer naming the outlet or the issue."""
+    rest = _TAG.sub("", headline, count=1) or headline
+    trailer = _TRAILER.search(rest)
+    if trailer and trailer.start() > 0:
+        label = trailer.group(1).lower()
+        if _ISSUE.search(label) or any(o and o.lower() in label for o in outlets):
+            rest = rest[: trailer.start()]
+    return rest.strip() or headline
+
+
 def tells_other_event(headline: str, first: str) -> bool:
     """The headline names something (a name in Latin letters, a figure) and the lead's first sentence
     shares none of its words, names or figures, where the two can be compared (one language, or names
-    on both sides). A headline that names nothing ("世界是快的") is not judged."""
+    on both sides). A headline that names nothing ("世界是快的") is not judged, nor its column's label
+    (event_headline: "[AINews]", "｜MindCode周报No.62")."""
     if not headline.strip() or not first.strip() or not (_names(headline) or figures(headline)):
+        return False
+    if _VERSION.fullmatch(headline.strip()):  # a changelog's "v2.1.114": the release its lines tell, nothing to compare
         return False
     if set(terms(headline)) & set(terms(first)) or _latin(headline) & _latin(first):
         return False
@@ -181,7 +205,7 @@ def lint_card(card: dict, language: str, day: str, earlier: dict[int, str]) -> l
             out.append(("dangling", f"{reason}: {first}"))
         if describes_article(first):
             out.append(("about article", first))
-        if tells_other_event(headline, first):
+        if tells_other_event(event_headline(headline, [m.get("outlet") or "" for m in members]), first):
             out.append(("headline/lead", first))
     if repeated := repeated_fact(said):
         out.append(("repeated fact", repeated))

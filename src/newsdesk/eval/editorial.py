@@ -169,17 +169,21 @@ def cluster_label_items(files: list[Path]) -> list[EvalItem]:
 # reader's guide's (introduces, explores, takes stock). Written for this measure alone, apart
 # from any rule the writers apply, so a writer cannot pass it by sharing its blind spots.
 _ABOUT_ZH = re.compile(
-    r"本文|该文|此文|这篇|文章|作者|笔者|本期|本篇|全文|撰写|一文(?:读懂|看懂|说清|带你)"
+    r"本文|该文|此文|这篇|文章|笔者|本期|本篇|全文|撰写|一文(?:读懂|看懂|说清|带你)"
+    # the piece's writer telling, not a writer the news is about ("人类作者的智力创造", "原始作者认为
+    # 无权重新许可") nor a word holding the characters ("知识工作者"): "作者认为…", "该作者…", "作者：…"
+    r"|^作者|(?:该|本文|文章|原文)作者|(?:^|[，,。；;：:\s])作者(?:认为|指出|提出|介绍|分享|总结|回顾|探讨|主张|表示|称"
+    r"|写道|强调|坦言|[：:])"
     r"|深度(?:解读|解析|剖析|分析|探讨|拆解|复盘|盘点|辨析)|全解读|解读了?|详解|详细(?:介绍|解析|讲解|梳理)"
     r"|介绍了?|探讨了?|盘点了?|梳理了?|综述|科普|评测了|实测了|报道了|分析了|剖析了?|揭秘了?|复盘了?"
-    r"|分享了?|总结了|回顾了|讲述了|记录了|系统(?:整理|梳理)|汇总了?|提出了.{0,12}(?:框架|观点|思考)"
+    r"|分享(?:了|其|自己|他的|她的)|^分享|总结了|回顾了|讲述了|记录了|系统(?:整理|梳理)|汇总了?|提出了.{0,12}(?:框架|观点|思考)"
     r"|涵盖|访谈|对谈|指南|案例分享|的案例|详情|^通过"
     # a sentence with no subject, opening on the guide's verb ("解析 DeepSeek 新论文…", "警示…")
     r"|^(?:深度|详细|系统|全面)?(?:解析|分析|对比|辨析|揭示|揭露|警示|展示|拆解|还原|评测|实测|推演|整理|汇总)"
 )
 _ABOUT_EN = re.compile(
     r"\b(?:this|the|our|today's) (?:post|article|piece|essay|episode|video|newsletter|issue|write-?up|guide)\b"
-    r"|\b(?:explores?|discuss(?:es)?|examines?|walks? (?:you )?through|dives? into|takes? a look|looks? at|recaps?"
+    r"|(?<!\bto )\b(?:explores?|discuss(?:es)?|examines?|walks? (?:you )?through|dives? into|takes? a look|looks? at|recaps?"
     r"|rounds? up|we (?:look|explore|discuss|cover))\b",
     re.I,
 )

@@ -24,7 +24,7 @@ _CUT = re.compile(r"(?:…|\.\.\.|\[…\]|\[\.\.\.\]|……)\s*[”\"')）]*$")
 _BOILERPLATE = re.compile(
     r"appeared first on|read more|continue reading|click here|subscribe|sign up|newsletter|cookie|"
     r"all rights reserved|©|copyright|the post .* appeared|follow us|"
-    r"点击|阅读原文|原文链接|关注我们|扫码|转载|版权|免责声明|责任编辑|本文来自|来源：|编辑：|作者：",
+    r"点击|阅读原文|原文链接|关注我们|扫码|转载|版权所有|版权归|版权声明|免责声明|责任编辑|本文来自|来源：|编辑：|作者：",
     re.I,
 )
 # A sentence about the article rather than the news: "本文…", "深度解读 X", "X 功能详解，涵盖…",
@@ -33,23 +33,35 @@ _BOILERPLATE = re.compile(
 _ABOUT_ARTICLE_ZH = re.compile(
     # the piece is the subject: "文章指出…", "一篇综述…", "Lenny 的通讯文章探讨了…"
     r"^(?:本文|文章|该文|此文|文中|全文|一文|本期|本篇|这篇|笔者|作者(?!们)|报道了|据此|一篇)"
-    r"|(?:文章|本文|论文|帖子|博文|博客|长文|通讯|报道|视频|节目|播客|访谈)中?(?:探讨|分析|指出|认为|介绍|总结|列举|讨论|阐述|梳理|分享|回顾)"
+    r"|(?:文章|本文|论文|帖子|博文|博客|长文|通讯|报道|视频|节目|播客|访谈|内容)中?(?:探讨|分析|指出|认为|介绍|总结|列举|讨论|阐述|梳理|分享|回顾|解释|讲解|演示|说明|涵盖)"
     r"|在(?:访谈|采访|播客|对谈|对话|节目|视频|演讲)中"
     # a subjectless sentence opening on a reader's-guide verb: "深度解析 …", "列举了 …", "警示 …"
     r"|^(?:深度|详细|详尽|系统|全面|简要|简单|重点|首先|主要)?(?:介绍|详解|解读|解析|剖析|分析|探讨|探究|盘点|评测|测评|实测|"
-    r"梳理|总结|回顾|复盘|拆解|讲述|阐述|整理|汇总|科普|揭秘|揭示|翻译|记录|聚焦|警示|对比|分享|展示|汇报|讨论|研究了|列举|"
+    r"梳理|总结|回顾|复盘|拆解|讲述|阐述|整理|汇总|科普|揭秘|揭示|翻译|记录|聚焦|警示|对比|分享|展示|汇报|讨论|研究了|列举|评析|"
     r"提供了|收录|推荐)(?![师员会])"
     r"|^(?:基于|通过|从|以|结合|借)[^。]{0,60}?(?:探讨|分析|阐述|解读|介绍|展示|揭示|指出|讲述|复盘|拆解|论证|证明|说明)"
     # what the brief's list names wherever it stands: 介绍了 / 报道了 / 探讨 / 盘点 / 详解 / 综述 / 分享了
-    r"|介绍了|报道了|探讨|盘点了?|详解|综述|分享了"
+    r"|介绍了|报道了|探讨|盘点了?|详解|综述|分享了|深度(?:解读|解析|剖析|拆解|复盘)"
     r"|(?:深度解读|深度解析|深度分析|深度复盘|解读|介绍|评测|测评|实测|复盘|指南|教程|详情|集锦|合集)(?:与[^，。；]{1,12})?[，,；：:]"
     r"|(?:深度解读|深度解析|功能介绍|使用体验|实测记录|评测|测评|实战案例|集锦|合集)。$"
     r"|[，,](?:涵盖|重点关注|重点介绍|重点解读|并介绍|并分析)"
+    # the writer shares the piece: "Simon 分享其使用 Vibe Coding 开发演示应用的过程。"
+    r"|分享(?:其|自己|他的|她的)"
 )
+# A sentence naming a piece, not a happening: a noun phrase (no predicate before its last "的") whose
+# head is a kind of piece: "OpenAI 官方关于 Prompt Caching 的技术原理与实操优化指南。", "Seedance 2.0
+# 视频生成工具的9种商用玩法总结及提示词分享。", "一位怀疑论者对 AI Agent 编程能力的实测记录，展示了…".
+_PIECE = r"(?:指南|教程|攻略|手册|清单|笔记|合集|集锦|总结|分享|记录|实录|综述|解读|介绍|盘点|科普|复盘|教学)"
+_PIECE_PHRASE = re.compile(
+    rf"^[^，。；,;]*的[^，。；,;的]{{0,24}}{_PIECE}(?:(?:及|与|和)[^，。；,;的]{{1,12}}{_PIECE})?[，。,]"
+)
+_PREDICATE = re.compile(r"了|是|已|将|正式|宣布|推出|发布|上线|开源|公布|发表|完成|获得|签署|收购|披露|启动|成立")
 _ABOUT_ARTICLE_EN = re.compile(
     r"^(?:this|the|in this|in today's|today's) (?:post|article|piece|essay|episode|video|guide|newsletter|issue|"
     r"write-?up|tutorial|deep dive|report|edition)\b"
-    r"|^(?:we|i|let's) (?:explore|look at|take a look|discuss|walk through|dive|break down|review|unpack|cover)\b"
+    r"|^(?:our|my)(?: new| latest)? (?:post|article|piece|essay|paper|report|guide|newsletter)\b"
+    r"|^(?:we|i|let's) (?:\w+ly |further |also |then |now )?(?:explore|look at|take a look|discuss|walk through|dive|"
+    r"break down|review|unpack|cover|examine|describe|outline)\b"
     r"|\b(?:explores|a (?:deep )?dive into|a look at|walks? (?:you )?through|an overview of|a round-?up of|"
     r"this week in|we(?:'ll| will) (?:cover|explore|look))\b"
     r"|^(?:learn|discover|find out) (?:how|what|why)\b",
@@ -158,14 +170,37 @@ def resolve_pronoun(sentence: str, subject: str) -> str:
 # The article as the sayer of a statement that stands alone after it: "文章指出，X…", "文章宣布X…",
 # "文章聚焦 MiniMax 首份年报中的关键财务亮点：收入…". The statement is the news; the frame is not.
 # Only verbs whose object is a clause: "文章报道了拓竹的创业故事" would leave a noun phrase.
-_FRAME = re.compile(r"^(?:文章|本文|该文)(?:指出|宣布|称)[，,：:]?|^(?:文章|本文|该文)聚焦(?=[^，。：:]{2,40}[：:])")
+# The harvest's structured summary in prose labels its parts ("作者主张，X。论据是，Y。启示在于，Z。"):
+# "论据是，Y" states Y; the writer as the subject of a named person ("作者Simon Willison在…开发了…")
+# is that person's statement.
+_FRAME = re.compile(
+    r"^(?:文章|本文|该文)(?:指出|宣布|称)[，,：:]?|^(?:文章|本文|该文)聚焦(?=[^，。：:]{2,40}[：:])"
+    r"|^(?:其)?(?:核心)?(?:论据|论点|依据)(?:包括|在于|是|为)[，,：:]?"
+    r"|^(?:文章|本文)?作者(?=[A-Z][a-z]+ [A-Z])"
+)
+# The harvester's implication (启示): its opinion of what the news means, never the news.
+_IMPLICATION = re.compile(r"^(?:其)?(?:启示|启发)(?:在于|是|为)")
+# A trailing clause telling what the piece goes on to cover: "AR3D-R1研究首次将RL引入3D生成，并总结了
+# 奖励模型选择等关键方法论。" states its news before the comma.
+_COVERS = re.compile(
+    r"[，,](?:并|同时|还|此外还?)?(?:总结|介绍|分享|梳理|盘点|探讨|列举|回顾|展示|讨论|分析|解读)了[^，。；]*。$"
+)
 
 
 def unframed(sentence: str) -> str:
-    """The statement an article-framed sentence reports, without the frame; else the sentence."""
+    """The statement an article-framed sentence reports, without the frame (and without a trailing
+    clause on what the piece goes on to cover); else the sentence."""
     s = sentence.strip()
     rest = _FRAME.sub("", s, count=1)
-    return rest if rest != s and rest and is_cjk(rest) else sentence
+    rest = rest if rest != s and rest and (is_cjk(rest) or s.startswith(("文章", "本文", "作者"))) else s
+    if is_cjk(rest) and (cut := _COVERS.search(rest)) and is_cjk(rest[: cut.start()]):
+        rest = rest[: cut.start()] + "。"
+    return rest if rest != s else sentence
+
+
+def is_implication(sentence: str) -> bool:
+    """The harvester's "启示在于…": its opinion of what the news means, not the news."""
+    return bool(_IMPLICATION.match(sentence.strip()))
 
 
 def closed(line: str) -> str:
@@ -183,7 +218,12 @@ def closed(line: str) -> str:
 def describes_article(sentence: str) -> bool:
     """The sentence says what an article does (解读 / 介绍了 / "this post explores"), not what happened."""
     s = sentence.strip()
-    return bool(_ABOUT_ARTICLE_ZH.search(s) if is_cjk(s) else _ABOUT_ARTICLE_EN.search(s))
+    if not is_cjk(s):
+        return bool(_ABOUT_ARTICLE_EN.search(s))
+    if _ABOUT_ARTICLE_ZH.search(s):
+        return True
+    piece = _PIECE_PHRASE.match(s)
+    return bool(piece and not _PREDICATE.search(s[: piece.group(0).rfind("的")]))
 
 
 # A list's marker left at a sentence's start by the cut: "③ …", "1. …", "• …", "（2）…", "二、…", "第一，…".

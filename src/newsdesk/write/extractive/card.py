@@ -43,6 +43,7 @@ from newsdesk.text.sentences import (
     figures,
     is_cjk,
     is_complete,
+    is_implication,
     is_promotion,
     key_numbers,
     length,
@@ -249,8 +250,12 @@ def lead_sentences(
         if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
             continue
         if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
-            repeats(s.text, c.text) for c in chosen
-        ):
+            repeats(s.text, c.text)
+            or shares_clause(s.text, c.text)
+            and not figures(s.text) ^ figures(c.text)
+            or shares_measures(s.text, c.text)
+            for c in chosen
+        ):  # a clause told again adds nothing, unless one of the two brings a figure the other lacks (its news)
             continue
         chosen.append(s)
         earlier.append(shingles(s.text))
@@ -274,6 +279,39 @@ def repeats(sentence: str, chosen: str) -> bool:
     (and eval/cards.py) does. Within one lead only: an update's earlier days are paraphrases()' to judge."""
     own, other = set(terms(sentence)), set(terms(chosen))
     return bool(own and other) and len(own & other) >= 0.6 * min(len(own), len(other))
+
+
+_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+# A small count with its unit ("9分钟", "零下30度", "3 minutes"): figures() leaves numbers under 100 out,
+# but two of them in two sentences are one measurement told twice.
+_MEASURE = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(分钟|秒|小时|度|℃|倍|毫秒|GB|TB|MB|minutes?|seconds?|hours?|ms|x)(?![A-Za-z])", re.I
+)
+
+
+def shares_measures(sentence: str, chosen: str) -> bool:
+    """Two sentences state two of the same small measurements: "第二代刀片电池实现“9分钟充饱”，…零下30度
+    低温充电仅慢3分钟" after "新电池技术实现了9分钟从10%充至97%，且在零下30度低温下仅比常温慢3分钟"."""
+
+    def measures(text: str) -> set[tuple[str, str]]:
+        return {(n, unit.lower().rstrip("s")) for n, unit in _MEASURE.findall(text)}
+
+    return len(measures(sentence) & measures(chosen)) >= 2
+
+
+def shares_clause(sentence: str, chosen: str) -> bool:
+    """A clause of one sentence is a clause of the other again: one fact told twice, whatever the rest
+    adds ("2010年代开发工具的创新主要集中在“外循环”，…" and "论据是，过去十年开发工具的创新主要集中在
+    “外循环”（云端部署、CI/CD），…"). Clauses of a few words ("同比增长") are no statement, nor is the
+    subject both open on ("OpenAI API工程负责人Sherwin Wu指出，…" and "…Sherwin Wu以OpenAI内部为例，…")."""
+
+    def clauses(text: str) -> list[set[str]]:
+        subject = subject_of(text)
+        text = text.strip()[len(subject) :] if subject and text.strip().startswith(subject) else text
+        return [shingles(c) for c in _CLAUSE.split(text) if length(c) >= 6]
+
+    ours, theirs = clauses(sentence), clauses(chosen)
+    return any(near_duplicate(a, b) for a in ours for b in theirs)
 
 
 def _restates(a: set[str], b: set[str]) -> bool:
@@ -308,6 +346,7 @@ def _candidates(
                     or not is_complete(s)
                     or not MIN_WORDS <= length(s) <= MAX_WORDS
                     or describes_article(s)
+                    or is_implication(s)
                     or is_promotion(s)
                     or dangling_opening(s)
                     or unstopped
@@ -477,15 +516,16 @@ def _titles_only(members: list[dict]) -> bool:
 
 def only_line(members: list[dict], language: str) -> str:
     """The one line of a card no sentence of the material could lead: only the headline is known,
-    and why (no summary; or a summary that says nothing beyond the headline, such as a byline)."""
+    and why (no summary; or a summary that states no fact beyond the headline: a byline, or one that
+    only tells what the article is, "一份针对小白的…实操教程")."""
     names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
     zh = language == "zh"
     who = ("、" if zh else ", ").join(names[:3])
     said = not _titles_only(members)
     if zh:
-        why = "给出的摘要没有标题之外的内容" if said else "只给出了标题，没有摘要"
+        why = "给出的摘要没有说出标题之外的事实" if said else "只给出了标题，没有摘要"
         return f"只有标题：{who + ' ' if who else ''}{why}，正文未获取，这里说不出标题之外的细节。"
-    why = "gave nothing beyond it in its summary" if said else "gave no summary"
+    why = "stated no fact beyond it in its summary" if said else "gave no summary"
     return f"The headline alone is known: {who or 'the source'} {why}, and the article was not read."
 
 
