@@ -18,8 +18,9 @@ opened, from the segmented text it already holds: no document is segmented again
 `search_docs` remembers which version (stamp) of each item and event is indexed.
 Other stages write items and events without knowing about this index, so the index
 catches up by itself: a cheap signature of the source tables says whether anything
-changed, and only changed rows are re-segmented, BATCH documents per transaction.
-A search never waits for a catch-up in progress: it answers from what is indexed.
+changed, and only changed rows are re-segmented, BATCH documents per transaction; in a
+catch-up of more than one batch, a second thread writes each batch while the next is read and
+cut (the database's work and Python's overlap where a second CPU is free). A search never waits for a catch-up in progress: it answers from what is indexed.
 When the word index finds nothing (a query that cuts across jieba's word boundaries),
 a case-insensitive substring match over titles is the fallback.
 """
