@@ -91,10 +91,6 @@ def previous_index(engine):
             while self.refresh(limit=50):
                 pass
 
-        def _index_all(self, todo) -> None:
-            with self.engine.begin() as conn:
-                self._index(conn, todo)
-
         def _index(self, conn, batch) -> None:
             stamps = {(k, i): s for k, i, s in batch}
             ids = [i for k, i, _ in batch if k == "item"]

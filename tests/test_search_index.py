@@ -169,54 +169,6 @@ def test_stamps_worked_out_by_sqlite_are_the_ones_python_makes(sqlite_engine):
         assert _sqlite_stamps(conn) is None
 
 
-def test_a_catch_up_written_by_a_second_thread_is_the_index_one_thread_makes(sqlite_engine, tmp_path, monkeypatch):
-    """Batch k+1 is read and cut while another thread writes batch k: the same rows, stamps and
-    results as batch after batch in one thread, and a failed write fails the catch-up."""
-    import newsdesk.search.index as search_index
-    from newsdesk.store import open_store
-
-    seed_with(
-        sqlite_engine, *[(100 + n, f"Zephyrine model {n} ships", f"版本 {n} 发布，推理成本下降") for n in range(40)]
-    )
-    monkeypatch.setattr(search_index, "BATCH", 10)  # batches of 1, 10, 10, ...
-    writers: set[str] = set()
-    write = SearchIndex._write
-    monkeypatch.setattr(
-        SearchIndex, "_write", lambda self, docs: writers.add(threading.current_thread().name) or write(self, docs)
-    )
-    index = SearchIndex(sqlite_engine)
-    index.refresh()
-    assert any(name.startswith("search-index") for name in writers)
-
-    copy = open_store(f"sqlite:///{tmp_path / 'one-thread.db'}")
-    seed_with(copy, *[(100 + n, f"Zephyrine model {n} ships", f"版本 {n} 发布，推理成本下降") for n in range(40)])
-    alone = SearchIndex(copy)
-    alone._shared_file = False  # as for a memory store: every batch in the calling thread
-    alone.refresh()
-
-    def rows(engine):
-        with engine.connect() as conn:
-            return [
-                conn.exec_driver_sql("SELECT rowid, body FROM search_fts ORDER BY rowid").all(),
-                conn.exec_driver_sql("SELECT kind, ref_id, stamp FROM search_docs ORDER BY kind, ref_id").all(),
-            ]
-
-    assert rows(sqlite_engine) == rows(copy) and len(rows(copy)[0]) > 40
-    assert [(h.kind, h.ref_id) for h in index.search("zephyrine 推理")] == [
-        (h.kind, h.ref_id) for h in alone.search("zephyrine 推理")
-    ]
-    copy.dispose()
-
-    def fail(self, docs):
-        raise RuntimeError("disk full")
-
-    monkeypatch.setattr(SearchIndex, "_write", fail)
-    with sqlite_engine.begin() as conn:
-        conn.exec_driver_sql("DELETE FROM search_docs")
-    with pytest.raises(RuntimeError, match="disk full"):
-        SearchIndex(sqlite_engine).refresh()
-
-
 def test_changes_worked_out_by_sqlite_are_the_ones_python_finds(sqlite_engine):
     """What SQLite finds to index (and to drop) is what the rows read into Python give, in the same
     order: fresh, edited, already indexed, gone, and items and events with the same stamp."""

@@ -18,9 +18,8 @@ opened, from the segmented text it already holds: no document is segmented again
 `search_docs` remembers which version (stamp) of each item and event is indexed.
 Other stages write items and events without knowing about this index, so the index
 catches up by itself: a cheap signature of the source tables says whether anything
-changed, and only changed rows are re-segmented, BATCH documents per transaction; in a
-catch-up of more than one batch, a second thread writes each batch while the next is read and
-cut (the database's work and Python's overlap where a second CPU is free). A search never waits for a catch-up in progress: it answers from what is indexed.
+changed, and only changed rows are re-segmented, BATCH documents per transaction.
+A search never waits for a catch-up in progress: it answers from what is indexed.
 When the word index finds nothing (a query that cuts across jieba's word boundaries),
 a case-insensitive substring match over titles is the fallback.
 """
@@ -31,7 +30,6 @@ import html
 import logging
 import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -46,10 +44,8 @@ log = logging.getLogger(__name__)
 
 # Documents per transaction: short write locks for SQLite, few round trips for both. Each commit
 # leaves FTS5 a segment to merge: 2,000 rather than 500 cut a 60k-document catch-up's FTS5 time by
-# a quarter, 5,000 rather than 2,000 the writing thread's CPU by a tenth; the write lock is held for
-# the writes alone (~30 ms for 2,000 on the shared 2-core machine). The first batch is a tenth, so
-# the newest documents are searchable at once and the writing thread starts early.
-BATCH = 5000
+# a quarter; the write lock is held for the writes alone (~30 ms a batch on the shared 2-core machine).
+BATCH = 2000
 SEARCH_BATCH = 50  # documents a search indexes itself when nothing else is catching up
 
 _KINDS = {"item": 0, "event": 1}
@@ -143,7 +139,7 @@ def _stamp(*parts) -> str:
 
 
 def _ids(values: list[int]) -> str:
-    return ",".join(map(str, map(int, values)))
+    return ",".join(str(int(value)) for value in values)
 
 
 # What _stamp makes of a UTC time as SQLAlchemy stores it in SQLite ('2026-03-01 08:00:00.000000' ->
@@ -244,8 +240,6 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._signature: tuple | None = None
         self._ready = False
-        # Another thread's connection reaches the same store (a SQLite memory store is one per thread).
-        self._shared_file = self.dialect != "sqlite" or engine.url.database not in (None, "", ":memory:")
 
     # --- keeping in sync ----------------------------------------------------------------
 
@@ -297,7 +291,9 @@ class SearchIndex:
             todo = changed if limit is None else changed[:limit]
             with self.engine.begin() as conn:
                 self._delete(conn, gone)
-            self._index_all(todo)
+            for start in range(0, len(todo), BATCH):
+                with self.engine.begin() as conn:
+                    self._index(conn, todo[start : start + BATCH])
             if len(todo) == len(changed):
                 self._signature = signature
             return len(todo)
@@ -353,38 +349,7 @@ class SearchIndex:
         gone = [(kind, ref_id) for kind, ids in stored.items() for ref_id in ids if ref_id not in current.get(kind, ())]
         return changed, sorted(gone)
 
-    def _index_all(self, todo: list[tuple[str, int, str]]) -> None:
-        """Index the documents BATCH a transaction. Batch k+1 is read and cut while a second thread
-        writes batch k: the writes are SQLite's (FTS5 tokenizing and merging, half a catch-up) and
-        run without Python's lock, so the cutting goes on meanwhile (on one CPU they take turns)."""
-        first = BATCH // 10
-        batches = [todo[:first]] + [todo[start : start + BATCH] for start in range(first, len(todo), BATCH)]
-        batches = [batch for batch in batches if batch]
-        if len(batches) < 2 or not self._shared_file:  # a search's few documents; each thread its own memory store
-            for batch in batches:
-                self._write(self._docs(batch))
-            return
-        with ThreadPoolExecutor(1, thread_name_prefix="search-index") as writer:
-            written: Future | None = None
-            for batch in batches:
-                docs = self._docs(batch)
-                if written is not None:
-                    written.result()  # one batch written at a time, in order; its error raised here
-                written = writer.submit(self._write, docs)
-            if written is not None:
-                written.result()
-
-    def _write(self, docs: list[tuple[str, int, str, str]]) -> None:
-        if docs:
-            with self.engine.begin() as conn:
-                self._put(conn, docs)
-
-    def _docs(self, batch: list[tuple[str, int, str]]) -> list[tuple[str, int, str, str]]:
-        """(kind, id, stamp, words) of each document of the batch the store still holds."""
-        with self.engine.connect() as conn:
-            return self._read(conn, batch)
-
-    def _read(self, conn: Connection, batch: list[tuple[str, int, str]]) -> list[tuple[str, int, str, str]]:
+    def _index(self, conn: Connection, batch: list[tuple[str, int, str]]) -> None:
         stamps = {(kind, ref_id): stamp for kind, ref_id, stamp in batch}
         item_ids = [i for k, i, _ in batch if k == "item"]
         event_ids = [i for k, i, _ in batch if k == "event"]
@@ -411,8 +376,9 @@ class SearchIndex:
             ).all():
                 keys.append(("event", ref_id))
                 texts.append("\n".join([_text(title), *written.get(ref_id, [])]))
-        words = segment_all(texts)  # one segmenter call for the batch
-        return [(k, i, stamps[(k, i)], w) for (k, i), w in zip(keys, words, strict=True)]
+        if keys:
+            words = segment_all(texts)  # one segmenter call for the batch
+            self._put(conn, [(k, i, stamps[(k, i)], w) for (k, i), w in zip(keys, words, strict=True)])
 
     def _put(self, conn: Connection, docs: list[tuple[str, int, str, str]]) -> None:
         """Write a batch of documents with one statement per table (executemany)."""
