@@ -167,3 +167,36 @@ def test_stamps_worked_out_by_sqlite_are_the_ones_python_makes(sqlite_engine):
         )  # not SQLAlchemy's form
     with sqlite_engine.connect() as conn:
         assert _sqlite_stamps(conn) is None
+
+
+def test_changes_worked_out_by_sqlite_are_the_ones_python_finds(sqlite_engine):
+    """What SQLite finds to index (and to drop) is what the rows read into Python give, in the same
+    order: fresh, edited, already indexed, gone, and items and events with the same stamp."""
+    from newsdesk.search.index import _sqlite_changes
+
+    seed_with(sqlite_engine, *[(100 + n, f"Model {n}", "") for n in range(6)])
+    index = SearchIndex(sqlite_engine)
+    index.ensure()
+    with sqlite_engine.begin() as conn:  # the same time on several items and an event: ties
+        conn.exec_driver_sql("UPDATE items SET updated_at = '2026-04-23 02:00:00.000000' WHERE id >= 102")
+        conn.exec_driver_sql("UPDATE events SET updated_at = '2026-04-23 02:00:00.000000' WHERE id = 1")
+    with sqlite_engine.connect() as conn:
+        fresh = _sqlite_changes(conn)
+        index.dialect = "python"
+        assert fresh == index._changes(conn) and len(fresh[0]) > 8
+        index.dialect = "sqlite"
+    index.refresh()
+    with sqlite_engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE items SET updated_at = '2026-04-24 02:00:00.500000' WHERE id = 103")
+        conn.exec_driver_sql("DELETE FROM items WHERE id = 104")
+        conn.exec_driver_sql("INSERT INTO search_docs (kind, ref_id, stamp) VALUES ('story', 7, 'x')")
+    with sqlite_engine.connect() as conn:
+        later = _sqlite_changes(conn)
+        index.dialect = "python"
+        assert later == index._changes(conn)
+    assert later[0] == [("item", 103, "2026-04-24T02:00:00.500000+00:00")]
+    assert later[1] == [("item", 104), ("story", 7)]
+    with sqlite_engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE items SET updated_at = '2026-04-23 02:00:00' WHERE id = 105")
+    with sqlite_engine.connect() as conn:
+        assert _sqlite_changes(conn) is None  # not SQLAlchemy's form: the datetime path

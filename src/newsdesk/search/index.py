@@ -176,6 +176,34 @@ def _sqlite_stamps(conn: Connection) -> tuple[list[tuple[int, str]], list[tuple[
     return item_stamps, event_stamps
 
 
+def _sqlite_changes(conn: Connection) -> tuple[list[tuple[str, int, str]], list[tuple[str, int]]] | None:
+    """SearchIndex._changes worked out by SQLite: the same documents in the same order (newest first,
+    then items before events, then by id, as the stable sort of the rows as read gives them), or None
+    when any time is stored in another form. Reading every stamp and every indexed stamp into Python to
+    compare them cost 0.32-0.47 s CPU on a caught-up 60k index, after every change of the store
+    (0.17-0.26 s so); before a catch-up from nothing both cost about the same."""
+    other = " OR ".join(
+        f"EXISTS (SELECT 1 FROM {table} WHERE {column} IS NOT NULL AND NOT {column} GLOB {_STORED_TIME})"
+        for table, column in (("items", "updated_at"), ("events", "updated_at"), ("analyses", "created_at"))
+    )
+    if conn.exec_driver_sql(f"SELECT {other}").scalar():
+        return None
+    changed = conn.exec_driver_sql(
+        f"SELECT s.kind, s.id, s.stamp FROM (SELECT 'item' AS kind, 0 AS k, id, coalesce({_iso_sql('updated_at')}, '')"
+        " AS stamp FROM items UNION ALL"
+        f" SELECT 'event', 1, e.id, coalesce({_iso_sql('e.updated_at')}, '') || '|' || coalesce({_iso_sql('a.latest')}, '')"
+        " FROM events e LEFT JOIN (SELECT event_id, max(created_at) AS latest FROM analyses GROUP BY event_id) a"
+        " ON a.event_id = e.id) s LEFT JOIN search_docs d ON d.kind = s.kind AND d.ref_id = s.id"
+        " WHERE d.stamp IS NOT s.stamp ORDER BY s.stamp DESC, s.k, s.id"
+    ).all()
+    gone = conn.exec_driver_sql(
+        "SELECT kind, ref_id FROM search_docs d"
+        " WHERE NOT EXISTS (SELECT 1 FROM items WHERE d.kind = 'item' AND items.id = d.ref_id)"
+        " AND NOT EXISTS (SELECT 1 FROM events WHERE d.kind = 'event' AND events.id = d.ref_id) ORDER BY kind, ref_id"
+    ).all()
+    return [(k, i, st) for k, i, st in changed], [(k, i) for k, i in gone]
+
+
 def _stem_sqlite(conn: Connection) -> None:
     """An FTS5 table made before stemming becomes a stemming one, its rows (the segmented text)
     copied over and tokenized again."""
@@ -301,6 +329,10 @@ class SearchIndex:
         return item_stamps, event_stamps
 
     def _changes(self, conn: Connection) -> tuple[list[tuple[str, int, str]], list[tuple[str, int]]]:
+        if self.dialect == "sqlite":
+            made = _sqlite_changes(conn)
+            if made is not None:
+                return made
         stored: dict[str, dict[int, str]] = {kind: {} for kind in _KINDS}
         for kind, ref_id, stamp in conn.execute(text("SELECT kind, ref_id, stamp FROM search_docs")).all():
             stored.setdefault(kind, {})[ref_id] = stamp
