@@ -158,6 +158,8 @@ def test_dangling_openings():
         "此外，OpenAI发布了工具。",
         "It also ships today.",
         "1. Claude is out.",
+        "OpenAI 为此引入了 CoT-Control 技术。",  # a 2026-03-05 card's opening: for what?
+        "英伟达对此表示欢迎。",
     ):
         assert dangling_opening(s), s
     for s in (
@@ -165,6 +167,8 @@ def test_dangling_openings():
         "This week, OpenAI shipped GPT-4.5.",
         "OpenAI released GPT-4.5.",
         "2025年OpenAI发布了o3。",
+        "谷歌此前发布了Gemini 3。",  # 此前 is a time ("earlier"), not a thing said before
+        "百度发布文心5.0，此举引发关注。",
     ):
         assert not dangling_opening(s), s
 

@@ -254,14 +254,23 @@ def strip_list_marker(sentence: str) -> str:
 def dangling_opening(sentence: str) -> str:
     """Why a sentence cannot open a card on its own, or "": it opens on a list marker ("③ …"), a
     pronoun pointing back ("这提醒用户…", "它…", "This …"; jieba's pronoun tag on a demonstrative or
-    third-person character) or a connective that continues a text ("此外，…", "However, …")."""
+    third-person character) or a connective that continues a text ("此外，…", "However, …"), or its
+    subject is followed by one ("OpenAI 为此引入了…")."""
     s = sentence.strip()
     if list_marker(s):
         return "list marker"
     if is_cjk(s):
-        word, tag = next(iter(tagged(s[:12])), ("", ""))
+        tokens = [(w, t) for w, t in tagged(s[:16]) if w.strip()]
+        word, tag = tokens[0] if tokens else ("", "")
         if word in _BACK or tag.startswith("r") and word[:1] in _BACK:
             return "refers back"
+        # After its subject, before its verb: "OpenAI 为此引入了…", "公司对此表示…" (为此 / 对此 / 与此同时:
+        # "this" is what the cut left behind; 此前, a time word, is only "earlier").
+        for w, t in tokens[1:4]:
+            if t == "v":
+                break
+            if w in _BACK and "此" in w and t != "t":
+                return "refers back"
         return "no subject" if tag == "v" else ""  # "指出GLM-5的底气在于…": the cut took its subject
     found = re.match(r"[A-Za-z']+", s)
     if not found or _TIME_AFTER.match(s):
