@@ -283,3 +283,51 @@ with TestClient(create_app(engine, Settings())) as client:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-3:] == ["True", "True", "0"], done.stdout
+
+
+def _moved(reads, before, seconds: float = 10.0) -> bool:
+    """Whether the version moves from `before` within `seconds` (a notification is handed over on the
+    look after it arrives, microseconds to milliseconds after the commit)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if reads.version() != before:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_postgresql_hears_each_commit_and_counts_no_rows(pg_url):
+    """On PostgreSQL the version is what a listening connection heard from the store's triggers: a
+    commit moves it (a page's table, the search index's), an open or rolled-back write does not,
+    and a look runs no statement on the store's own connections (it counted nine tables before)."""
+    from newsdesk.search.index import SearchIndex
+    from newsdesk.serve.cache import ReadCache
+    from newsdesk.store import open_store
+
+    engine = open_store(pg_url)
+    reads = ReadCache(engine)
+    statements = []
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    try:
+        first = reads.version()
+        assert first[0] == "listen" and reads.version() == first and not statements
+        with engine.connect() as conn:  # written, not committed: no change yet
+            sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
+            assert not _moved(reads, first, 0.5)
+            conn.rollback()
+        assert not _moved(reads, first, 0.5)
+        with engine.begin() as conn:
+            sync_sources(conn, [Source(id="outlet", name="Outlet", url="https://outlet.example.com/feed")])
+        assert _moved(reads, first)
+        second = reads.version()
+        index = SearchIndex(engine)
+        index.ensure()
+        with engine.begin() as conn:  # the index's own table, made at run time, is heard too
+            conn.exec_driver_sql("INSERT INTO search_docs (kind, ref_id, stamp, body) VALUES ('item', 1, 's', 'b')")
+        assert _moved(reads, second)
+        third = reads.version()
+        reads._listener._conn.close()  # a broken listening connection: the next look opens another
+        assert reads.version()[:2] == ("listen", third[1] + 1)  # a new number: whatever it missed, drops once
+    finally:
+        reads._listener.close()
+        engine.dispose()

@@ -12,9 +12,15 @@ The version is read at most once every CHECK_EVERY seconds per process: a new ed
 event or vote shows within that long, on every worker process, without any process
 telling another. On an SQLite file it is `PRAGMA data_version` on a connection of the
 cache's own, which moves with every commit by any other connection or process and costs
-microseconds; on other databases one aggregate per table a reader page shows (row count
-and newest stamp of editions, events, members, items, analyses, checks, votes, sources and
-the search index).
+microseconds. On PostgreSQL every table a reader page shows has a statement trigger that NOTIFYs
+channel `newsdesk_store` (migration 0019; NOTIFY is delivered only once its transaction is committed
+and visible), and the cache LISTENs on a connection of its own: the version is that connection's
+number and the notifications it has heard, and a look is one round trip (`SELECT 1`, which hands over
+what came meanwhile), not a count of every row of nine tables. A listening connection that breaks is
+opened again under a new number (what was missed meanwhile drops the cache once). Elsewhere (an
+in-memory SQLite store, a PostgreSQL store without the trigger) one aggregate per table a reader page
+shows (row count and newest stamp of editions, events, members, items, analyses, checks, votes,
+sources and the search index).
 
 When the version moves, a cache made with `warm` keeps answering from what it holds while one
 thread runs warm() (the server keeps the navigation days and loads the segmenter: what a first
@@ -32,6 +38,7 @@ the server's event loop, before routing and without a worker thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -90,6 +97,7 @@ class ReadCache:
         self._connect_probe = _data_version_connect(engine)
         self._probe: Any = None
         self._probe_lock = threading.Lock()
+        self._listener = StoreListener(engine) if engine.dialect.name == "postgresql" else None
 
     def version(self) -> tuple:
         if self._connect_probe is not None:
@@ -97,6 +105,15 @@ class ReadCache:
                 if self._probe is None:
                     self._probe = self._connect_probe()
                 return ("sqlite", self._probe.execute("PRAGMA data_version").fetchone()[0])
+        if self._listener is not None:
+            with self._probe_lock:
+                heard = self._listener.version()
+            if heard is not None:
+                return heard
+        return self._counted()
+
+    def _counted(self) -> tuple:
+        """The version as one count and newest stamp per table a reader page shows (every row read)."""
         parts: list = []
         with self.engine.connect() as conn:
             for table, stamp in _STAMPS:
@@ -221,6 +238,60 @@ def _data_version_connect(engine: Engine) -> Callable[[], Any] | None:
     args, kwargs = engine.dialect.create_connect_args(engine.url)
     kwargs["check_same_thread"] = False  # asked under the probe's lock, from whichever thread looks
     return lambda: engine.dialect.connect(*args, **kwargs)
+
+
+class StoreListener:
+    """PostgreSQL: the store's changes heard on channel `newsdesk_store` (migration 0019's triggers), on
+    a connection of its own. version() is ("listen", connection number, notifications heard), or None
+    where the store has no trigger (not migrated): the caller counts rows instead."""
+
+    CHANNEL = "newsdesk_store"
+
+    def __init__(self, engine: Engine):
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        self._connect = lambda: engine.dialect.connect(*args, **kwargs)
+        self._conn: Any = None
+        self._opened = 0  # connections opened: a new one may have missed notifications
+        self._heard = 0
+        self._triggered: bool | None = None
+
+    def version(self) -> tuple | None:
+        if self._triggered is False:
+            return None
+        for retry in (True, False):  # a connection broken since the last look is opened once more
+            try:
+                if self._conn is None:
+                    self._open()
+                    if not self._triggered:
+                        return None
+                # One round trip: psycopg hands the notifications that came meanwhile to _hear.
+                self._conn.execute("SELECT 1")
+                break
+            except Exception:
+                self.close()  # opened again, under a new number
+                if not retry:
+                    raise
+        return ("listen", self._opened, self._heard)
+
+    def _open(self) -> None:
+        conn = self._connect()
+        conn.autocommit = True
+        self._triggered = conn.execute("SELECT to_regprocedure('newsdesk_store_changed()') IS NOT NULL").fetchone()[0]
+        if not self._triggered:
+            conn.close()
+            return
+        conn.add_notify_handler(self._hear)
+        conn.execute(f"LISTEN {self.CHANNEL}")  # before anything is read under this version
+        self._conn, self._opened = conn, self._opened + 1
+
+    def _hear(self, _notify) -> None:
+        self._heard += 1
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # a broken connection is closed as far as it goes
+                conn.close()
 
 
 class ClearOnWrite:
