@@ -188,14 +188,18 @@ class ReadCache:
         with self._lock:
             self._drop_all()
 
-    def page(self, key: Hashable) -> bytes | None:
-        """A rendered page kept for key, if the store's version was looked at within check_every;
-        never waits for the store (the event loop asks)."""
+    def page(self, key: Hashable) -> bytes | tuple | None:
+        """A rendered page kept for key (bytes, or a tuple of them cut where the page names itself), if
+        the store's version was looked at within check_every; never waits for the store (the event loop asks)."""
         with self._lock:
             if time.monotonic() - self._checked >= self.check_every and self._warming is None:
                 return None  # due for a look at the version: the request goes the long way, which looks
             found = self._entries.get(key)
-        return found if isinstance(found, bytes) else None
+        return found if isinstance(found, (bytes, tuple)) else None
+
+    def page_bytes(self) -> int:
+        """Bytes of the rendered pages kept now."""
+        return self._bytes
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The cached answer for key, or compute() once (concurrent askers of one key wait for it)."""
@@ -221,10 +225,18 @@ class ReadCache:
 
     def _keep(self, key: Hashable, value: object) -> None:
         self._entries[key] = value
-        self._bytes += len(value) if isinstance(value, bytes) else 0
+        self._bytes += _size(value)
         while len(self._entries) > MAX_ENTRIES or self._bytes > MAX_PAGE_BYTES:
-            oldest = self._entries.pop(next(iter(self._entries)))
-            self._bytes -= len(oldest) if isinstance(oldest, bytes) else 0
+            self._bytes -= _size(self._entries.pop(next(iter(self._entries))))
+
+
+def _size(value: object) -> int:
+    """Bytes of a rendered page (whole, or cut where it names itself); 0 for what a page read."""
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, tuple) and all(isinstance(part, bytes) for part in value):
+        return sum(len(part) for part in value)
+    return 0
 
 
 def _data_version_connect(engine: Engine) -> Callable[[], Any] | None:
@@ -323,16 +335,25 @@ class CachedPages:
     which renders and keeps it. `key` names the page a request asks for, or None when it is not one
     every reader is shown alike; it runs inside SessionMiddleware, so the session is known."""
 
-    def __init__(self, app, *, cache: ReadCache, key: Callable[[dict], Hashable | None]):
+    def __init__(
+        self,
+        app,
+        *,
+        cache: ReadCache,
+        key: Callable[[dict], Hashable | None],
+        fill: Callable[[bytes | tuple, dict], bytes] | None = None,
+    ):
         self.app = app
         self.cache = cache
         self.key = key
+        self.fill = fill  # a page kept cut where it names itself, made whole for this request
 
     async def __call__(self, scope: dict, receive: Callable[[], Awaitable[dict]], send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":
             key = self.key(scope)
-            body = self.cache.page(key) if key is not None else None
-            if body is not None:
+            kept = self.cache.page(key) if key is not None else None
+            if kept is not None and (isinstance(kept, bytes) or self.fill is not None):
+                body = kept if isinstance(kept, bytes) else self.fill(kept, scope)  # type: ignore[misc]
                 headers = [
                     (b"content-type", b"text/html; charset=utf-8"),
                     (b"content-length", str(len(body)).encode()),
