@@ -142,8 +142,11 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
         await asyncio.to_thread(reads.start)
         await asyncio.to_thread(warm_days, app_ref[0], START_WARM_SECONDS)
-        async with mcp.session_manager.run():
-            yield
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            reads.close()
 
     app = FastAPI(
         lifespan=lifespan,

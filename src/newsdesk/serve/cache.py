@@ -127,6 +127,15 @@ class ReadCache:
                 parts.append(None)
         return tuple(parts)
 
+    def close(self) -> None:
+        """Close the connections of the cache's own (the server's end)."""
+        with self._probe_lock:
+            if self._probe is not None:
+                self._probe.close()
+                self._probe = None
+            if self._listener is not None:
+                self._listener.close()
+
     def start(self) -> None:
         """Warm and prefill for the store as it is now (the server's start, before any reader); a
         store that does not answer yet is looked at again by the first request, as without warming."""
