@@ -8,6 +8,7 @@ is one small transaction on the tables the pipeline reads (sources, feedback).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -116,7 +117,7 @@ def _event_dict(row) -> dict:
     }
 
 
-def _member_rows(conn: Connection, event_id: int) -> list:
+def _member_rows(conn: Connection, event_id: int) -> Sequence:
     """Every member item of an event, duplicates too: the lead first, then by time."""
     return conn.execute(
         select(
@@ -144,7 +145,7 @@ def _member_rows(conn: Connection, event_id: int) -> list:
     ).all()
 
 
-def _member_details(rows: list, tz: ZoneInfo) -> list[dict]:
+def _member_details(rows: Sequence, tz: ZoneInfo) -> list[dict]:
     """Every member item of an event (_member_rows), with why it joined and whose copy it is."""
     outlets = {r.id: r.outlet for r in rows}
     return [
@@ -209,7 +210,7 @@ def _analyses(readable: list[dict]) -> dict[str, dict]:
     return {r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])} for r in readable}
 
 
-def _day_only_moments(event, members: list) -> set[str]:
+def _day_only_moments(event, members: Sequence) -> set[str]:
     """Which of the event's first_published_at and last_published_at are the date of items whose
     source gave only a date (as dated_by_day tells each), from its member rows (_member_rows)."""
     kinds: dict[str, set[str]] = {}
