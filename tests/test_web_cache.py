@@ -362,3 +362,17 @@ def test_feed_params_only_for_queries_the_route_reads_alike():
     assert feed_params("day=") == ("", "all", 1)
     for query in ("day=a&day=b", "page=x", "page=%C2%B2", "page=1234567", "day=2026-04-23&from=mail"):
         assert feed_params(query) is None, query
+
+
+def test_the_server_processes_of_one_start_take_readers_together(tmp_path, monkeypatch):
+    """Each process, warm, marks itself and waits for the others of its start (serve_app's folder);
+    alone, or once every one has marked itself, it goes on at once."""
+    from newsdesk.serve import app as web_app
+
+    monkeypatch.delenv(web_app.START_GROUP, raising=False)
+    assert web_app.start_together(0.0)  # one process: nobody to wait for
+    monkeypatch.setenv(web_app.START_GROUP, f"{tmp_path}:2")
+    started = time.monotonic()
+    assert not web_app.start_together(0.3) and time.monotonic() - started >= 0.3  # the other is still warming
+    (tmp_path / "another-process").touch()
+    assert web_app.start_together(5.0)

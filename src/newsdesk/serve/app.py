@@ -14,6 +14,8 @@ import asyncio
 import logging
 import os
 import secrets
+import shutil
+import tempfile
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -112,6 +114,14 @@ WARM_EVENTS = 5
 # their start is done: one ready long before the other would get every first reader).
 START_WARM_SECONDS = 10.0
 START_WARM_SHARE = 0.75
+# uvicorn's processes take connections from one socket, each once its own start is done, and a
+# reader's kept-alive connection stays with the process that took it: 200 readers arriving while one
+# process was still warming went 200 / 0, and one core answered them all (once both were up, 103 / 97).
+# So the processes of one start take connections together: each, warm, marks itself in a folder
+# serve_app makes and waits, up to this long, until every one has (a process started again later,
+# after one died, finds them all there and does not wait).
+START_TOGETHER_SECONDS = 60.0
+START_GROUP = "NEWSDESK_SERVE_START_GROUP"  # "<folder>:<processes>", set by serve_app for its processes
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
@@ -142,6 +152,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
         await asyncio.to_thread(reads.start)
         await asyncio.to_thread(warm_days, app_ref[0], START_WARM_SECONDS)
+        await asyncio.to_thread(start_together, START_TOGETHER_SECONDS)
         try:
             async with mcp.session_manager.run():
                 yield
@@ -257,6 +268,27 @@ def warm_days(app: FastAPI, seconds: float) -> int:
     return asked
 
 
+def start_together(seconds: float) -> bool:
+    """Mark this process warm in its start's folder (START_GROUP) and wait up to `seconds` until every
+    process of the start has; True when they all have (or the process is not one of several)."""
+    group = os.environ.get(START_GROUP)
+    if not group:
+        return True
+    folder, _, processes = group.rpartition(":")
+    try:
+        Path(folder, str(os.getpid())).touch()
+        deadline = time.monotonic() + seconds
+        while len(os.listdir(folder)) < int(processes):
+            if time.monotonic() > deadline:
+                log.warning("the other server processes are not warm after %.0f s; taking readers now", seconds)
+                return False
+            time.sleep(0.02)
+    except (OSError, ValueError) as exc:
+        log.warning("could not wait for the other server processes (%s)", exc)
+        return False
+    return True
+
+
 def reader_request(app: FastAPI, path: str, query: str, lang: str) -> Request:
     """A GET of path?query by a reader with no session, in interface language lang (its cookie)."""
     return Request(
@@ -313,5 +345,15 @@ def serve_app(target: str, *, host: str, port: int, workers: int, log_level: str
 
     if not load_settings().web_secret:
         os.environ["NEWSDESK_WEB_SECRET"] = secrets.token_urlsafe(32)
-    # proxy_headers: X-Forwarded-For / -Proto are believed from FORWARDED_ALLOW_IPS only (default 127.0.0.1).
-    uvicorn.run(target, factory=True, host=host, port=port, workers=workers, log_level=log_level, proxy_headers=True)
+    folder = tempfile.mkdtemp(prefix="newsdesk-start-") if workers > 1 else None
+    if folder:  # the processes of this start take readers together (start_together)
+        os.environ[START_GROUP] = f"{folder}:{workers}"
+    try:
+        # proxy_headers: X-Forwarded-For / -Proto are believed from FORWARDED_ALLOW_IPS only (default 127.0.0.1).
+        uvicorn.run(
+            target, factory=True, host=host, port=port, workers=workers, log_level=log_level, proxy_headers=True
+        )
+    finally:
+        if folder:
+            os.environ.pop(START_GROUP, None)
+            shutil.rmtree(folder, ignore_errors=True)
