@@ -376,3 +376,17 @@ def test_the_server_processes_of_one_start_take_readers_together(tmp_path, monke
     assert not web_app.start_together(0.3) and time.monotonic() - started >= 0.3  # the other is still warming
     (tmp_path / "another-process").touch()
     assert web_app.start_together(5.0)
+
+
+def test_a_look_at_the_start_lets_the_first_readers_pages_come_from_memory(sqlite_engine):
+    """A server about to take readers looks at the store's version: its kept pages are then answered
+    from memory at once, not sent the long way to look first (as every first reader was)."""
+    from newsdesk.serve.cache import ReadCache
+
+    reads = ReadCache(sqlite_engine, check_every=60)
+    reads.start()
+    reads.get(("page", "/"), lambda: b"front page")
+    reads._checked = float("-inf")  # the warm-up took longer than check_every
+    assert reads.page(("page", "/")) is None
+    reads.look()
+    assert reads.page(("page", "/")) == b"front page"

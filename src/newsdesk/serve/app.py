@@ -153,6 +153,7 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         await asyncio.to_thread(reads.start)
         await asyncio.to_thread(warm_days, app_ref[0], START_WARM_SECONDS)
         await asyncio.to_thread(start_together, START_TOGETHER_SECONDS)
+        await asyncio.to_thread(reads.look)  # the first readers' kept pages then come from memory at once
         try:
             async with mcp.session_manager.run():
                 yield

@@ -144,6 +144,13 @@ class ReadCache:
         except Exception as exc:  # noqa: BLE001 - the server starts; its pages say what the store says
             log.warning("read cache: could not warm at the start (%s)", exc)
 
+    def look(self) -> None:
+        """Look at the store's version now (a server about to take readers: the kept pages are then
+        answered from memory for the next check_every, not sent the long way to look first)."""
+        with self._lock:
+            self._checked = float("-inf")
+        self._fresh()
+
     def _fresh(self) -> None:
         """Drop every entry when the store moved (looked at no more often than check_every); with
         warm, only once a thread of its own has warmed for the new version."""
