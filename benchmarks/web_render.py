@@ -426,18 +426,21 @@ def first_runs(url: str, static_dir: Path, workers: int, pages: dict, args) -> N
     for n in range(1, args.starts + 1):
         t0 = time.perf_counter()
         child, port = start_server(url, static_dir, workers)
-        started = time.perf_counter() - t0
+        started, start_cpu = time.perf_counter() - t0, tree_cpu(child.pid)
         try:
             results, sizes, errors, wall, cpu = run_async(
                 concurrent(f"http://127.0.0.1:{port}", pages, args.concurrency or 1, args.requests, args.seconds)
             )
+            run_cpu = tree_cpu(child.pid) - start_cpu
         finally:
             child.terminate()
             child.wait(20)
         done = sum(len(v) for v in results.values())
         print(
-            f"\nstart {n} of {args.starts}: server up in {started:.1f} s; first run, {args.concurrency or 1} clients: "
-            f"{done} requests in {wall:.1f} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+            f"\nstart {n} of {args.starts}: server up in {started:.1f} s ({start_cpu:.1f} s of CPU); first run, "
+            f"{args.concurrency or 1} clients: {done} requests in {wall:.1f} s, the server's CPU {run_cpu:.1f} s "
+            f"({run_cpu * 1000 / max(1, done):.1f} ms a request), the client's {cpu:.1f} s; "
+            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
         for kind in pages:
             times = results[kind]

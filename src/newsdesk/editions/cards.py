@@ -92,20 +92,24 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
     ).all()
     out: dict[int, list[dict]] = {}
     for r in rows:
-        out.setdefault(r.event_id, []).append(
-            {
-                "item_id": r.id,
-                "outlet": r.outlet,
-                "title": plain_text(r.title),
-                "url": r.url,
-                "published_at": shown_time(r.published_at, r.dated_by, tz),
-                "material_level": r.material_level,
-                "language": r.language,
-                "role": r.role,
-                "summary": r.summary,
-            }
-        )
+        out.setdefault(r.event_id, []).append(card_member(r, tz))
     return out
+
+
+def card_member(r, tz) -> dict:
+    """A member report as a card lists it, from a row of items joined to its member row and source
+    (role, id, title, url, published_at, dated_by, material_level, language, summary, outlet)."""
+    return {
+        "item_id": r.id,
+        "outlet": r.outlet,
+        "title": plain_text(r.title),
+        "url": r.url,
+        "published_at": shown_time(r.published_at, r.dated_by, tz),
+        "material_level": r.material_level,
+        "language": r.language,
+        "role": r.role,
+        "summary": r.summary,
+    }
 
 
 def shown_time(moment, dated_by: str, tz) -> str:
@@ -301,17 +305,20 @@ def event_cards(
     *,
     any_language: bool = False,
     readable: list[dict] | None = None,
+    members: dict[int, list[dict]] | None = None,
 ) -> list[dict]:
     """One card per event row, in the rows' order, with the analysis in `language`.
 
     any_language: without an analysis in `language`, show one in another language rather
     than none (the web app does; a published edition in one language does not).
     readable: readable_analyses of these events, when the caller read them already (the event page).
+    members: each event's members as card_member gives them (no duplicates; the lead first, then by
+    time), when the caller read them already (the event page reads every member).
     """
     ids = [r.id for r in rows]
     if not ids:
         return []
-    members, written = _members(conn, ids, tz), _analyses(conn, ids, readable)
+    members, written = members if members is not None else _members(conn, ids, tz), _analyses(conn, ids, readable)
     stories = story_facts(conn, ids, language, tz)
     cards = []
     for r in rows:

@@ -62,6 +62,11 @@ _PG_DDL = (
     "CREATE TABLE IF NOT EXISTS search_docs (kind varchar(8) NOT NULL, ref_id integer NOT NULL,"
     f" stamp text NOT NULL, body text NOT NULL, {_PG_TSV}, PRIMARY KEY (kind, ref_id))",
     "CREATE INDEX IF NOT EXISTS ix_search_docs_tsv ON search_docs USING gin (tsv)",
+    # The store's change signal (migration 0019): a server's read cache hears that the index moved.
+    "DO $$ BEGIN IF to_regprocedure('newsdesk_store_changed()') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM"
+    " pg_trigger WHERE tgname = 'newsdesk_store_changed' AND tgrelid = 'search_docs'::regclass) THEN"
+    " CREATE TRIGGER newsdesk_store_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON search_docs"
+    " FOR EACH STATEMENT EXECUTE FUNCTION newsdesk_store_changed(); END IF; END $$",
 )
 
 

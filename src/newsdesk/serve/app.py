@@ -11,9 +11,13 @@ templates and read cache. Pages read the store through serve/queries.py; nothing
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import secrets
+import shutil
+import tempfile
 import threading
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
@@ -42,13 +46,14 @@ from newsdesk.core.labels import UI_LANGUAGES
 from newsdesk.search.index import SearchIndex, segment
 from newsdesk.serve import auth, pages_account, pages_operator, pages_reading
 from newsdesk.serve.api import build_api
-from newsdesk.serve.cache import CachedPages, ClearOnWrite, ReadCache
+from newsdesk.serve.cache import MAX_PAGE_BYTES, CachedPages, ClearOnWrite, ReadCache
 from newsdesk.serve.mcp import TokenGate, build_server
-from newsdesk.serve.pages import Pages, http_error
+from newsdesk.serve.pages import Pages, filled, http_error
 from newsdesk.serve.pages_editions import editions_router
 from newsdesk.store.days import day_events, event_dates, keep_days
 
 HERE = Path(__file__).parent
+log = logging.getLogger(__name__)
 CDN = "https://cdn.jsdelivr.net"  # where FastAPI's Swagger UI page loads its script and styles
 
 
@@ -103,6 +108,20 @@ WARM_DOCUMENTS = 2000
 # is asked, and the newest day's top events whose pages are: at the start and when the store changes.
 WARM_DAYS = 3
 WARM_EVENTS = 5
+# At the start only, before the first reader: more days' feed pages (newest first, in every interface
+# language), for at most this long and at most this share of the read cache's bytes. The server
+# processes warm side by side and so are ready together (uvicorn's processes take connections once
+# their start is done: one ready long before the other would get every first reader).
+START_WARM_SECONDS = 10.0
+START_WARM_SHARE = 0.75
+# uvicorn's processes take connections from one socket, each once its own start is done, and a
+# reader's kept-alive connection stays with the process that took it: 200 readers arriving while one
+# process was still warming went 200 / 0, and one core answered them all (once both were up, 103 / 97).
+# So the processes of one start take connections together: each, warm, marks itself in a folder
+# serve_app makes and waits, up to this long, until every one has (a process started again later,
+# after one died, finds them all there and does not wait).
+START_TOGETHER_SECONDS = 60.0
+START_GROUP = "NEWSDESK_SERVE_START_GROUP"  # "<folder>:<processes>", set by serve_app for its processes
 
 
 def create_app(engine: Engine, settings: Settings) -> FastAPI:
@@ -132,8 +151,14 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
         await asyncio.to_thread(index.catch_up, WARM_DOCUMENTS)
         threading.Thread(target=index.catch_up, name="search-index", daemon=True).start()
         await asyncio.to_thread(reads.start)
-        async with mcp.session_manager.run():
-            yield
+        await asyncio.to_thread(warm_days, app_ref[0], START_WARM_SECONDS)
+        await asyncio.to_thread(start_together, START_TOGETHER_SECONDS)
+        await asyncio.to_thread(reads.look)  # the first readers' kept pages then come from memory at once
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            reads.close()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -169,7 +194,12 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
 def _add_middleware(app: FastAPI, settings: Settings, reads: ReadCache) -> None:
     """Outermost last: security headers, then clearing the read cache on a write, the session, and
     the reader pages kept whole (answered before the session is read)."""
-    app.add_middleware(CachedPages, cache=reads, key=lambda scope: Pages.reader_page_key(Request(scope)))
+    app.add_middleware(
+        CachedPages,
+        cache=reads,
+        key=lambda scope: Pages.reader_page_key(Request(scope)),
+        fill=lambda kept, scope: filled(kept, Request(scope)),
+    )
     # Without a configured secret, sessions last as long as the process: safe, if forgetful. The cookie
     # carries a login's secret; the login itself is in the store (serve/auth.py), which logout ends.
     app.add_middleware(
@@ -210,6 +240,54 @@ def prefill_pages(app: FastAPI, days: int) -> None:
             pages_reading.feed_page(reader_request(app, "/", query, lang), page_no=1, **dict(parse_qsl(query)))
         for event_id in top:
             pages_reading.event_page(reader_request(app, f"/events/{event_id}", "", lang), event_id)
+
+
+def warm_days(app: FastAPI, seconds: float) -> int:
+    """Render the feed pages of the days with news, newest first, each in every interface language,
+    into the read cache (those prefill_pages rendered are found there) until `seconds` have passed or
+    the kept pages fill START_WARM_SHARE of the cache; returns how many were asked for."""
+    pages: Pages = app.state.pages
+    deadline = time.monotonic() + seconds
+    try:
+        with pages.engine.connect() as conn:
+            days = event_dates(conn, pages.tz)
+    except Exception as exc:  # noqa: BLE001 - the server starts; its pages say what the store says
+        log.warning("could not warm the feed pages (%s)", exc)
+        return 0
+    asked = 0
+    for day in reversed(days):
+        for lang in UI_LANGUAGES:
+            if time.monotonic() > deadline or pages.reads.page_bytes() > MAX_PAGE_BYTES * START_WARM_SHARE:
+                return asked
+            query = urlencode({"day": day.isoformat(), "tab": "all"})  # as its links name it
+            try:
+                pages_reading.feed_page(reader_request(app, "/", query, lang), day.isoformat(), "all", page_no=1)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("could not warm the feed page of %s (%s)", day, exc)
+                return asked
+            asked += 1
+    return asked
+
+
+def start_together(seconds: float) -> bool:
+    """Mark this process warm in its start's folder (START_GROUP) and wait up to `seconds` until every
+    process of the start has; True when they all have (or the process is not one of several)."""
+    group = os.environ.get(START_GROUP)
+    if not group:
+        return True
+    folder, _, processes = group.rpartition(":")
+    try:
+        Path(folder, str(os.getpid())).touch()
+        deadline = time.monotonic() + seconds
+        while len(os.listdir(folder)) < int(processes):
+            if time.monotonic() > deadline:
+                log.warning("the other server processes are not warm after %.0f s; taking readers now", seconds)
+                return False
+            time.sleep(0.02)
+    except (OSError, ValueError) as exc:
+        log.warning("could not wait for the other server processes (%s)", exc)
+        return False
+    return True
 
 
 def reader_request(app: FastAPI, path: str, query: str, lang: str) -> Request:
@@ -268,5 +346,15 @@ def serve_app(target: str, *, host: str, port: int, workers: int, log_level: str
 
     if not load_settings().web_secret:
         os.environ["NEWSDESK_WEB_SECRET"] = secrets.token_urlsafe(32)
-    # proxy_headers: X-Forwarded-For / -Proto are believed from FORWARDED_ALLOW_IPS only (default 127.0.0.1).
-    uvicorn.run(target, factory=True, host=host, port=port, workers=workers, log_level=log_level, proxy_headers=True)
+    folder = tempfile.mkdtemp(prefix="newsdesk-start-") if workers > 1 else None
+    if folder:  # the processes of this start take readers together (start_together)
+        os.environ[START_GROUP] = f"{folder}:{workers}"
+    try:
+        # proxy_headers: X-Forwarded-For / -Proto are believed from FORWARDED_ALLOW_IPS only (default 127.0.0.1).
+        uvicorn.run(
+            target, factory=True, host=host, port=port, workers=workers, log_level=log_level, proxy_headers=True
+        )
+    finally:
+        if folder:
+            os.environ.pop(START_GROUP, None)
+            shutil.rmtree(folder, ignore_errors=True)

@@ -12,9 +12,15 @@ The version is read at most once every CHECK_EVERY seconds per process: a new ed
 event or vote shows within that long, on every worker process, without any process
 telling another. On an SQLite file it is `PRAGMA data_version` on a connection of the
 cache's own, which moves with every commit by any other connection or process and costs
-microseconds; on other databases one aggregate per table a reader page shows (row count
-and newest stamp of editions, events, members, items, analyses, checks, votes, sources and
-the search index).
+microseconds. On PostgreSQL every table a reader page shows has a statement trigger that NOTIFYs
+channel `newsdesk_store` (migration 0019; NOTIFY is delivered only once its transaction is committed
+and visible), and the cache LISTENs on a connection of its own: the version is that connection's
+number and the notifications it has heard, and a look is one round trip (`SELECT 1`, which hands over
+what came meanwhile), not a count of every row of nine tables. A listening connection that breaks is
+opened again under a new number (what was missed meanwhile drops the cache once). Elsewhere (an
+in-memory SQLite store, a PostgreSQL store without the trigger) one aggregate per table a reader page
+shows (row count and newest stamp of editions, events, members, items, analyses, checks, votes,
+sources and the search index).
 
 When the version moves, a cache made with `warm` keeps answering from what it holds while one
 thread runs warm() (the server keeps the navigation days and loads the segmenter: what a first
@@ -32,6 +38,7 @@ the server's event loop, before routing and without a worker thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -90,6 +97,7 @@ class ReadCache:
         self._connect_probe = _data_version_connect(engine)
         self._probe: Any = None
         self._probe_lock = threading.Lock()
+        self._listener = StoreListener(engine) if engine.dialect.name == "postgresql" else None
 
     def version(self) -> tuple:
         if self._connect_probe is not None:
@@ -97,6 +105,15 @@ class ReadCache:
                 if self._probe is None:
                     self._probe = self._connect_probe()
                 return ("sqlite", self._probe.execute("PRAGMA data_version").fetchone()[0])
+        if self._listener is not None:
+            with self._probe_lock:
+                heard = self._listener.version()
+            if heard is not None:
+                return heard
+        return self._counted()
+
+    def _counted(self) -> tuple:
+        """The version as one count and newest stamp per table a reader page shows (every row read)."""
         parts: list = []
         with self.engine.connect() as conn:
             for table, stamp in _STAMPS:
@@ -110,6 +127,15 @@ class ReadCache:
                 parts.append(None)
         return tuple(parts)
 
+    def close(self) -> None:
+        """Close the connections of the cache's own (the server's end)."""
+        with self._probe_lock:
+            if self._probe is not None:
+                self._probe.close()
+                self._probe = None
+            if self._listener is not None:
+                self._listener.close()
+
     def start(self) -> None:
         """Warm and prefill for the store as it is now (the server's start, before any reader); a
         store that does not answer yet is looked at again by the first request, as without warming."""
@@ -117,6 +143,13 @@ class ReadCache:
             self._rewarm()
         except Exception as exc:  # noqa: BLE001 - the server starts; its pages say what the store says
             log.warning("read cache: could not warm at the start (%s)", exc)
+
+    def look(self) -> None:
+        """Look at the store's version now (a server about to take readers: the kept pages are then
+        answered from memory for the next check_every, not sent the long way to look first)."""
+        with self._lock:
+            self._checked = float("-inf")
+        self._fresh()
 
     def _fresh(self) -> None:
         """Drop every entry when the store moved (looked at no more often than check_every); with
@@ -171,14 +204,18 @@ class ReadCache:
         with self._lock:
             self._drop_all()
 
-    def page(self, key: Hashable) -> bytes | None:
-        """A rendered page kept for key, if the store's version was looked at within check_every;
-        never waits for the store (the event loop asks)."""
+    def page(self, key: Hashable) -> bytes | tuple | None:
+        """A rendered page kept for key (bytes, or a tuple of them cut where the page names itself), if
+        the store's version was looked at within check_every; never waits for the store (the event loop asks)."""
         with self._lock:
             if time.monotonic() - self._checked >= self.check_every and self._warming is None:
                 return None  # due for a look at the version: the request goes the long way, which looks
             found = self._entries.get(key)
-        return found if isinstance(found, bytes) else None
+        return found if isinstance(found, (bytes, tuple)) else None
+
+    def page_bytes(self) -> int:
+        """Bytes of the rendered pages kept now."""
+        return self._bytes
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The cached answer for key, or compute() once (concurrent askers of one key wait for it)."""
@@ -204,10 +241,18 @@ class ReadCache:
 
     def _keep(self, key: Hashable, value: object) -> None:
         self._entries[key] = value
-        self._bytes += len(value) if isinstance(value, bytes) else 0
+        self._bytes += _size(value)
         while len(self._entries) > MAX_ENTRIES or self._bytes > MAX_PAGE_BYTES:
-            oldest = self._entries.pop(next(iter(self._entries)))
-            self._bytes -= len(oldest) if isinstance(oldest, bytes) else 0
+            self._bytes -= _size(self._entries.pop(next(iter(self._entries))))
+
+
+def _size(value: object) -> int:
+    """Bytes of a rendered page (whole, or cut where it names itself); 0 for what a page read."""
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, tuple) and all(isinstance(part, bytes) for part in value):
+        return sum(len(part) for part in value)
+    return 0
 
 
 def _data_version_connect(engine: Engine) -> Callable[[], Any] | None:
@@ -221,6 +266,60 @@ def _data_version_connect(engine: Engine) -> Callable[[], Any] | None:
     args, kwargs = engine.dialect.create_connect_args(engine.url)
     kwargs["check_same_thread"] = False  # asked under the probe's lock, from whichever thread looks
     return lambda: engine.dialect.connect(*args, **kwargs)
+
+
+class StoreListener:
+    """PostgreSQL: the store's changes heard on channel `newsdesk_store` (migration 0019's triggers), on
+    a connection of its own. version() is ("listen", connection number, notifications heard), or None
+    where the store has no trigger (not migrated): the caller counts rows instead."""
+
+    CHANNEL = "newsdesk_store"
+
+    def __init__(self, engine: Engine):
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        self._connect = lambda: engine.dialect.connect(*args, **kwargs)
+        self._conn: Any = None
+        self._opened = 0  # connections opened: a new one may have missed notifications
+        self._heard = 0
+        self._triggered: bool | None = None
+
+    def version(self) -> tuple | None:
+        if self._triggered is False:
+            return None
+        for retry in (True, False):  # a connection broken since the last look is opened once more
+            try:
+                if self._conn is None:
+                    self._open()
+                    if not self._triggered:
+                        return None
+                # One round trip: psycopg hands the notifications that came meanwhile to _hear.
+                self._conn.execute("SELECT 1")
+                break
+            except Exception:
+                self.close()  # opened again, under a new number
+                if not retry:
+                    raise
+        return ("listen", self._opened, self._heard)
+
+    def _open(self) -> None:
+        conn = self._connect()
+        conn.autocommit = True
+        self._triggered = conn.execute("SELECT to_regprocedure('newsdesk_store_changed()') IS NOT NULL").fetchone()[0]
+        if not self._triggered:
+            conn.close()
+            return
+        conn.add_notify_handler(self._hear)
+        conn.execute(f"LISTEN {self.CHANNEL}")  # before anything is read under this version
+        self._conn, self._opened = conn, self._opened + 1
+
+    def _hear(self, _notify) -> None:
+        self._heard += 1
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # a broken connection is closed as far as it goes
+                conn.close()
 
 
 class ClearOnWrite:
@@ -252,16 +351,25 @@ class CachedPages:
     which renders and keeps it. `key` names the page a request asks for, or None when it is not one
     every reader is shown alike; it runs inside SessionMiddleware, so the session is known."""
 
-    def __init__(self, app, *, cache: ReadCache, key: Callable[[dict], Hashable | None]):
+    def __init__(
+        self,
+        app,
+        *,
+        cache: ReadCache,
+        key: Callable[[dict], Hashable | None],
+        fill: Callable[[bytes | tuple, dict], bytes] | None = None,
+    ):
         self.app = app
         self.cache = cache
         self.key = key
+        self.fill = fill  # a page kept cut where it names itself, made whole for this request
 
     async def __call__(self, scope: dict, receive: Callable[[], Awaitable[dict]], send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":
             key = self.key(scope)
-            body = self.cache.page(key) if key is not None else None
-            if body is not None:
+            kept = self.cache.page(key) if key is not None else None
+            if kept is not None and (isinstance(kept, bytes) or self.fill is not None):
+                body = kept if isinstance(kept, bytes) else self.fill(kept, scope)  # type: ignore[misc]
                 headers = [
                     (b"content-type", b"text/html; charset=utf-8"),
                     (b"content-length", str(len(body)).encode()),

@@ -8,9 +8,10 @@ create_app (serve/app.py) makes one Pages per app and keeps it in app.state; the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
 from fastapi import HTTPException, Request
@@ -45,6 +46,43 @@ def local_path(target: str | None) -> str:
 def ui_lang(request: Request) -> str:
     lang = request.query_params.get("ui") or request.cookies.get("ui_lang") or "zh"
     return lang if lang in UI_LANGUAGES else "zh"
+
+
+# A feed page is kept once for every query that asks for the same day, tab and page ("/?day=D" and
+# "/?day=D&tab=all", as its links name it): what differs between them is only where the page names
+# itself (`here`, the `next` of its language and login links), so it is kept rendered with this mark
+# there, cut around it, and each answer puts in its own address (`filled`): byte for byte the page that
+# rendering it for that query gives. Private-use characters: no page text holds them.
+HERE_MARK = "\ue001here\ue001"
+_MARK = quote_plus(HERE_MARK).encode()  # as the templates write it: urlencode({'next': here})
+_FEED_PARAMS = {"day", "tab", "page", "ui"}
+_PAGE_NO = re.compile("[0-9]{1,6}")
+
+
+def here(request: Request) -> str:
+    """The page's own address, as its links back to it name it."""
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+
+def feed_params(query: str) -> tuple | None:
+    """(day, tab, page) as the feed page's route reads them from `query`, when it holds nothing else
+    (each at most once, the page a plain number); None: the page is kept under the query as written."""
+    pairs = parse_qsl(query, keep_blank_values=True)
+    names = [name for name, _ in pairs]
+    found = dict(pairs)
+    if len(found) != len(names) or not set(found) <= _FEED_PARAMS:
+        return None
+    page = found.get("page", "1")
+    if not _PAGE_NO.fullmatch(page):
+        return None
+    return (found.get("day"), found.get("tab", "all"), int(page))
+
+
+def filled(kept: bytes | tuple, request: Request) -> bytes:
+    """A kept page as the bytes for this request: one kept with HERE_MARK gets the request's own address."""
+    if isinstance(kept, bytes):
+        return kept
+    return quote_plus(here(request)).encode().join(kept)
 
 
 class LazyCsrf:
@@ -101,6 +139,7 @@ class Pages:
 
     def page(self, request: Request, template: str, status: int = 200, shared: bool = False, **context) -> HTMLResponse:
         lang = ui_lang(request)
+        own = context.pop("here", None) or here(request)
         context.update(
             request=request,
             t=Labels(lang),
@@ -111,7 +150,7 @@ class Pages:
             writes_off=auth.WRITES_OFF[lang],
             flash=request.session.pop("flash", None),
             site_name=self.settings.site_name,
-            here=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+            here=own,
             urlencode=urlencode,
         )
         context.setdefault("error", None)
@@ -124,7 +163,9 @@ class Pages:
         session = request.scope["session"]  # not request.session: asking is no use of the session
         if session.get("login") or session.get("flash"):
             return None
-        return ("page", request.url.path, request.url.query, ui_lang(request))
+        path, query = request.url.path, request.url.query
+        params = feed_params(query) if path == "/" else None
+        return ("page", path, query if params is None else params, ui_lang(request))
 
     def reader_page(self, request: Request, template: str, read) -> Response:
         """`template` filled with read()'s context; for a reader, rendered once per version of the
@@ -133,9 +174,13 @@ class Pages:
         key = self.reader_page_key(request)
         if key is None:
             return self.page(request, template, **read())
-        return HTMLResponse(
-            self.reads.get(key, lambda: bytes(self.page(request, template, shared=True, **read()).body))
-        )
+        marked = isinstance(key[2], tuple)  # kept for several queries: cut where it names itself
+
+        def render() -> bytes | tuple:
+            body = bytes(self.page(request, template, shared=True, here=HERE_MARK if marked else None, **read()).body)
+            return tuple(body.split(_MARK)) if marked else body
+
+        return HTMLResponse(filled(self.reads.get(key, render), request))
 
     def page_data(self, request: Request, key: tuple, read):
         """What a page reads, kept under key for personal pages (the operator's, one with a flash

@@ -8,6 +8,7 @@ is one small transaction on the tables the pipeline reads (sources, feedback).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -18,7 +19,15 @@ from sqlalchemy.engine import Connection
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import Labels
 from newsdesk.core.model import LANGUAGES, SOURCE_KINDS
-from newsdesk.editions.cards import HEADLINES, day_headlines, day_tabs, event_cards, readable_analyses, shown_time
+from newsdesk.editions.cards import (
+    HEADLINES,
+    card_member,
+    day_headlines,
+    day_tabs,
+    event_cards,
+    readable_analyses,
+    shown_time,
+)
 from newsdesk.editions.feed_cards import card_html, stored_feed_cards
 from newsdesk.ingest.health import source_health
 from newsdesk.store.days import UPDATES, day_events
@@ -108,9 +117,9 @@ def _event_dict(row) -> dict:
     }
 
 
-def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]:
-    """Every member item of an event, duplicates too, with why it joined and whose copy it is."""
-    rows = conn.execute(
+def _member_rows(conn: Connection, event_id: int) -> Sequence:
+    """Every member item of an event, duplicates too: the lead first, then by time."""
+    return conn.execute(
         select(
             event_members.c.role,
             event_members.c.origin_item_id,
@@ -134,6 +143,10 @@ def _member_details(conn: Connection, event_id: int, tz: ZoneInfo) -> list[dict]
         .where(event_members.c.event_id == event_id)
         .order_by((event_members.c.role != "lead"), items.c.published_at, items.c.id)
     ).all()
+
+
+def _member_details(rows: Sequence, tz: ZoneInfo) -> list[dict]:
+    """Every member item of an event (_member_rows), with why it joined and whose copy it is."""
     outlets = {r.id: r.outlet for r in rows}
     return [
         {
@@ -197,23 +210,13 @@ def _analyses(readable: list[dict]) -> dict[str, dict]:
     return {r["language"]: {**{k: r[k] for k in keys}, "flags": list(r["flags"] or [])} for r in readable}
 
 
-def _day_only_moments(conn: Connection, event_id: int) -> set[str]:
+def _day_only_moments(event, members: Sequence) -> set[str]:
     """Which of the event's first_published_at and last_published_at are the date of items whose
-    source gave only a date (as dated_by_day tells each, in one statement for both)."""
-    rows = conn.execute(
-        select(items.c.dated_by, items.c.published_at, events.c.first_published_at, events.c.last_published_at)
-        .join(event_members, event_members.c.item_id == items.c.id)
-        .join(events, events.c.id == event_members.c.event_id)
-        .where(
-            event_members.c.event_id == event_id,
-            (items.c.published_at == events.c.first_published_at)
-            | (items.c.published_at == events.c.last_published_at),
-        )
-    ).all()
+    source gave only a date (as dated_by_day tells each), from its member rows (_member_rows)."""
     kinds: dict[str, set[str]] = {}
-    for r in rows:
-        for name, moment in (("first_published_at", r.first_published_at), ("last_published_at", r.last_published_at)):
-            if r.published_at == moment:
+    for r in members:
+        for name in ("first_published_at", "last_published_at"):
+            if r.published_at == getattr(event, name):
                 kinds.setdefault(name, set()).add(r.dated_by)
     return {name for name, found in kinds.items() if found == {"day"}}
 
@@ -249,18 +252,22 @@ def event_detail(
     if row is None:
         return None
     readable = readable_analyses(conn, [event_id])  # the card's and the page's, read once
-    detail = _with_feedback(conn, event_cards(conn, [row], lang, tz, any_language=True, readable=readable))[0]
+    members = _member_rows(conn, event_id)  # the card's (duplicates aside) and the page's, read once
+    listed = {event_id: [card_member(m, tz) for m in members if m.role != "duplicate"]}
+    detail = _with_feedback(
+        conn, event_cards(conn, [row], lang, tz, any_language=True, readable=readable, members=listed)
+    )[0]
     detail.update(
         score=row.score,
         item_count=row.item_count,
         languages=list(row.languages or []),
         anchors=list(row.anchors or []),
         lead_item_id=row.lead_item_id,
-        members=[m if operator else {**m, "reason": None} for m in _member_details(conn, event_id, tz)],
+        members=[m if operator else {**m, "reason": None} for m in _member_details(members, tz)],
         analyses=_analyses(readable),
         roundups=_roundups(conn, event_id),
     )
-    for name in _day_only_moments(conn, event_id):
+    for name in _day_only_moments(row, members):
         detail[name] = detail[name][:10]  # the date alone: its source gave no time of day
     parts = dict(row.score_parts or {})
     # Each later day's new reports' own importance (store/days.py UPDATES): one row a day, after the sum's parts.

@@ -73,6 +73,9 @@ def check_store(engine: Engine) -> None:
         raise damaged_store(str(engine.url), "quick_check: " + "; ".join(" ".join(f.split()) for f in found[:2]))
 
 
+MMAP_BYTES = 1 << 30
+
+
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur = dbapi_conn.cursor()
     # First: a connection that meets another's lock waits up to 30 s instead of failing,
@@ -82,6 +85,9 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
+    # Pages read through a memory map of the file, not copied by read() into each connection's own
+    # page cache: the web app's many short reads on fresh pooled connections cost less CPU.
+    cur.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
     cur.close()
 
 
@@ -101,7 +107,8 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
                 "set data_dir or database_url to a writable place"
             ) from None
     try:
-        engine = create_engine(url, future=True, pool_pre_ping=True)
+        # A pooled connection to an SQLite file cannot go stale: no ping (a statement) before each use.
+        engine = create_engine(url, future=True, pool_pre_ping=not url.startswith("sqlite"))
     except (ArgumentError, ImportError) as exc:
         raise StoreError(
             f"database URL {url!r} is not usable ({exc}); use sqlite:///path or postgresql://host/db"

@@ -59,10 +59,18 @@ _SCHEMES = {"http", "https", "mailto"}
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 
 
+# A fragment with none of these is text the sanitizer only escapes: no tag, entity or comment to read,
+# no carriage return or NUL the HTML parser rewrites, no byte-order mark it drops. Such fragments (most
+# summaries and titles) skip the parser; tests/test_html.py holds the short cut to nh3's own answer.
+_NEEDS_PARSER = re.compile("[<&\r\x00\ufeff]")
+
+
 def clean_html(fragment: str | None) -> Markup:
     """Sanitize an HTML fragment (a feed's summary) for inclusion in a page."""
     if not fragment:
         return Markup("")
+    if not _NEEDS_PARSER.search(fragment):  # what nh3 gives such text, without parsing it
+        return Markup(fragment.replace(">", "&gt;").replace("\xa0", "&nbsp;"))
     return Markup(
         nh3.clean(
             fragment,
@@ -79,6 +87,8 @@ def plain_text(fragment: str | None) -> str:
     """Text of an HTML fragment with every tag removed (titles, snippets); escape it on output."""
     if not fragment:
         return ""
+    if not _NEEDS_PARSER.search(fragment):  # text already: nothing to drop or unescape
+        return fragment.strip()
     # nh3 with no allowed tags drops <script>/<style> contents too, then we undo its entity escaping
     # so Jinja's autoescape does the escaping exactly once.
     return html.unescape(nh3.clean(fragment, tags=set(), strip_comments=True)).strip()
