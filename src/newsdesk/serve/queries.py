@@ -26,7 +26,6 @@ from newsdesk.editions.cards import (
     day_tabs,
     event_cards,
     readable_analyses,
-    shown_time,
 )
 from newsdesk.editions.feed_cards import card_html, stored_feed_cards
 from newsdesk.ingest.health import source_health
@@ -150,18 +149,10 @@ def _member_details(rows: Sequence, tz: ZoneInfo) -> list[dict]:
     outlets = {r.id: r.outlet for r in rows}
     return [
         {
-            "item_id": r.id,
-            "outlet": r.outlet,
-            "title": plain_text(r.title),
-            "url": r.url,
-            "published_at": shown_time(r.published_at, r.dated_by, tz),
-            "material_level": r.material_level,
-            "language": r.language,
-            "role": r.role,
+            **card_member(r, tz),
             "origin_item_id": r.origin_item_id,
             "origin_outlet": outlets.get(r.origin_item_id),
             "reason": r.reason,
-            "summary": r.summary,
             "source_id": r.source_id,
         }
         for r in rows
