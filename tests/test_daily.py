@@ -421,3 +421,39 @@ def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
         assert day_events(conn, date(1995, 3, 1), settings.timezone) == []
         assert [e.id for e in day_events(conn, date(2026, 7, 1), settings.timezone)] == [new]
         assert [e.id for e in day_events(conn, date(2026, 5, 20), settings.timezone)] == [backfilled]
+
+
+def test_an_event_not_about_ai_told_only_in_chinese_is_a_line_of_the_english_fold_not_a_card(engine):
+    """The Chinese edition shows it under 其他; an English reader gets its headline in the day's
+    "Reported in Chinese" list, not a Chinese card under Other (the 2026-03-02 replay showed four)."""
+    from newsdesk.core.labels import Labels
+
+    with engine.begin() as conn:
+        seed(conn)
+        coffee = add_event(
+            conn,
+            title="喝杯咖啡或帮助抗癌？",
+            when=datetime(2026, 3, 12, 6, tzinfo=UTC),
+            score=0.1,
+            members=[
+                (
+                    "qbit",
+                    "喝杯咖啡或帮助抗癌？",
+                    "https://qbit.example/coffee",
+                    datetime(2026, 3, 12, 6, tzinfo=UTC),
+                    "lead",
+                )
+            ],
+        )
+        conn.execute(
+            update(events).where(events.c.id == coffee).values(importance=-2.0, score_parts={"off_topic": -3.0})
+        )
+    build_daily(engine, Settings(), "2026-03-12")
+    with engine.connect() as conn:
+        body = dict(
+            conn.execute(select(editions.c.language, editions.c.body).where(editions.c.key == "2026-03-12")).all()
+        )
+    assert f"# {Labels('zh').other}" in body["zh"] and "喝杯咖啡或帮助抗癌？" in body["zh"]
+    assert f"# {Labels('en').other}" not in body["en"]
+    assert "# Reported in Chinese (2)" in body["en"]
+    assert body["en"].endswith("- [喝杯咖啡或帮助抗癌？](https://qbit.example/coffee) — 量子位\n")

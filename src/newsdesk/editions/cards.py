@@ -36,9 +36,10 @@ text (a feed's markup removed), escaped where they are rendered:
     compact    the card has no text in the edition's language: the English edition shows it compact,
                as what it is (its original headline, marked, and the start of its extract)
     excerpt    a compact card's extract, cut to a line
-    folded     an English card of an event told only in Chinese (no English report, a Chinese headline, about AI): the English
+    folded     an English card of an event told only in Chinese (no English report, a Chinese headline): the English
                edition lists it last, under "Reported in Chinese (N)", by its original headline,
-               outlet and link, never in its main list (a model's translation makes it English: not folded)
+               outlet and link, never in its main list nor under Other, about AI or not (a model's
+               translation makes it English: not folded)
 
 In the English edition a card's English reports come first in its coverage list.
 """
@@ -241,7 +242,6 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
     card.update(language_marks(card["headline"], lead_text(card), language))
     card["folded"] = (
         language == "en"  # (a title-only card's one line is English even when nothing else is)
-        and not card["other"]
         and card["text_language"]["headline"] == "zh"
         # Told only in Chinese: an event with an English report whose card is not yet written in English
         # (the web app shows another language's analysis until then) stays a compact card.

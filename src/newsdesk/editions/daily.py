@@ -125,7 +125,7 @@ def day_parts(cards: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
     Chinese): the main list, then 其他 / Other (rank/score.py), then the English edition's fold."""
     folded = [c for c in cards if c.get("folded")]  # cards stored before the fold have no such key
     news = [c for c in cards if not c.get("other") and not c.get("folded")]
-    return news, [c for c in cards if c.get("other")], folded
+    return news, [c for c in cards if c.get("other") and not c.get("folded")], folded
 
 
 def render_folded(folded: list[dict], language: str) -> str:
