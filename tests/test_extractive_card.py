@@ -164,6 +164,11 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
     assert card.headline == "Anthropic raises $30 billion in Series G funding" and card.headline_only
     lead = split_notes(card.body())[0]
     assert lead.startswith("只有标题：Anthropic News") and "新智元" not in lead
+    # In English alike: the day's one report gave no summary; 新智元's of the 13th is not its summary in Chinese.
+    from newsdesk.write.extractive.english import english_card
+
+    en = split_notes(english_card(brief, until=until, growth={"2026-02-13": [2]}).body())[0]
+    assert en.startswith("The headline alone is known: Anthropic News") and "Chinese" not in en, en
     assert says_headline_only(card.body()) and not says_headline_only(update_lead(card.body(), "2026-02-13") or "")
     added = update_lead(card.body(), "2026-02-13")
     assert added and "140亿美元" in added and added.endswith("（新智元）")

@@ -128,7 +128,8 @@ def english_card(
     source = best.get("source_name") or best.get("source_id") or ""
     replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line", "updates", "facts")
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
-    note = "" if lead else _headline_only(members)
+    # What the day's own reports are written in: a later day's Chinese report is no summary of this one.
+    note = "" if lead else _headline_only([m for m in members if until is None or m["published_at"] < until])
     # Later days' paragraphs say what their reports add beyond this card's own lead, not card.py's.
     reports = [m for m in members if m.get("role") != "duplicate"]
     key_terms = set(terms(" ".join(m.get("title") or "" for m in reports)))
