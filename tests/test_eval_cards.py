@@ -42,6 +42,14 @@ def _kinds(card: dict, language: str = "zh", earlier=None) -> set[str]:
     return {kind for kind, _ in lint_card(card, language, "2026-02-12", earlier or {})}
 
 
+def test_a_folded_card_is_a_headline_and_a_link_with_no_lead_to_read():
+    """The English edition's "Reported in Chinese" shows the original headline, outlet and link; the
+    card's Chinese lead is not on the page (2026-02-09's W07 replay counted it as an opening)."""
+    card = _card("2026 年硅谷书单", "本文汇总了700多本推荐书籍。（十字路口）", folded=True)
+    assert _kinds(card, "en") == set()
+    assert "about article" in _kinds({**card, "folded": False}, "zh")
+
+
 def test_a_clean_card_has_no_finding():
     card = _card(
         "英伟达Q4营收681亿美元", "英伟达第四财季营收681亿美元，同比增长73%。（量子位）数据中心收入623亿美元。（量子位）"
