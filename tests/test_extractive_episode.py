@@ -329,7 +329,10 @@ def test_the_optimal_cut_finds_where_the_talk_changes_topic():
     counts = lexical_vectors(texts)
     words = [len(t.split()) for t in texts]
     # The count given (penalty 0: the length rule's way), then the count the cut chooses (the shipped penalty).
-    for dims in (0, 2):
+    # In tf-idf and in three LSA directions. Not two: three equally strong topics have three equal
+    # singular values, so which two directions an SVD keeps is LAPACK's arbitrary choice (numpy 2.4.6
+    # kept one that makes two topics alike: [0, 44, 60]).
+    for dims in (0, 3):
         starts = optimal_starts(counts, words, SegmentOptions(block_words=12, dims=dims, penalty=0.0), 3)
         assert starts == [0, 30, 60]
         assert optimal_starts(counts, words, SegmentOptions(block_words=12, dims=dims), 0) == [0, 30, 60]
