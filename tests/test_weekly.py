@@ -356,9 +356,11 @@ def test_embedded_model_writes_one_small_section(sqlite_engine, fixtures):
         llm.close()
     elapsed = time.monotonic() - started
     heading, *paragraphs = part.text.split("\n\n")
-    assert heading and len(paragraphs) == 3  # thesis, the 名称（来源） item, synthesis
-    assert kept and all(re.match(r"^.+（.+）", p) for p in paragraphs[1:-1])
-    assert part.status in ("clean", "flagged")
+    assert heading and part.status in ("clean", "flagged")
+    if kept:  # thesis, the 名称（来源） item, synthesis
+        assert len(paragraphs) == 3 and all(re.match(r"^.+（.+）", p) for p in paragraphs[1:-1])
+    else:  # the 0.5B model samples (temperature 0.3) and sometimes leaves the event out: flagged, never published
+        assert part.status == "flagged" and any("has no item" in str(f) for f in part.findings), part.findings
     with sqlite_engine.connect() as conn:
         recorded = conn.execute(select(func.count()).select_from(checks)).scalar()
         calls = conn.execute(
