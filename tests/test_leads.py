@@ -331,35 +331,30 @@ def test_the_opening_tells_the_headlines_event_not_a_lawyers_argument():
 def test_two_sentences_opening_on_one_subject_are_two_facts():
     """Sherwin Wu's card (W09, 02-24): the subject clause "OpenAI API工程负责人Sherwin Wu…" opens both
     sentences, which tell two facts (the scaffolding claim; 95% of engineers on Codex)."""
-    from newsdesk.write.extractive.card import lead_sentences, shares_clause
+    from newsdesk.write.extractive.card import shares_clause
 
     first = "OpenAI API工程负责人Sherwin Wu指出，模型终将吃掉为弥补其当前缺陷而构建的复杂脚手架。"
     second = "OpenAI API工程负责人Sherwin Wu以OpenAI内部为例，指出95%的工程师使用Codex，100%的代码合并请求由其审核。"
     assert not shares_clause(second, first) and not shares_clause(first, second)
-    wu = {"item_id": 1, "source_name": "Z Potentials", "material_level": "summary", "summary": first + second}
-    lead = [
-        s.text
-        for s in lead_sentences(
-            [wu], "zh", {"codex"}, set(), headline="OpenAI API华人工程负责人：模型会把你的脚手架当早餐吃掉"
-        )
-    ]
+    lead = _lead_of(first + second, "Z Potentials", {"codex"}, "OpenAI API华人工程负责人：模型会把你的脚手架当早餐吃掉")
     assert sorted(lead) == sorted([first, second]), lead
+
+
+def _lead_of(summary: str, source: str, key_terms: set[str], headline: str) -> list[str]:
+    """The sentences a zh card's lead takes from one report's summary."""
+    from newsdesk.write.extractive.card import lead_sentences
+
+    report = {"item_id": 1, "source_name": source, "material_level": "summary", "summary": summary}
+    return [s.text for s in lead_sentences([report], "zh", key_terms, set(), headline=headline)]
 
 
 def test_a_sentence_retelling_a_clause_but_adding_a_figure_is_kept():
     """SWE-bench's card (W09, 02-23): the reason (60% of 138 problems unsolvable) shares the clause
     "停止报告SWE-Bench Verified" with the opening; its figures are the news."""
-    from newsdesk.write.extractive.card import lead_sentences
 
     first = "OpenAI团队的研究人员宣布停止报告SWE-Bench Verified基准测试结果，并转而支持SWE-Bench Pro。"
     second = "OpenAI团队在深入分析138个疑难问题后，发现其中60%的问题本质上无法解决，这是停止报告SWE-Bench Verified的关键原因。"
-    swe = {"item_id": 1, "source_name": "Latent Space", "material_level": "summary", "summary": first + second}
-    lead = [
-        s.text
-        for s in lead_sentences(
-            [swe], "zh", {"swe-bench"}, set(), headline="Why we no longer evaluate SWE-bench Verified"
-        )
-    ]
+    lead = _lead_of(first + second, "Latent Space", {"swe-bench"}, "Why we no longer evaluate SWE-bench Verified")
     assert sorted(lead) == sorted([first, second]), lead
 
 
