@@ -142,7 +142,10 @@ def test_an_event_whose_story_began_before_the_week_says_what_it_continues():
     )
     alone = story_entries([8], {8: s}, WEEK, "zh")
     assert alone == [Entry([8], "续：Quillfin 发布（05-07）")]
-    assert story_entries([8], {8: s}, WEEK, "en")[0].line == "continues: Quillfin 发布 (05-07)"
+    # In English it names the story's first event by an English headline, never a Chinese one.
+    assert story_entries([8], {8: s}, WEEK, "en")[0].line == ""
+    english = {**s, "events": [{**s["events"][0], "headline": "Marlowe unveils Quillfin"}, *s["events"][1:]]}
+    assert story_entries([8], {8: english}, WEEK, "en")[0].line == "continues: Marlowe unveils Quillfin (05-07)"
     both = story_entries([8, 6], {6: s, 8: s}, WEEK, "zh")
     assert both == [
         Entry([6, 8], "事件脉络：Quillfin 交付（05-14） → Quillfin 召回（05-17）；续：Quillfin 发布（05-07）")
