@@ -16,6 +16,7 @@ from newsdesk.check.checker import check_output, extract_names
 from newsdesk.core.labels import Labels
 from newsdesk.editions.weekly import properties, render_weekly
 from newsdesk.publish.markdown import weekly_body
+from newsdesk.publish.site import _environment
 from newsdesk.rank.themes import is_news, leads
 from newsdesk.text.language import detect_language
 from newsdesk.text.sentences import key_numbers, length, near_duplicate, sentences, shingles
@@ -203,6 +204,9 @@ def test_an_english_weekly_lists_the_events_told_only_in_chinese_apart(demo):
     assert f"## Reported in Chinese ({len(report.folded)})" in markdown
     assert f"- [{report.folded[0].title}]({report.folded[0].url}) — {report.folded[0].source}" in markdown
     assert "In Chinese*" not in markdown
+    html = _environment().get_template("_weekly_body.html").render(meta=report.meta(), t=Labels("en"))
+    assert f'<h2 id="reported-in-chinese-head">Reported in Chinese ({len(report.folded)})</h2>' in html
+    assert html.count("<li data-event-id=") == len(report.folded) and 'class="language-mark"' not in html
     # The Chinese edition lists nothing apart.
     assert not extractive_weekly(demo, language="zh").folded
 
