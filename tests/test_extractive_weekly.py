@@ -15,7 +15,10 @@ from test_weekly import parse_report
 from newsdesk.check.checker import check_output, extract_names
 from newsdesk.core.labels import Labels
 from newsdesk.editions.weekly import properties, render_weekly
+from newsdesk.publish.markdown import weekly_body
+from newsdesk.publish.site import _environment
 from newsdesk.rank.themes import is_news, leads
+from newsdesk.text.language import detect_language
 from newsdesk.text.sentences import key_numbers, length, near_duplicate, sentences, shingles
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.extractive import weekly as extractive_weekly_module
@@ -23,6 +26,7 @@ from newsdesk.write.extractive.card import extractive_card
 from newsdesk.write.extractive.weekly import (
     FACT_LENGTH,
     compose,
+    edition_card,
     extractive_theme,
     extractive_weekly,
     load_week,
@@ -159,17 +163,52 @@ def test_the_weekly_renders_in_the_reports_form_and_passes_the_checker_part_by_p
     assert meta["extractive"] and [s["events"] for s in meta["sections"]] == [t.events for t in report.themes]
 
 
-def test_the_english_summary_names_only_its_english_top_stories(demo):
-    # The demo week's Chinese-only leads keep their Chinese headings (marked on the page); the
-    # summary is one English sentence, so it names the English ones, in lead order.
+def test_an_english_weekly_lists_the_events_told_only_in_chinese_apart(demo):
+    # Offline, the English weekly was mostly items marked "In Chinese", under Chinese headings (W07+W10's
+    # replay: "## 林俊旸离职风波始末"). An event told only in Chinese (no English report) is listed apart,
+    # by its original headline, outlet and link; every heading, the summary and each item are English.
     report = extractive_weekly(demo, language="en")
-    cards = {b["event_id"]: extractive_card(b, "en") for b in demo}
-    named, _ = compose(theme_events(demo, cards), "en")
-    assert any(re.search(r"[\u3400-\u9fff]", n.heading) for n in named)  # Chinese ones among the leads
-    english = [n.heading for n in named if not re.search(r"[\u3400-\u9fff]", n.heading)][:3]
-    assert report.summary.startswith(f"This week's headlines: {'; '.join(english)}."), report.summary
-    assert not re.search(r"[\u3400-\u9fff]", report.summary), report.summary
-    assert len(report.overview) == len(named)  # each lead keeps its overview line, marked on the page when Chinese
+    by_id = {b["event_id"]: b for b in demo}
+    chinese_only = {i for i, b in by_id.items() if not any(detect_language(m["title"]) == "en" for m in b["members"])}
+    cards = {i: edition_card(b, "en") for i, b in by_id.items()}
+    named, brief_ids = compose(theme_events(demo, cards), "en")
+    # Each such event the report tells (its themes and briefs, as both editions choose them) is listed, once.
+    told = [i for n in named for i in n.events] + brief_ids
+    assert [f.event_id for f in report.folded] == list(dict.fromkeys(i for i in told if i in chinese_only))
+    assert report.folded
+    items = {m["item_id"]: m for b in demo for m in b["members"]}
+    for f in report.folded:
+        m = items[f.item_id]
+        assert (f.title, f.source, f.url) == (m["title"].strip(), m["source_name"], m["url"]) and f.url
+    shown = {i for t in report.themes for i in t.events} | {b.event_id for b in report.briefs}
+    assert shown and not shown & chinese_only
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    assert not cjk.search(report.summary) and not any(cjk.search(line) for line in report.overview)
+    for theme in report.themes:
+        assert not cjk.search(theme.heading), theme.heading
+        for paragraph in theme.paragraphs:
+            assert detect_language(paragraph) == "en", paragraph
+    for b in report.briefs:
+        assert detect_language(b.title + " " + b.text) == "en", b.line()
+    # The summary names the top English leads, the first lead with English material first.
+    lead = next(n for n in named if n.voice not in chinese_only)
+    assert report.summary.startswith(f"This week's headlines: {lead.heading}"), report.summary
+    assert_passes_part_by_part(report, demo, "en")
+    # Rendered last, under one heading, in the edition's text and its Markdown; nothing of it in Chinese.
+    text = render_weekly("T", properties(WEEK, report.summary, "clean", datetime(2025, 3, 3, tzinfo=UTC), "UTC"),
+                         report.overview, [t.text for t in report.themes], [b.line() for b in report.briefs], "en",
+                         [f.line() for f in report.folded])  # fmt: skip
+    assert text.rstrip().endswith(f"Reported in Chinese ({len(report.folded)})\n\n" + "\n\n".join(
+        f"{f.title} — {f.source} / {f.url}" for f in report.folded))  # fmt: skip
+    markdown = weekly_body(report.meta(), "en")
+    assert f"## Reported in Chinese ({len(report.folded)})" in markdown
+    assert f"- [{report.folded[0].title}]({report.folded[0].url}) — {report.folded[0].source}" in markdown
+    assert "In Chinese*" not in markdown
+    html = _environment().get_template("_weekly_body.html").render(meta=report.meta(), t=Labels("en"))
+    assert f'<h2 id="reported-in-chinese-head">Reported in Chinese ({len(report.folded)})</h2>' in html
+    assert html.count("<li data-event-id=") == len(report.folded) and 'class="language-mark"' not in html
+    # The Chinese edition lists nothing apart.
+    assert not extractive_weekly(demo, language="zh").folded
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])

@@ -22,7 +22,16 @@ from newsdesk.core.findings import load_findings
 from newsdesk.editions.weekly import build_weekly, published_at
 from newsdesk.llm.client import LLM
 from newsdesk.rank.score import rank_events
-from newsdesk.rank.themes import ThemeEvent, build_themes, clauses, is_news, pick_briefs, tells, theme_heading
+from newsdesk.rank.themes import (
+    ThemeEvent,
+    build_themes,
+    clauses,
+    is_news,
+    pick_briefs,
+    shown_themes,
+    tells,
+    theme_heading,
+)
 from newsdesk.store.items import sync_sources, upsert_item
 from newsdesk.store.schema import checks, editions, llm_usage
 from newsdesk.text.sentences import is_complete
@@ -139,6 +148,28 @@ def test_themes_are_the_leads_with_what_shares_a_specific_name_with_them():
     assert headings[1] == "Anthropic收购 AI 电脑操控公司 Vercept"
     assert headings[2] == "Anthropic 指控三家中国 AI 公司大规模蒸馏 Claude"
     assert len(build_themes(events, most=2)) == 2
+
+
+def test_an_edition_showing_some_events_keeps_their_themes_named_from_what_it_shows():
+    # The English weekly shows the events with English material: W07+W10's replay headed a theme
+    # "林俊旸离职风波始末" in English, named from its Chinese reports where an English one was a member.
+    events = [
+        _event(1, "吸金681亿美元，英伟达业绩没有暴雷，Blackwell全年出货600万颗", 3.6),
+        _event(2, "暴增73%，英伟达上个财季再创记录，营收681亿美元远超行业预测", 3.1),
+        _event(3, "Nvidia posts $68.1 billion quarter, stock slips", 2.3),
+        _event(5, "Anthropic 指控三家中国 AI 公司大规模蒸馏 Claude，马斯克嘲讽：你偷来的东西被偷了？", 2.7),
+        _event(6, "三家中国大模型公司被卷入蒸馏风波，律师解读：Anthropic的指控从法律上很牵强", 2.1),
+        _event(9, "OpenAI raises $110 billion at a $730 billion valuation", 2.9),
+    ]
+    events[2].told = False  # the English report is a title: the theme is named from a Chinese one
+    named = build_themes(events, "en")
+    assert [n.events for n in named] == [[1, 2, 3], [9], [5, 6]]
+    assert re.search(r"[\u3400-\u9fff]", named[0].heading) and named[0].voice == 1
+    shown = shown_themes(named, events, {3, 9}, "en")
+    # The theme of Chinese reports only is left out; the other keeps its English event, named from it.
+    assert [n.events for n in shown] == [[3], [9]]
+    assert shown[0].voice == 3 and shown[0].heading.startswith("Nvidia posts $68.1 billion quarter")
+    assert shown[1] == named[1]  # named from what the edition shows already: as it was
 
 
 def _parts(kinds: str, importance: float, **more) -> dict:

@@ -142,7 +142,10 @@ def test_an_event_whose_story_began_before_the_week_says_what_it_continues():
     )
     alone = story_entries([8], {8: s}, WEEK, "zh")
     assert alone == [Entry([8], "续：Quillfin 发布（05-07）")]
-    assert story_entries([8], {8: s}, WEEK, "en")[0].line == "continues: Quillfin 发布 (05-07)"
+    # In English it names the story's first event by an English headline, never a Chinese one.
+    assert story_entries([8], {8: s}, WEEK, "en")[0].line == ""
+    english = {**s, "events": [{**s["events"][0], "headline": "Marlowe unveils Quillfin"}, *s["events"][1:]]}
+    assert story_entries([8], {8: english}, WEEK, "en")[0].line == "continues: Marlowe unveils Quillfin (05-07)"
     both = story_entries([8, 6], {6: s, 8: s}, WEEK, "zh")
     assert both == [
         Entry([6, 8], "事件脉络：Quillfin 交付（05-14） → Quillfin 召回（05-17）；续：Quillfin 发布（05-07）")
@@ -313,8 +316,13 @@ def test_the_extractive_weekly_in_english_says_it_with_english_labels(store):
     h = _headlines(engine, ev, "en")
     theme = next(t for t in report.themes if ev["launch-1"] in t.events)
     assert f"Story: {h['launch-1']} (05-13) → {h['bench-1']} (05-15) → {h['fix-1']} (05-18)" in theme.text.split("\n\n")
-    quill = next(t for t in report.themes if ev["quill-1"] in t.events)
-    assert quill.story_lines == [
+    # Quillfin's events of the week were reported only in Chinese: the English weekly lists them apart, by
+    # their original headlines, never as Chinese items under an English story line.
+    assert not {ev["quill-1"], ev["quill-2"]} & {i for t in report.themes for i in t.events}
+    assert {ev["quill-1"], ev["quill-2"]} <= {f.event_id for f in report.folded}
+    # A story the week continues says so in English labels too.
+    quill = story_entries([ev["quill-1"], ev["quill-2"]], stories, WEEK, "en")
+    assert [e.line for e in quill] == [
         f"Story: {h['quill-1']} (05-13) → {h['quill-2']} (05-19); continues: {h['quill-0']} (05-07)"
     ]
     # Without the stories, the same themes are told as before: no line, each event where it ranks.

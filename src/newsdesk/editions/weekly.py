@@ -47,9 +47,16 @@ def properties(week: str, summary: str, status: str, now: datetime, tz: str) -> 
 
 
 def render_weekly(
-    title: str, props: dict, overview: list[str], sections: list[str], briefs: list[str], language: str = LANGUAGE
+    title: str,
+    props: dict,
+    overview: list[str],
+    sections: list[str],
+    briefs: list[str],
+    language: str = LANGUAGE,
+    folded: list[str] | None = None,
 ) -> str:
-    """The report's form: title line, property block, overview, sections, briefs; blank-line separated."""
+    """The report's form: title line, property block, overview, sections, briefs, and in English the
+    events told only in Chinese ("Reported in Chinese (N)"); blank-line separated."""
     t = Labels(language)
     blocks = [title]
     for key in ("type", "status", "date", "slug", "summary"):
@@ -57,6 +64,7 @@ def render_weekly(
     # A heading over nothing is never printed: a week without briefs ends on its last theme.
     blocks += ([t.weekly_overview, *overview] if overview else []) + sections
     blocks += [t.weekly_briefs, *briefs] if briefs else []
+    blocks += [t.reported_in_zh.format(n=len(folded)), *folded] if folded else []
     return "\n\n".join(blocks) + "\n"
 
 
@@ -74,7 +82,9 @@ def store_weekly(engine: Engine, settings, *editions: WeeklyParts) -> None:
                 key=parts.week,
                 language=parts.language,
                 title=title,
-                body=render_weekly(title, props, parts.overview, parts.sections, parts.briefs, parts.language),
+                body=render_weekly(
+                    title, props, parts.overview, parts.sections, parts.briefs, parts.language, parts.folded
+                ),
                 status=parts.status,
                 material_key=parts.material_key,
                 now=now,

@@ -65,6 +65,11 @@ def weekly_markdown(edition: dict) -> str:
     )
 
 
+def _link(title: str, url: str) -> str:
+    """A report's headline linking to it, as the daily's "Reported in Chinese" lists it (editions/daily.py)."""
+    return f"[{title}]({url})" if url else title
+
+
 def weekly_body(meta: dict, language: str = "zh") -> str:
     t = Labels(language)
 
@@ -82,6 +87,9 @@ def weekly_body(meta: dict, language: str = "zh") -> str:
         f"- {mark(b['title'] + ' ' + b['text'])}**{b['title']}** — {b['source']} / {b['text']}"
         for b in meta.get("briefs", [])
     ]
+    folded = meta.get("folded") or []  # the English weekly's events told only in Chinese
+    out += [f"## {t.reported_in_zh.format(n=len(folded))}"] if folded else []
+    out += [f"- {_link(f['title'], f['url'])} — {f['source']}" for f in folded]
     return "\n\n".join(out) + "\n"
 
 

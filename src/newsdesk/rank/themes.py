@@ -26,6 +26,9 @@ nothing in it depends on the edition's language but the words a heading is cut f
    neighbouring clauses) of its lead headline that tells what happened and stands alone (jieba's
    parts of speech: not a bare amount, not cut on a particle or adverb; quote marks never part a
    clause), its subject before it ("谷歌320亿美元收购Wiz"); a lone lead by its own name and clause.
+7. An edition that shows only some events (shown_themes: the English weekly, its events with English
+   material) keeps each theme's shown ones, leaves out a theme of none, and names a theme again from
+   the events it keeps where it was named from another or in another language.
 """
 
 from __future__ import annotations
@@ -279,6 +282,27 @@ def build_themes(
         if len(groups) >= MIN_LEADS:
             break
     return [name_theme(members, language, keys, held) for members in groups]
+
+
+def shown_themes(named: list[Named], events: list[ThemeEvent], shown: set[int], language: str) -> list[Named]:
+    """The themes as an edition that shows only the events in `shown` tells them (the English weekly:
+    the events with English material; the others it lists apart, by their headlines). Each theme keeps
+    its shown events, in order; one with none is left out. One that lost the event it was named from,
+    or whose heading is in another language than the edition's (a Chinese lead's), is named again from
+    the events it keeps, the week's names counted as build_themes counts them."""
+    keys = {e.id: event_names(e) for e in events}
+    held = Counter(k for e in events for k in keys[e.id])
+    by_id = {e.id: e for e in events}
+    out = []
+    for n in named:
+        kept = [i for i in n.events if i in shown]
+        if not kept:
+            continue
+        if n.voice in kept and in_language(n.heading, language):
+            out.append(Named(kept, n.heading, n.shared, n.voice))
+        else:
+            out.append(name_theme([by_id[i] for i in kept], language, keys, held))
+    return out
 
 
 def _group(events: list[ThemeEvent], tie, floor: float, most: int, per_theme: int) -> list[list[ThemeEvent]]:

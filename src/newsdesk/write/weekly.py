@@ -398,6 +398,9 @@ class WeeklyParts:
     material_key: str
     language: str = LANGUAGE
     now: datetime | None = None  # the report's build time (default: when it is stored)
+    # The English weekly's events told only in Chinese, one line each (original headline, outlet, link),
+    # listed last under "Reported in Chinese (N)".
+    folded: list[str] = field(default_factory=list)
 
 
 def _item_paragraphs(group: list[WeekEvent], data: dict) -> dict[int, str]:

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from newsdesk.core.labels import Labels
 from newsdesk.stories.timelines import story_facts
+from newsdesk.text.language import detect_language
 
 
 @dataclass
@@ -65,7 +66,9 @@ def story_entries(event_ids: list[int], stories: dict[int, dict], week: str, lan
 
 def story_line(story: dict, shown: list[int], monday: str, language: str) -> str:
     """The line of one entry, from the story's own headlines and dates: the chain of the entry's
-    events when there are two or more, and the story's first event when it came before the week."""
+    events when there are two or more, and the story's first event when it came before the week
+    (in English, unless its headline is Chinese: the English weekly shows no Chinese text under
+    its headings, and an event told only in Chinese has none other)."""
     t = Labels(language)
     timeline = {e["event_id"]: e for e in story["events"]}
 
@@ -77,7 +80,8 @@ def story_line(story: dict, shown: list[int], monday: str, language: str) -> str
     if len(shown) > 1:
         parts.append(t.story_line.format(events=" → ".join(dated(timeline[i]) for i in shown)))
     first = story["events"][0]
-    if first["event_id"] not in shown and first["date"] < monday:
+    readable = language == "zh" or detect_language(first["headline"]) != "zh"
+    if first["event_id"] not in shown and first["date"] < monday and readable:
         parts.append(t.continues.format(event=dated(first)))
     return ("；" if t.language == "zh" else "; ").join(parts)
 

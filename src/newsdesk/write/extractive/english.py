@@ -89,6 +89,13 @@ def english_members(members: list[dict]) -> list[dict]:
     return [m for m in members if m.get("role") != "duplicate" and detect_language(m.get("title") or "") == LANGUAGE]
 
 
+def told_only_in_chinese(brief: dict, headline: str) -> bool:
+    """An event the English edition lists apart, under "Reported in Chinese": no English report, and
+    its headline (as its English card shows it) written in Chinese: as editions/cards.py folds a day's
+    card, and the English weekly (weekly.py) its events."""
+    return detect_language(headline) == "zh" and not english_members(brief.get("members") or [])
+
+
 def _english_lead(member: dict, names: set[str]) -> list[LeadSentence]:
     """Up to card.MAX_LEAD English sentences from one member's own text, its headline's facts first."""
     chosen = lead_sentences([member], LANGUAGE, set(terms(member["title"])), names)

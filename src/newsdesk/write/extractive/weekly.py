@@ -34,6 +34,7 @@ from newsdesk.rank.themes import (
     in_language,
     name_theme,
     pick_briefs,
+    shown_themes,
 )
 from newsdesk.text.sentences import (
     describes_article,
@@ -53,6 +54,7 @@ from newsdesk.write.extractive.card import (
     extractive_card,
     member_text,
 )
+from newsdesk.write.extractive.english import english_card, english_members, told_only_in_chinese
 from newsdesk.write.weekly_stories import (
     Entry,
     story_entries,
@@ -111,6 +113,20 @@ class Brief:
 
 
 @dataclass
+class Folded:
+    """An event the English weekly lists apart, told only in Chinese: its original headline, outlet and link."""
+
+    event_id: int
+    item_id: int
+    title: str
+    source: str
+    url: str
+
+    def line(self) -> str:
+        return f"{self.title} — {self.source}" + (f" / {self.url}" if self.url else "")
+
+
+@dataclass
 class ExtractiveWeekly:
     language: str
     summary: str
@@ -119,9 +135,12 @@ class ExtractiveWeekly:
     briefs: list[Brief]
     events: int
     facts: list[str] = field(default_factory=list)  # computed counts the text states, for the checker's material
+    folded: list[Folded] = field(default_factory=list)  # the English weekly's "Reported in Chinese"
 
     def meta(self) -> dict:
-        """The parts the weekly edition stores in `meta` (the model-written report's keys)."""
+        """The parts the weekly edition stores in `meta` (the model-written report's keys; `folded` where
+        there is such a list)."""
+        folded = {"folded": [vars(f).copy() for f in self.folded]} if self.folded else {}
         return {
             "summary": self.summary,
             "overview": self.overview,
@@ -143,18 +162,28 @@ class ExtractiveWeekly:
             "flags": [],
             "events": self.events,
             "extractive": True,
+            **folded,
         }
 
 
-def _outlets(brief: dict) -> str:
-    names = list(dict.fromkeys(m.get("source_name") or "" for m in brief.get("members") or []))
+def _outlets(brief: dict, language: str = "zh") -> str:
+    """The event's first two outlets; in English, those of its English reports (what its English text
+    is taken from), else its first two."""
+    members = brief.get("members") or []
+    if language != "zh":
+        members = english_members(members) or members
+    names = list(dict.fromkeys(m.get("source_name") or "" for m in members))
     return "、".join(names[:2])
 
 
 def item_brief(brief: dict, language: str) -> Brief:
-    """One item of the event (best material, edition's language first) and its own sentences."""
+    """One item of the event (best material, edition's language first) and its own sentences; in
+    English, an English report's English sentences only (a harvest item under an English headline is
+    summarised in Chinese: that summary is the Chinese edition's)."""
     members = [m for m in brief.get("members") or [] if m.get("role") != "duplicate"]
-    with_text = [m for m in members if member_text(m).strip()]
+    if language != "zh":
+        members = english_members(members) or members
+    with_text = [m for m in members if _own_sentences(m, language)]
     if with_text:
         item = min(
             with_text,
@@ -167,15 +196,42 @@ def item_brief(brief: dict, language: str) -> Brief:
     else:
         _, item_id = choose_headline(members, language, brief.get("title") or "")
         item = next((m for m in members if m["item_id"] == item_id), members[0])
-    own = [
-        s for s in sentences(member_text(item)) if is_complete(s) and 5 <= length(s) <= 70 and not describes_article(s)
-    ]
+    own = _own_sentences(item, language)
     # Figures first, then the item's own order.
     picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
     picked.sort(key=own.index)
     text = join(picked) or TITLE_ONLY["zh" if language == "zh" else "en"]
     return Brief(
         brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text
+    )
+
+
+def _own_sentences(item: dict, language: str) -> list[str]:
+    """The sentences of an item's own text a brief may tell; in another edition than the Chinese one,
+    only those written in its language."""
+    return [
+        s
+        for s in sentences(member_text(item))
+        if is_complete(s)
+        and 5 <= length(s) <= 70
+        and not describes_article(s)
+        and (language == "zh" or in_language(s, language))
+    ]
+
+
+def edition_card(brief: dict, language: str) -> ExtractiveCard:
+    """The event's card as the edition tells it: in English from its English material alone
+    (english.py, as the English daily's card), else card.py's."""
+    return english_card(brief) if language == "en" else extractive_card(brief, language)
+
+
+def folded_event(brief: dict, card: ExtractiveCard) -> Folded:
+    """An event told only in Chinese as the English weekly lists it: the report whose headline its
+    card shows (else its first), by its original headline, outlet and link."""
+    members = [m for m in brief.get("members") or [] if m.get("role") != "duplicate"] or brief["members"]
+    m = next((m for m in members if m["item_id"] == card.headline_item_id), members[0])
+    return Folded(
+        brief["event_id"], m["item_id"], (m.get("title") or "").strip(), m.get("source_name") or "", m.get("url") or ""
     )
 
 
@@ -234,11 +290,14 @@ def extractive_weekly(
     fails is rebuilt or left out, never the whole report: a theme or a brief is left out, an overview
     line too, the summary is cut to its first sentence (the headings of the week's headlines) or left out; each
     such part goes to `dropped(part, text, errors)`, the operator's record of it."""
-    cards = {b["event_id"]: extractive_card(b, language) for b in briefs}
+    cards = {b["event_id"]: edition_card(b, language) for b in briefs}
     by_id = {b["event_id"]: b for b in briefs}
-    named, brief_ids = compose(
-        theme_events(briefs, cards), language, most=max_sections, per_theme=per_section, max_briefs=max_briefs
-    )
+    events = theme_events(briefs, cards)
+    named, brief_ids = compose(events, language, most=max_sections, per_theme=per_section, max_briefs=max_briefs)
+    folded: list[Folded] = []
+    if language == "en":
+        named, brief_ids, folded_ids = english_parts(named, brief_ids, events, by_id, cards, max_briefs)
+        folded = [folded_event(by_id[i], cards[i]) for i in folded_ids]
     themes = [
         extractive_theme(n.events, cards, by_id, language, heading=n.heading, stories=stories, week=week) for n in named
     ]
@@ -257,9 +316,31 @@ def extractive_weekly(
     if check is not None:
         summary, overview = _passing_summary(summary, overview, facts + counted, check, dropped)
     if not themes and not chosen:
-        summary = empty_week(briefs, language)
+        summary = empty_week(briefs, language, folded=len(folded))
     facts += counted + [f"events {len(briefs)}", f"themes {len(themes)}", f"briefs {len(chosen)}"]
-    return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts)
+    facts += [f"folded {len(folded)}"] if folded else []
+    return ExtractiveWeekly(language, summary, overview, themes, chosen, len(briefs), facts, folded)
+
+
+def english_parts(
+    named: list[Named],
+    brief_ids: list[int],
+    events: list[ThemeEvent],
+    by_id: dict[int, dict],
+    cards: dict[int, ExtractiveCard],
+    max_briefs: int,
+) -> tuple[list[Named], list[int], list[int]]:
+    """The English weekly's themes, briefs and the events it lists apart: an event told only in Chinese
+    is never Chinese text under an English heading. It leaves its theme (a theme of such events only
+    is left out, and one named from such an event is named again from its English ones: themes.shown_themes)
+    and the briefs, which are the week's other news with English material; each such event the report
+    would have told is listed, in the report's order, under "Reported in Chinese"."""
+    shown = {i for i, card in cards.items() if not told_only_in_chinese(by_id[i], card.headline)}
+    english = shown_themes(named, events, shown, "en")
+    themed = {i for n in english for i in n.events}
+    briefs = pick_briefs([e for e in events if e.id in shown], themed, max_briefs)
+    told = [i for n in named for i in n.events] + brief_ids
+    return english, briefs, list(dict.fromkeys(i for i in told if i not in shown))
 
 
 def _passing(themes: list[Theme], chosen: list[Brief], facts: list[str], check, dropped):
@@ -324,11 +405,18 @@ def gathered(themes: list[Theme], language: str) -> list[Theme]:
     return out
 
 
-def empty_week(briefs: list[dict], language: str) -> str:
+def empty_week(briefs: list[dict], language: str, *, folded: int = 0) -> str:
     """What a week with no news says, plainly, in place of its main lines: a replay's current week,
     whose items carry no date of their own (each stamped when it was first seen), or one of routine
-    and off-topic items only."""
+    and off-topic items only; in English, one whose news was all reported in Chinese (`folded`: the
+    events listed apart)."""
     n = len(briefs)
+    if folded and language == "en":
+        if folded == 1:
+            return "No news reported in English this week: its one story was reported only in Chinese (listed below)."
+        return (
+            f"No news reported in English this week: its {folded} stories were reported only in Chinese (listed below)."
+        )
     undated = all((b.get("score_parts") or {}).get("undated") for b in briefs)
     if language == "zh":
         if undated:
@@ -373,7 +461,7 @@ def extractive_theme(
             continue  # it repeats what the theme told, or has nothing but its headline to add
         said += [shingles(t) for t in [card.headline, *fresh]]
         lead = join(fresh) or _headline_line(card)
-        outlets = _outlets(by_id[i])
+        outlets = _outlets(by_id[i], language)
         told[i] = (
             f"{card.headline}（{outlets}）{lead}" if zh else f"{card.headline} ({outlets.replace('、', ', ')}) {lead}"
         )
@@ -456,7 +544,7 @@ def _told(
     if fact is not None and not zh and not in_language(fact[0], language):
         fact = None  # an English line is not a Chinese sentence: its English headline says it
     if fact is None:  # no figure in its lead: the event is told by its lead headline
-        text, source = (card.headline if card else heading), _outlets(by_id.get(lead) or {})
+        text, source = (card.headline if card else heading), _outlets(by_id.get(lead) or {}, language)
         source = source if zh else source.replace("、", ", ")
     else:
         text, source = fact
