@@ -23,6 +23,7 @@ from newsdesk.text.sentences import key_numbers, length, near_duplicate, sentenc
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
+from newsdesk.write.extractive.english import HEADLINE_ONLY
 from newsdesk.write.extractive.weekly import (
     FACT_LENGTH,
     compose,
@@ -305,3 +306,22 @@ def test_no_heading_over_nothing():
         f"AI周报 {WEEK} | newsdesk", props, ["一行。"], ["主题\n\n一段。"], ["简讯 — 来源 / 一句。"]
     )
     assert "📊 本周概览" in with_parts and "📌 本周简讯" in with_parts
+
+
+def test_an_english_item_known_in_english_by_its_headline_alone_says_so(demo):
+    # The harvest summarises English reports in Chinese. W10's English weekly then told four of its
+    # seven headlines by the card's disclosure, "Only feed summaries were available; …", with no
+    # summary after it; the English card says why: only the headline is in English.
+    event = next(
+        b for b in demo if all(detect_language(m["title"]) == "en" for m in b["members"]) and len(b["members"]) == 1
+    )
+    summarised = "OpenAI 发布了新的模型，并在多个基准测试上取得领先成绩。该公司表示将在下周向所有用户开放。"
+    members = [
+        {**m, "material_level": "summary", "body": "", "summary": summarised, "extra": None} for m in event["members"]
+    ]
+    briefs = [{**event, "members": members}]
+    cards = {event["event_id"]: edition_card(briefs[0], "en")}
+    theme = extractive_theme([event["event_id"]], cards, {event["event_id"]: briefs[0]}, "en")
+    (paragraph,) = theme.paragraphs
+    assert HEADLINE_ONLY.format(language="Chinese") in paragraph, paragraph
+    assert "Only feed summaries were available" not in paragraph

@@ -54,7 +54,7 @@ from newsdesk.write.extractive.card import (
     extractive_card,
     member_text,
 )
-from newsdesk.write.extractive.english import english_card, english_members, told_only_in_chinese
+from newsdesk.write.extractive.english import EnglishCard, english_card, english_members, told_only_in_chinese
 from newsdesk.write.weekly_stories import (
     Entry,
     story_entries,
@@ -472,8 +472,11 @@ def extractive_theme(
 
 
 def _headline_line(card: ExtractiveCard) -> str:
-    """What a card says of an event known by its headline alone: its one line, else its disclosure."""
-    return card.only_line or card.disclosure
+    """What a card says of an event known by its headline alone: its one line, an English card's note
+    that only its headline is in English (else the English weekly told such an event by its disclosure,
+    "Only feed summaries were available…", which says nothing of why no summary follows), else its
+    disclosure."""
+    return card.only_line or (card.note if isinstance(card, EnglishCard) else "") or card.disclosure
 
 
 def _said(text: str, said: list[set[str]]) -> bool:
