@@ -439,6 +439,18 @@ def test_a_newsletter_issue_titled_by_its_stories_is_a_roundup():
     assert not is_roundup("英伟达营收681亿美元，同比增长73%，净利润430亿美元，数据中心业务创新高")
 
 
+def test_a_newsletter_clause_opening_with_a_lower_case_name_counts():
+    """W07's issue names xAI, a company written with a lower-case first letter: its clause is as
+    capitalised as the others, else three of four counted and the issue joined a Chinese interview
+    of Musk and headed a theme of the English weekly. A sentence's lower-case words still part no clauses."""
+    from newsdesk.cluster.terms import is_roundup
+
+    assert is_roundup(
+        "Claude Opus 4.6 Thinks Smarter, xAI Joins SpaceX, AI Outperforms Doctors, Standardized AI Audits"
+    )
+    assert not is_roundup("Grok 4 tops the charts, xAI says, while rivals wait, analysts add")
+
+
 CROSS_NAMED = [
     (
         "c1",

@@ -76,9 +76,16 @@ def is_roundup(text: str) -> bool:
     # A newsletter issue titled by its stories ("Gemini Seizes the Lead, Investors Panic Over
     # Agentic AI, Optimism at Global AI Summit, Local Versus Cloud"): four or more capitalised
     # clauses of two words or more; a sentence's commas ("…, the national camp, led by …") open
-    # lower-case clauses.
-    clauses = [c for c in re.split(r",\s+", head) if len(c.split()) >= 2 and c[:1].isupper()]
+    # lower-case clauses. A clause opening with a name written with a capital inside ("xAI Joins
+    # SpaceX", "iOS 26 Ships") is capitalised too: W07's issue naming xAI counted three of four
+    # and was glued to a Chinese interview of Musk.
+    clauses = [c for c in re.split(r",\s+", head) if len(c.split()) >= 2 and _capitalised(c.split()[0])]
     return len(parts) >= 3 or len(clauses) >= 4 or len({model_family(a) for a in model_anchors(head)}) >= 3
+
+
+def _capitalised(word: str) -> bool:
+    """A word that opens a title-case clause: capitalised, or a name with a capital inside (xAI, iOS)."""
+    return word[:1].isupper() or (word[:1].islower() and any(ch.isupper() for ch in word))
 
 
 class TermWindow:
