@@ -161,3 +161,37 @@ def test_a_roundup_points_at_the_events_it_lists_and_joins_none(engine, embedder
         assert f'<a href="/events/{digest_event}">{DIGEST[0]}</a>' in page
         assert "also in roundups" in page or "也出现在这些汇总里" in page
         assert "/events/" + str(digest_event) not in client.get(f"/events/{placed[VOLCANO[0]]}").text
+
+
+def test_a_newsletter_issue_naming_a_lower_case_company_joins_no_event(engine, embedder):
+    """W07's replay: The Batch's issue titled by four stories, one of them "xAI Joins SpaceX", was
+    placed in a Chinese interview of Musk (cosine 0.51 to its centroid), so the English weekly named
+    the interview by the issue's title in its overview and a theme's heading. It stands alone."""
+    interview = (
+        "“公司终局是纯 AI、纯机器人！”马斯克酒后激进预言：让机器人造机器人，未来要靠AI留着人类智能",
+        "马斯克深度对谈：探讨太空算力的能源终局解及“纯 AI+机器人”的公司闭环形态。",
+        "zh",
+    )
+    issue = (
+        "Claude Opus 4.6 Thinks Smarter, xAI Joins SpaceX, AI Outperforms Doctors, Standardized AI Audits",
+        "The Batch AI News and Insights: I recently spoke at the Sundance Film Festival on a panel about AI.",
+        "en",
+    )
+    with engine.begin() as conn:
+        sync_sources(conn, SOURCES)
+        for n, (source, (title, summary, language)) in enumerate([("tech-daily", interview), ("ai-weekly", issue)]):
+            upsert_item(
+                conn,
+                Item(
+                    source,
+                    f"{source}-{n}",
+                    f"https://{source}.example/{n}",
+                    title,
+                    summary,
+                    language=language,
+                    published_at=T0,
+                ),
+            )
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    placed = _event_of(engine)
+    assert placed[issue[0]] != placed[interview[0]]
