@@ -176,6 +176,7 @@ def test_dangling_openings():
         "在AlpacaEval 2.0任务中，该框架仅用2K合成样本就达到了SOTA方法的胜率。",
         "批判性地指出AI生成数学内容是一把“双刃剑”。",  # only adverbs before the verb
         "正式发布GPT-5，支持百万上下文。",
+        "为AI智能体引入了持久化编排、记忆和安全执行功能。",  # W09's Bedrock card: the phrase, then the verb
     ):
         assert dangling_opening(s), s
     for s in (
@@ -193,6 +194,8 @@ def test_dangling_openings():
         "为抑制负面影响，他建议开发一种新形式化语言。",  # 他: the person the sentence before named
         "刚刚，OpenAI发布了GPT-5。",
         "通过API调用获取的AI生成内容缺乏人类作者的智力创造，难以构成受著作权法保护的作品。",
+        "通过强化学习训练的模型取得了SOTA成绩。",  # the first verb modifies the subject
+        "由清华团队研发的模型登顶了榜单。",
     ):
         assert not dangling_opening(s), s
 

@@ -296,7 +296,13 @@ def dangling_opening(sentence: str) -> str:
         # scene: the sentence's subject opens the clause after it, and a summary's bullet often left it out
         # ("…，发现智能体系统的性能…") or points back to it ("…，该框架仅用2K样本…").
         head, comma, rest = s.partition("，")
-        first = next((t for w, t in tagged(head[:8]) if w.strip()), "")
+        words = [(w, t) for w, t in tagged(head[:_SCENE_MAX]) if w.strip()]
+        first = words[0][1] if words else ""
+        # "为AI智能体引入了持久化编排…": the phrase's object, then straight on to the verb and its 了, with
+        # no subject between (the first verb of "通过强化学习训练的模型取得了…" modifies its subject).
+        verb = next((i for i, (w, t) in enumerate(words) if t == "v"), -1)
+        if first == "p" and 0 < verb < len(words) - 1 and words[verb + 1][0] in _ASPECT:
+            return "no subject"
         if first == "p" and comma and len(head) <= _SCENE_MAX and rest.strip():
             # Its own adverbs are not read here: in "通过API获取的内容缺乏…，难以构成…作品" the phrase held
             # the subject and its verb, and the clause after it goes on with that subject.
