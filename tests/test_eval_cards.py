@@ -168,6 +168,15 @@ def test_dangling_openings():
         "1. Claude is out.",
         "OpenAI 为此引入了 CoT-Control 技术。",  # a 2026-03-05 card's opening: for what?
         "英伟达对此表示欢迎。",
+        # 2026-02-24's cards: a summary's bullet whose subject the cut left out, after a scene-setting
+        # phrase, or on a verb jieba tags a verbal noun; and a "该框架" after such a phrase.
+        "通过对180种智能体配置的大规模评估，发现智能体系统的性能与任务属性紧密相关。",
+        "针对KVCache加载效率成为性能瓶颈的问题，提出DualPath系统优化存储带宽。",
+        "挑战了“智能体越多越好”的普遍假设，提出了首个定量规模化原则。",
+        "在AlpacaEval 2.0任务中，该框架仅用2K合成样本就达到了SOTA方法的胜率。",
+        "批判性地指出AI生成数学内容是一把“双刃剑”。",  # only adverbs before the verb
+        "正式发布GPT-5，支持百万上下文。",
+        "为AI智能体引入了持久化编排、记忆和安全执行功能。",  # W09's Bedrock card: the phrase, then the verb
     ):
         assert dangling_opening(s), s
     for s in (
@@ -177,6 +186,16 @@ def test_dangling_openings():
         "2025年OpenAI发布了o3。",
         "谷歌此前发布了Gemini 3。",  # 此前 is a time ("earlier"), not a thing said before
         "百度发布文心5.0，此举引发关注。",
+        "以Yoroll平台为例，它整合了AI视频生成与游戏逻辑系统。",  # the example is what 它 names
+        "由清华与斯坦福团队联合研发的Ctrl-World世界模型，在WorldArena评测中排名第一。",
+        "根据竞技场排名，字节跳动的豆包综合表现最佳。",
+        "实验中，使用AI组在技能评估测验中平均得分低4.15分。",
+        "研究基于对近万段真实对话的分析，定义了“AI流利度”指标。",
+        "为抑制负面影响，他建议开发一种新形式化语言。",  # 他: the person the sentence before named
+        "刚刚，OpenAI发布了GPT-5。",
+        "通过API调用获取的AI生成内容缺乏人类作者的智力创造，难以构成受著作权法保护的作品。",
+        "通过强化学习训练的模型取得了SOTA成绩。",  # the first verb modifies the subject
+        "由清华团队研发的模型登顶了榜单。",
     ):
         assert not dangling_opening(s), s
 

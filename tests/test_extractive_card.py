@@ -178,3 +178,32 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
     again = {**brief, "members": [*brief["members"], {**brief["members"][1], "item_id": 3, "source_name": "量子位"}]}
     later = extractive_card(again, "zh", until=until, growth={"2026-02-13": [2], "2026-02-14": [3]})
     assert update_lead(later.body(), "2026-02-14").startswith("量子位 也有报道（《300亿美金")
+
+
+def test_a_bullet_whose_subject_the_summary_left_out_never_leads_nor_follows():
+    """机器之心's 2026-02-24 card on DeepMind's agent scaling ran a third sentence "挑战了…的假设" and
+    PaperWeekly's one opened "在AlpacaEval 2.0任务中，该框架…": bullets of a summary, whose subject
+    (the study, the framework) only the bullet list above them named."""
+    summary = (
+        "Google DeepMind研究发现，增加智能体数量就能提升性能的假设存在瓶颈，甚至可能降低性能。"
+        "通过对180种智能体配置的大规模评估，发现智能体系统的性能与任务属性紧密相关，并非智能体越多越好。"
+        "挑战了“智能体越多越好”的普遍假设，提出了智能体系统的首个定量规模化原则。"
+        "在180种配置的评测中，该研究给出了多智能体系统性能的量化规律。"
+    )
+    member = {
+        "item_id": 1,
+        "role": "lead",
+        "source_name": "机器之心",
+        "title": "DeepMind：智能体越多越乱，Agent天花板出现了？",
+        "language": "zh",
+        "material_level": "summary",
+        "summary": summary,
+        "body": None,
+        "url": "",
+        "published_at": None,
+    }
+    brief = {"event_id": 1, "title": member["title"], "outlets": 1, "independent_outlets": 1, "anchors": []}
+    card = extractive_card(brief | {"members": [member]}, "zh")
+    assert [s.text for s in card.lead] == [
+        "Google DeepMind研究发现，增加智能体数量就能提升性能的假设存在瓶颈，甚至可能降低性能。"
+    ]

@@ -369,3 +369,20 @@ def test_two_small_measurements_told_again_are_one_fact():
     byd = {"item_id": 1, "source_name": "极客公园", "material_level": "summary", "summary": first + again}
     lead = [s.text for s in lead_sentences([byd], "zh", {"电池"}, set(), headline="比亚迪：9 分钟充饱")]
     assert len(lead) == 1, lead
+
+
+def test_a_launch_told_again_by_another_summary_is_told_once():
+    """PaperBanana's card (W09, 02-24) opened "谷歌开源了PaperBanana，…" and went on "谷歌开源学术配图框架
+    PaperBanana，…": one release, twice. A second release sentence naming more (a second model) or
+    bringing a figure is news and stays."""
+    first = "谷歌开源了PaperBanana，一个能自动为学术论文生成高质量流程图的AI系统。"
+    again = "谷歌开源学术配图框架PaperBanana，通过多智能体协作解决AI科学家在视觉传达上的短板。"
+    lead = _lead_of(first + again, "PaperAgent", {"paperbanana"}, "谷歌开源PaperBanana：顶会级论文自动配图")
+    assert len(lead) == 1 and "PaperBanana" in lead[0], lead
+    # Claude Code's (02-25): the second report's summary told the launch without the product's name.
+    first = "Claude Code新推出的远程控制功能允许用户通过网页、iOS或桌面应用向本地运行的会话发送指令。"
+    again = "官方推出远程控制功能，实现从终端到手机的无缝编程体验切换。"
+    assert _lead_of(first + again, "AI工程化", {"claude"}, "Claude Code 新功能：手机远程控制") == [first]
+    more = "OpenAI同时发布了GPT-5 mini和GPT-5 nano两个小模型。"
+    lead = _lead_of("OpenAI发布了GPT-5，面向所有ChatGPT用户。" + more, "InfoQ", {"gpt-5"}, "OpenAI发布GPT-5")
+    assert more in lead, lead

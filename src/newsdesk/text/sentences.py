@@ -240,6 +240,36 @@ _TIME_AFTER = re.compile(
 )
 
 
+_SCENE_MAX = 40  # characters: a leading prepositional phrase longer than this is read as the sentence itself
+_ASPECT = {"了", "过", "着"}  # the aspect particles that make the word before them a verb
+
+
+def _cjk_clause_opening(s: str, adverbs: bool = True) -> str:
+    """Why a Chinese clause cannot stand alone by how it opens, or "": on a word pointing back, or on a
+    verb whose subject the cut left out (`adverbs`: also where only the verb's adverbs stand before it)."""
+    tokens = [(w, t) for w, t in tagged(s[:16]) if w.strip()]
+    word, tag = tokens[0] if tokens else ("", "")
+    if word in _BACK or tag.startswith("r") and word[:1] in _BACK:
+        return "refers back"
+    # After its subject, before its verb: "OpenAI 为此引入了…", "公司对此表示…" (为此 / 对此 / 与此同时:
+    # "this" is what the cut left behind; 此前, a time word, is only "earlier").
+    for w, t in tokens[1:4]:
+        if t == "v":
+            break
+        if w in _BACK and "此" in w and t != "t":
+            return "refers back"
+    # "指出GLM-5的底气在于…": the cut took its subject; so in "挑战了…的假设", where jieba tags the
+    # verb a verbal noun (vn) but the aspect particle after it makes it the predicate, and in
+    # "正式发布…" / "批判性地指出…", where only the verb's adverbs stand before it.
+    at = 0
+    while adverbs and at < min(len(tokens) - 1, 4) and (tokens[at][1] in ("d", "ad") or tokens[at + 1][1] == "uv"):
+        at += 2 if tokens[at + 1][1] == "uv" else 1
+    word, tag = tokens[at] if at < len(tokens) else ("", "")
+    if tag == "v" or tag == "vn" and len(tokens) > at + 1 and tokens[at + 1][0] in _ASPECT:
+        return "no subject"
+    return ""
+
+
 def list_marker(sentence: str) -> str:
     """The list marker a sentence opens on ("③ ", "1. ", "• "), or ""."""
     found = _LIST_MARK.match(sentence)
@@ -260,18 +290,30 @@ def dangling_opening(sentence: str) -> str:
     if list_marker(s):
         return "list marker"
     if is_cjk(s):
-        tokens = [(w, t) for w, t in tagged(s[:16]) if w.strip()]
-        word, tag = tokens[0] if tokens else ("", "")
-        if word in _BACK or tag.startswith("r") and word[:1] in _BACK:
-            return "refers back"
-        # After its subject, before its verb: "OpenAI 为此引入了…", "公司对此表示…" (为此 / 对此 / 与此同时:
-        # "this" is what the cut left behind; 此前, a time word, is only "earlier").
-        for w, t in tokens[1:4]:
-            if t == "v":
-                break
-            if w in _BACK and "此" in w and t != "t":
-                return "refers back"
-        return "no subject" if tag == "v" else ""  # "指出GLM-5的底气在于…": the cut took its subject
+        if reason := _cjk_clause_opening(s):
+            return reason
+        # A clause led by a preposition ("通过对180种配置的评估，…", "在AlpacaEval任务中，…") only sets the
+        # scene: the sentence's subject opens the clause after it, and a summary's bullet often left it out
+        # ("…，发现智能体系统的性能…") or points back to it ("…，该框架仅用2K样本…").
+        head, comma, rest = s.partition("，")
+        words = [(w, t) for w, t in tagged(head[:_SCENE_MAX]) if w.strip()]
+        first = words[0][1] if words else ""
+        # "为AI智能体引入了持久化编排…": the phrase's object, then straight on to the verb and its 了, with
+        # no subject between (the first verb of "通过强化学习训练的模型取得了…" modifies its subject).
+        verb = next((i for i, (w, t) in enumerate(words) if t == "v"), -1)
+        if first == "p" and 0 < verb < len(words) - 1 and words[verb + 1][0] in _ASPECT:
+            return "no subject"
+        if first == "p" and comma and len(head) <= _SCENE_MAX and rest.strip():
+            # Its own adverbs are not read here: in "通过API获取的内容缺乏…，难以构成…作品" the phrase held
+            # the subject and its verb, and the clause after it goes on with that subject.
+            reason = _cjk_clause_opening(rest.strip(), adverbs=False)
+            # "以Yoroll平台为例，它整合了…": the example the phrase names is what the pronoun points to; and
+            # "为抑制负面影响，他建议…" is the person the sentence before named (the card's pronoun chain,
+            # write/extractive/card.py, reads "他" that way where it opens a sentence).
+            if reason == "refers back" and (head.endswith("为例") or re.match(r"[他她]", rest.strip())):
+                return ""
+            return reason
+        return ""
     found = re.match(r"[A-Za-z']+", s)
     if not found or _TIME_AFTER.match(s):
         return ""

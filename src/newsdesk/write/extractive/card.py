@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from newsdesk.rank.happenings import RELEASE
 from newsdesk.text import lexicon
 from newsdesk.text.sentences import (
     closed,
@@ -254,6 +255,7 @@ def lead_sentences(
             or shares_clause(s.text, c.text)
             and not figures(s.text) ^ figures(c.text)
             or shares_measures(s.text, c.text)
+            or retells_release(s.text, c.text, headline)
             for c in chosen
         ):  # a clause told again adds nothing, unless one of the two brings a figure the other lacks (its news)
             continue
@@ -287,6 +289,26 @@ _CLAUSE = re.compile(r"[，,；;：:。！？!?]")
 _MEASURE = re.compile(
     r"(\d+(?:\.\d+)?)\s*(分钟|秒|小时|度|℃|倍|毫秒|GB|TB|MB|minutes?|seconds?|hours?|ms|x)(?![A-Za-z])", re.I
 )
+
+
+def _names(text: str) -> set[str]:
+    """The Latin-script names a text states, lowercase, a plural's s off ("Agents" is "agent")."""
+    return {w.lower().removesuffix("s") for w in re.findall(r"[A-Za-z][A-Za-z0-9.+-]*[A-Za-z0-9]", text)}
+
+
+def retells_release(sentence: str, chosen: str, headline: str = "") -> bool:
+    """Both sentences open on the release of one named thing, and the new one's opening names nothing
+    the chosen sentence and the headline did not: the launch told again by another summary ("谷歌开源了
+    PaperBanana，…" then "谷歌开源学术配图框架PaperBanana，…"; "亚马逊Bedrock平台推出了…Stateful Runtime
+    环境" then "Amazon Bedrock 推出 Agent 有状态运行环境…"). A figure the chosen one lacks is news."""
+    ours, theirs = (_CLAUSE.split(text.strip(), maxsplit=1)[0] for text in (sentence, chosen))
+    if not (RELEASE.search(ours) and RELEASE.search(theirs)) or figures(sentence) - figures(chosen):
+        return False
+    # One thing: a name both openings state, or (the new one naming none: "官方推出远程控制功能" after
+    # "Claude Code新推出的远程控制功能允许…") two words besides the release.
+    named = _names(ours)
+    same = named & _names(theirs) or not named and len(set(terms(ours)) & set(terms(theirs))) >= 3
+    return bool(same) and named <= _names(chosen) | _names(headline)
 
 
 def shares_measures(sentence: str, chosen: str) -> bool:
