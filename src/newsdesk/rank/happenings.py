@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 
 from newsdesk.cluster.anchors import model_anchors
-from newsdesk.cluster.terms import is_roundup
 from newsdesk.text import lexicon
 
 
@@ -80,6 +79,10 @@ class Kinds:
 
 
 def _routine(headline: str) -> str:
+    # Imported here: cluster/terms.py brings the clusterer's MinHash / scipy stack (seconds at start),
+    # and the writer and the web app import this module for its kind words alone (RELEASE, kind names).
+    from newsdesk.cluster.terms import is_roundup
+
     if CHANGELOG.search(headline):
         return "changelog"
     if is_roundup(headline):
