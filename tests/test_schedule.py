@@ -286,9 +286,16 @@ def test_serve_every_runs_the_loop_beside_the_web_app_and_stops_cleanly(tmp_path
     try:
         engine = _until_passes(proc, tmp_path, 1)
         # The loop schedules the next pass just after the last stage's run is recorded: poll for it.
+        # The web app may still be warming its pages then (it takes readers once warm, up to 10 s,
+        # and waits for its other processes): a refused connection is a server not yet listening.
         deadline = time.monotonic() + 60
         while True:
-            status = httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=30).json()
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/api/status", timeout=30).json()
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline and proc.poll() is None, "the web app never listened"
+                time.sleep(0.2)
+                continue
             cluster = next(st for st in status["stages"] if st["stage"] == "cluster")
             if cluster["next_due_at"] is not None or time.monotonic() > deadline:
                 break
