@@ -58,9 +58,10 @@ def embedder():
 
 
 def _put(engine, rows):
+    """Store (source, hours after T0, (title, summary[, language])) rows; English unless a row says."""
     with engine.begin() as conn:
         sync_sources(conn, SOURCES)
-        for n, (source, hours, (title, summary)) in enumerate(rows):
+        for n, (source, hours, (title, summary, *language)) in enumerate(rows):
             upsert_item(
                 conn,
                 Item(
@@ -69,7 +70,7 @@ def _put(engine, rows):
                     f"https://{source}.example/{n}",
                     title,
                     summary,
-                    language="en",
+                    language=language[0] if language else "en",
                     published_at=T0 + timedelta(hours=hours),
                 ),
             )
@@ -177,21 +178,7 @@ def test_a_newsletter_issue_naming_a_lower_case_company_joins_no_event(engine, e
         "The Batch AI News and Insights: I recently spoke at the Sundance Film Festival on a panel about AI.",
         "en",
     )
-    with engine.begin() as conn:
-        sync_sources(conn, SOURCES)
-        for n, (source, (title, summary, language)) in enumerate([("tech-daily", interview), ("ai-weekly", issue)]):
-            upsert_item(
-                conn,
-                Item(
-                    source,
-                    f"{source}-{n}",
-                    f"https://{source}.example/{n}",
-                    title,
-                    summary,
-                    language=language,
-                    published_at=T0,
-                ),
-            )
+    _put(engine, [("tech-daily", 0, interview), ("ai-weekly", 0, issue)])
     cluster_new_items(engine, Settings(), embedder=embedder)
     placed = _event_of(engine)
     assert placed[issue[0]] != placed[interview[0]]
