@@ -325,3 +325,14 @@ def test_an_english_item_known_in_english_by_its_headline_alone_says_so(demo):
     (paragraph,) = theme.paragraphs
     assert HEADLINE_ONLY.format(language="Chinese") in paragraph, paragraph
     assert "Only feed summaries were available" not in paragraph
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_week_of_briefs_and_no_theme_still_names_its_top_stories(demo, language):
+    # An English weekly whose leads were all told only in Chinese keeps its briefs and had no summary
+    # line at all; the summary names the first briefs by their headlines, and passes the checker.
+    report = extractive_weekly(demo, language=language, max_sections=0)
+    assert not report.themes and report.briefs
+    label = {"zh": "本周头条：", "en": "This week's headlines: "}[language]
+    assert report.summary.startswith(label + report.briefs[0].title), report.summary
+    assert_passes_part_by_part(report, demo, language)
