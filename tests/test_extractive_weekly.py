@@ -328,7 +328,7 @@ def test_an_english_item_known_in_english_by_its_headline_alone_says_so(demo):
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-def test_a_week_of_briefs_and_no_theme_still_names_its_top_stories(demo, language):
+def test_a_week_of_briefs_and_no_theme_still_names_its_headlines(demo, language):
     # An English weekly whose leads were all told only in Chinese keeps its briefs and had no summary
     # line at all; the summary names the first briefs by their headlines, and passes the checker.
     report = extractive_weekly(demo, language=language, max_sections=0)

@@ -315,7 +315,7 @@ def extractive_weekly(
     summary, overview, counted = extractive_summary(themes, by_id, cards, language, [n.voice for n in named])
     if not themes and chosen:
         # A week with news but no theme (an English edition whose leads were all told only in Chinese,
-        # a thin week) still names its top stories: its first briefs, by their headlines.
+        # a thin week) still has its headlines: the first briefs' headlines.
         tops = [b.title for b in chosen[:3] if language == "zh" or in_language(b.title, language)]
         summary = (
             Labels(language).weekly_top.format(stories=("；" if language == "zh" else "; ").join(tops)) if tops else ""
