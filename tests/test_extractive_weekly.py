@@ -336,3 +336,35 @@ def test_a_week_of_briefs_and_no_theme_still_names_its_headlines(demo, language)
     label = {"zh": "本周头条：", "en": "This week's headlines: "}[language]
     assert report.summary.startswith(label + report.briefs[0].title), report.summary
     assert_passes_part_by_part(report, demo, language)
+
+
+def test_a_status_code_is_no_figure_of_the_news():
+    """The weekly's overview tells an event by its lead's hardest fact. A review of Claude Code's
+    remote control (the harvest's 2026-02-25 summary of Simon Willison's post) met an "API 500错误":
+    a status code, not a figure, and the weekly printed it as the event's fact."""
+    from newsdesk.write.extractive.card import ExtractiveCard, LeadSentence
+    from newsdesk.write.extractive.weekly import hardest_fact
+
+    said = "作者Simon Willison在试用中发现该功能目前存在一些不稳定和权限问题，例如API 500错误和会话终止提示不明确。"
+    assert key_numbers(said) == []
+    for code in ("HTTP 404 page", "the server returned 503 errors", "Status: 429 Too Many Requests"):
+        assert key_numbers(code) == [], code
+    for figure in ("售价 500 美元", "共有 200 家公司", "录得 404 名用户", "error rate fell 30%"):
+        assert key_numbers(figure), figure
+    card = ExtractiveCard(
+        event_id=1,
+        language="zh",
+        headline="Claude Code Remote Control",
+        headline_item_id=1,
+        lead=[
+            LeadSentence("Claude Code新推出的远程控制功能允许用户通过网页向本地会话发送指令。", 1, "Simon Willison"),
+            LeadSentence(said, 1, "Simon Willison"),
+        ],
+        numbers=[],
+        members=[],
+        outlets=1,
+        independent_outlets=1,
+        disclosure="",
+        coverage="",
+    )
+    assert hardest_fact(card) is None

@@ -368,10 +368,24 @@ def key_numbers(text: str) -> list[str]:
     for n in extract_numbers(text, words=False):
         if n.kind == "plain" and not n.scaled:
             version = re.search(r"[A-Za-z]\s?$", text[: n.start])
-            if n.value < 100 and ("." not in n.text or version):
+            if n.value < 100 and ("." not in n.text or version) or _status_code(text, n.start):
                 continue
         out.append(n.text)
     return list(dict.fromkeys(out))
+
+
+_CODES = lexicon.table("numbers")["codes"]
+_CODE_BEFORE = re.compile(r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, _CODES["before"])) + r")[\s:#-]*$", re.I)
+_CODE_AFTER = re.compile(r"^\s*(?:" + "|".join(map(re.escape, _CODES["after"])) + r")(?![A-Za-z])", re.I)
+
+
+def _status_code(text: str, start: int) -> bool:
+    """A protocol status code ("API 500错误", "HTTP 404", "error 503"): three digits from 100 to 599
+    beside a word that names a code. It is no figure of the news (the weekly read "500" as one)."""
+    code = re.match(r"\s*[1-5]\d\d(?![\d.,])", text[start:])  # a number's start may hold the space before it
+    if code is None:
+        return False
+    return bool(_CODE_BEFORE.search(text[:start]) or _CODE_AFTER.search(text[start + code.end() :]))
 
 
 # --- terms -----------------------------------------------------------------------------
