@@ -368,3 +368,35 @@ def test_a_status_code_is_no_figure_of_the_news():
         coverage="",
     )
     assert hardest_fact(card) is None
+
+
+# A harvest item (Z Potentials, 2026-02-25, its public summary fields as the harvest gives them):
+# its summary, core point and highlights tell one funding round three times.
+BASIS = {
+    "item_id": 7,
+    "role": "lead",
+    "language": "zh",
+    "material_level": "summary",
+    "source_name": "Z Potentials",
+    "title": "速递｜AI会计初创公司Basis完成1亿美元融资，处理涉及多合伙人文件拆分、利润分配追踪等复杂任务",
+    "summary": "AI 会计初创公司 Basis 获 1 亿美元融资成为独角兽，其核心突破在于能处理复杂合伙企业税务的“长周期智能体”。",
+    "extra": {
+        "core_point": "AI会计初创公司Basis完成1亿美元融资，估值达11.5亿美元，成为独角兽。其核心突破是开发出首款能自主完成"
+        "复杂合伙企业纳税申报的AI Agent，处理涉及多合伙人文件拆分、利润分配追踪等长周期任务。公司旨在通过自动化程式化工作，"
+        "弥补会计人才缺口，让人类会计师聚焦更高阶的税务策略与决策。",
+        "highlights": [
+            "专注于构建“长周期智能体”，能处理耗时数小时至数日的复杂会计任务。",
+            "开发出首款能自主完成合伙企业纳税申报的AI Agent，这是会计领域的高度复杂任务。",
+        ],
+    },
+}
+
+
+def test_a_brief_tells_each_fact_once():
+    from newsdesk.eval.cards import repeated_fact
+    from newsdesk.write.extractive.weekly import item_brief
+
+    told = item_brief({"event_id": 1, "title": BASIS["title"], "members": [BASIS]}, "zh")
+    said = sentences(told.text)
+    assert "1亿美元" in told.text and len(said) >= 2
+    assert not repeated_fact(said), told.text

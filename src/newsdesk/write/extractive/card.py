@@ -32,6 +32,7 @@ What it holds, all taken from the event's members:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -239,30 +240,35 @@ def lead_sentences(
         best = min((c for c in candidates if c[0][0] == candidates[0][0][0]), key=fit)
         candidates.remove(best)
         candidates.insert(0, best)
-    earlier = [shingles(t) for t in said or []]
-    stated = set().union(*(figures(t) for t in said or []))
     chosen: list[LeadSentence] = []
     for _, s in candidates:
-        # Sentences of one language only: a zh card does not switch to English mid-paragraph. A highlight
-        # that restates a chosen sentence ("单季营收681亿美元，同比增长73%" again) says nothing new, and a
-        # figure already stated is the same fact told twice.
+        # Sentences of one language only: a zh card does not switch to English mid-paragraph.
         if len(chosen) >= MAX_LEAD or chosen and _lang(s.text) != _lang(chosen[0].text):
             continue
-        if figures(s.text) & stated or any(near_duplicate(shingles(s.text), e) for e in earlier):
-            continue
-        if paraphrases(s.text, [c.text for c in chosen] + list(said or [])) or any(
-            repeats(s.text, c.text)
-            or shares_clause(s.text, c.text)
-            and not figures(s.text) ^ figures(c.text)
-            or shares_measures(s.text, c.text)
-            or retells_release(s.text, c.text, headline)
-            for c in chosen
-        ):  # a clause told again adds nothing, unless one of the two brings a figure the other lacks (its news)
-            continue
-        chosen.append(s)
-        earlier.append(shingles(s.text))
-        stated |= figures(s.text)
+        if not says_again(s.text, [c.text for c in chosen], said or [], headline):
+            chosen.append(s)
     return chosen
+
+
+def says_again(sentence: str, chosen: Sequence[str], said: Sequence[str] = (), headline: str = "") -> bool:
+    """The sentence tells nothing the `chosen` sentences of its text (or what was `said` before it: an
+    update's earlier days) did not: a figure already stated (one fact told twice), nearly the same text,
+    a paraphrase; or, against the chosen ones, one claim again with a clause added, a clause told again
+    (unless one of the two brings a figure the other lacks: its news), the same measurements, the same
+    launch ("单季营收681亿美元，同比增长73%" after the summary said it)."""
+    before = [*chosen, *said]
+    if figures(sentence) & set().union(*(figures(t) for t in before)):
+        return True
+    if any(near_duplicate(shingles(sentence), shingles(t)) for t in before) or paraphrases(sentence, before):
+        return True
+    return any(
+        repeats(sentence, c)
+        or shares_clause(sentence, c)
+        and not figures(sentence) ^ figures(c)
+        or shares_measures(sentence, c)
+        or retells_release(sentence, c, headline)
+        for c in chosen
+    )
 
 
 def paraphrases(sentence: str, said: list[str]) -> bool:

@@ -53,6 +53,7 @@ from newsdesk.write.extractive.card import (
     choose_headline,
     extractive_card,
     member_text,
+    says_again,
 )
 from newsdesk.write.extractive.english import EnglishCard, english_card, english_members, told_only_in_chinese
 from newsdesk.write.weekly_stories import (
@@ -197,8 +198,14 @@ def item_brief(brief: dict, language: str) -> Brief:
         _, item_id = choose_headline(members, language, brief.get("title") or "")
         item = next((m for m in members if m["item_id"] == item_id), members[0])
     own = _own_sentences(item, language)
-    # Figures first, then the item's own order.
-    picked = sorted(own, key=lambda s: (not key_numbers(s), own.index(s)))[:MAX_BRIEF_SENTENCES]
+    # Figures first, then the item's own order; each sentence says what the others did not (a harvest
+    # item's summary, core point and highlights tell one fact up to three times: "Basis完成1亿美元融资…
+    # 成为独角兽" and "Basis 获 1 亿美元融资成为独角兽").
+    title = (item.get("title") or "").strip()
+    picked: list[str] = []
+    for s in sorted(own, key=lambda s: (not key_numbers(s), own.index(s))):
+        if len(picked) < MAX_BRIEF_SENTENCES and not says_again(s, picked, headline=title):
+            picked.append(s)
     picked.sort(key=own.index)
     text = join(picked) or TITLE_ONLY["zh" if language == "zh" else "en"]
     return Brief(
