@@ -105,6 +105,16 @@ def test_each_class_is_found(lead, kind):
             "为什么越聪明的人，越容易在技术革命里亏钱? ｜MindCode周报No.62",
             "ChatGPT出现后，市场认为Google搜索将死，但其收入反而增至630亿美元。（MindCode）",
         ),
+        (  # an update's own line quotes a later report's title: the title is not the card's voice
+            "Introducing GPT-5.4",
+            "腾讯科技、Latent Space 也有报道（《一文读懂GPT-5.4：83%任务执行超人类专家，打个招呼80美元就烧完了》），"
+            "没有超出此前报道的新内容。",
+        ),
+        (
+            "Introducing GPT-5.4",
+            "腾讯科技, Latent Space also reported it (“一文读懂GPT-5.4：83%任务执行超人类专家”), adding nothing "
+            "beyond the earlier reports.",
+        ),
     ],
 )
 def test_what_is_not_a_finding(headline, lead):

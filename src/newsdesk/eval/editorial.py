@@ -201,9 +201,15 @@ def first_sentence(text: str) -> str:
     return ""
 
 
+# A title the sentence quotes ("《一文读懂GPT-5.4…》", “…”): another piece's words, not the sentence's own.
+_QUOTED_TITLE = re.compile(r"《[^《》]*》|“[^“”]*”")
+
+
 def describes_article(sentence: str) -> bool:
-    """Whether a card's first sentence is about the article ("本文介绍…") rather than the news."""
-    return bool(_ABOUT_ZH.search(sentence) or _ABOUT_EN.search(sentence))
+    """Whether a card's first sentence is about the article ("本文介绍…") rather than the news; a title
+    it quotes is not what it says (an update card's "X 也有报道（《一文读懂…》）")."""
+    own = _QUOTED_TITLE.sub("“”", sentence)
+    return bool(_ABOUT_ZH.search(own) or _ABOUT_EN.search(own))
 
 
 def card_opening(card: dict) -> str:
