@@ -10,8 +10,12 @@ text (a feed's markup removed), escaped where they are rendered:
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
     update     the event began on an earlier day and grew on this one (store/days.py)
     other      the event is not about AI (rank/score.py): the day shows it last, folded under 其他 / Other
+    roundup    a newsletter's issue listing several stories (rank/score.py's kinds): the day shows it in its
+               rank's place as one line (headline, outlet, link), unnumbered, no lead
     members    the member items a reader can open, lead first, then by time (on an update, the
-               day's new reports first): item_id, outlet, title, url, published_at (local,
+               day's new reports first); a day's card lists the reports up to that day's end, and its
+               headline (an update's: one of the day's reports), lead, material badge and outlet counts
+               are that day's (a later report is told on its own day): item_id, outlet, title, url, published_at (local,
                "YYYY-MM-DD HH:MM", or only the date when the source gave no time of day),
                material_level, language, role
                (a duplicate, the same URL or text again, e.g. one arXiv paper in two
@@ -36,7 +40,8 @@ text (a feed's markup removed), escaped where they are rendered:
     compact    the card has no text in the edition's language: the English edition shows it compact,
                as what it is (its original headline, marked, and the start of its extract)
     excerpt    a compact card's extract, cut to a line
-    folded     an English card of an event told only in Chinese (no English report, a Chinese headline): the English
+    folded     an English card of an event told only in Chinese that day (no English report of the day, a Chinese
+               headline; write/extractive/english.told_only_in_chinese): the English
                edition lists it last, under "Reported in Chinese (N)", by its original headline,
                outlet and link, never in its main list nor under Other, about AI or not (a model's
                translation makes it English: not folded)
@@ -56,9 +61,11 @@ from newsdesk.core.labels import Labels
 from newsdesk.store.days import minute
 from newsdesk.store.schema import analyses, event_members, items, sources
 from newsdesk.stories.timelines import story_facts
+from newsdesk.text.headlines import shown_headline
 from newsdesk.text.html import plain_text, snippet
 from newsdesk.text.language import detect_language
-from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, split_notes, update_lead
+from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, choose_headline, split_notes, update_lead
+from newsdesk.write.extractive.english import english_members, told_only_in_chinese
 from newsdesk.write.failed import replaced
 
 SUMMARY_CHARS = 280
@@ -157,9 +164,10 @@ def _analyses(conn: Connection, event_ids: list[int], readable: list[dict] | Non
     return out
 
 
-def badges(card: dict, language: str) -> list[dict]:
+def badges(card: dict, language: str, own: list[dict] | None = None) -> list[dict]:
     """A card's notes as one line of badges: extract (the rules' disclosure that code chose the
-    sentences), the best material level (what the card could read), outlets / independent, checked.
+    sentences), the best material level (what the card could read: its own reports', `own`, default
+    its members; an English card's English ones where it has any), outlets / independent, checked.
     Each badge's `title` holds the sentence it stands for, where there is one."""
     t = Labels(language)
     analysis = card["analysis"] or {}
@@ -184,7 +192,10 @@ def badges(card: dict, language: str) -> list[dict]:
                 "title": t.translated_note,
             }
         )
-    levels = [m["material_level"] for m in card["members"] if m.get("material_level")]
+    own = card["members"] if own is None else own
+    if language == "en":  # an English card is told from its English material alone (english.py)
+        own = english_members(own) or own
+    levels = [m["material_level"] for m in own if m.get("material_level")]
     if levels:
         best = min(levels, key=lambda level: LEVEL_RANK.get(level, 9))
         out.append({"kind": "level", "text": t.get("level_" + best), "title": " ".join(card["notes"])})
@@ -200,36 +211,61 @@ def badges(card: dict, language: str) -> list[dict]:
     return out
 
 
+def day_members(event: Row, members: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(the reports a day's card shows, the day's own reports) of a row from store.days.day_events: the
+    reports published up to the day's end (a later one is told on its own day, as an update), the day's
+    new reports first; its own are the first day's reports, or an update's new ones. A row that is no
+    day's (the event's page) shows every report, all its own."""
+    if not hasattr(event, "day_items"):
+        return members, members
+    new = set(event.day_items)
+    own = [m for m in members if m["item_id"] in new]
+    day = min((m["published_at"][:10] for m in own), default="") or min(
+        (m["published_at"][:10] for m in members), default=""
+    )
+    if not own:  # the first day's card: every report of that day
+        own = [m for m in members if m["published_at"][:10] <= day]
+    shown = [m for m in members if m["published_at"][:10] <= day]
+    # The day's new reports first (a stable sort keeps lead-then-time within each part).
+    return sorted(shown, key=lambda m: m["item_id"] not in new), own
+
+
 def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: str) -> dict:
     update = getattr(event, "update", False)
-    if update:  # the day's new reports first (a stable sort keeps lead-then-time within each part)
-        new = set(event.day_items)
-        members = sorted(members, key=lambda m: m["item_id"] not in new)
-    lead_summary = members[0]["summary"] if members else ""  # on an update, a new report's
-    if language == "en":  # an English-only reader opens an English report first
-        members = sorted(members, key=lambda m: detect_language(m["title"]) != language)
+    # A day's card reads that day's reports: its headline, lead, badges and counts (`own`); an earlier
+    # report stays listed as context on an update, a later one is its own day's update.
+    members, own = day_members(event, members)
+    lead_summary = own[0]["summary"] if own else ""  # on an update, a new report's
+    if language == "en":  # an English-only reader opens an English report first (the day's first)
+        members = sorted(members, key=lambda m: (m not in own, detect_language(m["title"]) != language))
     for m in members:
         m.pop("summary")
     notes: list[str] = []
+    headline = shown_headline((analysis or {}).get("headline") or plain_text(event.title))  # no column label
+    if update:  # the day's headline is a report of that day, in the edition's language where it has one
+        headline = plain_text(choose_headline(own, language, headline)[0])
     if analysis and analysis["extractive"]:
         body, notes = split_notes(analysis["body"])
         if update:  # an update's card says what the day's new reports add, not the first day's lead again
-            day = min((m["published_at"][:10] for m in members if m["item_id"] in set(event.day_items)), default="")
+            day = min((m["published_at"][:10] for m in own), default="")
             body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
+    outlets = len({m["outlet"] for m in members})
     card = {
         "event_id": event.id,
-        "headline": (analysis or {}).get("headline") or plain_text(event.title),
+        "headline": headline,
         "title": plain_text(event.title),
         "importance": round(event.importance, 4),
         "tab": event.tab,
         "update": update,
         # Not about AI (rank/score.py): shown after the day's news under 其他 / Other, folded.
         "other": bool((event.score_parts or {}).get("off_topic")),
+        "roundup": roundup(event),
         "category": event.category or "",
         "category_label": Labels(language).category(event.category) if event.category else "",
-        "outlets": event.outlets,
-        "independent_outlets": event.independent_outlets,
+        # The outlets of the reports shown: the day's, not coverage that came later.
+        "outlets": min(event.outlets, outlets) if members else event.outlets,
+        "independent_outlets": min(event.independent_outlets, outlets) if members else event.independent_outlets,
         "first_published_at": minute(event.first_published_at, tz),
         "last_published_at": minute(event.last_published_at, tz),
         "members": members,
@@ -238,16 +274,19 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "summary": "" if analysis else snippet(lead_summary, SUMMARY_CHARS),
         "notes": notes,
     }
-    card["badges"] = badges(card, language)
+    card["badges"] = badges(card, language, own)
     card.update(language_marks(card["headline"], lead_text(card), language))
-    card["folded"] = (
-        language == "en"  # (a title-only card's one line is English even when nothing else is)
-        and card["text_language"]["headline"] == "zh"
-        # Told only in Chinese: an event with an English report whose card is not yet written in English
-        # (the web app shows another language's analysis until then) stays a compact card.
-        and not any(detect_language(m["title"]) == "en" for m in members)
-    )
+    # Told only in Chinese that day (no English report of its own, a Chinese headline): the English
+    # edition folds it; a title-only card's one line is English even when nothing else is.
+    card["folded"] = language == "en" and told_only_in_chinese({"members": own}, card["headline"])
     return card
+
+
+def roundup(event: Row) -> bool:
+    """A roundup (a newsletter's issue listing several stories, cluster/terms.is_roundup, recorded by
+    rank/score.py among the event's kinds): a day shows it as one line, in its rank's place."""
+    kinds = str((event.score_parts or {}).get("kinds") or "")
+    return "roundup" in (k.strip() for k in kinds.split(","))
 
 
 def lead_text(card: dict) -> str:
@@ -279,7 +318,9 @@ def language_marks(headline: str, lead: str, language: str) -> dict:
 
 def headline_member(card: dict) -> dict:
     """The report whose headline the card shows (the one a folded card lists), else its first."""
-    return next((m for m in card["members"] if m["title"] == card["headline"]), card["members"][0])
+    return next(
+        (m for m in card["members"] if card["headline"] in (m["title"], shown_headline(m["title"]))), card["members"][0]
+    )
 
 
 # A lead sentence and the outlet after it, as extractive cards write them: "…。（量子位）" or "…. (The Verge)",
@@ -369,8 +410,9 @@ def day_headlines(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
     Each is {event_id, headline, outlets, tab, mark}: one line with its outlet count, linking to the
     card; `mark` is the headline's language mark when it is in another language ("" else). A folded
-    card (the English edition's "Reported in Chinese") is no headline of that edition."""
-    shown = [c for c in cards if not c.get("folded")]  # cards stored before the fold have no such key
+    card (the English edition's "Reported in Chinese") is no headline of that edition, nor a roundup."""
+    # Cards stored before the fold or roundups have no such key; a roundup is a line, no headline.
+    shown = [c for c in cards if not c.get("folded") and not c.get("roundup")]
     chosen = [c for c in shown if c["tab"] == "featured"] + [c for c in shown if c["tab"] == "p1"]
     return [
         {

@@ -33,8 +33,9 @@ from newsdesk.store.edition_rows import material_key, store_edition, stored_mate
 from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards;
-# 7: the headline list is 今日要闻 / Headlines; 8: the English edition folds events reported only in Chinese).
-DAILY_FORMAT = 8
+# 7: the headline list is 今日要闻 / Headlines; 8: the English edition folds events reported only in Chinese;
+# 9: a card reads its day's reports only, a roundup is one line).
+DAILY_FORMAT = 9
 
 
 @dataclass
@@ -106,7 +107,7 @@ def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
     if not top:
         return ""
     news, others, _ = day_parts(cards)
-    number = {c["event_id"]: n for n, c in enumerate(news + others, 1)}
+    number = card_numbers(news + others)
     lines = [f"## {t.headlines}", ""]
     for s in top:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
@@ -141,13 +142,34 @@ def render_folded(folded: list[dict], language: str) -> str:
     return "\n".join(lines)
 
 
+def card_numbers(cards: list[dict]) -> dict[int, int]:
+    """Each numbered card's number on the day's page, in the cards' order: a roundup is a line, not a
+    numbered card."""
+    numbered = [c for c in cards if not c.get("roundup")]  # cards stored before roundups have no such key
+    return {c["event_id"]: n for n, c in enumerate(numbered, 1)}
+
+
+def render_roundup(card: dict) -> str:
+    """A roundup (a newsletter's issue listing several stories) as one line in its rank's place:
+    its headline linking to the issue, and the outlet; no lead (its text is the issue's own blurb)."""
+    m = headline_member(card) if card["members"] else None
+    return f"- {_member_link(m)} — {m['outlet']}" if m else f"- {card['headline']}"
+
+
 def render_daily(day: date, cards: list[dict], language: str, base_url: str = "") -> str:
     news, others, folded = day_parts(cards)
+    number = card_numbers(news + others)
+
+    def rendered(card: dict) -> str:
+        if card.get("roundup"):
+            return render_roundup(card)
+        return render_card(card, number[card["event_id"]], language, base_url)
+
     parts = [f"# {daily_title(day, language)}", render_top(cards, language, base_url)]
-    parts += [render_card(card, n, language, base_url) for n, card in enumerate(news, 1)]
+    parts += [rendered(card) for card in news]
     if others:
         parts.append(f"# {Labels(language).other}")
-        parts += [render_card(card, n, language, base_url) for n, card in enumerate(others, len(news) + 1)]
+        parts += [rendered(card) for card in others]
     parts.append(render_folded(folded, language))
     parts = [p for p in parts if p]
     return "\n\n".join(parts) + "\n"

@@ -120,6 +120,8 @@ def _fragment(card: dict, language: str) -> list[str]:
     html = template.render(
         card={**card, "feedback": _VOTES}, t=Labels(language), card_link=f"/events/{card['event_id']}"
     )
+    if _VOTES_OPEN not in html:  # a roundup's one line has no votes
+        return [html, "", ""]
     start = html.index(_VOTES_OPEN)
     end = html.index("</span>", html.index(_VOTES["star"])) + len("</span>")
     return [html[:start], html[start:end], html[end:]]

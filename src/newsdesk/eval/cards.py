@@ -185,8 +185,9 @@ def _outlet_counts(card: dict, language: str) -> list[str]:
 def lint_card(card: dict, language: str, day: str, earlier: dict[int, str]) -> list[tuple[str, str]]:
     """(class, detail) of each defect a reader meets on one card of the `day` edition in `language`;
     `earlier`: the leads this event's cards had on earlier days, by event id. A folded card (the
-    English edition's "Reported in Chinese") is its original headline and a link: no lead to read."""
-    if card.get("folded"):
+    English edition's "Reported in Chinese") is its original headline and a link, and so is a roundup (a
+    newsletter's issue, shown as one line): no lead to read."""
+    if card.get("folded") or card.get("roundup"):
         return []
     text = card_text(card)
     headline, lead = text["headline"], text["lead"].strip()

@@ -38,6 +38,7 @@ from datetime import datetime
 
 from newsdesk.rank.happenings import RELEASE
 from newsdesk.text import lexicon
+from newsdesk.text.headlines import shown_headline
 from newsdesk.text.sentences import (
     closed,
     dangling_opening,
@@ -139,13 +140,14 @@ def _members(brief: dict) -> list[dict]:
 
 
 def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[str, int | None]:
-    """A member's own headline in the edition's language: the lead's, else the best-read one."""
+    """A member's own headline in the edition's language: the lead's, else the best-read one; without
+    its column's label ("[AINews] …": text/headlines.py)."""
     own = [m for m in members if m.get("language") == language and (m.get("title") or "").strip()]
     if not own:
         lead = next((m for m in members if m.get("role") == "lead"), members[0] if members else None)
-        return (lead["title"].strip(), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
+        return (shown_headline(lead["title"]), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
     best = min(own, key=lambda m: (m.get("role") != "lead", LEVEL_RANK.get(m.get("material_level"), 9)))
-    return best["title"].strip(), best["item_id"]
+    return shown_headline(best["title"]), best["item_id"]
 
 
 # The harvest's core_point: "① Claim 主张：… ② Evidence 论据：… ③ Implication 启示：…" (or 【主张】…).
@@ -498,7 +500,9 @@ def extractive_card(
         ]
     figures_ = list(dict.fromkeys(key_numbers(headline) + [n for s in lead for n in key_numbers(s.text)]))
     coverage, facts = coverage_line(brief, language)
-    updated = updates(members, language, key_terms, names, growth or {}, [s.text for s in lead])
+    # A headline-only card said nothing but its headline: a later day's card, headed by that day's own
+    # report (editions/cards.py), opens on what that report says, its subject named (as english.py's).
+    updated = updates(members, language, key_terms, names, growth or {}, [] if only else [s.text for s in lead])
     facts += [f"update {day}" for day, _ in updated]  # the day an update paragraph names is the card's own fact
     return ExtractiveCard(
         event_id=brief["event_id"],
@@ -510,8 +514,9 @@ def extractive_card(
         members=_shown(members, language),
         outlets=brief.get("outlets") or 0,
         independent_outlets=brief.get("independent_outlets") or 0,
-        # A title-only card's one line says what its disclosure would: said once.
-        disclosure="" if only and _titles_only(members) else disclosure(members, language),
+        # What the first day's material does not let the card say (a later day's summary is no part of
+        # this card's lead); a title-only card's one line says what its disclosure would: said once.
+        disclosure="" if only and _titles_only(first_day) else disclosure(first_day, language),
         coverage=coverage,
         facts=facts,
         headline_only=only,

@@ -40,6 +40,7 @@ from newsdesk.rank.happenings import (
     names_outlet,
     read_kinds,
 )
+from newsdesk.text.headlines import shown_headline
 from newsdesk.text.language import detect_language
 from newsdesk.text.sentences import (
     closed,
@@ -131,7 +132,7 @@ def english_card(
     # the statement chosen tells the same thing; else headline and lead come from one report.
     if best is not named and not _same_story(named["title"], lead, names):
         named = best
-    headline = named["title"].strip()
+    headline = shown_headline(named["title"])  # without its column's label ("[AINews] …")
     source = best.get("source_name") or best.get("source_id") or ""
     replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line", "updates", "facts")
     fields = {k: v for k, v in vars(base).items() if k not in replaced}

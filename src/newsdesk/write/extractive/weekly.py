@@ -36,6 +36,7 @@ from newsdesk.rank.themes import (
     pick_briefs,
     shown_themes,
 )
+from newsdesk.text.headlines import shown_headline
 from newsdesk.text.sentences import (
     describes_article,
     is_complete,
@@ -209,7 +210,7 @@ def item_brief(brief: dict, language: str) -> Brief:
     picked.sort(key=own.index)
     text = join(picked) or TITLE_ONLY["zh" if language == "zh" else "en"]
     return Brief(
-        brief["event_id"], item["item_id"], (item.get("title") or "").strip(), item.get("source_name") or "", text
+        brief["event_id"], item["item_id"], shown_headline(item.get("title") or ""), item.get("source_name") or "", text
     )
 
 
