@@ -212,7 +212,7 @@ def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine):
         assert line in body and f"## 2. {BATCH}" not in body and "Skill Builder" not in body
         assert body.index("## 1. ") < body.index(line) < body.index("## 2. ")  # numbered cards only
         html = "".join(_fragment(_card(edition, batch), language))
-        assert 'class="roundup"' in html and "Skill Builder" not in html and "<article" not in html
+        assert 'class="members roundup"' in html and "Skill Builder" not in html and "<article" not in html
         report = CardsReport()
         lint_edition(report, "2026-02-27", language, edition.meta, body, {})
         assert report.total() == 0, report.findings
