@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from newsdesk.write.extractive.card import extractive_card, split_notes
+from newsdesk.write.extractive.card import extractive_card, is_coverage_note, split_notes
 
 LEAD_ZH = "英伟达公布第四财季营收681亿美元，同比增长73%，净利润430亿美元，超出市场预期。"
 LEAD_EN = "Nvidia reported fourth-quarter revenue of $68.1 billion, up 73% from a year earlier, beating estimates."
@@ -55,6 +55,7 @@ def test_split_notes_takes_exactly_the_coverage_and_disclosure(levels, independe
     card = extractive_card(brief(levels, language, independent), language)
     lead, notes = split_notes(card.body())
     assert notes == [p for p in (card.coverage, card.disclosure) if p]
+    assert is_coverage_note(card.coverage) and not (card.disclosure and is_coverage_note(card.disclosure))
     assert card.coverage not in lead and (not card.disclosure or card.disclosure not in lead)
     if "title" in levels:  # a title-only card's prose is its one line saying only the headline is known
         assert lead == card.only_line and ("只有标题：" in lead or "The headline alone is known" in lead)

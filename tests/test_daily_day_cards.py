@@ -125,6 +125,7 @@ def test_a_days_card_badge_and_counts_are_that_days_reports(sqlite_engine):
         assert badges["level"] == level and badges["outlets"] == one, (language, badges)
         assert [m["outlet"] for m in card["members"]] == ["Anthropic News"]  # the 13th's report is the 13th's
         assert card["outlets"] == 1 and card["independent_outlets"] == 1
+        assert "新智元" not in " ".join(b["title"] for b in card["badges"])  # nor in a badge's hover text
     assert "The headline alone is known" in built[("2026-02-12", "en")].body
     assert "title only · 1 outlet" in built[("2026-02-12", "en")].body
 

@@ -64,7 +64,14 @@ from newsdesk.stories.timelines import story_facts
 from newsdesk.text.headlines import shown_headline
 from newsdesk.text.html import plain_text, snippet
 from newsdesk.text.language import detect_language
-from newsdesk.write.extractive.card import EXTRACTIVE, LEVEL_RANK, choose_headline, split_notes, update_lead
+from newsdesk.write.extractive.card import (
+    EXTRACTIVE,
+    LEVEL_RANK,
+    choose_headline,
+    is_coverage_note,
+    split_notes,
+    update_lead,
+)
 from newsdesk.write.extractive.english import english_members, told_only_in_chinese
 from newsdesk.write.failed import replaced
 
@@ -251,6 +258,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
             body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
     outlets = len({m["outlet"] for m in members})
+    if members and outlets < event.outlets:  # the event's coverage in words counts later days' outlets too
+        notes = [n for n in notes if not is_coverage_note(n)]
     card = {
         "event_id": event.id,
         "headline": headline,

@@ -630,6 +630,14 @@ _NOTE = re.compile(
 )
 
 
+_COVERAGE = re.compile(r"^(?:只有 .+ 一个来源。|\d+ 个来源报道（|One source: |\d+ outlets covered it \()")
+
+
+def is_coverage_note(note: str) -> bool:
+    """A note that is coverage_line()'s (the event's outlets in words), not a disclosure."""
+    return bool(_COVERAGE.match(note.strip()))
+
+
 def split_notes(body: str) -> tuple[str, list[str]]:
     """An extractive card's body as (its lead, its notes): the coverage and disclosure paragraphs. A
     later day's update paragraph is neither: update_lead() reads it for that day's card."""
