@@ -582,13 +582,13 @@ def updates(
         if lead:
             text = said_text(lead)
             said += [s.text for s in lead]
-        else:  # the day's reports by outlet and headline, so the update still says what it is about
+        else:  # the day's reports by outlet; the update's card is headed by one of them (editions/cards.py),
+            # so its title quoted again would say the headline twice
             who = ("、" if language == "zh" else ", ").join(dict.fromkeys(m.get("source_name") or "" for m in new))
-            title = (new[0].get("title") or "").strip()
             text = (
-                f"{who} 也有报道（《{title}》），没有超出此前报道的新内容。"
+                f"{who} 也有报道，没有超出此前报道的新内容。"
                 if language == "zh"
-                else f"{who} also reported it (“{title}”), adding nothing beyond the earlier reports."
+                else f"{who} also reported it, adding nothing beyond the earlier reports."
             )
         out.append((day, text))
     return out

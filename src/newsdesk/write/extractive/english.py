@@ -92,8 +92,9 @@ def english_members(members: list[dict]) -> list[dict]:
 
 def told_only_in_chinese(brief: dict, headline: str) -> bool:
     """An event the English edition lists apart, under "Reported in Chinese": no English report, and
-    its headline (as its English card shows it) written in Chinese: as editions/cards.py folds a day's
-    card, and the English weekly (weekly.py) its events."""
+    its headline (as its English card shows it) written in Chinese. The one rule of the fold: the English
+    weekly (weekly.py) asks it of an event, editions/cards.py of a day's card (brief {"members": the
+    day's reports})."""
     return detect_language(headline) == "zh" and not english_members(brief.get("members") or [])
 
 
