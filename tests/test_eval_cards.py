@@ -115,6 +115,12 @@ def test_each_class_is_found(lead, kind):
             "腾讯科技, Latent Space also reported it (“一文读懂GPT-5.4：83%任务执行超人类专家”), adding nothing "
             "beyond the earlier reports.",
         ),
+        # an update headed by its day's report, which adds nothing: the line names outlets, no event
+        ("一文读懂GPT-5.4：83%任务执行超人类专家", "腾讯科技、新西楼 也有报道，没有超出此前报道的新内容。"),
+        (
+            "GPT 5.4: SOTA Knowledge Work",
+            "腾讯科技, Latent Space also reported it, adding nothing beyond the earlier reports.",
+        ),
     ],
 )
 def test_what_is_not_a_finding(headline, lead):

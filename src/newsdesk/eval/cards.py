@@ -59,6 +59,9 @@ EXAMPLES = 3  # per class and language
 MATERIAL = ("full", "summary", "paywalled")  # a member with text beyond its headline
 # A title-only card's line, as the extractive card writes it in either language.
 _HEADLINE_ONLY = re.compile(r"只有标题|仅有标题|headline only|only the headline|headline alone", re.I)
+# An update's line when its day's reports add nothing: it names their outlets under the card's headline (one
+# of those reports), and tells no event of its own to compare with the headline.
+_NOTHING_NEW = re.compile(r"没有超出此前报道的新内容|adding nothing beyond the earlier reports")
 # A lead sentence's outlet after it, as extractive cards write it: "…。（量子位）", "…. (The Verge)".
 _ATTRIBUTION = re.compile(r"(?<=[。！？.!?”’\"'])\s*(?:（[^（）\n]{1,80}）|\((?:[^()\n]|\([^()\n]*\)){1,80}\))")
 # English counts as the pages print them: "1 outlets" and "3 outlet" are errors.
@@ -209,7 +212,9 @@ def lint_card(card: dict, language: str, day: str, earlier: dict[int, str]) -> l
             out.append(("dangling", f"{reason}: {first}"))
         if describes_article(first):
             out.append(("about article", first))
-        if tells_other_event(event_headline(headline, [m.get("outlet") or "" for m in members]), first):
+        if not _NOTHING_NEW.search(first) and tells_other_event(
+            event_headline(headline, [m.get("outlet") or "" for m in members]), first
+        ):
             out.append(("headline/lead", first))
     if repeated := repeated_fact(said):
         out.append(("repeated fact", repeated))
