@@ -178,6 +178,7 @@ def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine):
     It keeps its place (the ranking is the editorial eval's) as one line: headline, outlet, link."""
     from newsdesk.editions.feed_cards import _fragment
     from newsdesk.eval.cards import CardsReport, lint_edition
+    from newsdesk.publish.markdown import headlines_summary
 
     before = "OpenAI introduces the Stateful Runtime Environment for Agents in Amazon Bedrock"
     after = "An AI agent coding skeptic tries AI agent coding, in excessive detail"
@@ -214,6 +215,8 @@ def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine):
         assert body.index("## 1. ") < body.index(line) < body.index("## 2. ")  # numbered cards only
         html = "".join(_fragment(_card(edition, batch), language))
         assert 'class="members roundup"' in html and "Skill Builder" not in html and "<article" not in html
+        summary = headlines_summary({"meta": edition.meta, "body": body})  # the Markdown export's summary line
+        assert BATCH not in summary and before in summary
         report = CardsReport()
         lint_edition(report, "2026-02-27", language, edition.meta, body, {})
         assert report.total() == 0, report.findings

@@ -39,13 +39,16 @@ def untitled_body(edition: dict) -> str:
 
 
 def headlines_summary(edition: dict) -> str:
-    """A day's summary line: its first five headlines, each in another language marked as its card is."""
+    """A day's summary line: its first five headlines, each in another language marked as its card is; a
+    roundup (one line on the page) and a card the English edition folds as reported in Chinese are no
+    headline of the day (cards stored before either have no such key)."""
 
     def marked(card: dict) -> str:
         mark = (card.get("language_mark") or {}).get("headline")  # cards stored before marks have none
         return f"{card['headline']} ({mark})" if mark else card["headline"]
 
-    return " / ".join(marked(c) for c in edition["meta"].get("cards", [])[:5])
+    cards = [c for c in edition["meta"].get("cards", []) if not c.get("roundup") and not c.get("folded")]
+    return " / ".join(marked(c) for c in cards[:5])
 
 
 def weekly_front(meta: dict) -> dict:
