@@ -4,6 +4,7 @@ Each case is one the 2026-W07/W09 replay showed a reader."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from sqlalchemy import insert, select
@@ -173,7 +174,7 @@ BATCH_BLURB = (
 )
 
 
-def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine):
+def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine, tmp_path):
     """2026-02-27 (English): The Batch's issue was numbered card #6 with its self-promotion as a lead.
     It keeps its place (the ranking is the editorial eval's) as one line: headline, outlet, link."""
     from newsdesk.editions.feed_cards import _fragment
@@ -220,6 +221,16 @@ def test_a_roundup_is_one_line_in_its_ranks_place(sqlite_engine):
         report = CardsReport()
         lint_edition(report, "2026-02-27", language, edition.meta, body, {})
         assert report.total() == 0, report.findings
+    # The site's feed lists the day's headlines numbered, and the issue apart as its line.
+    from newsdesk.publish.site import publish_site
+
+    publish_site(sqlite_engine, Settings(languages=["zh", "en"], site_dir=str(tmp_path / "site")))
+    feed = json.loads((tmp_path / "site" / "en" / "daily.json").read_text("utf-8"))
+    entry = next(i for i in feed["items"] if "2026-02-27" in json.dumps(i))
+    html = entry.get("content_html") or ""
+    numbered, _, rest = html.partition("</ol>")
+    assert before in numbered and BATCH not in numbered
+    assert f'<li><a href="https://batch.example/{batch}/0">{BATCH}</a> — The Batch (DeepLearning.AI)</li>' in rest
 
 
 def test_a_headline_shows_no_column_label(sqlite_engine):
