@@ -1,5 +1,6 @@
-"""Arbiter rulings that stand, and roundups that point at the events they list (SQLite and
-PostgreSQL, the embedded USE model, items written for these tests)."""
+"""Arbiter rulings that stand, roundups that point at the events they list, and a Chinese report of an
+English announcement a day later (SQLite and PostgreSQL, the embedded USE model; items written for these
+tests, and two real ones)."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +22,8 @@ SOURCES = [
     Source("lab-blog", "Lab Blog", "https://lab.example/rss", tier=1),
     Source("tech-daily", "Tech Daily", "https://td.example/rss"),
     Source("ai-weekly", "AI Weekly", "https://aw.example/rss"),
+    Source("anthropic-news", "Anthropic News", "https://anthropic.example/rss", tier=1),
+    Source("agi-hunt", "AGI Hunt", "https://agihunt.example/rss"),
 ]
 
 LAUNCH = (
@@ -182,3 +185,27 @@ def test_a_newsletter_issue_naming_a_lower_case_company_joins_no_event(engine, e
     cluster_new_items(engine, Settings(), embedder=embedder)
     placed = _event_of(engine)
     assert placed[issue[0]] != placed[interview[0]]
+
+
+def test_a_chinese_report_of_an_english_announcement_the_next_day_joins_its_event(engine, embedder):
+    """Real items of 2026-W09: Anthropic News' title alone (02-25) and AGI Hunt's Chinese report a day
+    later (02-26), cosine 0.57, one acquisition. Both headlines write Vercept, which no other report
+    carries; that name joined them only on the announcement's own day (`name_days`, 0.75), and a
+    Chinese outlet reports an English post the next day (`name_cross_days`)."""
+    english = ("Anthropic acquires Vercept to advance Claude's computer use capabilities", "")
+    chinese = (
+        "刚刚，Anthropic 再出手，收购 AI 电脑操控公司 Vercept",
+        "Anthropic 收购 AI 电脑操控初创公司 Vercept，旨在强化 Claude 的 Computer Use 能力。",
+        "zh",
+    )
+    _put(engine, [("anthropic-news", 0, english), ("agi-hunt", 24, chinese), ("tech-daily", 5, BUSES)])
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    placed = _event_of(engine)
+    assert placed[chinese[0]] == placed[english[0]] != placed[BUSES[0]]
+    with engine.connect() as conn:
+        why = conn.execute(
+            select(event_members.c.reason)
+            .join(items, items.c.id == event_members.c.item_id)
+            .where(items.c.title == chinese[0])
+        ).scalar()
+    assert "both name vercept" in why

@@ -486,6 +486,47 @@ def test_a_latin_name_only_a_chinese_and_an_english_headline_write_makes_them_on
     ]
     talked = _place(embedder, NOISE + crowd + CROSS_NAMED)
     assert talked["c1"] != talked["c2"]
-    later = [CROSS_NAMED[0], (*CROSS_NAMED[1][:1], 6, *CROSS_NAMED[1][2:])]  # a day later: not the launch coverage
+    # A day later is the translation's lag (a Chinese outlet reports an English post the next day,
+    # `name_cross_days`); two days later the shared name no longer joins them.
+    next_day = [CROSS_NAMED[0], (*CROSS_NAMED[1][:1], 6, *CROSS_NAMED[1][2:])]
+    assert len(set(_place(embedder, NOISE + next_day).values())) == len(NOISE) + 1
+    later = [CROSS_NAMED[0], (*CROSS_NAMED[1][:1], 7, *CROSS_NAMED[1][2:])]
     late = _place(embedder, NOISE + later)
     assert late["c1"] != late["c2"]
+
+
+def test_a_word_two_headlines_share_a_day_apart_across_languages_is_no_name_of_their_own(embedder):
+    """Real items of the replayed W09/W10 store, one happening each, that a shared rare Latin word joined
+    across languages once the name evidence held for a day: Simon Willison's "Anti-patterns" (an
+    English headline over a Chinese summary: "patterns" is an English word there, not a name a
+    Chinese headline writes in Latin letters) and Claude's workflow patterns; appso's Android agents
+    on Samsung's S26 and Perplexity's APIs for the largest Android maker (Android, like Gemini, is a
+    family that names many happenings)."""
+    patterns = [
+        (
+            "p1",
+            4,
+            0,
+            "zh",
+            "Anti-patterns: things to avoid",
+            "Simon Willison 总结的 AI Agent 辅助编程反模式及最佳实践。",
+        ),
+        ("p2", 5, 0, "en", "Common workflow patterns for AI agents—and when to use them", ""),
+    ]
+    android = [
+        ("d1", 4, 0, "en", "Perplexity APIs deliver powerful AI to the world’s largest Android device maker", ""),
+        (
+            "d2",
+            5,
+            0,
+            "zh",
+            "谷歌要把整个 Android 变成「豆包手机」",
+            "Google与三星联手在S26上推出Gemini智能体，通过沙盒技术和API实现跨应用自动化任务。",
+        ),
+    ]
+    got = _place(embedder, NOISE + patterns + android)
+    assert got["p1"] != got["p2"]
+    assert got["d1"] != got["d2"]
+    the_other_way = [(*patterns[0][:1], 5, *patterns[0][2:]), (*patterns[1][:1], 4, *patterns[1][2:])]
+    back = _place(embedder, NOISE + the_other_way)
+    assert back["p1"] != back["p2"]

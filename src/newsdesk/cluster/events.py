@@ -22,7 +22,9 @@ How an item is matched to an event:
    (`name_cosine`) within `name_days` of the event's first report. Across languages (zh–en) it counts
    only for a Latin name of the item's headline that a headline of the event's reports in the other
    language writes too (FlashMLA, DeepGEMM: Chinese AI news writes a product's own name in Latin
-   letters), at `name_cross_cosine`; a word any headline may use (headline-words.txt) is no name.
+   letters), at `name_cross_cosine`, within `name_cross_days` (a Chinese outlet reports an English
+   announcement the next day); a word any headline may use (headline-words.txt) is no name, nor a word
+   of an English headline over a Chinese summary.
 4. Rare words (terms.py): the share of the item's IDF-weighted words that the event's members
    use adds up to `term_weight`.
 4b. Evidence beyond a topic (`_unsupported`): an item or event with little material (a title,
@@ -99,6 +101,7 @@ class ClusterConfig:
     name_days: float = 0.75  # ... within this long of the event's first report (a series' next post is another day)
     name_cjk_words: int = 2  # Chinese words only the pair uses count as names from this many (one is chance)
     name_cross_cosine: float = 0.40  # across languages: a Latin name in both headlines, when their texts are this close
+    name_cross_days: float = 1.5  # ... within this long of its first report (a Chinese report comes a day later)
     # The learned same-happening scorer (pairs.py, pair_model.py): a shipped model's name, a path to a
     # model file, or a PairModel; "" matches by the rules above. It joins an item to its most probable
     # candidate event when the probability reaches the model's threshold (or `pair_threshold`).
@@ -167,6 +170,8 @@ class Doc:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
         self.headline_terms = terms(self.text.split("\n", 1)[0])
+        # An outlet may head a Chinese summary with the English original's title (Simon Willison's feed)
+        self.headline_lang = text_language(self.text.split("\n", 1)[0], self.lang)
         if self.said is None and "\n" in self.text:
             self.said = _words(self.text.split("\n", 1)[1])
         self.subjects = subjects(self.text)
@@ -223,7 +228,7 @@ class _Event:
     thin: bool = True  # every member has little material (a title, a line): its centroid is a headline's
     roundup: bool = False  # a roundup's own event: nothing else joins it
     headline_terms: frozenset[str] = frozenset()  # the first member's headline words: what a roundup names it by
-    headline_latin: dict = field(default_factory=dict)  # language -> Latin words its members' headlines use
+    headline_latin: dict = field(default_factory=dict)  # headline language -> Latin words those headlines use
     lead: tuple[str, np.ndarray] | None = None  # the first member's language and vector: what a joiner must agree with
     vectors: list = field(default_factory=list)  # the first MAX_MEMBER_VECTORS members' vectors (pairs.features)
     sources: Counter = field(default_factory=Counter)  # outlet -> members
@@ -615,18 +620,21 @@ class Clusterer:
         return ""
 
     def _named_together(self, doc: Doc, ev: _Event, lang: str, s: float) -> list[str]:
-        """The names of its own (`_own_names`) that make the item and the event one happening, the
-        same day: in one language, when their texts are close (`name_cosine`); across languages,
-        a Latin name both the item's headline and the event's headlines in that language write
-        (FlashMLA in a Chinese and an English headline), at `name_cross_cosine`. Elsewhere a
-        shared Latin name is a product word across languages (`_unsupported`)."""
+        """The names of its own (`_own_names`) that make the item and the event one happening: in one
+        language the same day (`name_days`), when their texts are close (`name_cosine`); across
+        languages, a Latin name both the item's headline and the event's headlines in that language
+        write (FlashMLA in a Chinese and an English headline), at `name_cross_cosine`, within
+        `name_cross_days`, a translation's lag (a series' next post is another day in one language;
+        across languages the Chinese report of an English announcement is). Elsewhere a shared Latin
+        name is a product word across languages (`_unsupported`)."""
         cfg = self.config
-        if doc.ts - ev.first_ts > cfg.name_days * DAY:
-            return []
         if lang == doc.lang:
-            return self._own_names(doc, ev) if s >= cfg.name_cosine else []
-        if s < cfg.name_cross_cosine:
+            near = doc.ts - ev.first_ts <= cfg.name_days * DAY
+            return self._own_names(doc, ev) if near and s >= cfg.name_cosine else []
+        if s < cfg.name_cross_cosine or doc.ts - ev.first_ts > cfg.name_cross_days * DAY:
             return []
+        if doc.headline_lang != doc.lang:
+            return []  # an English headline over a Chinese summary: its words are English words, not names
         heads = ev.headline_latin.get(lang, ())
         return [
             t for t in self._own_names(doc, ev) if t in doc.headline_terms and t in heads and t not in _HEADLINE_WORDS
@@ -671,7 +679,9 @@ class Clusterer:
         ev.terms.update(doc.terms)
         ev.subjects |= doc.subjects
         ev.amounts |= doc.amounts
-        ev.headline_latin.setdefault(doc.lang, set()).update(t for t in doc.headline_terms if _LATIN_TERM.match(t))
+        ev.headline_latin.setdefault(doc.headline_lang, set()).update(
+            t for t in doc.headline_terms if _LATIN_TERM.match(t)
+        )
         if self._centroids is None:
             self._centroids = _Centroids(doc.vector.shape[0])
         vec = doc.vector.astype(np.float32)
