@@ -522,6 +522,23 @@ def test_event_page_reads_its_votes_and_notes_in_one_statement(client, sqlite_en
     assert client.get("/api/events/1").json()["feedback"] == {"star": 1, "up": 2}
 
 
+def test_the_readers_pages_are_matched_before_the_api_routes(sqlite_engine):
+    """A request is matched against the app's routes in order: a cold event page is not tried against
+    every API route's pattern first (no other route can match a reader page's path)."""
+
+    def paths(routes, prefix=""):
+        for route in routes:
+            inner = getattr(route, "original_router", None)  # FastAPI keeps an included router whole
+            if inner is not None:
+                yield from paths(inner.routes, prefix + route.include_context.prefix)
+            else:
+                yield prefix + getattr(route, "path", "")
+
+    order = list(paths(create_app(sqlite_engine, Settings()).routes))
+    api = min(i for i, path in enumerate(order) if path.startswith("/api/events"))  # the JSON API's routes
+    assert max(order.index(path) for path in ("/", "/events/{event_id}", "/search")) < api
+
+
 def test_hostile_feed_html_is_inert_in_every_page(client):
     for path in ("/", "/events/3", "/search?q=Evil", "/search?q=plain", "/events/2", "/api/events/3"):
         body = client.get(path).text

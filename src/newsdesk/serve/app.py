@@ -219,13 +219,17 @@ def create_app(engine: Engine, settings: Settings) -> FastAPI:
     app.state.pages = pages
     app_ref.append(app)
     _add_middleware(app, settings, reads)
+    # The reader's pages first: a request is matched against the routes in order, and a cold event
+    # page went through every API route's pattern before its own (~0.3 ms of the event loop's time).
+    # No other route can match their paths ("/", "/events/{id}", "/search").
+    app.include_router(pages_reading.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(build_api(engine, settings, index, tz, throttle), prefix="/api")
     app.add_route(
         "/mcp", TokenGate(mcp, settings, throttle), methods=["GET", "POST", "DELETE"], include_in_schema=False
     )
     app.exception_handler(StarletteHTTPException)(http_error)
-    for router in (pages_reading.router, editions_router(), pages_operator.router, pages_account.router):
+    for router in (editions_router(), pages_operator.router, pages_account.router):
         app.include_router(router)
     app.add_api_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
     return app
