@@ -57,3 +57,48 @@ def test_the_harvests_titles_and_summaries_come_out_as_the_sanitizer_gives_them(
                 _same_as_the_parser(news[field])
                 shortcut += not render._NEEDS_PARSER.search(news[field])
     assert shortcut > 1000  # most of them take the short cut
+
+
+# --- markdown_html's short cut: paragraphs of text skip the Markdown parser and the sanitizer --------
+
+
+def _parsed_markdown(body: str) -> str:
+    return str(render.clean_html(render._markdown.render(body)))
+
+
+# Paragraph text with what a block or inline rule reads in it, and the spaces it strips or breaks on.
+PARAGRAPHS = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",))
+    | st.sampled_from(list("\"' \n\n\n\xa0\u3000\u2028\x85中a1.)#-=+>:!|*_`[]<&\t")),
+    max_size=80,
+)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(PARAGRAPHS)
+def test_markdown_of_paragraphs_of_text_comes_out_as_the_parser_gives_it(body):
+    plain = render._plain_paragraphs(body)
+    if plain is not None:
+        assert plain == _parsed_markdown(body)
+    if body:
+        assert str(render.markdown_html(body)) == _parsed_markdown(body)
+
+
+def test_an_analysis_of_plain_paragraphs_skips_the_parser_and_markdown_does_not():
+    analysis = (
+        "OpenAI 推出了 GPT-5.4（包括 GPT-5.4 Thinking 和 GPT-5.4 Pro）。（Ars Technica — AI）\n"
+        '它说 "可用"\xa0了。\n\n9 个来源报道（OpenAI、腾讯科技）'
+    )
+    assert render._plain_paragraphs(analysis) == _parsed_markdown(analysis)
+    assert render._plain_paragraphs(analysis).count("<p>") == 2
+    for markdown in (
+        "**粗体**",
+        "- 一条\n- 两条",
+        "1. 第一",
+        "标题\n===",
+        "    代码",
+        "行尾两个空格  \n下一行",
+        "a | b\n--|--",
+    ):
+        assert render._plain_paragraphs(markdown) is None, markdown
+        assert str(render.markdown_html(markdown)) == _parsed_markdown(markdown)

@@ -43,6 +43,50 @@ def test_every_response_carries_security_headers(client):
     assert docs.status_code == 200 and "cdn.jsdelivr.net" in docs.headers["content-security-policy"]
 
 
+@pytest.mark.parametrize("docs", [False, True])
+def test_security_headers_are_those_secures_own_middleware_sets(docs):
+    """SecurityHeaders encodes secure's headers once; what it does to a response's headers (replacing
+    the response's own, whatever their case, or adding one that may repeat) is what
+    SecureASGIMiddleware does, header for header and in order."""
+    import asyncio
+
+    from secure import MULTI_OK
+    from secure.middleware.asgi import SecureASGIMiddleware
+
+    from newsdesk.serve.app import SecurityHeaders, security_headers
+
+    config = security_headers(Settings(site_url="https://news.example.com"), docs=docs)
+    theirs = [
+        [(b"content-type", b"text/html; charset=utf-8"), (b"vary", b"Cookie")],
+        [(b"X-Frame-Options", b"SAMEORIGIN"), (b"content-length", b"3"), (b"x-frame-options", b"ALLOW")],
+        [(b" Content-Security-Policy ", b"default-src *"), (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")],
+        [(name.encode(), b"theirs") for name in sorted(MULTI_OK)] + [(b"Referrer-Policy", b"no-referrer")],
+        [],
+    ]
+
+    def sent(middleware, headers):
+        out = []
+
+        async def app(scope, receive, send):
+            await send({"type": "http.response.start", "status": 200, "headers": list(headers)})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        async def send(message):
+            out.append(message)
+
+        async def receive():
+            return {"type": "http.request"}
+
+        scope = {"type": "http", "path": "/api/docs" if docs else "/"}
+        asyncio.run(middleware(app)(scope, receive, send))
+        return out
+
+    for headers in theirs:
+        ours = sent(lambda app: SecurityHeaders(app, pages=config, docs=config, docs_path="/api/docs"), headers)
+        assert ours == sent(lambda app: SecureASGIMiddleware(app, secure=config), headers)
+        assert ours[0]["headers"][-1][0] in {name.encode() for name in config.headers}
+
+
 def test_wrong_tokens_are_throttled_per_address(client):
     page = client.get("/login").text
     codes = [

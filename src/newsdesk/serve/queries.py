@@ -8,12 +8,13 @@ is one small transaction on the tables the pipeline reads (sources, feedback).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.errors import NewsdeskError
@@ -116,32 +117,58 @@ def _event_dict(row) -> dict:
     }
 
 
+# The event page's statements, built once: a cold event page is a first read of a random event, and
+# building each statement again cost it more than SQLite's work on it (its query cache still keys each).
+_EVENT_ROW = select(events).where(events.c.id == bindparam("event_id"))
+_MEMBER_ROWS = (
+    select(
+        event_members.c.role,
+        event_members.c.origin_item_id,
+        event_members.c.reason,
+        items.c.id,
+        items.c.title,
+        items.c.url,
+        items.c.published_at,
+        items.c.material_level,
+        items.c.language,
+        items.c.summary,
+        items.c.source_id,
+        items.c.dated_by,
+        sources.c.name.label("outlet"),
+    )
+    .select_from(
+        event_members.join(items, items.c.id == event_members.c.item_id).join(
+            sources, sources.c.id == items.c.source_id
+        )
+    )
+    .where(event_members.c.event_id == bindparam("event_id"))
+    .order_by((event_members.c.role != "lead"), items.c.published_at, items.c.id)
+)
+_ROUNDUPS = (
+    select(items.c.id, items.c.title, items.c.url, sources.c.name.label("outlet"), event_members.c.event_id)
+    .select_from(
+        roundup_links.join(items, items.c.id == roundup_links.c.item_id)
+        .join(sources, sources.c.id == items.c.source_id)
+        .join(event_members, event_members.c.item_id == items.c.id)
+    )
+    .where(roundup_links.c.event_id == bindparam("event_id"))
+    .order_by(items.c.published_at, items.c.id)
+)
+_CHECKS = (
+    select(checks)
+    .where((checks.c.output == "analysis") & checks.c.subject_id.in_(bindparam("subjects", expanding=True)))
+    .order_by(checks.c.at, checks.c.id)
+)
+_FEEDBACK_LIST = (
+    select(feedback)
+    .where(feedback.c.event_id == bindparam("event_id"))
+    .order_by(feedback.c.at.desc(), feedback.c.id.desc())
+)
+
+
 def _member_rows(conn: Connection, event_id: int) -> Sequence:
     """Every member item of an event, duplicates too: the lead first, then by time."""
-    return conn.execute(
-        select(
-            event_members.c.role,
-            event_members.c.origin_item_id,
-            event_members.c.reason,
-            items.c.id,
-            items.c.title,
-            items.c.url,
-            items.c.published_at,
-            items.c.material_level,
-            items.c.language,
-            items.c.summary,
-            items.c.source_id,
-            items.c.dated_by,
-            sources.c.name.label("outlet"),
-        )
-        .select_from(
-            event_members.join(items, items.c.id == event_members.c.item_id).join(
-                sources, sources.c.id == items.c.source_id
-            )
-        )
-        .where(event_members.c.event_id == event_id)
-        .order_by((event_members.c.role != "lead"), items.c.published_at, items.c.id)
-    ).all()
+    return conn.execute(_MEMBER_ROWS, {"event_id": event_id}).all()
 
 
 def _member_details(rows: Sequence, tz: ZoneInfo) -> list[dict]:
@@ -179,16 +206,7 @@ def dated_by_day(conn: Connection, event_ids: list[int], moment) -> set[int]:
 
 def _roundups(conn: Connection, event_id: int) -> list[dict]:
     """The roundups that list this event: each points here instead of joining it."""
-    rows = conn.execute(
-        select(items.c.id, items.c.title, items.c.url, sources.c.name.label("outlet"), event_members.c.event_id)
-        .select_from(
-            roundup_links.join(items, items.c.id == roundup_links.c.item_id)
-            .join(sources, sources.c.id == items.c.source_id)
-            .join(event_members, event_members.c.item_id == items.c.id)
-        )
-        .where(roundup_links.c.event_id == event_id)
-        .order_by(items.c.published_at, items.c.id)
-    ).all()
+    rows = conn.execute(_ROUNDUPS, {"event_id": event_id}).all()
     return [
         {"item_id": r.id, "title": plain_text(r.title), "url": r.url, "outlet": r.outlet, "event_id": r.event_id}
         for r in rows
@@ -239,15 +257,17 @@ def event_detail(
     The clusterer's reason for each member ("cosine 0.65 to the zh centroid…") only for the operator."""
     if not 1 <= event_id <= MAX_ID:
         return None
-    row = conn.execute(select(events).where(events.c.id == event_id)).first()
+    row = conn.execute(_EVENT_ROW, {"event_id": event_id}).first()
     if row is None:
         return None
     readable = readable_analyses(conn, [event_id])  # the card's and the page's, read once
     members = _member_rows(conn, event_id)  # the card's (duplicates aside) and the page's, read once
     listed = {event_id: [card_member(m, tz) for m in members if m.role != "duplicate"]}
-    detail = _with_feedback(
-        conn, event_cards(conn, [row], lang, tz, any_language=True, readable=readable, members=listed)
-    )[0]
+    detail = event_cards(conn, [row], lang, tz, any_language=True, readable=readable, members=listed)[0]
+    # Its readers' notes, read once: the votes on the card are their counts (as _with_feedback counts them).
+    notes = conn.execute(_FEEDBACK_LIST, {"event_id": event_id}).all()
+    votes = Counter(f.kind for f in notes)
+    detail["feedback"] = {kind: votes[kind] for kind in sorted(votes)}
     detail.update(
         score=row.score,
         item_count=row.item_count,
@@ -279,21 +299,12 @@ def event_detail(
                 "findings": list(c.findings or []) if c.passed else [],
                 "at": c.at,
             }
-            for c in conn.execute(
-                select(checks)
-                .where((checks.c.output == "analysis") & checks.c.subject_id.in_(subjects))
-                .order_by(checks.c.at, checks.c.id)
-            )
+            for c in conn.execute(_CHECKS, {"subjects": subjects})
         ]
         if subjects
         else []
     )
-    detail["feedback_list"] = [
-        {"kind": f.kind, "note": f.note, "user": f.user, "at": f.at}
-        for f in conn.execute(
-            select(feedback).where(feedback.c.event_id == event_id).order_by(feedback.c.at.desc(), feedback.c.id.desc())
-        )
-    ]
+    detail["feedback_list"] = [{"kind": f.kind, "note": f.note, "user": f.user, "at": f.at} for f in notes]
     return detail
 
 

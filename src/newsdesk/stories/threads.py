@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from newsdesk.store.leases import advisory_lock
@@ -479,6 +479,12 @@ def _exclusive(conn: Connection):
 # --- reading -----------------------------------------------------------------------------
 
 
+# Built once: every event page asks it for its one event (building it cost more than running it).
+_STORY_OF = select(story_events.c.event_id, story_events.c.story_id).where(
+    story_events.c.event_id.in_(bindparam("ids", expanding=True))
+)
+
+
 def story_threads(conn: Connection, event_ids: list[int]) -> dict[int, dict]:
     """For each of these events that is in a story: {story_id, title, follows_event_id, events},
     `events` the story's events in time order: {event_id, title, first_published_at, follows_event_id}.
@@ -487,11 +493,7 @@ def story_threads(conn: Connection, event_ids: list[int]) -> dict[int, dict]:
     ids = list(dict.fromkeys(event_ids))
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        story_of = dict(
-            conn.execute(
-                select(story_events.c.event_id, story_events.c.story_id).where(story_events.c.event_id.in_(chunk))
-            ).all()
-        )
+        story_of = dict(conn.execute(_STORY_OF, {"ids": chunk}).all())
         if not story_of:
             continue
         threads = story_timelines(conn, sorted(set(story_of.values())))
