@@ -40,9 +40,9 @@ def joined(placed: dict) -> int:
     return int((np.unique([str(p.event) for p in placed.values()], return_counts=True)[1] >= 2).sum())
 
 
-def main() -> None:
-    path = sys.argv[1]
-    probabilities = [float(p) for p in sys.argv[2:]] or [0.05, 0.10, 0.30, 0.50]
+def stored_docs(path: str) -> tuple[list, list]:
+    """A SQLite store's items as the cluster stage reads them, in publish order, with their stored
+    vectors (use-multilingual-v3-s), read-only: (the items' rows, their documents)."""
     engine = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
     with engine.connect() as conn:
         vectors = {
@@ -50,8 +50,13 @@ def main() -> None:
             for r in conn.execute(select(item_vectors).where(item_vectors.c.model == "use-multilingual-v3-s"))
         }
         rows = conn.execute(select(*_ITEM_COLUMNS).order_by(items.c.published_at, items.c.id)).all()
+    return rows, [_doc(r, vectors[r.id]) for r in rows if r.id in vectors]
+
+
+def main() -> None:
+    probabilities = [float(p) for p in sys.argv[2:]] or [0.05, 0.10, 0.30, 0.50]
+    rows, docs = stored_docs(sys.argv[1])
     title = {r.id: r.title[:60] for r in rows}
-    docs = [_doc(r, vectors[r.id]) for r in rows if r.id in vectors]
     rules = place(docs, Clusterer(ClusterConfig()))
     rule_first = first_reports(docs, rules)
     print(f"{len(docs)} items; the rules alone: {joined(rules)} events with 2+ reports")

@@ -16,25 +16,14 @@ import json
 import sys
 from dataclasses import fields, replace
 
-import numpy as np
-from cross_language_replay import first_reports, joined, place
-from sqlalchemy import create_engine, select
+from cross_language_replay import first_reports, joined, place, stored_docs
 
 from newsdesk.cluster.events import ClusterConfig, Clusterer
-from newsdesk.cluster.stage import _ITEM_COLUMNS, _doc
-from newsdesk.store.schema import item_vectors, items
 
 
 def placed(path: str, config: ClusterConfig) -> dict:
-    engine = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
-    with engine.connect() as conn:
-        vectors = {
-            r.item_id: np.frombuffer(r.vector, dtype="<f4", count=r.dim).copy()
-            for r in conn.execute(select(item_vectors).where(item_vectors.c.model == "use-multilingual-v3-s"))
-        }
-        rows = conn.execute(select(*_ITEM_COLUMNS).order_by(items.c.published_at, items.c.id)).all()
+    rows, docs = stored_docs(path)
     title = {r.id: f"{r.published_at:%m-%d} {r.title[:60]}" for r in rows}
-    docs = [_doc(r, vectors[r.id]) for r in rows if r.id in vectors]
     where = place(docs, Clusterer(config))
     first = first_reports(docs, where)
     print(f"{len(docs)} items, {joined(where)} events with 2+ reports")
