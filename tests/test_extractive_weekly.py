@@ -135,7 +135,7 @@ def test_a_brief_is_told_only_by_its_own_item(demo):
         item = items[brief.item_id]
         assert brief.title == item["title"].strip() and brief.source == item["source_name"]
         own = own_text(item)
-        if brief.text not in ("只有标题。", "title only."):
+        if brief.text not in extractive_weekly_module.TITLE_ONLY.values():
             for s in sentences(brief.text):
                 assert s in own, s
         for name, _ in extract_names(brief.text, "zh"):  # the main names: its own item's
@@ -400,3 +400,15 @@ def test_a_brief_tells_each_fact_once():
     said = sentences(told.text)
     assert "1亿美元" in told.text and len(said) >= 2
     assert not repeated_fact(said), told.text
+
+
+def test_an_english_brief_says_why_it_tells_only_the_headline():
+    """A harvest item under an English headline is summarised in Chinese: the English brief says that only
+    the headline is in English, not "title only" (which read as if the report were a bare title)."""
+    from newsdesk.write.extractive.weekly import item_brief
+
+    english = {**BASIS, "title": "Basis raises $100 million to automate partnership tax returns", "language": "en"}
+    told = item_brief({"event_id": 1, "title": english["title"], "members": [english]}, "en")
+    assert told.text == "only the headline is in English."
+    bare = {**english, "summary": "", "extra": {}, "material_level": "title"}
+    assert item_brief({"event_id": 1, "title": bare["title"], "members": [bare]}, "en").text == "headline only."

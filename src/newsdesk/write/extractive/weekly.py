@@ -65,7 +65,9 @@ from newsdesk.write.weekly_stories import (
 
 MAX_BRIEF_SENTENCES = 3
 # A brief whose item has no sentence of its own; lower case in English: not a name after "/".
-TITLE_ONLY = {"zh": "只有标题。", "en": "title only."}
+# A brief with no sentence to tell: the headline alone is known; in English, an item whose text is in
+# another language says so (the harvest summarises English reports in Chinese).
+TITLE_ONLY = {"zh": "只有标题。", "en": "headline only.", "en-other": "only the headline is in English."}
 MAX_BRIEFS = 12
 FACT_LENGTH = 45  # an overview line's fact (text.length: words, or characters / 2): taken in at a glance
 
@@ -208,10 +210,17 @@ def item_brief(brief: dict, language: str) -> Brief:
         if len(picked) < MAX_BRIEF_SENTENCES and not says_again(s, picked, headline=title):
             picked.append(s)
     picked.sort(key=own.index)
-    text = join(picked) or TITLE_ONLY["zh" if language == "zh" else "en"]
+    text = join(picked) or TITLE_ONLY[_no_text(item, language)]
     return Brief(
         brief["event_id"], item["item_id"], shown_headline(item.get("title") or ""), item.get("source_name") or "", text
     )
+
+
+def _no_text(item: dict, language: str) -> str:
+    """Which TITLE_ONLY line a brief with no sentence of its own says."""
+    if language == "zh":
+        return "zh"
+    return "en-other" if member_text(item).strip() else "en"
 
 
 def _own_sentences(item: dict, language: str) -> list[str]:
