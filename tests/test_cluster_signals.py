@@ -493,6 +493,11 @@ def test_a_latin_name_only_a_chinese_and_an_english_headline_write_makes_them_on
     later = [CROSS_NAMED[0], (*CROSS_NAMED[1][:1], 7, *CROSS_NAMED[1][2:])]
     late = _place(embedder, NOISE + later)
     assert late["c1"] != late["c2"]
+    # A Chinese headline that is mostly Latin names is still a Chinese headline: its names count.
+    for head in ("Lumora 开源 FluxKernel decoding kernel", "FluxKernel 上线：Lumora Open Source Week Day 1"):
+        named = [(*CROSS_NAMED[0][:4], head, CROSS_NAMED[0][5]), CROSS_NAMED[1]]
+        got = _place(embedder, NOISE + named)
+        assert got["c1"] == got["c2"], head
 
 
 def test_a_word_two_headlines_share_a_day_apart_across_languages_is_no_name_of_their_own(embedder):

@@ -170,8 +170,11 @@ class Doc:
             self.terms = terms(self.text)
         self.headline = headline(self.text)
         self.headline_terms = terms(self.text.split("\n", 1)[0])
-        # An outlet may head a Chinese summary with the English original's title (Simon Willison's feed)
-        self.headline_lang = text_language(self.text.split("\n", 1)[0], self.lang)
+        # An outlet may head a Chinese summary with the English original's title (Simon Willison's feed).
+        # A headline with any Chinese in it is Chinese, however many Latin names it writes
+        # ("Claude Code 新增 Remote Control"): text_language would call such a headline English.
+        first = self.text.split("\n", 1)[0]
+        self.headline_lang = "zh" if _CJK.search(first) else text_language(first, self.lang)
         if self.said is None and "\n" in self.text:
             self.said = _words(self.text.split("\n", 1)[1])
         self.subjects = subjects(self.text)
