@@ -19,7 +19,7 @@ from newsdesk.publish.markdown import weekly_body
 from newsdesk.publish.site import _environment
 from newsdesk.rank.themes import is_news, leads
 from newsdesk.text.language import detect_language
-from newsdesk.text.sentences import key_numbers, length, near_duplicate, sentences, shingles
+from newsdesk.text.sentences import figures, key_numbers, length, near_duplicate, sentences, shingles
 from newsdesk.write import weekly as model_weekly
 from newsdesk.write.extractive import weekly as extractive_weekly_module
 from newsdesk.write.extractive.card import extractive_card
@@ -347,10 +347,23 @@ def test_a_status_code_is_no_figure_of_the_news():
 
     said = "作者Simon Willison在试用中发现该功能目前存在一些不稳定和权限问题，例如API 500错误和会话终止提示不明确。"
     assert key_numbers(said) == []
-    for code in ("HTTP 404 page", "the server returned 503 errors", "Status: 429 Too Many Requests"):
-        assert key_numbers(code) == [], code
-    for figure in ("售价 500 美元", "共有 200 家公司", "录得 404 名用户", "error rate fell 30%"):
-        assert key_numbers(figure), figure
+    for code in (
+        "HTTP 404 page",
+        "The API returned HTTP 500.",
+        "HTTP 500, then recovered",
+        "HTTP status code 404",
+        "Error code 500",
+        "Status: 429 Too Many Requests",
+    ):
+        assert key_numbers(code) == [] and not figures(code), code
+    for figure in (
+        "售价 500 美元",
+        "共有 200 家公司",
+        "录得 404 名用户",
+        "error rate fell 30%",
+        "The model made 150 errors",
+    ):
+        assert key_numbers(figure) and figures(figure), figure
     card = ExtractiveCard(
         event_id=1,
         language="zh",
@@ -412,3 +425,5 @@ def test_an_english_brief_says_why_it_tells_only_the_headline():
     assert told.text == "only the headline is in English."
     bare = {**english, "summary": "", "extra": {}, "material_level": "title"}
     assert item_brief({"event_id": 1, "title": bare["title"], "members": [bare]}, "en").text == "headline only."
+    byline = {**bare, "summary": "Read more at the link below", "material_level": "summary"}  # English, nothing to tell
+    assert item_brief({"event_id": 1, "title": byline["title"], "members": [byline]}, "en").text == "headline only."

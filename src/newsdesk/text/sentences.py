@@ -356,6 +356,8 @@ def figures(text: str) -> set[tuple[str, float]]:
     for n in extract_numbers(text, words=False):
         if n.kind == "plain" and not n.scaled and (n.value < 100 or 1900 <= n.value <= 2100 and n.value.is_integer()):
             continue
+        if n.kind == "plain" and _status_code(text, n.start):
+            continue
         out.add((n.kind, n.value))
     return out
 
@@ -382,7 +384,7 @@ _CODE_AFTER = re.compile(r"^\s*(?:" + "|".join(map(re.escape, _CODES["after"])) 
 def _status_code(text: str, start: int) -> bool:
     """A protocol status code ("API 500错误", "HTTP 404", "error 503"): three digits from 100 to 599
     beside a word that names a code. It is no figure of the news (the weekly read "500" as one)."""
-    code = re.match(r"\s*[1-5]\d\d(?![\d.,])", text[start:])  # a number's start may hold the space before it
+    code = re.match(r"\s*[1-5]\d\d(?!\d|[.,]\d)", text[start:])  # a number's start may hold the space before it
     if code is None:
         return False
     return bool(_CODE_BEFORE.search(text[:start]) or _CODE_AFTER.search(text[start + code.end() :]))

@@ -37,6 +37,7 @@ from newsdesk.rank.themes import (
     shown_themes,
 )
 from newsdesk.text.headlines import shown_headline
+from newsdesk.text.language import detect_language
 from newsdesk.text.sentences import (
     describes_article,
     is_complete,
@@ -220,7 +221,8 @@ def _no_text(item: dict, language: str) -> str:
     """Which TITLE_ONLY line a brief with no sentence of its own says."""
     if language == "zh":
         return "zh"
-    return "en-other" if member_text(item).strip() else "en"
+    text = member_text(item).strip()  # an English text with no sentence to tell (a byline) is no other language
+    return "en-other" if text and detect_language(text) != "en" else "en"
 
 
 def _own_sentences(item: dict, language: str) -> list[str]:
