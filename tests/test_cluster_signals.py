@@ -451,6 +451,24 @@ def test_a_newsletter_clause_opening_with_a_lower_case_name_counts():
     assert not is_roundup("Grok 4 tops the charts, xAI says, while rivals wait, analysts add")
 
 
+def test_an_english_daily_or_weekly_in_a_sentence_names_no_roundup():
+    """On the replayed store Claude's "Claude Design now stays on brand for daily work" (2026-06-17) was
+    shown as a roundup line, and Perplexity's "Discover Daily" launch was read as one: English daily /
+    weekly / this week are ordinary words in a sentence. They still name a roundup as the headline's
+    label, the column it files itself under (追问daily / 追问weekly, Lenny's "This week on How I AI")."""
+    from newsdesk.cluster.terms import is_roundup
+
+    assert not is_roundup("Claude Design now stays on brand for daily work")
+    assert not is_roundup("Perplexity Partners with ElevenLabs to launch 'Discover Daily' Podcast")
+    assert is_roundup("追问daily | 大脑每秒开小差十次；打一针就能做深部脑刺激；AI太会拍马屁怎么办？")
+    assert is_roundup("追问weekly | 过去一周，脑科学领域有哪些新发现？")
+    assert is_roundup(
+        "🎙️ This week on How I AI: 5 OpenClaw agents run my home, finances, and code & How Coinbase scaled AI to "
+        "1,000+ engineers"
+    )
+    assert is_roundup("Models, chips and money\nWeekly digest: Gemini 3.1, Taalas and OpenAI consulting.")
+
+
 CROSS_NAMED = [
     (
         "c1",

@@ -27,12 +27,14 @@ _LATIN = re.compile(r"^[a-z][a-z0-9]{2,}$")  # 3+ characters: "on", "of" and "it
 # window has too few items to learn them well): stop.txt and stop-cluster.txt.
 _STOP = lexicon.words("stop", "stop-cluster")
 
-# Multi-topic lists: a daily / weekly digest, a year in review, a "latest artifacts" list.
-_ROUNDUP = re.compile(
-    r"(daily|weekly|this week|import ai \d+|open artifacts|roundup|round-up|digest|newsletter|"
-    r"日报|周报|早报|晚报|快讯合集|合集|汇总|综述|盘点|回顾|十大|年度|一周|本周|每日|ai ?hot)",
-    re.IGNORECASE,
-)
+# Multi-topic lists: a daily / weekly digest, a year in review, a "latest artifacts" list. Most words
+# name one wherever they stand ("十大", "digest"); English daily / weekly / this week only as the
+# headline's label, the column or series it files itself under ("追问daily | …"), being ordinary words
+# in an English sentence ("stays on brand for daily work").
+_ROUNDUP = re.compile("|".join(lexicon.entries("roundup-words")), re.IGNORECASE)
+_ROUNDUP_LABEL = re.compile("|".join(lexicon.entries("roundup-labels")), re.IGNORECASE)
+# A headline's label: its text before the first separator or after the last one.
+_SEPARATOR = re.compile(r"[|｜:：【】\[\]]|\s[—–-]\s")
 
 
 def _cut(text: str) -> list[str]:
@@ -65,12 +67,14 @@ def is_roundup(text: str) -> bool:
     no roundup.
     """
     head, _, rest = text.partition("\n")
-    if _ROUNDUP.search(head):
+    pieces = _SEPARATOR.split(head)
+    labels = [pieces[0], pieces[-1]] if len(pieces) > 1 else []
+    if _ROUNDUP.search(head) or any(_ROUNDUP_LABEL.search(label) for label in labels):
         return True
     # A summary that files the piece under a roundup's name before its list ("快讯合集：Gemini 3.1
     # 发布、Taalas…", "Weekly digest: …"): the piece says what it is, whatever its headline.
     label = re.match(r"\s*([^：:。.\n]{1,16})[：:]", rest)
-    if label and _ROUNDUP.search(label.group(1)):
+    if label and (_ROUNDUP.search(label.group(1)) or _ROUNDUP_LABEL.search(label.group(1))):
         return True
     parts = [p for p in re.split(r"[;；|｜]", head) if p.strip()]
     # A newsletter issue titled by its stories ("Gemini Seizes the Lead, Investors Panic Over
