@@ -27,14 +27,35 @@ _LATIN = re.compile(r"^[a-z][a-z0-9]{2,}$")  # 3+ characters: "on", "of" and "it
 # window has too few items to learn them well): stop.txt and stop-cluster.txt.
 _STOP = lexicon.words("stop", "stop-cluster")
 
-# Multi-topic lists: a daily / weekly digest, a year in review, a "latest artifacts" list. Most words
-# name one wherever they stand ("十大", "digest"); English daily / weekly / this week only as the
-# headline's label, the column or series it files itself under ("追问daily | …"), being ordinary words
-# in an English sentence ("stays on brand for daily work").
+# Multi-topic lists: a daily / weekly digest, a year in review, a "latest artifacts" list. Some words
+# name one wherever they stand ("十大", "digest"); others only as the headline's label, the column or
+# series it files itself under ("追问daily | …"), being ordinary words in a sentence ("daily work").
 _ROUNDUP = re.compile("|".join(lexicon.entries("roundup-words")), re.IGNORECASE)
 _ROUNDUP_LABEL = re.compile("|".join(lexicon.entries("roundup-labels")), re.IGNORECASE)
 # A headline's label: its text before the first separator or after the last one.
 _SEPARATOR = re.compile(r"[|｜:：【】\[\]]|\s[—–-]\s")
+
+
+def _alternatives(name: str) -> re.Pattern:
+    """A lexicon list as one pattern, matched without case; a Latin entry as a whole word, which a
+    Chinese character may touch ("英伟达CEO黄仁勋")."""
+    return re.compile(
+        "|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w) for w in lexicon.entries(name)),
+        re.IGNORECASE,
+    )
+
+
+# Who speaks, before a headline's colon: an interview ("对话…", "Interview") or a person's role
+# ("Claude Code创造者", "OpenAI CEO"). A podcast episode names its guests after a closing dash or bar
+# ("… — Martin Casado & Sarah Wang of a16z", "… | Boris Cherny"): people's names, joined by & / and / a
+# comma, then maybe where they work. An outlet closing a headline ("| The Verge") is no guest.
+_INTERVIEW = _alternatives("interview-words")
+_SPEAKER = _alternatives("speaker-titles")
+_QUOTE = re.compile(r"[“\"「『]")
+_NAME = r"(?:(?:Prof|Dr|Sir)\.?\s+)?(?!The\b)[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){1,3}"
+_GUESTS = re.compile(
+    rf"\s(?:—|–|\||｜)\s*{_NAME}(?:\s*(?:&|\band\b|,)\s*{_NAME})*(?:\s*(?:,|\(|\bof\b|\bat\b|\bfrom\b).*)?$"
+)
 
 
 def _cut(text: str) -> list[str]:
@@ -60,7 +81,8 @@ def terms(text: str) -> frozenset[str]:
 
 def is_roundup(text: str) -> bool:
     """A roundup of several unrelated items: named as one (in the headline, or as the label its
-    summary opens with), or a headline listing many products.
+    summary opens with), or a headline listing many items or products, unless the headline gives one
+    voice's words (`one_voice`).
 
     The products are counted in the headline only: a piece comparing two rivals' launches names
     three model families in its body ("Claude Opus 4.6 vs GPT-5.3-Codex", "beats GPT-5.2") and is
@@ -76,6 +98,8 @@ def is_roundup(text: str) -> bool:
     label = re.match(r"\s*([^：:。.\n]{1,16})[：:]", rest)
     if label and (_ROUNDUP.search(label.group(1)) or _ROUNDUP_LABEL.search(label.group(1))):
         return True
+    if one_voice(head):
+        return False
     parts = [p for p in re.split(r"[;；|｜]", head) if p.strip()]
     # A newsletter issue titled by its stories ("Gemini Seizes the Lead, Investors Panic Over
     # Agentic AI, Optimism at Global AI Summit, Local Versus Cloud"): four or more capitalised
@@ -85,6 +109,19 @@ def is_roundup(text: str) -> bool:
     # and was glued to a Chinese interview of Musk.
     clauses = [c for c in re.split(r",\s+", head) if len(c.split()) >= 2 and _capitalised(c.split()[0])]
     return len(parts) >= 3 or len(clauses) >= 4 or len({model_family(a) for a in model_anchors(head)}) >= 3
+
+
+def one_voice(head: str) -> bool:
+    """A headline that gives one speaker's or one conversation's words: its clauses are what was said
+    or talked about, not several items. Before its colon, an interview or a person's role ("深度｜Claude
+    Code创造者：面向六个月后模型开发…；未来人人皆可开发软件…", W09: one interview, not a list), or the
+    claims after it in quotation marks; or a podcast episode naming its guests at the end ("Bitter
+    Lessons …: Anthropic vs OpenAI, Noam Shazeer, World Labs, … — Martin Casado & Sarah Wang of a16z",
+    the topics of one conversation)."""
+    who, colon, said = re.split(r"([：:])", head, maxsplit=1) if re.search(r"[：:]", head) else (head, "", "")
+    if colon and (_INTERVIEW.search(who) or _SPEAKER.search(who) or _QUOTE.match(said.lstrip())):
+        return True
+    return bool(_GUESTS.search(head))
 
 
 def _capitalised(word: str) -> bool:
