@@ -266,3 +266,22 @@ def test_a_headline_shows_no_column_label(sqlite_engine):
     assert shown_headline("Inside the lab [Podcast]") == "Inside the lab"
     assert shown_headline("Scaling laws [revisited]") == "Scaling laws [revisited]"  # no column's word
     assert shown_headline("[AINews]") == "[AINews]"  # a label alone stays what it is
+
+
+def test_shown_headline_keeps_a_bracketed_subject():
+    """Only a column's label opening a headline is taken off; a subject in brackets is the news itself."""
+    from newsdesk.text.headlines import shown_headline
+
+    assert shown_headline("【GPT-5.4发布】三大亮点一览") == "【GPT-5.4发布】三大亮点一览"
+    assert shown_headline("【OpenAI 发布 GPT-5.4】一文读懂") == "【OpenAI 发布 GPT-5.4】一文读懂"
+    assert shown_headline("[GPT-5] is here") == "[GPT-5] is here"
+    assert shown_headline("[AINews] — Nano Banana 2") == "Nano Banana 2"  # the label's dash goes with it
+    assert shown_headline("【速递】：Basis完成1亿美元融资") == "Basis完成1亿美元融资"
+    assert shown_headline("［速递］Basis完成1亿美元融资") == "Basis完成1亿美元融资"  # full-width brackets
+    assert shown_headline("Basis完成1亿美元融资［速递］") == "Basis完成1亿美元融资"
+    assert shown_headline("[Paper] Scaling laws") == "Scaling laws"
+    assert shown_headline("[Updated] Claude 4.6 pricing") == "Claude 4.6 pricing"
+    assert (
+        shown_headline("[Cookbook] Fix(contextual-embeddings): prepend context")
+        == "Fix(contextual-embeddings): prepend context"
+    )
