@@ -285,3 +285,50 @@ def test_shown_headline_keeps_a_bracketed_subject():
         shown_headline("[Cookbook] Fix(contextual-embeddings): prepend context")
         == "Fix(contextual-embeddings): prepend context"
     )
+
+
+def test_an_update_written_by_a_model_keeps_its_english_headline(sqlite_engine):
+    """An update whose day has only Chinese reports, its English analysis a model's: the card keeps the
+    model's English headline and stays in the main list (cards.py `folded`: a model's translation makes
+    it English); re-heading it by the day's Chinese title folded it under "Reported in Chinese"."""
+    from sqlalchemy import update
+
+    from newsdesk.store.schema import analyses
+
+    summary = "谷歌发布了Gemini 3.1 Pro模型，核心提升在于推理能力，在ARC-AGI-2上得分翻倍。"
+    written = "Google releases Gemini 3.1 Pro with doubled reasoning scores"
+    (gemini,), _ = _store(
+        sqlite_engine,
+        [],
+        (
+            4.0,
+            [
+                (
+                    "windsurf",
+                    "Gemini 3.1 Pro is now available in Windsurf",
+                    "Gemini 3.1 Pro in Windsurf.",
+                    "summary",
+                    day(20),
+                    "member",
+                ),
+                ("cyber", "Gemini 3.1 Pro 发布", summary, "summary", day(25), "lead"),
+            ],
+            {"score_parts": {"updates": {"2026-02-25": 3.0}}},
+        ),
+    )
+    with sqlite_engine.begin() as conn:
+        conn.execute(
+            update(analyses)
+            .where(analyses.c.event_id == gemini, analyses.c.language == "en")
+            .values(
+                model="a-model", headline=written, body="Google released Gemini 3.1 Pro; its reasoning score doubled."
+            )
+        )
+    build_daily(sqlite_engine, SETTINGS, "2026-02-25")
+    with sqlite_engine.connect() as conn:
+        edition = conn.execute(
+            select(editions.c.meta, editions.c.body).where(editions.c.key == "2026-02-25", editions.c.language == "en")
+        ).one()
+    card = _card(edition, gemini)
+    assert card["update"] and card["headline"] == written and not card["folded"]
+    assert "Reported in Chinese" not in edition.body

@@ -249,7 +249,10 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         m.pop("summary")
     notes: list[str] = []
     headline = shown_headline((analysis or {}).get("headline") or plain_text(event.title))  # no column label
-    if update:  # the day's headline is a report of that day, in the edition's language where it has one
+    # A model's analysis is written in the edition's language: its headline stands (a day's raw title
+    # would put Chinese over an English analysis and fold the card).
+    written = analysis is not None and not analysis["extractive"]
+    if update and not written:  # the day's headline is a report of that day, in the edition's language where it has one
         headline = plain_text(choose_headline(own, language, headline)[0])
     if analysis and analysis["extractive"]:
         body, notes = split_notes(analysis["body"])
@@ -287,7 +290,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
     card.update(language_marks(card["headline"], lead_text(card), language))
     # Told only in Chinese that day (no English report of its own, a Chinese headline): the English
     # edition folds it; a title-only card's one line is English even when nothing else is.
-    card["folded"] = language == "en" and told_only_in_chinese({"members": own}, card["headline"])
+    # A model's English analysis is never folded (see the module's `folded`).
+    card["folded"] = language == "en" and not written and told_only_in_chinese({"members": own}, card["headline"])
     return card
 
 
