@@ -36,19 +36,21 @@ def _event(conn, importance: float, reports: list[tuple], **values) -> int:
     now = datetime.now(UTC)
     event_id = conn.execute(
         insert(events).values(
-            title=reports[0][1],
-            first_published_at=min(r[4] for r in reports),
-            last_published_at=max(r[4] for r in reports),
-            item_count=len(reports),
-            outlets=len({r[0] for r in reports}),
-            independent_outlets=len({r[0] for r in reports}),
-            languages=sorted({OUTLETS[r[0]][1] for r in reports}),
-            category="lab",
-            score=importance,
-            importance=importance,
-            tab="featured" if importance >= 4 else "all",
-            updated_at=now,
-            **values,
+            **{
+                "title": reports[0][1],
+                "first_published_at": min(r[4] for r in reports),
+                "last_published_at": max(r[4] for r in reports),
+                "item_count": len(reports),
+                "outlets": len({r[0] for r in reports}),
+                "independent_outlets": len({r[0] for r in reports}),
+                "languages": sorted({OUTLETS[r[0]][1] for r in reports}),
+                "category": "lab",
+                "score": importance,
+                "importance": importance,
+                "tab": "featured" if importance >= 4 else "all",
+                "updated_at": now,
+                **values,
+            }
         )
     ).inserted_primary_key[0]
     for n, (outlet, title, summary, level, published, role) in enumerate(reports):
@@ -332,3 +334,24 @@ def test_an_update_written_by_a_model_keeps_its_english_headline(sqlite_engine):
     card = _card(edition, gemini)
     assert card["update"] and card["headline"] == written and not card["folded"]
     assert "Reported in Chinese" not in edition.body
+
+
+def test_a_days_independent_count_leaves_out_a_syndicated_copy(sqlite_engine):
+    """Day one: Anthropic's post and a syndicated copy of it, one origin; 新智元's own report came the
+    next day (the event's 2 independent outlets). Day one's card said "2 outlets / 2 independent"."""
+    (series_g,), built = _store(
+        sqlite_engine,
+        ["2026-02-12"],
+        (
+            5.0,
+            [
+                ("anthropic", SERIES_G, "Anthropic raised $30 billion.", "summary", day(12), "lead"),
+                ("simonw", SERIES_G, "Anthropic raised $30 billion.", "summary", day(12), "syndicated"),
+                ("xzy", XZY, XZY_SUMMARY, "summary", day(13), "member"),
+            ],
+            {"independent_outlets": 2},
+        ),
+    )
+    for language in ("en", "zh"):
+        card = _card(built[("2026-02-12", language)], series_g)
+        assert card["outlets"] == 2 and card["independent_outlets"] == 1, (language, card["badges"])

@@ -261,6 +261,7 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
             body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
     outlets = len({m["outlet"] for m in members})
+    origins = len({m["outlet"] for m in members if m["role"] not in ("syndicated", "duplicate")})
     if members and outlets < event.outlets:  # the event's coverage in words counts later days' outlets too
         notes = [n for n in notes if not is_coverage_note(n)]
     card = {
@@ -277,7 +278,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "category_label": Labels(language).category(event.category) if event.category else "",
         # The outlets of the reports shown: the day's, not coverage that came later.
         "outlets": min(event.outlets, outlets) if members else event.outlets,
-        "independent_outlets": min(event.independent_outlets, outlets) if members else event.independent_outlets,
+        # A syndicated copy is another outlet, not another origin (duplicates are not shown at all).
+        "independent_outlets": min(event.independent_outlets, origins or 1) if members else event.independent_outlets,
         "first_published_at": minute(event.first_published_at, tz),
         "last_published_at": minute(event.last_published_at, tz),
         "members": members,
