@@ -355,3 +355,44 @@ def test_a_days_independent_count_leaves_out_a_syndicated_copy(sqlite_engine):
     for language in ("en", "zh"):
         card = _card(built[("2026-02-12", language)], series_g)
         assert card["outlets"] == 2 and card["independent_outlets"] == 1, (language, card["badges"])
+
+
+def test_the_headlines_report_is_the_same_in_html_and_markdown():
+    """A folded card headed "Basis完成1亿美元融资" (its report's title without the column label): the
+    templates matched members by the raw title, never found it and linked the first report, while the
+    Markdown linked the second (editions/cards.headline_member: one rule everywhere)."""
+    from newsdesk.core.labels import Labels
+    from newsdesk.editions.daily import render_folded, render_roundup
+    from newsdesk.editions.feed_cards import _environment as web_environment
+    from newsdesk.publish.site import _environment as site_environment
+
+    def member(n: int, title: str) -> dict:
+        url = f"https://cyber.example/{n}"
+        return {
+            "item_id": n,
+            "outlet": "赛博禅心",
+            "title": title,
+            "url": url,
+            "published_at": "2026-02-25 10:00",
+            "language": "zh",
+        }
+
+    card = {
+        "event_id": 1,
+        "headline": "Basis完成1亿美元融资",
+        "folded": True,
+        "roundup": False,
+        "members": [member(1, "一文看懂AI记账赛道"), member(2, "【速递】Basis完成1亿美元融资")],
+    }
+    link = 'href="https://cyber.example/2"'
+    assert "(https://cyber.example/2)" in render_folded([card], "en")
+    for env in (site_environment(), web_environment()):
+        html = env.get_template("_folded.html").render(cards=[card], t=Labels("en"))
+        assert link in html and "cyber.example/1" not in html
+    roundup = {**card, "folded": False, "roundup": True}
+    assert "(https://cyber.example/2)" in render_roundup(roundup)
+    html = web_environment().get_template("_card.html").render(card=roundup, t=Labels("en"), card_link="/events/1")
+    assert link in html and "cyber.example/1" not in html
+    feed = site_environment().get_template("feed_daily.html")
+    html = feed.render(meta={"cards": [roundup]}, edition={"language": "en"}, root="", t=Labels("en"))
+    assert link in html and "cyber.example/1" not in html

@@ -36,7 +36,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels, text_only
-from newsdesk.editions.cards import event_cards
+from newsdesk.editions.cards import event_cards, headline_member
 from newsdesk.store.schema import (
     analyses,
     event_members,
@@ -105,6 +105,7 @@ def web_environment(loader: BaseLoader) -> Environment:
     env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False, finalize=text_only)
     env.filters.update(link=safe_url, markdown=markdown_html)
     env.globals["event_url"] = event_url
+    env.globals["headline_member"] = headline_member  # the report a card's headline is, as the Markdown picks it
     return env
 
 
