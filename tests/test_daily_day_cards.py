@@ -36,19 +36,21 @@ def _event(conn, importance: float, reports: list[tuple], **values) -> int:
     now = datetime.now(UTC)
     event_id = conn.execute(
         insert(events).values(
-            title=reports[0][1],
-            first_published_at=min(r[4] for r in reports),
-            last_published_at=max(r[4] for r in reports),
-            item_count=len(reports),
-            outlets=len({r[0] for r in reports}),
-            independent_outlets=len({r[0] for r in reports}),
-            languages=sorted({OUTLETS[r[0]][1] for r in reports}),
-            category="lab",
-            score=importance,
-            importance=importance,
-            tab="featured" if importance >= 4 else "all",
-            updated_at=now,
-            **values,
+            **{
+                "title": reports[0][1],
+                "first_published_at": min(r[4] for r in reports),
+                "last_published_at": max(r[4] for r in reports),
+                "item_count": len(reports),
+                "outlets": len({r[0] for r in reports}),
+                "independent_outlets": len({r[0] for r in reports}),
+                "languages": sorted({OUTLETS[r[0]][1] for r in reports}),
+                "category": "lab",
+                "score": importance,
+                "importance": importance,
+                "tab": "featured" if importance >= 4 else "all",
+                "updated_at": now,
+                **values,
+            }
         )
     ).inserted_primary_key[0]
     for n, (outlet, title, summary, level, published, role) in enumerate(reports):
@@ -266,3 +268,131 @@ def test_a_headline_shows_no_column_label(sqlite_engine):
     assert shown_headline("Inside the lab [Podcast]") == "Inside the lab"
     assert shown_headline("Scaling laws [revisited]") == "Scaling laws [revisited]"  # no column's word
     assert shown_headline("[AINews]") == "[AINews]"  # a label alone stays what it is
+
+
+def test_shown_headline_keeps_a_bracketed_subject():
+    """Only a column's label opening a headline is taken off; a subject in brackets is the news itself."""
+    from newsdesk.text.headlines import shown_headline
+
+    assert shown_headline("【GPT-5.4发布】三大亮点一览") == "【GPT-5.4发布】三大亮点一览"
+    assert shown_headline("【OpenAI 发布 GPT-5.4】一文读懂") == "【OpenAI 发布 GPT-5.4】一文读懂"
+    assert shown_headline("[GPT-5] is here") == "[GPT-5] is here"
+    assert shown_headline("[AINews] — Nano Banana 2") == "Nano Banana 2"  # the label's dash goes with it
+    assert shown_headline("【速递】：Basis完成1亿美元融资") == "Basis完成1亿美元融资"
+    assert shown_headline("［速递］Basis完成1亿美元融资") == "Basis完成1亿美元融资"  # full-width brackets
+    assert shown_headline("Basis完成1亿美元融资［速递］") == "Basis完成1亿美元融资"
+    assert shown_headline("[Paper] Scaling laws") == "Scaling laws"
+    assert shown_headline("[Updated] Claude 4.6 pricing") == "Claude 4.6 pricing"
+    assert (
+        shown_headline("[Cookbook] Fix(contextual-embeddings): prepend context")
+        == "Fix(contextual-embeddings): prepend context"
+    )
+
+
+def test_an_update_written_by_a_model_keeps_its_english_headline(sqlite_engine):
+    """An update whose day has only Chinese reports, its English analysis a model's: the card keeps the
+    model's English headline and stays in the main list (cards.py `folded`: a model's translation makes
+    it English); re-heading it by the day's Chinese title folded it under "Reported in Chinese"."""
+    from sqlalchemy import update
+
+    from newsdesk.store.schema import analyses
+
+    summary = "谷歌发布了Gemini 3.1 Pro模型，核心提升在于推理能力，在ARC-AGI-2上得分翻倍。"
+    written = "Google releases Gemini 3.1 Pro with doubled reasoning scores"
+    (gemini,), _ = _store(
+        sqlite_engine,
+        [],
+        (
+            4.0,
+            [
+                (
+                    "windsurf",
+                    "Gemini 3.1 Pro is now available in Windsurf",
+                    "Gemini 3.1 Pro in Windsurf.",
+                    "summary",
+                    day(20),
+                    "member",
+                ),
+                ("cyber", "Gemini 3.1 Pro 发布", summary, "summary", day(25), "lead"),
+            ],
+            {"score_parts": {"updates": {"2026-02-25": 3.0}}},
+        ),
+    )
+    with sqlite_engine.begin() as conn:
+        conn.execute(
+            update(analyses)
+            .where(analyses.c.event_id == gemini, analyses.c.language == "en")
+            .values(
+                model="a-model", headline=written, body="Google released Gemini 3.1 Pro; its reasoning score doubled."
+            )
+        )
+    build_daily(sqlite_engine, SETTINGS, "2026-02-25")
+    with sqlite_engine.connect() as conn:
+        edition = conn.execute(
+            select(editions.c.meta, editions.c.body).where(editions.c.key == "2026-02-25", editions.c.language == "en")
+        ).one()
+    card = _card(edition, gemini)
+    assert card["update"] and card["headline"] == written and not card["folded"]
+    assert "Reported in Chinese" not in edition.body
+
+
+def test_a_days_independent_count_leaves_out_a_syndicated_copy(sqlite_engine):
+    """Day one: Anthropic's post and a syndicated copy of it, one origin; 新智元's own report came the
+    next day (the event's 2 independent outlets). Day one's card said "2 outlets / 2 independent"."""
+    (series_g,), built = _store(
+        sqlite_engine,
+        ["2026-02-12"],
+        (
+            5.0,
+            [
+                ("anthropic", SERIES_G, "Anthropic raised $30 billion.", "summary", day(12), "lead"),
+                ("simonw", SERIES_G, "Anthropic raised $30 billion.", "summary", day(12), "syndicated"),
+                ("xzy", XZY, XZY_SUMMARY, "summary", day(13), "member"),
+            ],
+            {"independent_outlets": 2},
+        ),
+    )
+    for language in ("en", "zh"):
+        card = _card(built[("2026-02-12", language)], series_g)
+        assert card["outlets"] == 2 and card["independent_outlets"] == 1, (language, card["badges"])
+
+
+def test_the_headlines_report_is_the_same_in_html_and_markdown():
+    """A folded card headed "Basis完成1亿美元融资" (its report's title without the column label): the
+    templates matched members by the raw title, never found it and linked the first report, while the
+    Markdown linked the second (editions/cards.headline_member: one rule everywhere)."""
+    from newsdesk.core.labels import Labels
+    from newsdesk.editions.daily import render_folded, render_roundup
+    from newsdesk.editions.feed_cards import _environment as web_environment
+    from newsdesk.publish.site import _environment as site_environment
+
+    def member(n: int, title: str) -> dict:
+        url = f"https://cyber.example/{n}"
+        return {
+            "item_id": n,
+            "outlet": "赛博禅心",
+            "title": title,
+            "url": url,
+            "published_at": "2026-02-25 10:00",
+            "language": "zh",
+        }
+
+    card = {
+        "event_id": 1,
+        "headline": "Basis完成1亿美元融资",
+        "folded": True,
+        "roundup": False,
+        "members": [member(1, "一文看懂AI记账赛道"), member(2, "【速递】Basis完成1亿美元融资")],
+    }
+    link = 'href="https://cyber.example/2"'
+    assert "(https://cyber.example/2)" in render_folded([card], "en")
+    for env in (site_environment(), web_environment()):
+        html = env.get_template("_folded.html").render(cards=[card], t=Labels("en"))
+        assert link in html and "cyber.example/1" not in html
+    roundup = {**card, "folded": False, "roundup": True}
+    assert "(https://cyber.example/2)" in render_roundup(roundup)
+    html = web_environment().get_template("_card.html").render(card=roundup, t=Labels("en"), card_link="/events/1")
+    assert link in html and "cyber.example/1" not in html
+    feed = site_environment().get_template("feed_daily.html")
+    html = feed.render(meta={"cards": [roundup]}, edition={"language": "en"}, root="", t=Labels("en"))
+    assert link in html and "cyber.example/1" not in html

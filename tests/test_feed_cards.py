@@ -90,3 +90,22 @@ def test_a_store_that_moved_since_the_stage_is_built_live(store):
         live = queries.feed(conn, date.fromisoformat(DAY), "all", TZ, 1, "zh", card_signature(conn))
     assert not any("html" in card for card in live["events"])
     assert "中文标题一" in feed_html(app, "zh", f"day={DAY}&tab=all").decode()
+
+
+def test_a_stored_roundup_is_no_headline(store):
+    """A stored card keeps its roundup flag: without it the feed's headline list, read from stored
+    cards, listed a newsletter's issue among the day's headlines."""
+    from sqlalchemy import update
+
+    from newsdesk.editions.cards import day_headlines
+    from newsdesk.editions.daily import build_daily
+    from newsdesk.store.schema import events
+
+    with store.begin() as conn:
+        conn.execute(update(events).values(tab="featured"))
+        conn.execute(update(events).where(events.c.id == 3).values(score_parts={"kinds": "major, roundup"}))
+    build_daily(store, Settings(), DAY)
+    with store.connect() as conn:
+        stored = stored_feed_cards(conn, DAY, TZ, "en", card_signature(conn))
+    assert stored is not None and [c["event_id"] for c in stored if c.get("roundup")] == [3]
+    assert [h["event_id"] for h in day_headlines(stored)] == [2, 1]

@@ -249,7 +249,10 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         m.pop("summary")
     notes: list[str] = []
     headline = shown_headline((analysis or {}).get("headline") or plain_text(event.title))  # no column label
-    if update:  # the day's headline is a report of that day, in the edition's language where it has one
+    # A model's analysis is written in the edition's language: its headline stands (a day's raw title
+    # would put Chinese over an English analysis and fold the card).
+    written = analysis is not None and not analysis["extractive"]
+    if update and not written:  # the day's headline is a report of that day, in the edition's language where it has one
         headline = plain_text(choose_headline(own, language, headline)[0])
     if analysis and analysis["extractive"]:
         body, notes = split_notes(analysis["body"])
@@ -258,6 +261,7 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
             body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
     outlets = len({m["outlet"] for m in members})
+    origins = len({m["outlet"] for m in members if m["role"] not in ("syndicated", "duplicate")})
     if members and outlets < event.outlets:  # the event's coverage in words counts later days' outlets too
         notes = [n for n in notes if not is_coverage_note(n)]
     card = {
@@ -274,7 +278,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "category_label": Labels(language).category(event.category) if event.category else "",
         # The outlets of the reports shown: the day's, not coverage that came later.
         "outlets": min(event.outlets, outlets) if members else event.outlets,
-        "independent_outlets": min(event.independent_outlets, outlets) if members else event.independent_outlets,
+        # A syndicated copy is another outlet, not another origin (duplicates are not shown at all).
+        "independent_outlets": min(event.independent_outlets, origins or 1) if members else event.independent_outlets,
         "first_published_at": minute(event.first_published_at, tz),
         "last_published_at": minute(event.last_published_at, tz),
         "members": members,
@@ -287,7 +292,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
     card.update(language_marks(card["headline"], lead_text(card), language))
     # Told only in Chinese that day (no English report of its own, a Chinese headline): the English
     # edition folds it; a title-only card's one line is English even when nothing else is.
-    card["folded"] = language == "en" and told_only_in_chinese({"members": own}, card["headline"])
+    # A model's English analysis is never folded (see the module's `folded`).
+    card["folded"] = language == "en" and not written and told_only_in_chinese({"members": own}, card["headline"])
     return card
 
 

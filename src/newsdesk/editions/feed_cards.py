@@ -36,7 +36,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.labels import LABELS, UI_LANGUAGES, Labels, text_only
-from newsdesk.editions.cards import event_cards
+from newsdesk.editions.cards import event_cards, headline_member
 from newsdesk.store.schema import (
     analyses,
     event_members,
@@ -52,14 +52,15 @@ from newsdesk.store.schema import (
 from newsdesk.text.html import markdown_html, safe_url
 
 # Bump when what a stored card holds, or how it is cut, changes: every day is rendered again once.
-FORMAT = 1
+FORMAT = 2  # 2: a stored card keeps its roundup flag
 CARD_TEMPLATE = Path(__file__).parents[1] / "editions" / "templates" / "_card.html"
 # What a card's votes are rendered with while its fragment is made: found again in the HTML, where
 # each count goes per request. Private-use characters: no card text holds them (NUL would not store).
 _VOTES = {kind: f"\ue000{kind}\ue000" for kind in ("up", "down", "star")}
 _VOTES_OPEN = '<span class="votes">'
-# What the feed page reads of a card besides its HTML: tabs, the headline list, the folded list.
-_KEPT = ("event_id", "tab", "category", "other", "folded", "headline", "outlets", "language_mark")
+# What the feed page reads of a card besides its HTML: tabs, the headline list (a roundup is none of
+# its headlines), the folded list.
+_KEPT = ("event_id", "tab", "category", "other", "folded", "roundup", "headline", "outlets", "language_mark")
 
 
 def card_signature(conn: Connection) -> str:
@@ -105,6 +106,7 @@ def web_environment(loader: BaseLoader) -> Environment:
     env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, auto_reload=False, finalize=text_only)
     env.filters.update(link=safe_url, markdown=markdown_html)
     env.globals["event_url"] = event_url
+    env.globals["headline_member"] = headline_member  # the report a card's headline is, as the Markdown picks it
     return env
 
 

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine
 from newsdesk.core.config import Settings
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.core.labels import LABELS, Labels, text_only
-from newsdesk.editions.cards import day_headlines, event_path
+from newsdesk.editions.cards import day_headlines, event_path, headline_member
 from newsdesk.publish.feeds import Feed, FeedEntry, json_feed, rss
 from newsdesk.publish.manifest import inside, read_manifest, refused_line, write_atomic, write_manifest
 from newsdesk.publish.outputs import EDITION_KINDS, KINDS, EditionKind
@@ -81,6 +81,7 @@ def _environment() -> Environment:
         safe_name=safe_name,
         written=detect_language,  # a text's language, for the marks on parts in another language
     )
+    env.globals["headline_member"] = headline_member  # the report a card's headline is, as the Markdown picks it
     return env
 
 

@@ -92,10 +92,10 @@ class SecurityHeaders:
     """ASGI middleware: the docs page's headers on the docs page, the pages' everywhere else.
     Plain ASGI, so streamed responses (the MCP endpoint's) pass through untouched.
 
-    What secure's own middleware (SecureASGIMiddleware) does to a response's headers, with each
-    configuration's headers encoded once here rather than serialized again for every response: that
-    was ~0.2 ms of the event loop's time a request, every kept page included.
-    tests/test_web_hardening.py holds the two to the same headers."""
+    What secure's own middleware (SecureASGIMiddleware) means to do to a response's headers (without
+    its stale-index bug, see _with_headers), with each configuration's headers encoded once here rather
+    than serialized again for every response: that was ~0.2 ms of the event loop's time a request,
+    every kept page included. tests/test_web_hardening.py checks the headers sent."""
 
     def __init__(self, app, *, pages: Secure, docs: Secure, docs_path: str | None):
         self.app = app
@@ -124,22 +124,13 @@ def _encoded(secure: Secure) -> list[tuple[bytes, bytes, bytes, bool]]:
 
 
 def _with_headers(raw, chosen: list[tuple[bytes, bytes, bytes, bool]]) -> list[tuple[bytes, bytes]]:
-    """A response's headers with secure's: a header that may repeat is added, any other replaces the
-    response's own (case aside), in secure's order after the response's others (SecureASGIMiddleware's rule)."""
-    headers = list(raw)
-    positions: dict[bytes, list[int]] = {}
-    for i, (k, _v) in enumerate(headers):
-        positions.setdefault(k.strip().lower(), []).append(i)
-    for name, norm, value, multi in chosen:
-        if multi:
-            headers.append((name, value))
-            continue
-        if norm in positions:
-            for idx in reversed(positions.pop(norm)):
-                headers.pop(idx)
-        headers.append((name, value))
-        positions[norm] = [len(headers) - 1]
-    return headers
+    """A response's headers with secure's: the response's own of a name secure sets (case and spaces
+    aside) are dropped unless that header may repeat, then secure's are added in its order. Filtering
+    first: secure's middleware tracks positions that go stale once it removes one (a route's
+    Referrer-Policy and X-Frame-Options lost Cross-Origin-Opener-Policy and sent X-Frame-Options twice)."""
+    replaced = {norm for _name, norm, _value, multi in chosen if not multi}
+    kept = [(k, v) for k, v in raw if k.strip().lower() not in replaced]
+    return kept + [(name, value) for name, _norm, value, _multi in chosen]
 
 
 # Documents indexed before serving: about two seconds of segmentation on this kind of machine.
