@@ -6,7 +6,7 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 from types import EllipsisType
 
-from sqlalchemy import ARRAY, Text, and_, bindparam, func, insert, not_, select, update
+from sqlalchemy import ARRAY, Text, and_, bindparam, func, insert, not_, select, true, update
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.model import IMPORTED_KIND, REPLAYED_URL, Item, Source
@@ -49,19 +49,25 @@ def stored_items(conn: Connection, source_id: str, guids: list[str], *columns) -
     for start in range(0, len(guids), BATCH):
         chunk = guids[start : start + BATCH]
         if conn.dialect.name == "postgresql":
-            # The guids as one array joined to the (source_id, guid) index. With `guid IN (...)`
+            # The guids as one array, each looked up in the (source_id, guid) index. With `guid IN (...)`
             # PostgreSQL's plan for the repeated statement, made while a big feed's rows are still
             # uncommitted (its statistics say the table is empty), filtered every row of the source
             # against the list: 0.2 s a batch at 20,000 rows and growing (a 70,000-entry feed: 98 s).
+            # A plain join to the array hashed every row of the source too (39 ms a batch at 60,000);
+            # a LATERAL look-up with LIMIT 1 (a guid is stored once) cannot be flattened into that join.
             # The array bypasses the column's type, so the guids are made storable as the column would (NUL).
             wanted = (
                 func.unnest(bindparam("guids", storable(chunk), type_=ARRAY(Text)))
                 .table_valued("guid")
                 .render_derived()
             )
-            query = select(items.c.guid, *columns).join_from(
-                wanted, items, and_(items.c.source_id == source_id, items.c.guid == wanted.c.guid)
+            found = (
+                select(items.c.guid, *columns)
+                .where(and_(items.c.source_id == source_id, items.c.guid == wanted.c.guid))
+                .limit(1)
+                .lateral()
             )
+            query = select(found).select_from(wanted.join(found, true()))
         else:
             query = select(items.c.guid, *columns).where(and_(items.c.source_id == source_id, items.c.guid.in_(chunk)))
         rows += conn.execute(query).all()
