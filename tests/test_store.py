@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.exc import DataError
 
 from newsdesk.core.config import Settings
 from newsdesk.core.model import Item, Source
@@ -338,3 +339,17 @@ def test_a_batch_of_guids_is_looked_up_in_the_index_not_among_every_row_of_its_s
     finally:
         engine.dispose()
     assert read <= BATCH, read
+
+
+def test_a_value_too_long_for_its_column_is_refused_not_cut(engine):
+    # PostgreSQL's cast of the new items' array to varchar(8)[] once cut a 9-letter language to 8.
+    with engine.begin() as conn:
+        sync_sources(conn, [SRC])
+    too_long = [_item(guid="a"), _item(guid="b", language="toolongly")]
+    if engine.dialect.name == "sqlite":  # SQLite keeps a string whole whatever its declared length
+        with engine.begin() as conn:
+            upsert_items(conn, too_long)
+            assert conn.execute(select(items.c.language).where(items.c.guid == "b")).scalar() == "toolongly"
+        return
+    with pytest.raises(DataError, match="too long"), engine.begin() as conn:
+        upsert_items(conn, too_long)

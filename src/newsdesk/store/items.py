@@ -10,7 +10,7 @@ from sqlalchemy import ARRAY, Text, and_, bindparam, func, insert, not_, select,
 from sqlalchemy.engine import Connection
 
 from newsdesk.core.model import IMPORTED_KIND, REPLAYED_URL, Item, Source
-from newsdesk.store.schema import fetches, items, sources, storable, transcripts
+from newsdesk.store.schema import CleanString, CleanText, fetches, items, sources, storable, transcripts
 
 # Most values one statement may bind: PostgreSQL takes 65,535 parameters, SQLite 32,766
 # (999 before 3.32); a list of values longer than this goes in several statements.
@@ -191,11 +191,17 @@ def _insert_new(conn: Connection, rows: list[dict]):
     # of ~13,500 placeholders a batch, and psycopg parsing that string took 20 s of a 70,000-entry
     # feed's 30. Each array has its column's type (one dimension: a JSON list is a value, not a
     # row of the array), so each value is cleaned and adapted as it was in a row (NUL, JSON, UTC).
+    # Strings go as text, not varchar(n): a cast to varchar(n) cuts a longer value where the row's
+    # insert refused it.
     names = list(rows[0])
-    arrays = [bindparam(f"new_{c}", [r[c] for r in rows], type_=ARRAY(items.c[c].type, dimensions=1)) for c in names]
+    arrays = [bindparam(f"new_{c}", [r[c] for r in rows], type_=_array_of(items.c[c].type)) for c in names]
     new = func.unnest(*arrays).table_valued(*names).render_derived()
     stmt = stmt.from_select(names, select(*(new.c[c] for c in names)))
     return conn.execute(stmt.on_conflict_do_nothing(index_elements=["source_id", "guid"]).returning(*returning))
+
+
+def _array_of(column_type) -> ARRAY:
+    return ARRAY(CleanText() if isinstance(column_type, CleanString) else column_type, dimensions=1)
 
 
 def _upsert_batch(conn: Connection, batch: list[Item], now: datetime) -> dict[tuple[str, str], str]:
