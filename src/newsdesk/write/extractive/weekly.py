@@ -580,7 +580,9 @@ def _told(
     attributed = f"{text}（{source}）" if zh else f"{text} ({source})"
     # Its clauses are the line's, or its words are ("Anthropic收购 AI 电脑操控公司 Vercept" in "刚刚，Anthropic 再出手，
     # 收购 AI 电脑操控公司 Vercept": a heading built of a subject and a clause says nothing the line does not).
-    said = all(c in text for c in re.split(r"[，：]|, |: ", heading) if c) or set(terms(heading) or [heading]) <= set(terms(text))
+    said = all(c in text for c in re.split(r"[，：]|, |: ", heading) if c) or set(terms(heading) or [heading]) <= set(
+        terms(text)
+    )
     return heading, lead, (attributed if said else f"{heading}{'：' if zh else ': '}{attributed}"), fact
 
 
