@@ -449,6 +449,11 @@ def test_a_newsletter_clause_opening_with_a_lower_case_name_counts():
         "Claude Opus 4.6 Thinks Smarter, xAI Joins SpaceX, AI Outperforms Doctors, Standardized AI Audits"
     )
     assert not is_roundup("Grok 4 tops the charts, xAI says, while rivals wait, analysts add")
+    # A clause opening on a figure written with a capital ("3D", "2D") is capitalised too: three of
+    # The Batch's issues in the replayed store counted three of four and were cards, not lines.
+    assert is_roundup("Self-Driving Reasoning Models, ChatGPT Adds Ads, Apple’s Deal with Google, 3D Generation Pronto")
+    assert is_roundup("Pop Song Generators, 3D Mesh Generators, Real-World Benchmarks, AI for Manufacturing")
+    assert not is_roundup("OpenAI ships 3D tools, adds 4K video, cuts prices, and more")
 
 
 def test_one_voices_claims_and_a_roundup_word_in_a_sentence_are_no_roundup():

@@ -125,8 +125,9 @@ def one_voice(head: str) -> bool:
 
 
 def _capitalised(word: str) -> bool:
-    """A word that opens a title-case clause: capitalised, or a name with a capital inside (xAI, iOS)."""
-    return word[:1].isupper() or (word[:1].islower() and any(ch.isupper() for ch in word))
+    """A word that opens a title-case clause: capitalised, or a name with a capital inside (xAI, iOS,
+    and "3D" or "2D": The Batch's "…, Apple's Deal with Google, 3D Generation Pronto")."""
+    return word[:1].isupper() or (word[:1].isalnum() and any(ch.isupper() for ch in word[1:]))
 
 
 class TermWindow:
