@@ -416,6 +416,25 @@ def test_the_app_opens_on_the_newest_day_with_news_and_moves_to_a_newer_one_when
         assert 'href="/?day=2026-04-23&amp;tab=all"' in html  # the previous day with news, 04-24 and 04-25 skipped
 
 
+def test_the_app_does_not_open_on_a_day_whose_only_event_is_off_topic(sqlite_engine):
+    """A feed's undated changelog line ("v2.1.114: Fixed a crash in the permission dialog…") first
+    seen today is today's only event, and off-topic (under 其他 / Other): the reader is met by the
+    newest day with news, and today stays one click away."""
+    seed_store(sqlite_engine)
+    later = DAY2 + timedelta(days=2)
+    with sqlite_engine.begin() as conn:
+        _item(conn, 32, "openai-blog", "v2.1.114", "Fixed a crash in the permission dialog.", later, "en")
+        _event(
+            conn, 32, "v2.1.114", later, -2.5, "all", "model", [(32, "lead", None)],
+            languages=["en"], score_parts={"coverage": 0.5, "off_topic": -3.0},
+        )  # fmt: skip
+    with TestClient(create_app(sqlite_engine, Settings())) as c:
+        html = c.get("/").text
+        assert "全部 · 2026-04-23" in html and "v2.1.114" not in html
+        assert 'href="/?day=2026-04-25&amp;tab=all"' in html  # the next day, still listed
+        assert "v2.1.114" in c.get("/?day=2026-04-25").text
+
+
 def test_an_item_dated_by_day_shows_its_date_alone_on_every_page(sqlite_engine):
     """A source that gave only a date (dated_by "day", stored at midnight UTC, 08:00 in Shanghai):
     the feed, the event page and search show the date, never a made-up time of day."""

@@ -12,7 +12,7 @@ from newsdesk.editions.feed_cards import card_signature
 from newsdesk.serve import auth, queries
 from newsdesk.serve.api import MAX_PAGE, check_id, parse_day
 from newsdesk.serve.pages import kit, ui_lang
-from newsdesk.store.days import event_dates, neighbour_days
+from newsdesk.store.days import event_dates, latest_day, neighbour_days
 
 router = APIRouter()
 
@@ -28,7 +28,11 @@ def feed_page(request: Request, day: str | None = None, tab: str = "all", page_n
             dates = pages.reads.get(("event dates",), lambda: event_dates(conn, pages.tz))
             # What the stored cards must have been built from to be shown (editions/feed_cards.py).
             signature = pages.reads.get(("card signature",), lambda: card_signature(conn))
-            chosen = parse_day(day) or (dates[-1] if dates else None) or date.today()
+            chosen = (
+                parse_day(day)
+                or pages.reads.get(("front day",), lambda: latest_day(conn, pages.tz, dates))
+                or date.today()
+            )
             return queries.feed(conn, chosen, tab, pages.tz, page_no, lang, signature), *neighbour_days(
                 conn, chosen, pages.tz, dates
             )

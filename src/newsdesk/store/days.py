@@ -270,8 +270,18 @@ def event_days(conn: Connection, event_id: int, tz: str | ZoneInfo) -> list[date
     return sorted({local_time(first, tz).date(), *growth_days(conn, tz, [event_id]).get(event_id, {})})
 
 
-def latest_day(conn: Connection, tz: str | ZoneInfo) -> date | None:
-    dates = event_dates(conn, tz)
+# How many days back the front page looks for one with news before it settles for the newest day.
+NEWS_LOOKBACK = 14
+
+
+def latest_day(conn: Connection, tz: str | ZoneInfo, dates: list[date] | None = None) -> date | None:
+    """The day a reader meets first: the newest day with news on it, not one whose every event is
+    off-topic (shown under 其他 / Other: a feed's undated changelog line first seen today); the newest
+    day of all when none of the last NEWS_LOOKBACK days has news. `dates`: event_dates, if known."""
+    dates = event_dates(conn, tz) if dates is None else dates
+    for day in reversed(dates[-NEWS_LOOKBACK:]):
+        if any(not (e.score_parts or {}).get("off_topic") for e in day_events(conn, day, tz)):
+            return day
     return dates[-1] if dates else None
 
 
