@@ -154,6 +154,22 @@ def test_an_event_whose_story_began_before_the_week_says_what_it_continues():
     assert story_entries([8], {8: s}, "2030-W19", "zh") == [Entry([8], "")]
 
 
+def test_it_continues_from_where_the_story_stood_before_the_week_not_from_its_first_line():
+    # A changelog's "now available" line dated two days before the launch began the story; the
+    # week's follow-up continues the launch, the latest event before the week.
+    s = _story(
+        12,
+        (2, "Windsurf Next 1.9544.1028", "2030-05-03"),
+        (4, "Introducing Quillfin 4.6", "2030-05-07"),
+        (8, "Behind the launch: testing Quillfin 4.6 early", "2030-05-15"),
+    )
+    assert story_entries([8], {8: s}, WEEK, "en")[0].line == "continues: Introducing Quillfin 4.6 (05-07)"
+    # In English the latest one with an English headline, when the latest is told only in Chinese.
+    zh_last = {**s, "events": [*s["events"][:1], {**s["events"][1], "headline": "Quillfin 4.6 发布"}, s["events"][2]]}
+    assert story_entries([8], {8: zh_last}, WEEK, "en")[0].line == "continues: Windsurf Next 1.9544.1028 (05-03)"
+    assert story_entries([8], {8: zh_last}, WEEK, "zh")[0].line == "续：Quillfin 4.6 发布（05-07）"
+
+
 # --- a real store --------------------------------------------------------------------------------
 
 

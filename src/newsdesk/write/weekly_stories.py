@@ -1,7 +1,8 @@
 """Stories inside a weekly theme, for both writers (write/weekly.py with a model, write/extractive/
 without): the events of one story (stories/threads.py) are one entry of a theme, together, in date
 order, after a line built from their stored headlines and dates ("事件脉络：A（02-24）→ B（02-26）");
-an event whose story began before the week says which story it continues ("续：A（02-17）").
+an event whose story began before the week says where the story stood: its latest event before
+the week ("续：A（02-17）"), not its first, which may be a misdated changelog line or a rumour.
 Both writers arrange a theme's items with `story_entries` and publish the lines with `with_story_lines`;
 editions/weekly.py renders and stores the parts they write.
 """
@@ -66,9 +67,9 @@ def story_entries(event_ids: list[int], stories: dict[int, dict], week: str, lan
 
 def story_line(story: dict, shown: list[int], monday: str, language: str) -> str:
     """The line of one entry, from the story's own headlines and dates: the chain of the entry's
-    events when there are two or more, and the story's first event when it came before the week
-    (in English, unless its headline is Chinese: the English weekly shows no Chinese text under
-    its headings, and an event told only in Chinese has none other)."""
+    events when there are two or more, and the story's latest event before the week when it began
+    before (in English, its latest one whose headline is not Chinese: the English weekly shows no
+    Chinese text under its headings, and an event told only in Chinese has none other)."""
     t = Labels(language)
     timeline = {e["event_id"]: e for e in story["events"]}
 
@@ -79,10 +80,15 @@ def story_line(story: dict, shown: list[int], monday: str, language: str) -> str
     parts = []
     if len(shown) > 1:
         parts.append(t.story_line.format(events=" → ".join(dated(timeline[i]) for i in shown)))
-    first = story["events"][0]
-    readable = language == "zh" or detect_language(first["headline"]) != "zh"
-    if first["event_id"] not in shown and first["date"] < monday and readable:
-        parts.append(t.continues.format(event=dated(first)))
+    before = [
+        e
+        for e in story["events"]  # in time order
+        if e["event_id"] not in shown
+        and e["date"] < monday
+        and (language == "zh" or detect_language(e["headline"]) != "zh")
+    ]
+    if before:
+        parts.append(t.continues.format(event=dated(before[-1])))
     return ("；" if t.language == "zh" else "; ").join(parts)
 
 
