@@ -503,6 +503,10 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     html1 = client.get("/events/1").text
     parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
     assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first
+    # The line above them states the importance that orders its day (the stored score, importance
+    # times recency when ranked, orders nothing a reader sees: 0.000 for an event a few days old).
+    importance = client.get("/api/events/1").json()["importance"]
+    assert f"<p>重要性: <strong>{importance:.3f}</strong> · " in html1 and "分数" not in html1
     assert "我的判断很直接" in html1 and "My verdict" in html1  # both languages' analyses
     # Why a member joined is the clusterer's reasoning: the logged-in operator's, never a reader's.
     assert "anchor GPT-5.5" not in html1 and "归入原因" not in html1

@@ -139,7 +139,7 @@ LABELS: dict[str, dict[str, str]] = {
     "independent": {"zh": "独立来源", "en": "independent"},
     "outlet": {"zh": "来源", "en": "Outlet"},
     "items": {"zh": "条目", "en": "Items"},
-    "score": {"zh": "分数", "en": "Score"},
+    "importance": {"zh": "重要性", "en": "Importance"},
     "why_ranks": {"zh": "为什么排在这里", "en": "Why it ranks here"},
     "part": {"zh": "因素", "en": "Part"},
     "value": {"zh": "值", "en": "Value"},
