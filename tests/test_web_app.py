@@ -435,6 +435,18 @@ def test_the_app_does_not_open_on_a_day_whose_only_event_is_off_topic(sqlite_eng
         assert "v2.1.114" in c.get("/?day=2026-04-25").text
 
 
+def test_a_search_result_is_dated_by_its_first_report_as_its_day_page_dates_it(sqlite_engine):
+    """GPT-5.5 is news of 04-23 (its day page); a report two days later grew it. Search names the
+    day a reader finds it under, not the latest report's (it said 04-25 before)."""
+    seed_store(sqlite_engine)
+    with sqlite_engine.begin() as conn:
+        conn.execute(update(events).where(events.c.id == 1).values(last_published_at=DAY2 + timedelta(days=2)))
+    with TestClient(create_app(sqlite_engine, Settings())) as c:
+        html = c.get("/search", params={"q": "GPT-5.5"}).text
+        result = re.search(r'<a href="/events/1">.*?</small>', html, re.S).group(0)
+        assert "2026-04-23 10:00" in result and "2026-04-25" not in result
+
+
 def test_an_item_dated_by_day_shows_its_date_alone_on_every_page(sqlite_engine):
     """A source that gave only a date (dated_by "day", stored at midnight UTC, 08:00 in Shanghai):
     the feed, the event page and search show the date, never a made-up time of day."""

@@ -560,10 +560,11 @@ def search_results(conn: Connection, hits, lang: str) -> dict:
             )  # a flagged one is never shown
         ):
             headlines.setdefault(a.event_id, {})[a.language] = {"language": a.language, "headline": a.headline}
-        day_only = dated_by_day(conn, event_ids, events.c.last_published_at)
+        # A result is dated as its day page dates it: by its first report (store/days.py), not its latest.
+        day_only = dated_by_day(conn, event_ids, events.c.first_published_at)
         for r in rows:
             e = _event_dict(r)
-            e["last_dated_by"] = "day" if r.id in day_only else "source"
+            e["first_dated_by"] = "day" if r.id in day_only else "source"
             by_language = headlines.get(r.id, {})  # the reader's language, else whichever exists
             e["analysis"] = by_language.get(lang) or next(iter(by_language.values()), None)
             found_events[r.id] = e
