@@ -71,6 +71,22 @@ def test_fixture_feed_ids_are_catalog_ids(tmp_path, fixtures):
     assert stems <= set(ids), sorted(stems - set(ids))
 
 
+def test_one_companys_channels_name_their_owner(tmp_path):
+    """Anthropic News, Claude Blog and Anthropic Research are Anthropic speaking (cluster/independence.py);
+    a user's file names the owner of a source it adds."""
+    user = tmp_path / "mine.toml"
+    user.write_text(
+        '[[source]]\nid = "acme-changelog"\nname = "Acme Changelog"\nurl = "https://acme.example/feed"\n'
+        'category = "company"\nowner = " Acme "\n',
+        encoding="utf-8",
+    )
+    ids = _by_id(load_catalog(_settings(tmp_path, sources_file=str(user)))[0])
+    assert {ids[i].owner for i in ("anthropic-news", "claude", "anthropic-research")} == {"Anthropic"}
+    assert ids["windsurf-blog"].owner == ids["windsurf-next-changelog"].owner == "Windsurf"
+    assert ids["the-verge-ai"].owner is None  # a medium is its own voice
+    assert ids["acme-changelog"].owner == "Acme"
+
+
 def test_user_file_overrides_and_adds(tmp_path):
     user = tmp_path / "mine.toml"
     user.write_text(
@@ -171,6 +187,8 @@ tier = 7
         ('id = "t"\nname = "x"\nurl = "https://a.example/"\ntier = true', "tier"),
         ('id = "p"\nname = "x"\nurl = "{bridgE}/x"', "url"),
         ('id = "s"\nname = "x"\nurl = "https:// spaced.example/"', "url"),
+        ('id = "o"\nname = "x"\nurl = "https://a.example/"\nowner = 3', "owner"),
+        ('id = "e"\nname = "x"\nurl = "https://a.example/"\nowner = "  "', "owner"),
     ],
 )
 def test_each_field_is_validated(tmp_path, entry, field):
@@ -239,13 +257,14 @@ def test_opml_round_trip(tmp_path):
     orig = _by_id(sources)
     for s in back:
         o = orig[s.id]  # ids survive the trip too
-        assert (s.kind, s.language, s.tier, s.weight, s.category, s.fulltext) == (
+        assert (s.kind, s.language, s.tier, s.weight, s.category, s.fulltext, s.owner) == (
             o.kind,
             o.language,
             o.tier,
             o.weight,
             o.category,
             o.fulltext,
+            o.owner,
         )
         assert s.origin == "import"
 

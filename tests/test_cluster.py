@@ -179,6 +179,35 @@ def test_store_path_joins_languages_keeps_versions_apart_and_collapses_one_paper
         assert conn.execute(select(item_vectors.c.item_id)).all().__len__() == len(ITEMS)
 
 
+def test_a_companys_second_channel_on_its_own_launch_is_no_independent_outlet(engine, embedder):
+    """OpenAI's developer blog on the GPT-5.5 launch is OpenAI speaking again (the catalog's owner):
+    four outlets, still three independent; the owner is read from the store's sources."""
+    from dataclasses import replace
+
+    developer = Source("openai-developer", "OpenAI Developer Blog", "https://developers.openai.com/rss.xml",
+                       tier=1, category="lab", owner="OpenAI")  # fmt: skip
+    post = (
+        "openai-developer", "dev-1", 2, "GPT-5.5 in the API: a guide for developers",
+        "GPT-5.5 is available in the API today with a 1M-token context window at half the price of GPT-5; "
+        "here is how to migrate from GPT-5.", "en", "https://developers.openai.com/blog/gpt-5-5",
+    )  # fmt: skip
+    with engine.begin() as conn:
+        sync_sources(conn, [replace(SOURCES[0], owner="OpenAI"), *SOURCES[1:], developer])
+        for src, guid, hours, title, summary, lang, url in [*ITEMS[:3], post]:
+            item = Item(src, guid, url, title, summary, language=lang, published_at=T0 + timedelta(hours=hours))
+            upsert_item(conn, item, now=T0 + timedelta(days=1))
+    cluster_new_items(engine, Settings(), embedder=embedder)
+    with engine.connect() as conn:
+        from newsdesk.store.schema import items
+
+        ids = {r.guid: r.id for r in conn.execute(select(items.c.guid, items.c.id))}
+        event_of = dict(conn.execute(select(event_members.c.item_id, event_members.c.event_id)).all())
+        flagship = event_of[ids["https://openai.com/index/gpt-5-5"]]
+        assert event_of[ids["dev-1"]] == flagship
+        brief = event_brief(conn, flagship)
+        assert (brief["outlets"], brief["independent_outlets"]) == (4, 3)
+
+
 def test_rerun_changes_nothing_and_a_later_item_resumes_into_its_event(engine, embedder):
     _store(engine)
     cluster_new_items(engine, Settings(), embedder=embedder)

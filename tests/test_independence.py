@@ -3,10 +3,11 @@
 from newsdesk.cluster.independence import arxiv_id, coverage, origin_groups
 
 
-def _m(item_id, source_id, title, url=None, role="member", origin=None, extra=None, guid=None):
+def _m(item_id, source_id, title, url=None, role="member", origin=None, extra=None, guid=None, owner=None):
     return {
         "item_id": item_id,
         "source_id": source_id,
+        "owner": owner,
         "title": title,
         "url": url,
         "role": role,
@@ -89,3 +90,24 @@ def test_arxiv_id_from_metadata_link_or_guid():
     assert arxiv_id({"url": "https://huggingface.co/papers/2501.01234"}) == "2501.01234"
     assert arxiv_id({"url": "https://example.com/2501.01234"}) is None  # not an arXiv link
     assert arxiv_id({"url": "", "guid": "oai:arXiv.org:2501.01234"}) == "2501.01234"
+
+
+def test_one_companys_channels_are_one_voice_and_a_medium_beside_them_is_another():
+    """The Opus 4.6 launch on Anthropic News and Claude Blog read "2 outlets, 2 independent": one
+    company speaking twice confirms nothing. An outlet of its own beside them does."""
+    members = [
+        _m(
+            1,
+            "anthropic-news",
+            "Introducing Claude Opus 4.6",
+            "https://www.anthropic.com/news/opus-4-6",
+            owner="Anthropic",
+        ),
+        _m(2, "claude", "Advancing finance with Claude Opus 4.6", "https://claude.com/blog/finance", owner="Anthropic"),
+    ]
+    cov = coverage(members)
+    assert (cov["outlets"], cov["independent_outlets"]) == (2, 1)
+    members.append(_m(3, "ars-technica-ai", "Anthropic ships Opus 4.6", "https://arstechnica.com/ai/opus"))
+    cov = coverage(members)
+    assert (cov["outlets"], cov["independent_outlets"]) == (3, 2)
+    assert cov["origin_groups"] == [[1, 2], [3]]

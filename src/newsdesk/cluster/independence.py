@@ -7,7 +7,9 @@ each origin counts once:
 - the arXiv category feeds and paper mirrors (Hugging Face papers) carrying one arXiv id are
   one paper, however many feeds list it;
 - outlets running the same headline (near-identical title) are one origin repackaged;
-- several items from one outlet are that outlet once.
+- several items from one outlet are that outlet once, and so are the channels of one owner (the
+  catalog's `owner`: Anthropic News, Claude Blog and Anthropic Research are Anthropic speaking three
+  times, not three outlets confirming it).
 """
 
 from __future__ import annotations
@@ -44,8 +46,22 @@ def _same_headline(a: str, b: str) -> bool:
     return len(sa & sb) / len(sa | sb) >= SAME_HEADLINE_JACCARD
 
 
+def _origin_keys(m: dict) -> list[tuple]:
+    """What a member shares with every other report of its origin: its outlet, its outlet's owner,
+    the arXiv paper it lists, its address."""
+    keys = [("source", m.get("source_id"))]
+    if m.get("owner"):
+        keys.append(("owner", m["owner"]))
+    if arxiv_id(m):
+        keys.append(("arxiv", arxiv_id(m)))
+    if canonical_url(m.get("url")):
+        keys.append(("url", canonical_url(m.get("url"))))
+    return keys
+
+
 def origin_groups(members: list[dict]) -> list[list[int]]:
-    """Members (dicts with item_id, source_id, role, origin_item_id, title, url, guid, extra) grouped by origin."""
+    """Members (dicts with item_id, source_id, owner, role, origin_item_id, title, url, guid, extra)
+    grouped by origin."""
     ids = [m["item_id"] for m in members]
     parent = {i: i for i in ids}
 
@@ -65,12 +81,7 @@ def origin_groups(members: list[dict]) -> list[list[int]]:
         i = m["item_id"]
         if m.get("origin_item_id") in parent:
             union(i, m["origin_item_id"])
-        keys = [("source", m.get("source_id"))]
-        if arxiv_id(m):
-            keys.append(("arxiv", arxiv_id(m)))
-        if canonical_url(m.get("url")):
-            keys.append(("url", canonical_url(m.get("url"))))
-        for key in keys:
+        for key in _origin_keys(m):
             if key in by_key:
                 union(i, by_key[key])
             else:

@@ -276,6 +276,7 @@ def _members(conn: Connection, event_id: int) -> list[dict]:
                 sources.c.tier,
                 sources.c.weight,
                 sources.c.category,
+                sources.c.owner,
                 event_members.c.role,
                 event_members.c.origin_item_id,
                 event_members.c.similarity,

@@ -54,6 +54,7 @@ class Source:
     fulltext: bool = False
     enabled: bool = True
     origin: str = "catalog"
+    owner: str | None = None  # who speaks through it, when several sources are one company's channels
 
     @property
     def polled(self) -> bool:

@@ -53,7 +53,8 @@ CATEGORIES = (
     "policy",  # governments, regulators, policy think tanks
 )
 
-FIELDS = ("id", "name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "enabled")
+FIELDS = ("id", "name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "enabled", "owner")
+OWNER_MAX = 120
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _DEFAULTS = {
@@ -225,6 +226,9 @@ def _to_source(raw: dict, path: Path | None, settings: Settings, origin: str) ->
     for key in ("fulltext", "enabled"):
         if not isinstance(values[key], bool):
             raise bad(key, "must be true or false")
+    owner = values.get("owner")
+    if owner is not None and (not isinstance(owner, str) or not owner.strip() or len(owner) > OWNER_MAX):
+        raise bad("owner", f"must be the name of the company behind the source (1-{OWNER_MAX} characters)")
     return Source(
         id=sid,
         name=name.strip(),
@@ -237,6 +241,7 @@ def _to_source(raw: dict, path: Path | None, settings: Settings, origin: str) ->
         fulltext=values["fulltext"],
         enabled=values["enabled"],
         origin=origin,
+        owner=owner.strip() if owner else None,
     )
 
 
@@ -366,6 +371,7 @@ def _outline_source(outline: ET.Element, url: str, title: str, folder: str | Non
         category = "zh-media" if language == "zh" else "media"
     tier = _int_or(outline.get("tier"), 2)
     weight = _float_or(outline.get("weight"), 1.0)
+    owner = " ".join((outline.get("owner") or "").split())[:OWNER_MAX] or None
     return Source(
         id=sid,
         name=name,
@@ -377,6 +383,7 @@ def _outline_source(outline: ET.Element, url: str, title: str, folder: str | Non
         category=category,
         fulltext=(outline.get("fulltext") or "").lower() == "true",
         origin="import",
+        owner=owner,
     )
 
 
@@ -432,7 +439,8 @@ def write_opml(sources: list[Source], path: str | Path, title: str = "newsdesk s
                 "weight": repr(float(src.weight)),
                 "category": src.category,
                 "fulltext": "true" if src.fulltext else "false",
-            },
+            }
+            | ({"owner": src.owner} if src.owner else {}),
         )
     for element in root.iter():
         element.attrib = {key: xml_value(value) for key, value in element.attrib.items()}
@@ -453,7 +461,7 @@ def user_entry(s: Source) -> dict:
         "weight": float(s.weight),
         "category": s.category,
         "fulltext": s.fulltext,
-    }
+    } | ({"owner": s.owner} if s.owner else {})
 
 
 def append_user_entries(path: Path, new: list[Source]) -> None:

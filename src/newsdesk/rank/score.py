@@ -282,7 +282,7 @@ class _Members:
         new = [self.reported[i] for i in item_ids if i in self.reported]
         outlets = len({r.source_id for r in new})
         facts = {
-            "independent_outlets": outlets,
+            "independent_outlets": len({r.voice for r in new}),
             "outlets": outlets,
             "best_authority": max((r.authority for r in new), default=0.0),
             "engagement": sum(r.engagement for r in new),
@@ -308,6 +308,7 @@ def _member_facts(conn) -> _Members:
             sources.c.weight,
             sources.c.category,
             sources.c.name,
+            sources.c.owner,
             items.c.engagement,
             items.c.title,
             items.c.summary,
@@ -337,6 +338,7 @@ def _member_facts(conn) -> _Members:
             m.title_only[r.event_id] = m.title_only.get(r.event_id, True) and title_only
             m.reported[r.id] = SimpleNamespace(
                 source_id=r.source_id,
+                voice=r.owner or r.source_id,  # one company's channels are one voice (cluster/independence.py)
                 authority=authority,
                 engagement=engagement,
                 report=report,

@@ -21,7 +21,7 @@ BATCH = 900
 # says so in dated_by, so no future day or week can lead the site.
 FUTURE_SKEW = timedelta(minutes=10)
 
-_SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "origin")
+_SOURCE_COLUMNS = ("name", "url", "kind", "language", "tier", "weight", "category", "fulltext", "origin", "owner")
 
 
 def _dialect_insert(conn: Connection, table):

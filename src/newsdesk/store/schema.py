@@ -127,6 +127,9 @@ sources = Table(
     Column("fulltext", Boolean, nullable=False, default=False),
     Column("enabled", Boolean, nullable=False, default=True),
     Column("origin", CleanString(20), nullable=False, default="catalog"),  # catalog | user | import
+    # The company or lab that speaks through it when it has several channels (Anthropic News, Claude
+    # Blog, Anthropic Research): its channels' reports are one voice (cluster/independence.py).
+    Column("owner", CleanString(120)),
     # What the catalog file last said about `enabled`: a sync applies the file's value only when it
     # changes, so a source switched off in the web app stays off until the file itself says otherwise.
     Column("catalog_enabled", Boolean),
