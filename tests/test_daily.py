@@ -351,6 +351,36 @@ def test_off_topic_events_close_the_day_under_other(sqlite_engine):
     assert body.index("# 其他") > body.index("RAG 论文") and body.index("# 其他") < body.index("艾滋病为何难以痊愈")
 
 
+def test_a_day_whose_only_event_is_off_topic_gets_no_edition(sqlite_engine, tmp_path):
+    """A changelog's undated line first seen on 03-14 ("v2.1.114: Fixed a crash…", off-topic) is that
+    day's only event: the site, its feeds and the push get no edition saying nothing; one stored
+    while the day had news is withdrawn; `newsdesk daily` with no date builds the newest day with
+    news. The web app still lists the day (tests/test_web_app.py)."""
+    from newsdesk.publish.site import publish_site
+
+    settings = Settings(languages=["zh", "en"], site_dir=str(tmp_path / "site"))
+    t = datetime(2026, 3, 14, 2, tzinfo=UTC)
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        line = add_event(
+            conn, title="v2.1.114", when=t, score=0.1,
+            members=[("simonw", "v2.1.114", "https://simonw.example/changelog#2.1.114", t, "lead")],
+        )  # fmt: skip
+    assert build_daily(sqlite_engine, settings, "2026-03-14").built == ["zh", "en"]  # ranked as news so far
+    with sqlite_engine.begin() as conn:
+        conn.execute(update(events).where(events.c.id == line).values(importance=-2.5, score_parts={"off_topic": -3.0}))
+    stats = build_daily(sqlite_engine, settings, "2026-03-14")
+    assert stats.quiet and stats.events == 1 and not stats.built
+    assert build_daily(sqlite_engine, settings).date == date(2026, 3, 13)  # the newest day with news
+    with sqlite_engine.connect() as conn:
+        assert set(conn.execute(select(editions.c.key).where(editions.c.kind == "daily")).scalars()) == {"2026-03-13"}
+    build_dailies(sqlite_engine, settings)
+    publish_site(sqlite_engine, settings)
+    index = (tmp_path / "site" / "zh" / "index.html").read_text("utf-8")
+    assert "2026-03-13" in index and "2026-03-12" in index and "2026-03-14" not in index
+    assert not (tmp_path / "site" / "zh" / "daily" / "2026-03-14.html").exists()
+
+
 def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
     """Paul Graham's feed lists essays from 1995 beside this month's: first seen in one run, the old
     ones were old when they came and get no daily page; a harvest backfilled weeks at once keeps its days."""

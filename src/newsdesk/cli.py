@@ -468,7 +468,7 @@ def write_cmd(
 @app.command("daily")
 def daily_cmd(
     day: str = typer.Option(
-        None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with events)."
+        None, "--date", help="YYYY-MM-DD in settings.timezone (default: the newest day with news)."
     ),
 ) -> None:
     """Build the daily edition of one day (全部 + featured / p1 / category tabs) in every language."""
@@ -482,6 +482,9 @@ def daily_cmd(
         except ValueError:
             raise NewsdeskError(f"--date {day!r} is not a date", "write it as YYYY-MM-DD, e.g. 2026-03-12") from None
     stats = build_daily(engine(), settings(), day)
+    if stats.quiet:
+        console.print(f"daily {stats.date}: {stats.events} events, none of them news (all under Other); no edition")
+        return
     state = f"built {', '.join(stats.built)}" if stats.built else "unchanged"
     if stats.unchanged and stats.built:
         state += f"; unchanged {', '.join(stats.unchanged)}"

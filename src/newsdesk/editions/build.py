@@ -31,7 +31,9 @@ Build = Callable[..., dict[str, Any]]  # (engine, settings, writers, *, caps, pr
 def daily_stage(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:
     from newsdesk.editions.daily import build_dailies
 
-    return {"daily_built": sum(bool(d.built) for d in build_dailies(engine, settings))}
+    days = build_dailies(engine, settings)
+    quiet = sum(d.quiet for d in days)  # days whose every event is off-topic: no edition (editions/daily.py)
+    return {"daily_built": sum(bool(d.built) for d in days)} | ({"days_without_news": quiet} if quiet else {})
 
 
 def weekly_stage(engine: Engine, settings: Settings, writers: Writers, *, caps: dict, progress: Progress) -> dict:

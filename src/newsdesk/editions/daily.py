@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import Settings
@@ -28,7 +28,7 @@ from newsdesk.editions.cards import (
     headline_member,
 )
 from newsdesk.editions.feed_cards import card_signature, keep_feed_cards
-from newsdesk.store.days import NoEvents, day_events, event_dates
+from newsdesk.store.days import NoEvents, day_events, event_dates, has_news, latest_day
 from newsdesk.store.edition_rows import material_key, store_edition, stored_material_key
 from newsdesk.store.schema import editions
 
@@ -44,6 +44,9 @@ class DailyStats:
     events: int = 0
     built: list[str] = field(default_factory=list)  # languages written
     unchanged: list[str] = field(default_factory=list)  # languages skipped: same material
+    # No event of the day is about AI (every card is under 其他 / Other): no edition (one stored before
+    # is withdrawn); the web app still lists the day, one click away.
+    quiet: bool = False
 
 
 def _member_link(m: dict) -> str:
@@ -179,24 +182,30 @@ def build_daily(
     engine: Engine, settings: Settings, day: date | str | None = None, signature: str | None = None
 ) -> DailyStats:
     """Build (or keep, when nothing changed) the daily edition of `day` in every language; with no
-    `day`, the newest day with events (a store with none raises NoEvents: an empty edition is no
-    reader's page). signature: the store's card inputs (feed_cards.card_signature) when the caller
+    `day`, the newest day with news (store/days.py latest_day; a store with no events raises NoEvents:
+    an empty edition is no reader's page). A day without news gets none (`quiet`). signature: the store's card inputs (feed_cards.card_signature) when the caller
     read them already, for every day it builds."""
     with engine.begin() as conn:
         if day is None:
             dates = event_dates(conn, settings.timezone)
             if not dates:
                 raise NoEvents()
-            day = dates[-1]
+            day = latest_day(conn, settings.timezone, dates) or dates[-1]
         elif isinstance(day, str):
             day = date.fromisoformat(day)
         stats = DailyStats(date=day)
         key = day.isoformat()
         rows = day_events(conn, day, settings.timezone)
-        edition_cards = {}
-        for language in settings.languages:
-            cards = edition_cards[language] = event_cards(conn, rows, language, settings.timezone)
-            stats.events = len(cards)
+        stats.events = len(rows)
+        edition_cards = {
+            language: event_cards(conn, rows, language, settings.timezone) for language in settings.languages
+        }
+        # A day whose only event is a changelog's off-topic line (or none, after merges) is no reader's
+        # edition: the site, its feeds and the push would announce a page that says nothing.
+        stats.quiet = not has_news(rows)
+        if stats.quiet:
+            conn.execute(delete(editions).where(editions.c.kind == "daily", editions.c.key == key))
+        for language, cards in () if stats.quiet else edition_cards.items():
             key_now = material_key("daily", DAILY_FORMAT, key, language, cards, settings.site_url)
             if stored_material_key(conn, "daily", key, language) == key_now:
                 stats.unchanged.append(language)

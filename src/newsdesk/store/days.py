@@ -280,9 +280,14 @@ def latest_day(conn: Connection, tz: str | ZoneInfo, dates: list[date] | None = 
     day of all when none of the last NEWS_LOOKBACK days has news. `dates`: event_dates, if known."""
     dates = event_dates(conn, tz) if dates is None else dates
     for day in reversed(dates[-NEWS_LOOKBACK:]):
-        if any(not (e.score_parts or {}).get("off_topic") for e in day_events(conn, day, tz)):
+        if has_news(day_events(conn, day, tz)):
             return day
     return dates[-1] if dates else None
+
+
+def has_news(day: list[SimpleNamespace]) -> bool:
+    """Whether a day's events (day_events) hold news: one that is not off-topic (rank/score.py)."""
+    return any(not (e.score_parts or {}).get("off_topic") for e in day)
 
 
 def neighbour_days(
