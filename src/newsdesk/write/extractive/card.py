@@ -464,9 +464,10 @@ def coverage_line(brief: dict, language: str) -> tuple[str, list[str]]:
         )
         if independent < outlets:
             line += (
-                "，其余更像同一信源的转发或同步，不算独立确认。"
+                "，其余更像同一信源的转发、同步或同一公司的另一渠道，不算独立确认。"
                 if zh
-                else ", the rest look like one origin repackaged, not independent confirmation."
+                else ", the rest look like one origin again (a copy, a repackaging or the same company's "
+                "other channel), not independent confirmation."
             )
         else:
             line += "。" if zh else "."
