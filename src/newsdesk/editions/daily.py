@@ -183,8 +183,9 @@ def build_daily(
 ) -> DailyStats:
     """Build (or keep, when nothing changed) the daily edition of `day` in every language; with no
     `day`, the newest day with news (store/days.py latest_day; a store with no events raises NoEvents:
-    an empty edition is no reader's page). A day without news gets none (`quiet`). signature: the store's card inputs (feed_cards.card_signature) when the caller
-    read them already, for every day it builds."""
+    an empty edition is no reader's page). A day without news gets none (`quiet`). signature: the
+    store's card inputs (feed_cards.card_signature) when the caller read them already, for every day
+    it builds."""
     with engine.begin() as conn:
         if day is None:
             dates = event_dates(conn, settings.timezone)
