@@ -626,9 +626,19 @@ def test_sources_add_remove_disable_enable_through_the_command_line(newsdesk, tm
         "atom",
         "zh",
     )
-    assert _stored_source(tmp_path, "my-feed").enabled
+    assert _stored_source(tmp_path, "my-feed").enabled and _stored_source(tmp_path, "my-feed").owner is None
     code, out = newsdesk("sources")
     assert "my-feed" in out
+    # A company's second channel names its owner: its reports and the first channel's are one voice.
+    code, out = newsdesk(
+        "sources", "add", "openai-status", "https://status.openai.com/feed.rss", "--category", "company",
+        "--owner", "OpenAI",
+    )  # fmt: skip
+    assert code == OK and tomllib.loads(user_file.read_text())["source"][2]["owner"] == "OpenAI", out
+    assert _stored_source(tmp_path, "openai-status").owner == "OpenAI"
+    code, out = newsdesk("sources", "add", "blank-owner", "https://example.com/b.xml", "--owner", " ")
+    assert code != OK and "field 'owner'" in out and "blank-owner" not in user_file.read_text(), out
+    newsdesk("sources", "remove", "openai-status")
 
     code, out = newsdesk("sources", "disable", "my-feed")
     assert code == OK and not _stored_source(tmp_path, "my-feed").enabled, out

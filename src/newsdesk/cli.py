@@ -319,12 +319,15 @@ def sources_add(
     tier: int = typer.Option(2, "--tier", help="1 (a primary source), 2 or 3 (an aggregator)."),
     category: str = typer.Option("media", "--category", help="lab, company, research, papers, media, …"),
     fulltext: bool = typer.Option(False, "--fulltext", help="Also fetch each article's page for its full text."),
+    owner: str = typer.Option(
+        None, "--owner", help="The company speaking through it, when it has other channels (e.g. Anthropic)."
+    ),
 ) -> None:
     """Add one source to your catalog file (as `sources import` does) and the store; the next ingest fetches it."""
     from newsdesk.ingest import edit
 
     entry = {"id": name, "name": title or name, "url": url, "kind": kind, "language": language, "tier": tier}
-    entry |= {"category": category, "fulltext": fulltext}
+    entry |= {"category": category, "fulltext": fulltext} | ({"owner": owner} if owner is not None else {})
     source, target = edit.add(engine(), settings(), entry)
     console.print(f"added {source.id} ({source.url}) to {target}; the next ingest fetches it", soft_wrap=True)
 
