@@ -244,6 +244,27 @@ def test_a_title_only_event_is_not_featured_on_its_own():
     assert alone_on_its_day(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2})["tab"] == "featured"
 
 
+def test_a_title_only_headline_that_states_a_sum_is_read_whole():
+    """ "Anthropic raises $30 billion … at $380 billion post-money valuation" says the news in its
+    headline: alone and without a summary it still leads its day (a replayed 02-12 featured a
+    Windsurf availability note over it); a sum named without a verb of money does not count."""
+    from newsdesk.rank.learned import shipped_lead
+    from newsdesk.rank.score import _scored, lead_tabs, text_facts
+
+    def alone_on_its_day(headline):
+        facts = _facts(independent_outlets=1, best_authority=1.5, first_party=True)
+        facts |= text_facts([(headline, "")]) | {"title_only": True, "starred": False, "undated": False}
+        e = _scored(None, facts, NOW, None, None)
+        lead_tabs([e], shipped_lead())
+        return e
+
+    told = alone_on_its_day("Anthropic raises $30 billion in Series G funding at $380 billion post-money valuation")
+    assert told["tab"] == "featured" and "unread" not in told["parts"]
+    untold = alone_on_its_day("Anthropic’s Responsible Scaling Policy: Version 3.0")
+    assert untold["tab"] != "featured" and untold["parts"]["unread"] < 0
+    assert alone_on_its_day("Claude now handles $30 billion of requests")["tab"] != "featured"
+
+
 def test_an_update_ranks_by_what_its_new_reports_are_not_by_the_launch_it_joined(engine):
     """A launch that two outlets and its maker reported on the 22nd grows on the 23rd by one patch
     note: on the 23rd that card is a changelog line, last. A launch that grows by two outlets' news

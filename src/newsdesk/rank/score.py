@@ -28,6 +28,8 @@ from sqlalchemy.engine import Engine
 
 from newsdesk.rank.adjust import Adjustment, current
 from newsdesk.rank.happenings import (
+    AMOUNT,
+    MONEY,
     FIRST_PARTY_CATEGORIES,
     NEWS_KINDS,
     Kinds,
@@ -89,13 +91,14 @@ def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozens
     if not reports:
         return {"kinds": Kinds()}
     kinds = event_kinds(reports[0], reports[1:])
+    sum_told = any(MONEY.search(headline) and AMOUNT.search(headline) for headline, _ in reports)
     if "kind" in without:
         kinds = replace(kinds, **dict.fromkeys(NEWS_KINDS, False))
     if "routine" in without:
         kinds = replace(kinds, routine="")
     if "off_topic" in without:
         kinds = replace(kinds, on_topic=True)
-    return {"kinds": kinds}
+    return {"kinds": kinds, "sum_told": bool(sum_told)}
 
 
 def importance_parts(facts: dict) -> dict:
@@ -129,8 +132,10 @@ ALWAYS_SHOWN = ("coverage", "echo", "authority", "engagement", "feedback")
 def unread(facts: dict) -> bool:
     """Every report is a headline alone and no second outlet confirms it: the card can say nothing
     past its title (Anthropic's statements, whose feed gives no summary), so it never leads a day
-    as its featured news on its own; it can still be p1."""
-    return bool(facts.get("title_only")) and facts["independent_outlets"] < 2
+    as its featured news on its own; it can still be p1. A headline that states a sum raised,
+    paid or earned ("Anthropic raises $30 billion … at $380 billion post-money valuation") is the
+    news read whole, and is not unread."""
+    return bool(facts.get("title_only")) and facts["independent_outlets"] < 2 and not facts.get("sum_told")
 
 
 def score_event(
