@@ -29,8 +29,8 @@ from sqlalchemy.engine import Engine
 from newsdesk.rank.adjust import Adjustment, current
 from newsdesk.rank.happenings import (
     AMOUNT,
-    MONEY,
     FIRST_PARTY_CATEGORIES,
+    MONEY,
     NEWS_KINDS,
     Kinds,
     event_kinds,
