@@ -453,6 +453,57 @@ def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
         assert [e.id for e in day_events(conn, date(2026, 5, 20), settings.timezone)] == [backfilled]
 
 
+def test_a_feeds_back_catalogue_takes_no_days_featured_place(sqlite_engine):
+    """A blog first polled in August lists a January post among its new ones: no day lists that
+    post, so it is no day's featured news either, and the day's own news is (a replayed 01-29
+    featured "Inside OpenAI's in-house data agent", which its page did not show, and nothing else)."""
+    from newsdesk.rank.score import rank_events
+
+    jan, aug = datetime(2026, 1, 29, 10, tzinfo=UTC), datetime(2026, 8, 22, tzinfo=UTC)
+    with sqlite_engine.begin() as conn:
+        seed(conn)
+        archived = add_event(
+            conn,
+            title="OpenAI releases GPT-5.2",
+            when=jan,
+            score=1.0,
+            members=[("simonw", "OpenAI releases GPT-5.2", "https://s.example/jan", jan, "lead")],
+            now=aug,
+        )
+        add_event(
+            conn,
+            title="An essay of August",
+            when=datetime(2026, 8, 20, tzinfo=UTC),
+            score=1.0,
+            members=[
+                ("simonw", "An essay of August", "https://s.example/aug", datetime(2026, 8, 20, tzinfo=UTC), "lead")
+            ],
+            now=aug,
+        )
+        own = add_event(
+            conn,
+            title="智谱发布新一代视觉模型",
+            when=datetime(2026, 1, 29, 4, tzinfo=UTC),
+            score=1.0,
+            members=[
+                (
+                    "qbit",
+                    "智谱发布新一代视觉模型",
+                    "https://q.example/jan",
+                    datetime(2026, 1, 29, 4, tzinfo=UTC),
+                    "lead",
+                )
+            ],
+            now=datetime(2026, 1, 29, 5, tzinfo=UTC),
+        )
+    rank_events(sqlite_engine, Settings(languages=["zh"]), now=aug)
+    with sqlite_engine.connect() as conn:
+        tab = dict(conn.execute(select(events.c.id, events.c.tab)).all())
+        importance = dict(conn.execute(select(events.c.id, events.c.importance)).all())
+    assert importance[archived] > importance[own]  # it would have taken the place
+    assert tab[own] == "featured" and tab[archived] != "featured"
+
+
 def test_an_event_not_about_ai_told_only_in_chinese_is_a_line_of_the_english_fold_not_a_card(engine):
     """The Chinese edition shows it under 其他; an English reader gets its headline in the day's
     "Reported in Chinese" list, not a Chinese card under Other (the 2026-03-02 replay showed four)."""

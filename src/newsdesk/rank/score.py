@@ -38,7 +38,7 @@ from newsdesk.rank.happenings import (
     material_of,
 )
 from newsdesk.rank.learned import Ranker, learned_parts, shipped, shipped_lead
-from newsdesk.store.days import UPDATES, growth_days
+from newsdesk.store.days import UPDATES, back_catalogue, growth_days
 from newsdesk.store.schema import event_members, events, feedback, items, sources
 
 HALF_LIFE_HOURS = 36.0
@@ -209,10 +209,13 @@ def rank_events(
     with engine.begin() as conn:
         scored, by_day = [], defaultdict(list)
         members = _member_facts(conn)
+        # A feed's back catalogue is listed on no day (store/days.py): it takes no day's featured place.
+        archive = back_catalogue(conn)
         for ev, facts, day in event_facts(conn, settings, without, members):
             entry = _scored(ev, facts, now, ranker, adjustment)
             scored.append(entry)
-            by_day[day].append(entry)
+            if ev.id not in archive:
+                by_day[day].append(entry)
         for day_events in by_day.values():
             lead_tabs(day_events, ranker or shipped_lead(), p1_by_probability=ranker is not None)
         grown = growth_days(conn, tz)
