@@ -20,6 +20,10 @@ process per round, started and imported before the first phase and not counted, 
 (`newsdesk.ingest.run.ingest`, what each tick of the loop calls) is timed phase by phase. The
 command-line reader pays Python's start and its imports on every refresh; the loop pays them once.
 
+A fourth, `imports`, starts Python and imports the libraries the command is built on (STACK) and
+does nothing else; `imports` + `warm` is the floor of any per-refresh command on that stack, printed
+beside newsboat last.
+
 Printed: each run's wall and CPU seconds (user + system of the process: less moved by the
 neighbours' load than wall) and the 200 / 304 answers it got; then per phase the min and median
 of each, and the ratio of the medians to newsboat's; the load average before and after.
@@ -207,6 +211,12 @@ def compiled(src: Path) -> None:
 
 
 PHASES = ("first", "unchanged", "changed", "no-304")
+# The libraries a refresh command is built on (ARCHITECTURE.md: SQLAlchemy Core on SQLite, httpx,
+# feedparser, Typer + Rich). The `imports` reader starts Python and imports them, nothing else: no
+# command on this stack starts faster, and its time plus the warm reader's (the stage itself, once
+# started) is the floor of a per-refresh command on it.
+# Typer 0.29 reads every option through pydantic, so pydantic is on it too.
+STACK = "sqlalchemy, sqlalchemy.dialects.sqlite, httpx, feedparser, typer, rich.progress, pydantic"
 
 
 def one_round(
@@ -229,6 +239,7 @@ def one_round(
             env, _ = newsdesk_env(tmp / label, urls, src)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             readers[label] = ([sys.executable, "-m", "newsdesk", "ingest"], env)
+        readers["imports"] = ([sys.executable, "-c", f"import {STACK}"], readers["newsdesk"][1])
         (tmp / "warm").mkdir()
         warm_env, _ = newsdesk_env(tmp / "warm", urls, trees["newsdesk"])
         warm_env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -243,6 +254,16 @@ def one_round(
             out[(phase, "warm")] = warm.timed(feeds)
         warm.close()
     return out
+
+
+def print_floor(runs: list[dict]) -> None:
+    """Per phase, the floor of a per-refresh command on STACK (imports + warm, medians) beside newsboat."""
+    for phase in PHASES:
+        nb_wall = statistics.median(run[(phase, "newsboat")][0] for run in runs)
+        floor = sum(statistics.median(run[(phase, r)][0] for run in runs) for r in ("imports", "warm"))
+        print(
+            f"floor of a command on this stack, {phase:9s}: imports + warm {floor:5.2f} s = {floor / nb_wall:4.2f}x newsboat"
+        )
 
 
 def main() -> None:
@@ -290,7 +311,7 @@ def main() -> None:
             )
     load_after = os.getloadavg()
     print(f"load after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}")
-    readers = ["newsboat", *trees, "warm"]
+    readers = ["newsboat", *trees, "imports", "warm"]
     print(f"over {args.repeat} rounds: min / median seconds; ratio = median / newsboat's median")
     for phase in PHASES:
         cells = []
@@ -304,6 +325,7 @@ def main() -> None:
                 cell += f" ({statistics.median(walls) / nb_wall:4.2f}x wall, {statistics.median(cpus) / max(nb_cpu, 1e-3):4.2f}x cpu)"
             cells.append(cell)
         print(f"{phase:10s} " + "   ".join(cells))
+    print_floor(runs)
     print("goal: unchanged <= 1.5x newsboat, changed <= 2x (warm: the always-on loop's ingest stage, started once)")
 
     if args.profile:
