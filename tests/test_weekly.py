@@ -27,6 +27,7 @@ from newsdesk.rank.themes import (
     build_themes,
     clauses,
     is_news,
+    name_theme,
     pick_briefs,
     shown_themes,
     tells,
@@ -170,6 +171,26 @@ def test_an_edition_showing_some_events_keeps_their_themes_named_from_what_it_sh
     assert [n.events for n in shown] == [[3], [9]]
     assert shown[0].voice == 3 and shown[0].heading.startswith("Nvidia posts $68.1 billion quarter")
     assert shown[1] == named[1]  # named from what the edition shows already: as it was
+
+
+def test_a_days_featured_launch_names_its_theme_however_little_its_card_says():
+    # W06's replay headed the English weekly "Opus 4.6 is now available in Windsurf": Anthropic's two
+    # posts are headlines alone, so the partner's note, which says more, named the launch's theme.
+    launch = ThemeEvent(
+        1, "Introducing Claude Opus 4.6", 6.5, ["Introducing Claude Opus 4.6"], told=False, featured=True
+    )
+    partner = ThemeEvent(
+        2, "Opus 4.6 is now available in Windsurf", 3.0, ["Opus 4.6 is now available in Windsurf"], featured=True
+    )
+    named = name_theme([launch, partner], "en")
+    assert named.voice == 1 and "Claude Opus 4.6" in named.heading
+    # not featured, it does not: a theme is summed up from what says more than a title
+    launch.featured = False
+    assert name_theme([launch, partner], "en").voice == 2
+    # nor does an English title name a Chinese edition's theme its Chinese report tells
+    launch.featured = True
+    told = ThemeEvent(3, "Anthropic发布Claude Opus 4.6，编程能力再升级", 4.0, ["Anthropic发布Claude Opus 4.6"])
+    assert name_theme([launch, told], "zh").voice == 3
 
 
 def _parts(kinds: str, importance: float, **more) -> dict:

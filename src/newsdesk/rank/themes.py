@@ -362,8 +362,17 @@ def name_theme(
 def voice(members: list[ThemeEvent], language: str) -> ThemeEvent:
     """The member a theme is named and summed up from: the most important one whose material says
     more than its title, in the edition's language first (a title-only post of the company, in
-    English, does not head a Chinese theme its Chinese reports tell)."""
-    return min(members, key=lambda e: (not e.told, not in_language(e.headline, language), members.index(e)))
+    English, does not head a Chinese theme its Chinese reports tell). Its day's featured news in
+    the edition's language names it however little its card says ("Introducing Claude Opus 4.6",
+    two headlines alone, heads the English theme, not a partner's "Opus 4.6 is now available in
+    Windsurf" that says more)."""
+
+    def order(e: ThemeEvent) -> tuple:
+        if e.featured and in_language(e.headline, language):
+            return (0, members.index(e))
+        return (1, not e.told, not in_language(e.headline, language), members.index(e))
+
+    return min(members, key=order)
 
 
 _OPENS = {"“": "”", "「": "」", "『": "』", "《": "》"}
