@@ -23,7 +23,9 @@ OUTLETS = {  # id: (name, language, category)
     "batch": ("The Batch (DeepLearning.AI)", "en", "newsletter"),
     "latent": ("Latent Space", "en", "newsletter"),
     "simonw": ("Simon Willison's Weblog", "en", "blog"),
+    "claude": ("Claude Blog", "en", "lab"),
 }
+OWNERS = {"anthropic": "Anthropic", "claude": "Anthropic"}  # the catalog's owner: one company, two channels
 
 
 def day(d: int, month: int = 2) -> datetime:
@@ -87,6 +89,7 @@ def _store(engine, build: list[str], *events_: tuple) -> tuple[list[int], dict]:
                     tier=1,
                     weight=1.0,
                     category=category,
+                    owner=OWNERS.get(sid),
                 )
             )
         ids = [_event(conn, importance, reports, **values) for importance, reports, values in events_]
@@ -354,6 +357,35 @@ def test_a_days_independent_count_leaves_out_a_syndicated_copy(sqlite_engine):
     )
     for language in ("en", "zh"):
         card = _card(built[("2026-02-12", language)], series_g)
+        assert card["outlets"] == 2 and card["independent_outlets"] == 1, (language, card["badges"])
+
+
+def test_a_days_independent_count_takes_one_companys_channels_as_one_origin(sqlite_engine):
+    """Anthropic News and the Claude Blog told the Opus 4.6 launch the same day: two outlets, one
+    company speaking; 新智元 reported it the next day (the event's 2 independent outlets). The
+    replayed 02-05 card said "2 outlets / 2 independent"."""
+    (launch,), built = _store(
+        sqlite_engine,
+        ["2026-02-05"],
+        (
+            5.0,
+            [
+                ("anthropic", "Introducing Claude Opus 4.6", "Our smartest model yet.", "summary", day(5), "lead"),
+                (
+                    "claude",
+                    "Advancing finance with Claude Opus 4.6",
+                    "Opus 4.6 for analysts.",
+                    "summary",
+                    day(5),
+                    "member",
+                ),
+                ("xzy", XZY, XZY_SUMMARY, "summary", day(6), "member"),
+            ],
+            {"independent_outlets": 2},
+        ),
+    )
+    for language in ("en", "zh"):
+        card = _card(built[("2026-02-05", language)], launch)
         assert card["outlets"] == 2 and card["independent_outlets"] == 1, (language, card["badges"])
 
 

@@ -99,6 +99,7 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
             items.c.summary,
             items.c.dated_by,
             sources.c.name.label("outlet"),
+            sources.c.owner,
         )
         .join(items, items.c.id == event_members.c.item_id)
         .join(sources, sources.c.id == items.c.source_id)
@@ -113,10 +114,12 @@ def _members(conn: Connection, event_ids: list[int], tz) -> dict[int, list[dict]
 
 def card_member(r, tz) -> dict:
     """A member report as a card lists it, from a row of items joined to its member row and source
-    (role, id, title, url, published_at, dated_by, material_level, language, summary, outlet)."""
+    (role, id, title, url, published_at, dated_by, material_level, language, summary, outlet, and
+    the outlet's owner where the row has it: one company's channels are one origin)."""
     return {
         "item_id": r.id,
         "outlet": r.outlet,
+        "owner": getattr(r, "owner", None) or "",
         "title": plain_text(r.title),
         "url": r.url,
         "published_at": shown_time(r.published_at, r.dated_by, tz),
@@ -261,7 +264,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
             body = update_lead(analysis["body"], day) or body
         analysis = {**analysis, "body": body}
     outlets = len({m["outlet"] for m in members})
-    origins = len({m["outlet"] for m in members if m["role"] not in ("syndicated", "duplicate")})
+    # One origin a company (cluster/independence.py): Anthropic News and Claude Blog are Anthropic once.
+    origins = len({m.get("owner") or m["outlet"] for m in members if m["role"] not in ("syndicated", "duplicate")})
     if members and outlets < event.outlets:  # the event's coverage in words counts later days' outlets too
         notes = [n for n in notes if not is_coverage_note(n)]
     card = {
