@@ -169,6 +169,9 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
 
     en = split_notes(english_card(brief, until=until, growth={"2026-02-13": [2]}).body())[0]
     assert en.startswith("The headline alone is known: Anthropic News") and "Chinese" not in en, en
+    # and its 02-13 has no English report: no "Update (2026-02-13): Anthropic完成300亿美元G轮融资…" in English
+    whole = english_card(brief, until=until, growth={"2026-02-13": [2]}).body()
+    assert update_lead(whole, "2026-02-13") is None and "300亿" not in whole, whole
     assert says_headline_only(card.body()) and not says_headline_only(update_lead(card.body(), "2026-02-13") or "")
     added = update_lead(card.body(), "2026-02-13")
     assert added and "140亿美元" in added and added.endswith("（新智元）")

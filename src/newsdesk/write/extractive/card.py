@@ -32,7 +32,7 @@ What it holds, all taken from the event's members:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -570,16 +570,18 @@ def updates(
     names: set[str],
     growth: dict[str, list[int]],
     said: list[str],
+    keep: Callable[[str], bool] = lambda text: True,
 ) -> list[tuple[str, str]]:
-    """Each later day's paragraph: what its new reports add, in their own sentences, never a sentence
-    or figure said on an earlier day; or that they add nothing beyond the earlier reports."""
+    """Each later day's paragraph: what its new reports add, in their own sentences (those `keep`
+    takes: the English card's are English), never a sentence or figure said on an earlier day; or
+    that they add nothing beyond the earlier reports."""
     out = []
     said = list(said)
     for day in sorted(growth):
         new = [m for m in members if m["item_id"] in set(growth[day])]
         if not new:
             continue
-        lead = lead_sentences(new, language, key_terms, names, said=said)
+        lead = [s for s in lead_sentences(new, language, key_terms, names, said=said) if keep(s.text)]
         if lead:
             text = said_text(lead)
             said += [s.text for s in lead]

@@ -98,6 +98,10 @@ def told_only_in_chinese(brief: dict, headline: str) -> bool:
     return detect_language(headline) == "zh" and not english_members(brief.get("members") or [])
 
 
+def _in_english(text: str) -> bool:
+    return detect_language(text) == LANGUAGE
+
+
 def _english_lead(member: dict, names: set[str]) -> list[LeadSentence]:
     """Up to card.MAX_LEAD English sentences from one member's own text, its headline's facts first."""
     chosen = lead_sentences([member], LANGUAGE, set(terms(member["title"])), names)
@@ -139,10 +143,13 @@ def english_card(
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
     # What the day's own reports are written in: a later day's Chinese report is no summary of this one.
     note = "" if lead else _headline_only([m for m in members if until is None or m["published_at"] < until])
-    # Later days' paragraphs say what their reports add beyond this card's own lead, not card.py's.
-    reports = [m for m in members if m.get("role") != "duplicate"]
+    # Later days' paragraphs say what their English reports add beyond this card's own lead, in their
+    # English sentences: a day of Chinese reports only is told on the Chinese card (the replayed Opus 4.6
+    # page's English analysis carried "Update (2026-02-06): Claude Opus 4.6在多项关键评测…").
+    reports = english_members(members)
     key_terms = set(terms(" ".join(m.get("title") or "" for m in reports)))
-    updated = updates(reports, LANGUAGE, key_terms, names, growth or {}, [s.text for s in lead or []])
+    said = [s.text for s in lead or []]
+    updated = updates(reports, LANGUAGE, key_terms, names, growth or {}, said, keep=_in_english)
     facts = [f for f in base.facts if not f.startswith("update ")] + [f"update {day}" for day, _ in updated]
     if note:  # a fact code computed, as the coverage line's counts: the checker reads it as material
         facts.append(note)
