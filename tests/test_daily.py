@@ -459,43 +459,18 @@ def test_a_feeds_back_catalogue_takes_no_days_featured_place(sqlite_engine):
     featured "Inside OpenAI's in-house data agent", which its page did not show, and nothing else)."""
     from newsdesk.rank.score import rank_events
 
+    def report(conn, source, title, when, seen):
+        url = f"https://{source}.example/{when:%m%d}"
+        return add_event(
+            conn, title=title, when=when, score=1.0, members=[(source, title, url, when, "lead")], now=seen
+        )
+
     jan, aug = datetime(2026, 1, 29, 10, tzinfo=UTC), datetime(2026, 8, 22, tzinfo=UTC)
     with sqlite_engine.begin() as conn:
         seed(conn)
-        archived = add_event(
-            conn,
-            title="OpenAI releases GPT-5.2",
-            when=jan,
-            score=1.0,
-            members=[("simonw", "OpenAI releases GPT-5.2", "https://s.example/jan", jan, "lead")],
-            now=aug,
-        )
-        add_event(
-            conn,
-            title="An essay of August",
-            when=datetime(2026, 8, 20, tzinfo=UTC),
-            score=1.0,
-            members=[
-                ("simonw", "An essay of August", "https://s.example/aug", datetime(2026, 8, 20, tzinfo=UTC), "lead")
-            ],
-            now=aug,
-        )
-        own = add_event(
-            conn,
-            title="智谱发布新一代视觉模型",
-            when=datetime(2026, 1, 29, 4, tzinfo=UTC),
-            score=1.0,
-            members=[
-                (
-                    "qbit",
-                    "智谱发布新一代视觉模型",
-                    "https://q.example/jan",
-                    datetime(2026, 1, 29, 4, tzinfo=UTC),
-                    "lead",
-                )
-            ],
-            now=datetime(2026, 1, 29, 5, tzinfo=UTC),
-        )
+        archived = report(conn, "simonw", "OpenAI releases GPT-5.2", jan, aug)
+        report(conn, "simonw", "An essay of August", datetime(2026, 8, 20, tzinfo=UTC), aug)
+        own = report(conn, "qbit", "智谱发布新一代视觉模型", datetime(2026, 1, 29, 4, tzinfo=UTC), jan)
     rank_events(sqlite_engine, Settings(languages=["zh"]), now=aug)
     with sqlite_engine.connect() as conn:
         tab = dict(conn.execute(select(events.c.id, events.c.tab)).all())
