@@ -172,6 +172,10 @@ def test_the_first_days_reports_lead_and_a_later_days_add_an_update():
     # and its 02-13 has no English report: no "Update (2026-02-13): Anthropic完成300亿美元G轮融资…" in English
     whole = english_card(brief, until=until, growth={"2026-02-13": [2]}).body()
     assert update_lead(whole, "2026-02-13") is None and "300亿" not in whole, whole
+    # Over the whole week (the weekly's card) the text is 新智元's, not Anthropic's: "the other report"
+    from newsdesk.write.extractive.english import HEADLINE_ONLY_OTHER
+
+    assert english_card(brief).note == HEADLINE_ONLY_OTHER.format(language="Chinese")
     assert says_headline_only(card.body()) and not says_headline_only(update_lead(card.body(), "2026-02-13") or "")
     added = update_lead(card.body(), "2026-02-13")
     assert added and "140亿美元" in added and added.endswith("（新智元）")

@@ -73,6 +73,10 @@ LANGUAGE = "en"
 # coverage's text is in another language (a title-only event is card.py's: its disclosure says so).
 HEADLINE_ONLY = "Only the headline is in English: the report's summary is in {language}."
 HEADLINE_ONLY_MANY = "Only the headline is in English: the reports' summaries are in {language}."
+# The English reports are headlines alone and the coverage's text is another outlet's (Anthropic's
+# titles over five Chinese reports): their summaries are not "the report's".
+HEADLINE_ONLY_OTHER = "Only the headline is in English: the other report is in {language}."
+HEADLINE_ONLY_OTHERS = "Only the headline is in English: the other reports are in {language}."
 
 
 @dataclass
@@ -250,12 +254,20 @@ def _same_story(title: str, lead: list[LeadSentence], names: set[str]) -> bool:
 
 
 def _headline_only(members: list[dict]) -> str:
-    """HEADLINE_ONLY in the language the coverage's text is written in; "" when there is no text, or
-    when it is English with no sentence to lead with (a summary about the article: card.py's case)."""
-    texts = [text for m in members if m.get("role") != "duplicate" and (text := member_text(m).strip())]
+    """HEADLINE_ONLY in the language the coverage's text is written in (HEADLINE_ONLY_OTHER when the
+    English reports are headlines alone and the text is the other reports'); "" when there is no
+    text, or when it is English with no sentence to lead with (a summary about the article: card.py's case)."""
+    members = [m for m in members if m.get("role") != "duplicate"]
+    english = {m["item_id"] for m in english_members(members)}
+    own = [text for m in members if m["item_id"] in english and (text := member_text(m).strip())]
+    others = [text for m in members if m["item_id"] not in english and (text := member_text(m).strip())]
+    texts = own + others
     written = detect_language("\n".join(texts)) if texts else LANGUAGE
     if written == LANGUAGE:
         return ""
     t = Labels(LANGUAGE)
-    line = HEADLINE_ONLY if len(texts) == 1 else HEADLINE_ONLY_MANY
+    if own:
+        line = HEADLINE_ONLY if len(texts) == 1 else HEADLINE_ONLY_MANY
+    else:
+        line = HEADLINE_ONLY_OTHER if len(others) == 1 else HEADLINE_ONLY_OTHERS
     return line.format(language=t["lang_" + written] if written in ("zh", "en") else t.lang_other)
