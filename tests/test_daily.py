@@ -453,11 +453,13 @@ def test_a_feeds_back_catalogue_gets_no_day(sqlite_engine):
         assert [e.id for e in day_events(conn, date(2026, 5, 20), settings.timezone)] == [backfilled]
 
 
-def test_a_feeds_back_catalogue_takes_no_days_featured_place(sqlite_engine):
+def test_a_feeds_back_catalogue_takes_no_days_featured_place_nor_a_place_in_its_week(sqlite_engine):
     """A blog first polled in August lists a January post among its new ones: no day lists that
     post, so it is no day's featured news either, and the day's own news is (a replayed 01-29
-    featured "Inside OpenAI's in-house data agent", which its page did not show, and nothing else)."""
+    featured "Inside OpenAI's in-house data agent", which its page did not show, and nothing else);
+    nor is it in that week's report (W05's English weekly named it among the week's headlines)."""
     from newsdesk.rank.score import rank_events
+    from newsdesk.write.weekly import week_events
 
     def report(conn, source, title, when, seen):
         url = f"https://{source}.example/{when:%m%d}"
@@ -477,6 +479,8 @@ def test_a_feeds_back_catalogue_takes_no_days_featured_place(sqlite_engine):
         importance = dict(conn.execute(select(events.c.id, events.c.importance)).all())
     assert importance[archived] > importance[own]  # it would have taken the place
     assert tab[own] == "featured" and tab[archived] != "featured"
+    with sqlite_engine.connect() as conn:
+        assert [e.id for e in week_events(conn, Settings(languages=["zh"]), "2026-W05")] == [own]
 
 
 def test_an_event_not_about_ai_told_only_in_chinese_is_a_line_of_the_english_fold_not_a_card(engine):

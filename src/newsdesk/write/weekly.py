@@ -32,7 +32,7 @@ from newsdesk.core.findings import Finding
 from newsdesk.llm.chat import ChatModel
 from newsdesk.llm.client import BudgetExhausted, LLMError, in_parallel
 from newsdesk.rank.themes import MAX_LEADS, MAX_THEME, MIN_LEADS, ThemeEvent, build_themes, pick_briefs
-from newsdesk.store.days import NoEvents, local_day_bounds, local_time
+from newsdesk.store.days import NoEvents, back_catalogue, local_day_bounds, local_time
 from newsdesk.store.edition_rows import stored_material_key
 from newsdesk.store.schema import analyses, event_members, events, items, sources
 from newsdesk.write import kit
@@ -133,6 +133,10 @@ def week_events(conn: Connection, settings: Settings, week: str) -> list[WeekEve
         .where(events.c.first_published_at >= start, events.c.first_published_at < end)
         .order_by(events.c.importance.desc(), events.c.id)
     ).all()
+    # A feed's back catalogue is no day's news (store/days.py), nor its week's: a source added in August
+    # whose feed lists January posts leaves January's weeklies as they were.
+    archive = back_catalogue(conn, between=(start, end))
+    rows = [r for r in rows if r.id not in archive]
     if not rows:
         return []
     ids = [r.id for r in rows]
