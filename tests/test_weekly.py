@@ -204,6 +204,8 @@ def test_the_analysis_of_a_happening_is_news_for_the_week_a_how_to_is_not():
     assert not is_news(_parts("major, explainer", 1.7, routine=-0.4))  # a big name alone is no happening
     assert not is_news(_parts("major, money, how-to", 2.3, routine=-0.6))  # "AI公司怎么估值？" is a how-to
     assert not is_news(_parts("major, policy", 2.2, undated=-0.5))
+    # a launch's partner note dated before the launch (rank/chronology.py) joins it, leads nothing
+    assert not is_news(_parts("release, versioned", 2.5, misdated=-0.5))
 
 
 def test_a_happening_leads_before_a_big_name_alone_and_a_seed_round_after_both():

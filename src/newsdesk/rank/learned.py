@@ -55,7 +55,8 @@ CORRECTIONS = (
 CONFIRMED_COVERAGE = round(math.log2(3), 3) - 0.001  # coverage of two independent outlets (rank/score.py)
 FEATURES = (HAND,) + CORRECTIONS
 # The hand parts rank/score.py sums into the importance (each shown scaled by the model's `a`).
-HAND_PARTS = NUMERIC + ("kind", "routine") + FLAGS
+# `misdated` (rank/chronology.py) came after the shipped model: a hand part, not a correction.
+HAND_PARTS = NUMERIC + ("kind", "routine") + FLAGS + ("misdated",)
 FEATURED_PER_DAY = 5
 
 
@@ -90,8 +91,10 @@ def context_features(parts: dict) -> dict[str, float]:
 
 
 def eligible(parts: dict) -> bool:
-    """News a day can feature: on topic, dated, not routine, more than a headline (as rank/score.py decides)."""
-    return not (parts.get("off_topic") or parts.get("undated") or parts.get("unread") or kinds_of(parts) & set(ROUTINE))
+    """News a day can feature: on topic, dated (and not misdated), not routine, more than a headline
+    (as rank/score.py decides)."""
+    flags = ("off_topic", "undated", "unread", "misdated")
+    return not (any(parts.get(k) for k in flags) or kinds_of(parts) & set(ROUTINE))
 
 
 @dataclass

@@ -9,9 +9,10 @@ An event's tab (featured / p1 / all: the feed tab it shows in) comes from import
 own and that of the other events of its day, not recency: featured holds the few a day must show,
 the events whose probability of being the day's lead event (a calibration learned from editors'
 leads, rank/model/lead-v1.json) passes its threshold, at least the day's best news. So an event
-keeps its tab when an old daily edition is rebuilt. Off-topic, routine and undated events (every
-report dated by when newsdesk first saw it) are never featured or p1 on their own; a reader's star
-always features.
+keeps its tab when an old daily edition is rebuilt. Off-topic, routine, undated (every report
+dated by when newsdesk first saw it) and misdated events (dated before the maker announced what
+they report, rank/chronology.py) are never featured or p1 on their own; a reader's star always
+features.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.rank.adjust import Adjustment, current
+from newsdesk.rank.chronology import Dated, misdated
 from newsdesk.rank.happenings import (
     AMOUNT,
     FIRST_PARTY_CATEGORIES,
     MONEY,
     NEWS_KINDS,
     Kinds,
+    companies_named,
     event_kinds,
     first_party_name,
     material_of,
@@ -78,6 +81,7 @@ OFF_TOPIC = -3.0  # below every on-topic event: shown under 其他 / Other, neve
 FIRST_PARTY = 0.5  # the company itself says so: its blog, its channel
 UNDATED = -0.5  # every report's time is when newsdesk first saw it: no date of its own
 UNREAD = -0.8  # a headline alone from one outlet: a reader opening the page's top finds nothing to read
+MISDATED = -0.5  # dated before the maker announced what it reports (rank/chronology.py): not that day's news
 
 
 TITLE_ONLY = ("title", "failed")  # material levels that give a reader nothing past the headline
@@ -104,7 +108,7 @@ def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozens
 def importance_parts(facts: dict) -> dict:
     """Each part of an event's importance, rounded, plus their sum as `importance`. Facts:
     independent_outlets, outlets, best_authority, engagement, feedback, kinds (happenings.Kinds),
-    first_party, undated, title_only, and `without` (parts to leave out, see text_facts).
+    first_party, undated, title_only, misdated, and `without` (parts to leave out, see text_facts).
     A part that is zero is left out of the stored parts, except the first five."""
     kinds = facts.get("kinds") or Kinds()
     parts = {
@@ -120,6 +124,7 @@ def importance_parts(facts: dict) -> dict:
         "off_topic": 0.0 if kinds.on_topic else OFF_TOPIC,
         "undated": UNDATED if facts.get("undated") else 0.0,
         "unread": UNREAD if unread(facts) else 0.0,
+        "misdated": MISDATED if facts.get("misdated") else 0.0,
     }
     parts = {k: v for k, v in parts.items() if (v or k in ALWAYS_SHOWN) and k not in facts.get("without", ())}
     parts["importance"] = round(sum(parts.values()), 3)
@@ -162,14 +167,16 @@ def score_event(
     importance = parts["importance"]
     if unread(facts):
         parts["material"] = "title only, one outlet: not featured on its own"
+    if facts.get("misdated"):
+        parts["dated"] = facts["misdated"]
     age_h = max(0.0, (now - facts["last_published_at"]).total_seconds() / 3600)
     parts["recency"] = round(0.5 ** (age_h / HALF_LIFE_HOURS), 4)
     score = round(importance * parts["recency"], 4)
     starred = facts.get("starred", False)
     if starred:
         tab = "featured"
-    elif not kinds.on_topic or facts.get("undated") or kinds.routine:
-        tab = "all"  # off-topic, undated or routine: never the day's news on its own
+    elif not kinds.on_topic or facts.get("undated") or facts.get("misdated") or kinds.routine:
+        tab = "all"  # off-topic, undated, misdated or routine: never the day's news on its own
     elif importance >= p1_at and facts["feedback"] >= 0:
         tab = "p1"
     else:
@@ -208,7 +215,7 @@ def rank_events(
     tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
     with engine.begin() as conn:
         scored, by_day = [], defaultdict(list)
-        members = _member_facts(conn)
+        members = _member_facts(conn, tz)
         # A feed's back catalogue is listed on no day (store/days.py): it takes no day's featured place.
         archive = back_catalogue(conn)
         for ev, facts, day in event_facts(conn, settings, without, members):
@@ -231,9 +238,9 @@ def rank_events(
 
 def event_facts(conn, settings=None, without: frozenset[str] = frozenset(), members=None) -> list[tuple]:
     """(event row, its facts, its day) for every event: its day is that of its first report (store/days.py)."""
-    members = members if members is not None else _member_facts(conn)
-    votes, starred = _feedback_facts(conn)
     tz = ZoneInfo(settings.timezone if settings is not None else "Asia/Shanghai")
+    members = members if members is not None else _member_facts(conn, tz)
+    votes, starred = _feedback_facts(conn)
     return [
         (ev, members.facts(ev, votes, starred, without), ev.first_published_at.astimezone(tz).date())
         for ev in conn.execute(select(*_EVENT_COLUMNS)).all()
@@ -263,6 +270,7 @@ class _Members:
     first_party: set[int] = field(default_factory=set)
     undated: dict[int, bool] = field(default_factory=dict)
     title_only: dict[int, bool] = field(default_factory=dict)
+    misdated: dict[int, str] = field(default_factory=dict)  # event id -> why its date is doubtful
     reported: dict[int, SimpleNamespace] = field(default_factory=dict)  # item id -> what it says, as one report
 
     def facts(self, ev, votes: dict[int, float], starred: set[int], without: frozenset[str]) -> dict:
@@ -279,6 +287,7 @@ class _Members:
             "first_party": ev.id in self.first_party,
             "undated": self.undated.get(ev.id, False),
             "title_only": self.title_only.get(ev.id, False),
+            "misdated": self.misdated.get(ev.id, ""),
             "last_published_at": ev.last_published_at,
         }
 
@@ -304,8 +313,9 @@ class _Members:
         return importance_parts(facts)["importance"]
 
 
-def _member_facts(conn) -> _Members:
+def _member_facts(conn, tz: ZoneInfo) -> _Members:
     m = _Members()
+    dated: list[Dated] = []
     rows = conn.execute(
         select(
             event_members.c.event_id,
@@ -324,6 +334,7 @@ def _member_facts(conn) -> _Members:
             items.c.extra,
             items.c.dated_by,
             items.c.material_level,
+            items.c.published_at,
         )
         .join(items, items.c.id == event_members.c.item_id)
         .join(sources, sources.c.id == items.c.source_id)
@@ -344,9 +355,14 @@ def _member_facts(conn) -> _Members:
             if first_party:
                 m.first_party.add(r.event_id)
             m.title_only[r.event_id] = m.title_only.get(r.event_id, True) and title_only
+            voice = r.owner or r.source_id  # one company's channels are one voice (cluster/independence.py)
+            if not undated:
+                speaks_for = companies_named(r.owner or (r.name if first_party else ""))
+                day = r.published_at.replace(tzinfo=r.published_at.tzinfo or UTC).astimezone(tz).date()
+                dated.append(Dated(r.event_id, day, r.title or "", voice, frozenset(speaks_for), r.name or voice))
             m.reported[r.id] = SimpleNamespace(
                 source_id=r.source_id,
-                voice=r.owner or r.source_id,  # one company's channels are one voice (cluster/independence.py)
+                voice=voice,
                 authority=authority,
                 engagement=engagement,
                 report=report,
@@ -355,6 +371,7 @@ def _member_facts(conn) -> _Members:
                 title_only=title_only,
             )
         m.undated[r.event_id] = m.undated.get(r.event_id, True) and undated
+    m.misdated = misdated(dated)
     return m
 
 
@@ -383,6 +400,7 @@ def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None, adjustment: A
         "eligible": kinds.on_topic
         and not kinds.routine
         and not facts["undated"]
+        and not facts.get("misdated")
         and not unread(facts)
         and facts["feedback"] >= 0,
     }

@@ -4,7 +4,7 @@ Both writers (write/weekly.py with a model, write/extractive/weekly.py without) 
 nothing in it depends on the edition's language but the words a heading is cut from.
 
 1. Leads: the week's most important news by the day ranking's importance (rank/score.py, in
-   events.score_parts): on topic, dated, not routine unless the analysis of a happening (is_news:
+   events.score_parts): on topic, dated (not misdated), not routine unless the analysis of a happening (is_news:
    the week's report of it where no direct report came), a happening (money, policy, an incident,
    a major company's release) counted HARD_BONUS more than a big name alone and a small sum
    SMALL_COST less: those worth LEAD_FLOOR, at least MIN_LEADS, until there are MAX_LEADS themes.
@@ -232,8 +232,8 @@ def is_news(score_parts: dict) -> bool:
     Pentagon's deal with OpenAI, explained"; an event led by its explainer, the launch report a
     member): the week's report of it where no direct report came; one that came leads, and the
     analysis joins it."""
-    if score_parts.get("off_topic") or score_parts.get("undated"):
-        return False
+    if score_parts.get("off_topic") or score_parts.get("undated") or score_parts.get("misdated"):
+        return False  # a misdated event (rank/chronology.py) may join its launch's theme, not lead one
     kinds = kind_names(score_parts)
     routine = kinds - set(NEWS_KINDS) - {"off-topic"}
     return not score_parts.get("routine") or (bool(routine) and routine <= ANALYSES and bool(kinds & HAPPENINGS))
