@@ -127,6 +127,11 @@ def test_what_the_happening_is_ranks_it_and_routine_kinds_rank_down():
     assert deal[1]["kind"] > 0 and launch[1]["kind"] > 0 and "versioned" in launch[1]["kinds"]
     assert min(deal[0], launch[0]) > howto[0] > changelog[0] > off[0]
     assert howto[1]["routine"] < 0 and changelog[1]["kinds"] == "changelog"
+    # a product and a build number alone is a changelog entry's title: "Windsurf 1.13.12" led a
+    # replayed 01-25 as its featured news; a product named with its version stays a release
+    build = scored("Windsurf 1.13.12", "New: Claude Opus 4.5 is now available in Windsurf.")
+    assert build[1]["kinds"].endswith("changelog") and build[2] == "all"
+    assert "changelog" not in scored("Gemini 3.1 Pro", "Google releases Gemini 3.1 Pro.")[1]["kinds"]
     assert off[1]["off_topic"] < 0 and off[2] == "all" and "off-topic" in off[1]["kinds"]
     # Latin names run straight into Chinese words in headlines: still read as names.
     glued = scored("Claude新工具干翻IBM摇钱树，一夜蒸发310亿美元")[1]["kinds"].split(", ")
