@@ -249,7 +249,7 @@ def test_a_title_only_event_is_not_featured_on_its_own():
     assert alone_on_its_day(facts | {"title_only": True, "independent_outlets": 2, "outlets": 2})["tab"] == "featured"
 
 
-def test_a_title_only_headline_that_states_a_sum_is_read_whole():
+def test_a_title_only_headline_that_states_a_sum_or_an_acquisition_is_read_whole():
     """ "Anthropic raises $30 billion … at $380 billion post-money valuation" says the news in its
     headline: alone and without a summary it still leads its day (a replayed 02-12 featured a
     Windsurf availability note over it); a sum named without a verb of money does not count."""
@@ -268,6 +268,9 @@ def test_a_title_only_headline_that_states_a_sum_is_read_whole():
     untold = alone_on_its_day("Anthropic’s Responsible Scaling Policy: Version 3.0")
     assert untold["tab"] != "featured" and untold["parts"]["unread"] < 0
     assert alone_on_its_day("Claude now handles $30 billion of requests")["tab"] != "featured"
+    # an acquisition is news with or without its price: a replayed 02-25 had no featured card
+    bought = alone_on_its_day("Anthropic acquires Vercept to advance Claude's computer use capabilities")
+    assert bought["tab"] == "featured" and "unread" not in bought["parts"]
 
 
 def test_an_update_ranks_by_what_its_new_reports_are_not_by_the_launch_it_joined(engine):

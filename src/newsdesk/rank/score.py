@@ -31,6 +31,7 @@ from newsdesk.rank.adjust import Adjustment, current
 from newsdesk.rank.chronology import Dated, misdated
 from newsdesk.rank.happenings import (
     AMOUNT,
+    DEAL,
     FIRST_PARTY_CATEGORIES,
     MONEY,
     NEWS_KINDS,
@@ -95,14 +96,17 @@ def text_facts(reports: list[tuple[str, str]], without: frozenset[str] = frozens
     if not reports:
         return {"kinds": Kinds()}
     kinds = event_kinds(reports[0], reports[1:])
-    sum_told = any(MONEY.search(headline) and AMOUNT.search(headline) for headline, _ in reports)
+    # A headline that states a sum raised, paid or earned, or an acquisition, tells the news whole.
+    told_whole = any(
+        (MONEY.search(headline) and AMOUNT.search(headline)) or DEAL.search(headline) for headline, _ in reports
+    )
     if "kind" in without:
         kinds = replace(kinds, **dict.fromkeys(NEWS_KINDS, False))
     if "routine" in without:
         kinds = replace(kinds, routine="")
     if "off_topic" in without:
         kinds = replace(kinds, on_topic=True)
-    return {"kinds": kinds, "sum_told": bool(sum_told)}
+    return {"kinds": kinds, "told_whole": bool(told_whole)}
 
 
 def importance_parts(facts: dict) -> dict:
@@ -138,9 +142,10 @@ def unread(facts: dict) -> bool:
     """Every report is a headline alone and no second outlet confirms it: the card can say nothing
     past its title (Anthropic's statements, whose feed gives no summary), so it never leads a day
     as its featured news on its own; it can still be p1. A headline that states a sum raised,
-    paid or earned ("Anthropic raises $30 billion … at $380 billion post-money valuation") is the
-    news read whole, and is not unread."""
-    return bool(facts.get("title_only")) and facts["independent_outlets"] < 2 and not facts.get("sum_told")
+    paid or earned ("Anthropic raises $30 billion … at $380 billion post-money valuation") or an
+    acquisition ("Anthropic acquires Vercept to advance Claude's computer use capabilities") is
+    the news read whole, and is not unread."""
+    return bool(facts.get("title_only")) and facts["independent_outlets"] < 2 and not facts.get("told_whole")
 
 
 def score_event(
