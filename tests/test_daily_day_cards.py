@@ -428,3 +428,31 @@ def test_the_headlines_report_is_the_same_in_html_and_markdown():
     feed = site_environment().get_template("feed_daily.html")
     html = feed.render(meta={"cards": [roundup]}, edition={"language": "en"}, root="", t=Labels("en"))
     assert link in html and "cyber.example/1" not in html
+
+
+def test_a_misdated_events_card_says_its_date_is_doubtful(sqlite_engine):
+    """A replayed 2026-02-03 carried "Windsurf Next 1.9544.1028" (its feed's date), which tells of Opus
+    4.6 two days before Anthropic announced it: the ranking reads it as misdated (rank/chronology.py),
+    and each edition's card says the date is doubtful, in its language."""
+    (early,), built = _store(
+        sqlite_engine,
+        ["2026-02-03"],
+        (
+            2.5,
+            [
+                (
+                    "windsurf",
+                    "Windsurf Next 1.9544.1028",
+                    "Claude Opus 4.6 (fast mode) is now available in Windsurf in research preview.",
+                    "summary",
+                    day(3),
+                    "lead",
+                ),
+            ],
+            {"score_parts": {"misdated": -0.5, "dated": "dated 2026-02-03, 2 days before Anthropic News announced it"}},
+        ),
+    )
+    for language, text in (("en", "date doubtful"), ("zh", "日期存疑")):
+        badges = {b["kind"]: b for b in _card(built[("2026-02-03", language)], early)["badges"]}
+        assert badges["misdated"]["text"] == text and badges["misdated"]["title"]
+    assert "date doubtful" in built[("2026-02-03", "en")].body

@@ -77,6 +77,12 @@ LABELS: dict[str, dict[str, str]] = {
     "badge_outlets": {"zh": "{n} 个来源 / {m} 独立", "en": "{n} outlets / {m} independent"},
     "badge_one_outlet": {"zh": "1 个来源", "en": "1 outlet"},
     "badge_checked": {"zh": "✓ 已核查", "en": "✓ checked"},
+    # a misdated event (rank/chronology.py): its feed dates it before the maker announced what it reports
+    "badge_misdated": {"zh": "日期存疑", "en": "date doubtful"},
+    "misdated_note": {
+        "zh": "来源标注的日期早于厂商发布该产品的日期，日期可能有误。",
+        "en": "Its feed dates it before the maker announced the product it reports: the date may be wrong.",
+    },
     "notes": {"zh": "说明", "en": "Notes"},
     # a source's category, as a reader reads it (catalog.CATEGORIES); an unknown one shows as it is
     "category-lab": {"zh": "AI 实验室", "en": "AI labs"},

@@ -10,6 +10,7 @@ text (a feed's markup removed), escaped where they are rendered:
     first_published_at, last_published_at (local, "YYYY-MM-DD HH:MM"),
     update     the event began on an earlier day and grew on this one (store/days.py)
     other      the event is not about AI (rank/score.py): the day shows it last, folded under 其他 / Other
+    misdated   its feed dates it before the maker announced what it reports (rank/chronology.py)
     roundup    a newsletter's issue listing several stories (rank/score.py's kinds): the day shows it in its
                rank's place as one line (headline, outlet, link), unnumbered, no lead
     members    the member items a reader can open, lead first, then by time (on an update, the
@@ -25,7 +26,8 @@ text (a feed's markup removed), escaped where they are rendered:
                extractive body is its lead alone, its notes moved to `notes`
     notes      the extractive card's coverage and disclosure sentences (the event page shows them)
     badges     the notes as one line a reader scans, in the card's language: [{kind, text, title}],
-               kinds extract, level (the best material any member had), outlets, check
+               kinds extract, level (the best material any member had), outlets, misdated (its feed
+               dates it before the maker announced what it reports, rank/chronology.py), check
     category_label  the category in the reader's language (core/labels.py)
     check      clean | missing
     summary    with no analysis: the lead item's summary as plain text, else ""
@@ -215,6 +217,8 @@ def badges(card: dict, language: str, own: list[dict] | None = None) -> list[dic
         else t.badge_outlets.format(n=card["outlets"], m=card["independent_outlets"])
     )
     out.append({"kind": "outlets", "text": outlets, "title": ""})
+    if card.get("misdated"):
+        out.append({"kind": "misdated", "text": t.badge_misdated, "title": t.misdated_note})
     out.append(
         {"kind": "check", "text": t.badge_checked if card["check"] == "clean" else t[card["check"]], "title": ""}
     )
@@ -277,6 +281,8 @@ def _card(event: Row, members: list[dict], analysis: dict | None, tz, language: 
         "update": update,
         # Not about AI (rank/score.py): shown after the day's news under 其他 / Other, folded.
         "other": bool((event.score_parts or {}).get("off_topic")),
+        # Dated before the maker announced what it reports (rank/chronology.py): a badge says so.
+        "misdated": bool((event.score_parts or {}).get("misdated")),
         "roundup": roundup(event),
         "category": event.category or "",
         "category_label": Labels(language).category(event.category) if event.category else "",

@@ -34,8 +34,9 @@ from newsdesk.store.schema import editions
 
 # Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards;
 # 7: the headline list is 今日要闻 / Headlines; 8: the English edition folds events reported only in Chinese;
-# 9: a card reads its day's reports only, a roundup is one line; 10: one owner's channels are one origin of a card).
-DAILY_FORMAT = 10
+# 9: a card reads its day's reports only, a roundup is one line; 10: one owner's channels are one origin of a card;
+# 11: a misdated event's card says its date is doubtful).
+DAILY_FORMAT = 11
 
 
 @dataclass
