@@ -321,6 +321,37 @@ def test_across_languages_a_shared_product_word_is_not_one_happening(embedder):
     assert loose["x1"] == loose["x2"]
 
 
+def test_across_languages_a_versioned_name_in_passing_is_not_one_happening(embedder):
+    """2026-02-05: Anthropic's post on a C compiler its agents built names Opus 4.6 in its summary,
+    and a Chinese piece on the day's two launches names it in its summary too: cosine 0.42 across
+    languages and that shared name glued them, and the Chinese weekly headed the compiler's theme with
+    the launches' headline. A versioned name holds a join below `bare_cross_language` only where a
+    headline and its summary name it on one side at least (the launch's own report)."""
+    compiler = (
+        "c1",
+        5,
+        8,
+        "en",
+        "Building a C compiler with a team of parallel Claudes",
+        "We tasked Opus 4.6 using agent teams to build a C Compiler, and then (mostly) walked away. "
+        "Here's what it taught us about the future of autonomous software development.",
+    )
+    launches = (
+        "c2",
+        6,
+        8,
+        "zh",
+        "火拼升级！OpenAI、Anthropic同日发布新模型，一个能替你写代码，一个能替公司管流程",
+        "详解 Claude Opus 4.6 和 GPT-5.3-Codex 发布，引入“努力程度控制”与“上下文压缩”等关键功能。",
+    )
+    got = _place(embedder, NOISE + [compiler, launches])
+    assert got["c1"] != got["c2"]
+    # the same pair where the Chinese headline names the release: the launch's report, one happening
+    named = (*launches[:4], "Anthropic 发布 Claude Opus 4.6：智能体团队并行写出 C 编译器", launches[5])
+    got = _place(embedder, NOISE + [compiler, named])
+    assert got["c1"] == got["c2"]
+
+
 def test_two_headlines_stating_one_specific_amount_at_launch_are_one_event(embedder):
     """Nvidia's quarter on a real day (2026-02-26): two outlets, two wordings, cosine 0.40 between
     them, one figure (681亿美元) in both headlines. A round figure proves nothing: two rounds of

@@ -30,7 +30,9 @@ How an item is matched to an event:
 4b. Evidence beyond a topic (`_unsupported`): an item or event with little material (a title,
    a line) joins only on a shared anchor or the same release; a cross-language join where both
    sides name things in Latin letters needs an anchor, the release, a name of its own (3b) or rare
-   shared words unless its cosine reaches `bare_cross_language`. A shared product word ("Codex",
+   shared words unless its cosine reaches `bare_cross_language`; a versioned name counts there only
+   where one side's headline and summary both name it (`_cross_evidence`: a compiler built with Opus
+   4.6 and a piece on the day's launches both name it in passing). A shared product word ("Codex",
    "Claude Code") is a topic, not a happening.
 5. A score just around the threshold may be put to an arbiter (an LLM), within a budget. Its
    split stands: that item, and any copy of it, is never placed into that event afterwards
@@ -608,7 +610,7 @@ class Clusterer:
         # letters, so a true pair shares a rare one; a text without Latin names (a translated news
         # blurb) has no word in common with its English version, and its silence proves nothing.
         named = any(_LATIN_TERM.match(t) for t in doc.terms) and any(_LATIN_TERM.match(t) for t in ev.terms)
-        if cross and named and not evidence and cosine < cfg.bare_cross_language:
+        if cross and named and not self._cross_evidence(doc, ev, evidence) and cosine < cfg.bare_cross_language:
             return (
                 f"across languages on cosine alone (below {cfg.bare_cross_language:.2f}), "
                 "no shared anchor, release or rare words: not joined"
@@ -621,6 +623,18 @@ class Clusterer:
             if to_lead + bonus < self._threshold(doc.lang, lead_lang) - cfg.lead_slack:
                 return f"cosine {to_lead:.2f} to the event's first report: too far from what the event is about, not joined"
         return ""
+
+    def _cross_evidence(self, doc: Doc, ev: _Event, evidence: list[str]) -> list[str]:
+        """The evidence that holds a cross-language join below `bare_cross_language`: a versioned name
+        counts only where a headline and its summary name it on one side at least (a subject): two
+        pieces that mention Opus 4.6 in passing, a compiler built with it and a day's two launches,
+        are two happenings."""
+        if "anchor" not in evidence:
+            return evidence
+        shared = self._shared_anchors(doc, ev)
+        subjects = doc.subjects | ev.subjects
+        passing = all(anchor_kind(a) == "model" and a not in subjects for a in shared)
+        return [e for e in evidence if e != "anchor"] if passing else evidence
 
     def _named_together(self, doc: Doc, ev: _Event, lang: str, s: float) -> list[str]:
         """The names of its own (`_own_names`) that make the item and the event one happening: in one
