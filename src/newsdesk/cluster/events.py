@@ -62,9 +62,10 @@ from newsdesk.cluster.anchors import (
     version_conflict,
 )
 from newsdesk.cluster.dedup import Deduper
-from newsdesk.cluster.pairs import candidates, explain, is_rumour, rows
+from newsdesk.cluster.pairs import candidates, explain, rows
 from newsdesk.cluster.terms import FAMILY, TermWindow, headline, is_roundup, terms
 from newsdesk.text import lexicon
+from newsdesk.text.headlines import is_rumour
 
 DAY = 86400.0
 

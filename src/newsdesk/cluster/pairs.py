@@ -25,12 +25,6 @@ DAY = 86400.0
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_TERM = re.compile(r"^[a-z]")
 
-# A rumour, leak or report of plans is its own happening: the launch it foretold is another, later.
-RUMOUR = re.compile(
-    r"\b(rumou?r(ed|s)?|leak(ed|s)?|reportedly|sources say|is said to|in talks)\b|"
-    r"据称|传闻|传出|曝光|爆料|泄露|消息人士|知情人士|或将",
-    re.IGNORECASE,
-)
 
 FEATURES = (
     "cosine",  # to the event's centroid in the compared language
@@ -63,10 +57,6 @@ FEATURES = (
 
 MAX_CANDIDATES = 8  # events scored per item: the window's size never enters the per-item cost
 MIN_MARGIN = -0.40  # cosine below its language pair's base threshold by more: no candidate
-
-
-def is_rumour(headline: str) -> bool:
-    return bool(RUMOUR.search(headline))
 
 
 def _own_names(clusterer, doc, ev) -> list[str]:

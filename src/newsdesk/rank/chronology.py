@@ -12,7 +12,7 @@ channel only MIN_GAP days or more after the event's first report, and no outlet 
 event's own had named the product before the maker did. That last clause keeps an older product's
 news: a store that opens after Opus 4.5 came out holds many outlets' reports of it before
 Anthropic's next headline naming it. A rumour or leak names the product early by right and is
-never misdated (cluster/pairs.py `is_rumour`).
+never misdated (text/headlines.py `is_rumour`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from datetime import date
 from newsdesk.cluster.anchors import model_anchors, model_family
 from newsdesk.rank.happenings import RELEASE
 from newsdesk.text import lexicon
+from newsdesk.text.headlines import is_rumour
 
 MIN_GAP = 2  # local days: a day's difference is time zones and embargoes, not a wrong date
 
@@ -45,19 +46,18 @@ class Dated:
     outlet: str
 
 
-def _launched(headline: str) -> set[str]:
-    """The versioned products a headline says are out: none for a rumour or a leak."""
-    from newsdesk.cluster.pairs import is_rumour  # the clusterer's stack (numpy, terms) loads lazily
-
-    if not RELEASE.search(headline) or is_rumour(headline):
+def _launched(headline: str, named: set[str]) -> set[str]:
+    """The versioned products (of those the headline names) it says are out: none for a rumour or a leak."""
+    if not named or not RELEASE.search(headline) or is_rumour(headline):
         return set()
-    return {m for m in model_anchors(headline) if model_family(m) in MAKER}
+    return {m for m in named if model_family(m) in MAKER}
 
 
 def misdated(reports: Iterable[Dated]) -> dict[int, str]:
     """{event id: why its date is doubtful} for the events dated before their product's maker spoke."""
     reports = list(reports)
-    said = [(r, _launched(r.headline)) for r in reports]
+    names = [model_anchors(r.headline) for r in reports]
+    said = [(r, _launched(r.headline, named)) for r, named in zip(reports, names, strict=True)]
     maker_said: dict[str, Dated] = {}  # product -> the maker's first headline saying it is out
     for r, products in said:
         for m in products:
@@ -65,8 +65,8 @@ def misdated(reports: Iterable[Dated]) -> dict[int, str]:
             if MAKER[model_family(m)] in r.speaks_for and (first is None or r.day < first.day):
                 maker_said[m] = r
     named_before: dict[str, set[str]] = defaultdict(set)  # product -> voices naming it before its maker
-    for r in reports:
-        for m in model_anchors(r.headline) & maker_said.keys():
+    for r, named in zip(reports, names, strict=True):
+        for m in named & maker_said.keys():
             if r.day < maker_said[m].day:
                 named_before[m].add(r.voice)
     first_day: dict[int, date] = {}

@@ -7,6 +7,8 @@ furniture, not the news. A bracketed part opening or closing the headline is tak
 a column's word (lexicon/column-labels.txt: "[AINews] …", "… [Podcast]"), with the dash or colon that
 set it off; else it is the headline's own words ("【GPT-5.4发布】三大亮点一览": the subject).
 A headline that is its label alone stays as it is.
+
+    is_rumour("OpenAI reportedly in talks to raise $40B")  # True: a rumour, leak or report of plans
 """
 
 from __future__ import annotations
@@ -34,3 +36,12 @@ def shown_headline(headline: str) -> str:
     if closing and _is_label(closing):
         rest = rest[: closing.start()]
     return rest.strip() or text
+
+
+# lexicon/happenings.toml `rumour`: words that make a headline a rumour, a leak or a report of plans.
+RUMOUR = re.compile("|".join(lexicon.table("happenings")["rumour"]), re.IGNORECASE)
+
+
+def is_rumour(headline: str) -> bool:
+    """A rumour, leak or report of plans: its own happening, not the launch it foretells."""
+    return bool(RUMOUR.search(headline))
