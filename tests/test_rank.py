@@ -168,6 +168,28 @@ def test_featured_is_the_few_events_a_day_must_show():
     slow = day((1.9, "all", False, False))
     lead_tabs(slow, shipped_lead())
     assert slow[0]["tab"] == "all"
+    # A happening, or two independent outlets, before a lone post that tells neither: 2026-03-04
+    # featured OpenAI's "Extending single-minus amplitudes to gravitons" (one outlet, no kind, its
+    # authority and first party: 2.80) over the Qwen lead's departure (36氪 and 晚点, 2.69). A day
+    # without a happening still features its best news.
+    physics, departure = day((2.8, "p1", True, False), (2.69, "p1", True, False))
+    physics["happening"], departure["happening"] = False, True
+    lead_tabs([physics, departure], shipped_lead())
+    assert (physics["tab"], departure["tab"]) == ("p1", "featured")
+    # what the ranking reads as a happening: a kind of news, or a second independent outlet
+    from newsdesk.rank.score import _scored, text_facts
+
+    def happening(headline, outlets):
+        facts = _facts(independent_outlets=outlets, outlets=outlets) | text_facts([(headline, "")])
+        return _scored(None, facts | {"starred": False, "undated": False}, NOW, None, None)["happening"]
+
+    assert not happening("Extending single-minus amplitudes to gravitons", 1)
+    assert happening("Extending single-minus amplitudes to gravitons", 2)
+    assert happening("林俊旸离职风波始末：阿里千问负责人离职", 1)  # a major company named (阿里)
+    alone = day((2.8, "p1", True, False))
+    alone[0]["happening"] = False
+    lead_tabs(alone, shipped_lead())
+    assert alone[0]["tab"] == "featured"
     # The learned ranking's p1 is its probability's (half the threshold); the hand ranking's stays.
     pair = day((4.0, "p1", True, False), (3.9, "all", True, False))
     lead_tabs(pair, Ranker({"hand": 1.0}, gap=1.0, bias=0.0, threshold=0.9), p1_by_probability=True)

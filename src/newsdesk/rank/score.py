@@ -194,10 +194,16 @@ def lead_tabs(ranked: list[dict], ranker: Ranker, p1_by_probability: bool = Fals
     news events whose probability passes its threshold, at most five (FEATURED_PER_DAY), and the day's
     best news event when none does; a reader's star always features. Under the learned ranking
     (p1_by_probability) p1 is news at half the threshold; under the hand ranking p1 stays
-    score_event's. `ranked`: the day's events as {importance, tab, eligible, starred, parts},
-    changed in place; each event's parts get its probability."""
+    score_event's. `ranked`: the day's events as {importance, tab, eligible, starred, parts, and
+    happening (default true)}, changed in place; each event's parts get its probability.
+
+    A day that has a happening (a kind of news, rank/happenings.py) or an event two independent
+    outlets confirm features among those: a lone post that tells neither (a lab's research note,
+    one outlet, authority and first party alone) leads only a day without them."""
     best = max(e["importance"] for e in ranked)
-    chosen = ranker.featured([(e["importance"], e["eligible"]) for e in ranked])
+    told = any(e["eligible"] and e.get("happening", True) for e in ranked)
+    eligible = [e["eligible"] and (e.get("happening", True) or not told) for e in ranked]
+    chosen = ranker.featured([(e["importance"], ok) for e, ok in zip(ranked, eligible, strict=True)])
     for e, featured in zip(ranked, chosen, strict=True):
         probability = ranker.lead_probability(e["importance"], best)
         e["parts"]["lead probability"] = round(probability, 3)
@@ -402,6 +408,7 @@ def _scored(ev, facts: dict, now: datetime, ranker: Ranker | None, adjustment: A
         "tab": tab,
         "importance": parts["importance"],
         "starred": facts["starred"],
+        "happening": any(getattr(kinds, k) for k in NEWS_KINDS) or facts["independent_outlets"] >= 2,
         "eligible": kinds.on_topic
         and not kinds.routine
         and not facts["undated"]
