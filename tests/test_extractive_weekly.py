@@ -440,8 +440,34 @@ def test_an_overview_line_does_not_say_its_heading_again():
 
     headline = "刚刚，Anthropic 再出手，收购 AI 电脑操控公司 Vercept"
     card = ExtractiveCard(7, "zh", headline, 1, [], [], [], 2, 2, "", "")
-    brief = {"event_id": 7, "members": [{"source_name": "Anthropic News"}, {"source_name": "AGI Hunt"}]}
+    members = [{"item_id": 2, "source_name": "Anthropic News"}, {"item_id": 1, "source_name": "AGI Hunt"}]
+    brief = {"event_id": 7, "members": members}
     _, _, line, _ = _told("Anthropic收购 AI 电脑操控公司 Vercept", 7, {7: brief}, {7: card}, "zh")
-    assert line == f"{headline}（Anthropic News、AGI Hunt）"
+    assert line == f"{headline}（AGI Hunt、Anthropic News）"  # the headline is AGI Hunt's words
     _, _, line, _ = _told("英伟达财报", 7, {7: brief}, {7: card}, "zh")  # a heading the line does not say stays
     assert line.startswith("英伟达财报：")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_theme_line_credits_the_outlet_whose_headline_it_shows_and_those_of_its_sentences(demo, language):
+    """A headline is its outlet's words: "一文读懂GPT-5.4…（OpenAI Research News、OpenAI YouTube）" put a
+    Chinese outlet's headline in OpenAI's mouth, because the line named the event's first outlets."""
+    briefs = demo
+    report = extractive_weekly(briefs, language=language)
+    by_id = {b["event_id"]: b for b in briefs}
+    checked = 0
+    for theme in report.themes:
+        for event_id, paragraph in zip(theme.events, theme.paragraphs):
+            card = edition_card(by_id[event_id], language)
+            own = next(m["source_name"] for m in by_id[event_id]["members"] if m["item_id"] == card.headline_item_id)
+            credit = paragraph[len(card.headline) :].lstrip()
+            opener, closer = ("（", "）") if language == "zh" else ("(", ")")
+            assert credit.startswith(opener), paragraph
+            named = credit[1 : credit.index(closer)].replace("、", ", ").split(", ")
+            assert named[0] == own, (named, own, paragraph)
+            told = credit[credit.index(closer) + 1 :]
+            for s in card.lead:
+                if s.text != card.headline and s.text in told:
+                    assert s.source in named, (s.source, named)
+            checked += 1
+    assert checked >= 3

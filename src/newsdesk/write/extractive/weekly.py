@@ -171,14 +171,22 @@ class ExtractiveWeekly:
         }
 
 
-def _outlets(brief: dict, language: str = "zh") -> str:
-    """The event's first two outlets; in English, those of its English reports (what its English text
-    is taken from), else its first two."""
+def _outlets(brief: dict, language: str = "zh", card: ExtractiveCard | None = None, told: tuple[str, ...] = ()) -> str:
+    """Who a line of the event quotes: the outlet whose headline the card shows and the outlets of
+    the sentences `told`, then the event's first outlets (in English, those of its English reports,
+    what its English text is taken from) until two are named. The headline's own outlet comes first:
+    a Chinese outlet's "一文读懂GPT-5.4…" credited to OpenAI's channels would put its words in their mouth."""
     members = brief.get("members") or []
     if language != "zh":
         members = english_members(members) or members
-    names = list(dict.fromkeys(m.get("source_name") or "" for m in members))
-    return "、".join(names[:2])
+    own = [
+        m.get("source_name") or ""
+        for m in brief.get("members") or []
+        if card and m.get("item_id") == card.headline_item_id
+    ]
+    quoted = list(dict.fromkeys(n for n in [*own[:1], *told] if n))
+    rest = [n for n in dict.fromkeys(m.get("source_name") or "" for m in members) if n and n not in quoted]
+    return "、".join(quoted + rest[: max(0, 2 - len(quoted))])
 
 
 def item_brief(brief: dict, language: str) -> Brief:
@@ -487,7 +495,8 @@ def extractive_theme(
             continue  # it repeats what the theme told, or has nothing but its headline to add
         said += [shingles(t) for t in [card.headline, *fresh]]
         lead = join(fresh) or _headline_line(card)
-        outlets = _outlets(by_id[i], language)
+        sources = tuple(s.source for s in card.lead if s.text in fresh)
+        outlets = _outlets(by_id[i], language, card, sources)
         told[i] = (
             f"{card.headline}（{outlets}）{lead}" if zh else f"{card.headline} ({outlets.replace('、', ', ')}) {lead}"
         )
@@ -573,7 +582,7 @@ def _told(
     if fact is not None and not zh and not in_language(fact[0], language):
         fact = None  # an English line is not a Chinese sentence: its English headline says it
     if fact is None:  # no figure in its lead: the event is told by its lead headline
-        text, source = (card.headline if card else heading), _outlets(by_id.get(lead) or {}, language)
+        text, source = (card.headline if card else heading), _outlets(by_id.get(lead) or {}, language, card)
         source = source if zh else source.replace("、", ", ")
     else:
         text, source = fact
