@@ -215,3 +215,28 @@ def test_a_bullet_whose_subject_the_summary_left_out_never_leads_nor_follows():
     assert [s.text for s in card.lead] == [
         "Google DeepMind研究发现，增加智能体数量就能提升性能的假设存在瓶颈，甚至可能降低性能。"
     ]
+
+
+def test_a_card_headed_in_its_language_states_the_news_before_an_explainers_hook():
+    """The Chinese card of GPT-5.4's launch (its lead OpenAI's "Introducing GPT-5.4") was headed by
+    腾讯科技's "一文读懂GPT-5.4：…，打个招呼80美元就烧完了", the first Chinese report, over "GPT-5.4正式发布！"."""
+    from newsdesk.write.extractive.card import choose_headline
+
+    members = [
+        {"item_id": 1, "role": "lead", "language": "en", "title": "Introducing GPT-5.4", "material_level": "summary"},
+        {
+            "item_id": 2,
+            "role": "member",
+            "language": "zh",
+            "title": "一文读懂GPT-5.4：83%任务执行超人类专家，打个招呼80美元就烧完了",
+            "material_level": "summary",
+        },
+        {"item_id": 3, "role": "member", "language": "zh", "title": "GPT-5.4正式发布！", "material_level": "summary"},
+    ]
+    assert choose_headline(members, "zh", "") == ("GPT-5.4正式发布！", 3)
+    assert choose_headline(members, "en", "") == ("Introducing GPT-5.4", 1)
+    # Where every headline of the language is an explainer's, the best-read one still heads it; and
+    # the lead's own headline heads its card whatever its words.
+    assert choose_headline(members[:2], "zh", "")[1] == 2
+    lead_explains = [{**members[1], "role": "lead"}, {**members[0], "role": "member"}, members[2]]
+    assert choose_headline(lead_explains, "zh", "")[1] == 2

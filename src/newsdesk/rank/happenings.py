@@ -87,6 +87,11 @@ def _routine(headline: str) -> str:
         return "changelog"
     if is_roundup(headline):
         return "roundup"
+    return routine_words(headline)
+
+
+def routine_words(headline: str) -> str:
+    """The routine kind a headline's words tell (marketing, how-to, recap, explainer, opinion), or ""."""
     for name, rule in (
         ("marketing", MARKETING),
         ("how-to", HOWTO),

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from newsdesk.rank.happenings import RELEASE
+from newsdesk.rank.happenings import RELEASE, routine_words
 from newsdesk.text import lexicon
 from newsdesk.text.headlines import shown_headline
 from newsdesk.text.sentences import (
@@ -140,13 +140,22 @@ def _members(brief: dict) -> list[dict]:
 
 
 def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[str, int | None]:
-    """A member's own headline in the edition's language: the lead's, else the best-read one; without
-    its column's label ("[AINews] …": text/headlines.py)."""
+    """A member's own headline in the edition's language: the lead's, else one that states the news
+    before one whose words make it an explainer, an opinion or a how-to ("GPT-5.4正式发布！" before
+    "一文读懂GPT-5.4：…"), the best-read first; without its column's label ("[AINews] …":
+    text/headlines.py)."""
     own = [m for m in members if m.get("language") == language and (m.get("title") or "").strip()]
     if not own:
         lead = next((m for m in members if m.get("role") == "lead"), members[0] if members else None)
         return (shown_headline(lead["title"]), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
-    best = min(own, key=lambda m: (m.get("role") != "lead", LEVEL_RANK.get(m.get("material_level"), 9)))
+    best = min(
+        own,
+        key=lambda m: (
+            m.get("role") != "lead",
+            bool(routine_words(m["title"])),
+            LEVEL_RANK.get(m.get("material_level"), 9),
+        ),
+    )
     return shown_headline(best["title"]), best["item_id"]
 
 
