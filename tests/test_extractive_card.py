@@ -240,3 +240,24 @@ def test_a_card_headed_in_its_language_states_the_news_before_an_explainers_hook
     assert choose_headline(members[:2], "zh", "")[1] == 2
     lead_explains = [{**members[1], "role": "lead"}, {**members[0], "role": "member"}, members[2]]
     assert choose_headline(lead_explains, "zh", "")[1] == 2
+
+
+def test_a_card_whose_summary_only_describes_the_article_does_not_say_it_states_nothing_more():
+    """The card of "Reverse engineering Claude's CVE-2026-2796 exploit": its summary ("This post dives deep into how
+    Claude wrote an exploit for one of the vulnerabilities it found in Firefox.") tells what the post
+    is, so no card leads with it; the card said the summary "stated no fact beyond" the headline,
+    which a reader who opens it finds false (Firefox)."""
+    from newsdesk.write.extractive.card import only_line
+
+    post = {
+        "source_name": "Anthropic Frontier Red Team Blog",
+        "material_level": "summary",
+        "title": "Reverse engineering Claude's CVE-2026-2796 exploit",
+        "summary": "This post dives deep into how Claude wrote an exploit for one of the vulnerabilities it found in Firefox.",
+    }
+    en, zh = only_line([post], "en"), only_line([post], "zh")
+    assert "only described the article" in en and "no fact beyond" not in en, en
+    assert "只介绍文章本身" in zh and "没有说出标题之外的事实" not in zh, zh
+    byline = {**post, "summary": "By Nicholas Carlini"}
+    assert "stated no fact beyond it" in only_line([byline], "en")
+    assert "gave no summary" in only_line([{**post, "material_level": "title", "summary": ""}], "en")

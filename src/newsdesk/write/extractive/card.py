@@ -559,16 +559,27 @@ def _titles_only(members: list[dict]) -> bool:
 
 def only_line(members: list[dict], language: str) -> str:
     """The one line of a card no sentence of the material could lead: only the headline is known,
-    and why (no summary; or a summary that states no fact beyond the headline: a byline, or one that
-    only tells what the article is, "一份针对小白的…实操教程")."""
+    and why: no summary; a summary that only tells what the article is ("一份针对小白的…实操教程",
+    "This post dives deep into how Claude wrote an exploit for … Firefox": it may name more than the
+    headline, so the line does not say it states nothing more); or one that states no fact beyond
+    the headline (a byline)."""
     names = list(dict.fromkeys(m.get("source_name") or "" for m in members if m.get("source_name")))
     zh = language == "zh"
     who = ("、" if zh else ", ").join(names[:3])
     said = not _titles_only(members)
+    about = said and any(describes_article(s) for m in members for s in sentences(member_text(m)))
     if zh:
-        why = "给出的摘要没有说出标题之外的事实" if said else "只给出了标题，没有摘要"
+        why = (
+            ("给出的摘要只介绍文章本身" if about else "给出的摘要没有说出标题之外的事实")
+            if said
+            else "只给出了标题，没有摘要"
+        )
         return f"只有标题：{who + ' ' if who else ''}{why}，正文未获取，这里说不出标题之外的细节。"
-    why = "stated no fact beyond it in its summary" if said else "gave no summary"
+    why = (
+        ("only described the article in its summary" if about else "stated no fact beyond it in its summary")
+        if said
+        else "gave no summary"
+    )
     return f"The headline alone is known: {who or 'the source'} {why}, and the article was not read."
 
 
