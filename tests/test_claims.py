@@ -85,6 +85,29 @@ def test_a_unit_whose_last_try_died_keeps_the_failure_it_had_and_counts_its_trie
     assert row(engine, other[0])["attempts"] == 2
 
 
+def test_a_late_copy_of_a_unit_that_failed_for_good_leaves_its_record_as_it_was(engine):
+    """CI's three-workers test, once: the poisoned analysis failed its third try ("poisoned
+    material", recorded failed), then a copy of its message sent back while that try ran (another
+    worker found it busy) claimed it a fourth time, and giving up wrote "gave up after 3 tries that
+    ended without an outcome" over the refusal: no try had died."""
+    claims.mark_queued(engine, [UNIT], "run-1")
+    for attempt in (1, 2, 3):
+        got = claims.claim(engine, *UNIT, owner_id())
+        if attempt == 3:  # a second delivery while the third try runs: sent back for later
+            assert claims.claim(engine, *UNIT, owner_id()) is None
+            claims.mark_queued(engine, [UNIT], "run-1", force=True)
+        claims.finish(engine, got, "retrying" if attempt < 3 else "failed", "ValueError: poisoned", requeue=attempt < 3)
+    late = claims.claim(engine, *UNIT, owner_id())  # the copy arrives after the unit failed for good
+    assert late.attempts == 4 and late.failed_for_good == "ValueError: poisoned"
+    assert claims.give_up(engine, late) == "ValueError: poisoned"
+    assert (row(engine)["state"], row(engine)["attempts"], row(engine)["error"], row(engine)["owner"]) == (
+        "failed",
+        3,
+        "ValueError: poisoned",
+        None,
+    )
+
+
 def test_a_unit_that_failed_for_good_waits_for_the_next_run(engine):
     claims.mark_queued(engine, [UNIT], "run-1")
     for attempt in (1, 2, 3):

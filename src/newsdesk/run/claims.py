@@ -101,6 +101,9 @@ class Claim:
     owner: str
     attempts: int  # this try included
     failed_with: str | None = None  # the error of the last try that ended with one, when it is being retried
+    # The unit had already failed for good with this error when this claim took it: the claim comes
+    # from a late copy of its message (one sent back while a try ran), not from a try that died.
+    failed_for_good: str | None = None
 
 
 def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim | None:
@@ -123,7 +126,13 @@ def claim(engine: Engine, key: str, stage: str, args: dict, owner: str) -> Claim
         ).first()
         if got is None:
             return None
-        return Claim(key, owner, got.attempts, got.error if got.state == "retrying" else None)
+        return Claim(
+            key,
+            owner,
+            got.attempts,
+            got.error if got.state == "retrying" else None,
+            got.error if got.state == "failed" else None,
+        )
 
     with engine.begin() as conn:
         taken = take(conn, or_(tasks.c.owner.is_(None), tasks.c.lease_until < now))
@@ -147,9 +156,13 @@ def give_up(engine: Engine, claimed: Claim) -> str:
     """Record as failed a unit claimed once more after its last try ended without an outcome (its
     worker died or was stopped), and return the error recorded. A failure an earlier try ended with
     stays the unit's error (a poisoned event's refusal, not the kill that came after it), and this
-    claim, which runs nothing, is not counted as a try."""
+    claim, which runs nothing, is not counted as a try. A unit that had already failed for good (a
+    late copy of its message claimed it) keeps its record: its last try did end, with that failure."""
     tries = claimed.attempts - 1
     died = "the worker died or was stopped"
+    if claimed.failed_for_good:  # its last try ended with this failure: the record stands as it was
+        finish(engine, claimed, "failed", claimed.failed_for_good, tries=tries)
+        return claimed.failed_for_good
     if claimed.failed_with:
         error = f"{claimed.failed_with} (gave up after {tries} tries; the last ended without an outcome: {died})"
     else:
