@@ -570,7 +570,7 @@ def only_line(members: list[dict], language: str) -> str:
     about = said and any(describes_article(s) for m in members for s in sentences(member_text(m)))
     if zh:
         why = (
-            ("给出的摘要只介绍文章本身" if about else "给出的摘要没有说出标题之外的事实")
+            ("给出的摘要只是导读" if about else "给出的摘要没有说出标题之外的事实")
             if said
             else "只给出了标题，没有摘要"
         )
