@@ -181,9 +181,11 @@ class Doc:
         if self.said is None and "\n" in self.text:
             self.said = _words(self.text.split("\n", 1)[1])
         self.subjects = subjects(self.text)
-        self.amounts = headline_amounts(self.headline)
         self.roundup = is_roundup(self.text)
-        self.rumour = is_rumour(self.headline)
+        # Both read on the headline as written: the normalized one has no spaces, dots or currency
+        # signs, so "rumors" never stands as a word in it and "$68.1 billion" is no amount.
+        self.amounts = headline_amounts(first)
+        self.rumour = is_rumour(first)
 
 
 _SIGNIFICANT = re.compile(r"[1-9](?:[\d,.]*[1-9])?")
@@ -241,6 +243,11 @@ class _Event:
     rumour: bool = False  # its first report is a rumour, a leak or a report of plans
 
 
+# A report that is no rumour this long after a rumour event's first report tells what the rumour
+# foretold as done: it opens its own event (Clusterer._foretold). Half a day: the same day's
+# "reportedly" and "announced" are often one happening told twice by time zones.
+FORETOLD_DAYS = 0.5
+_FORETOLD = "what event {} foretold as a rumour or a plan, told as done on a later day"
 MAX_MEMBER_VECTORS = 16  # enough to find a member close to a joiner; bounded, so the cost per item is too
 
 
@@ -444,6 +451,7 @@ class Clusterer:
         if self.pair_model is not None:
             return self._match_learned(doc, out)
         best = None  # (score, event key, cosine, why)
+        foretold = None  # (score, key): the best event whose rumour this item tells as done
         if self._centroids is not None and self.events:
             weights = self.words.weights(doc.terms)  # rare shared words are evidence even when they add no score
             reach = self._reach()
@@ -451,8 +459,13 @@ class Clusterer:
                 if margin < -reach:
                     continue
                 scored = self._candidate(doc, key, margin, s, lang, weights)
+                if scored is not None and self._foretold(doc, self.events[key]):
+                    foretold = max(foretold or scored[:1] + (key,), scored[:1] + (key,), key=lambda f: f[0])
+                    continue
                 if scored is not None and (best is None or scored[0] > best[0]):
                     best = (scored[0], key, s, scored[1])
+        if foretold is not None and foretold[0] >= 0 and (best is None or best[0] < 0):
+            return self._open(doc, None, _FORETOLD.format(foretold[1]))
         if best is None:
             return self._open(doc, None, "no open event in the window")
         return self._decide(doc, *best)
@@ -580,8 +593,10 @@ class Clusterer:
         cfg = self.config
         model: Any = self.pair_model  # a PairModel (pair_model.py), loaded in __init__
         found = candidates(self, doc, out)
+        foretold = [key for key, _, _ in found if self._foretold(doc, self.events[key])]
+        found = [f for f in found if f[0] not in foretold]
         if not found:
-            return self._open(doc, None, "no open event in the window")
+            return self._open(doc, None, _FORETOLD.format(foretold[0]) if foretold else "no open event in the window")
         x = rows(self, doc, found)
         probs = model.probability(x)
         best = int(np.argmax(probs))  # ties: the closer candidate, listed first
@@ -592,6 +607,14 @@ class Clusterer:
             f"{lang} centroid; {explain(x[best], model.contributions(x[best]))}"
         )
         return self._decide(doc, p - threshold, key, s, why, band=cfg.arbiter_p_band)
+
+    @staticmethod
+    def _foretold(doc: Doc, ev: _Event) -> bool:
+        """The event began as a rumour, a leak or a report of plans, and the item, no rumour, comes
+        FORETOLD_DAYS or more after it: the launch or the deal the rumour foretold is a happening of
+        its own, on its own day (issue 29: "据称 OpenAI 将发新图像模型" on 04-20 held gpt-image-2's
+        launch, which then showed on its day as an update). The stories stage links the two."""
+        return ev.rumour and not doc.rumour and doc.ts - ev.first_ts >= FORETOLD_DAYS * DAY
 
     def _unsupported(self, doc: Doc, ev: _Event, lang: str, cosine: float, evidence: list[str], bonus: float) -> str:
         """Why the join lacks evidence beyond a shared topic, or "" when it has it.
