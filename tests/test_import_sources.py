@@ -294,3 +294,49 @@ def test_an_imported_outlets_language_is_its_items_majority_not_its_first(tmp_pa
         row = conn.execute(select(sources.c.language, sources.c.category).where(sources.c.id == "x-sama")).one()
     assert tuple(row) == ("zh", "zh-media")
     engine.dispose()
+
+
+def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_channels(tmp_path):
+    """GPT-5.4's card counted "OpenAI Blog" (an outlet a harvest import made) and OpenAI Research News
+    as two independent outlets: one company's channels are one voice (cluster/independence.py), and
+    the store's sources say that company's owner is "OpenAI". A media outlet named after its owner
+    (腾讯科技) and a company the store has no owner for stay outlets of their own."""
+    from newsdesk.store.items import sync_sources
+
+    engine = open_store(f"sqlite:///{tmp_path / 'data' / 'newsdesk.db'}")
+    with engine.begin() as conn:
+        sync_sources(
+            conn,
+            [
+                Source(
+                    id="openai-research", name="OpenAI Research News", url="https://example.com/r.xml", owner="OpenAI"
+                )
+            ],
+        )
+    harvest = tmp_path / "h.jsonl"
+    outlets = ["OpenAI Blog", "腾讯科技", "Meta Engineering Blog"]
+    harvest.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "title": f"GPT-5.4 story {n}",
+                    "link": f"https://example.com/{n}",
+                    "source": o,
+                    "pub_date": "2026-03-05",
+                }
+            )
+            + "\n"
+            for n, o in enumerate(outlets)
+        ),
+        encoding="utf-8",
+    )
+    assert ingest.ingest(engine, Settings(data_dir=str(tmp_path / "data")), source=harvest, catalog=[]).new == 3
+    with engine.connect() as conn:
+        owners = dict(conn.execute(select(sources.c.name, sources.c.owner)).all())
+    assert owners == {
+        "OpenAI Research News": "OpenAI",
+        "OpenAI Blog": "OpenAI",
+        "腾讯科技": None,
+        "Meta Engineering Blog": None,
+    }
+    engine.dispose()

@@ -580,6 +580,24 @@ def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
     )
 
 
+def _owned(conn, new: list[Source]) -> list[Source]:
+    """An imported outlet named as a major company's own channel ("OpenAI Blog", "OpenAI YouTube")
+    speaks for the owner the store's sources give that company ("OpenAI"): one voice with its
+    other channels, not an independent outlet confirming them (cluster/independence.py)."""
+    from dataclasses import replace
+
+    from newsdesk.rank.happenings import companies_named, first_party_name
+
+    channels = [s for s in new if not s.owner and first_party_name(s.name)]
+    if not channels:
+        return new
+    owners: dict[frozenset[str], str] = {}
+    for owner in sorted({s.owner for s in stored_sources(conn) if s.owner}):
+        owners.setdefault(frozenset(companies_named(owner)), owner)
+    found = {s.id: owners.get(frozenset(companies_named(s.name))) for s in channels}
+    return [replace(s, owner=found[s.id]) if found.get(s.id) else s for s in new]
+
+
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     """Import a harvest file (one item per line); one transaction and fetch row per outlet.
 
@@ -607,7 +625,8 @@ def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
     outcomes: list[SourceOutcome] = []
     with engine.begin() as conn:
         known = {s.id: s for s in stored_sources(conn, list(by_source))}
-        sync_sources(conn, [source for sid, (source, _) in by_source.items() if sid not in known])
+        new = [source for sid, (source, _) in by_source.items() if sid not in known]
+        sync_sources(conn, _owned(conn, new))
     for sid, (_, kept) in by_source.items():
         rows = list(kept.values())
         out = SourceOutcome(sid, "ok", seen=len(rows))
