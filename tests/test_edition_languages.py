@@ -20,10 +20,10 @@ from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings, WriteSettings
 from newsdesk.editions.cards import event_cards, first_sentence, headline_member, language_marks
 from newsdesk.editions.languages import card_text, edition_languages, has_material_in, unmarked_parts
-from newsdesk.rank.happenings import names_outlet
 from newsdesk.run.pipeline import DEMO_LIMITS, run_pipeline
 from newsdesk.store import open_store
 from newsdesk.store.schema import editions, event_members, events, items, sources
+from newsdesk.text.companies import names_outlet
 from newsdesk.text.language import detect_language
 from newsdesk.write.digest import Bullet, Digest, Section, parse_digest
 from newsdesk.write.extractive.checked import store_card

@@ -586,7 +586,7 @@ def _owned(conn, new: list[Source]) -> list[Source]:
     other channels, not an independent outlet confirming them (cluster/independence.py)."""
     from dataclasses import replace
 
-    from newsdesk.rank.happenings import companies_named, first_party_name
+    from newsdesk.text.companies import companies_named, first_party_name
 
     channels = [s for s in new if not s.owner and first_party_name(s.name)]
     if not channels:

@@ -21,41 +21,27 @@ from dataclasses import dataclass
 
 from newsdesk.cluster.anchors import model_anchors
 from newsdesk.text import lexicon
+from newsdesk.text.companies import MAJOR, pattern
 
-
-def _words(*alternatives: str) -> re.Pattern:
-    """One pattern of alternatives. A \\b at either end means "not inside a Latin word": Python's \\b
-    would also refuse a boundary between "Claude" and the Chinese word that follows it."""
-
-    def edges(a: str) -> str:
-        a = "(?<![A-Za-z0-9])" + a[2:] if a.startswith(r"\b") else a
-        return a[:-2] + "(?![A-Za-z0-9])" if a.endswith(r"\b") else a
-
-    return re.compile("|".join(f"(?:{edges(a)})" for a in alternatives), re.IGNORECASE)
-
-
-# Companies whose releases and statements are news by themselves (the guide's "major lab or
-# big-tech company"), as headlines name them: companies.toml's `major`.
-MAJOR = _words(*(pattern for c in lexicon.table("companies")["company"] for pattern in c.get("major", ())))
 # The other kinds' words, one list of patterns each (happenings.toml). Routine kinds: CHANGELOG to EXPLAINER.
 _KINDS = lexicon.table("happenings")
-RELEASE = _words(*_KINDS["release"])
-AMOUNT = _words(*_KINDS["amount"])
-MONEY = _words(*_KINDS["money"])
-DEAL = _words(*_KINDS["deal"])
-POLICY = _words(*_KINDS["policy"])
-INCIDENT = _words(*_KINDS["incident"])
-PAPER = _words(*_KINDS["paper"])
-RESULT = _words(*_KINDS["result"])
-CHANGELOG = _words(*_KINDS["changelog"])
-HOWTO = _words(*_KINDS["howto"])
-MARKETING = _words(*_KINDS["marketing"])
-RECAP = _words(*_KINDS["recap"])
-OPINION = _words(*_KINDS["opinion"])
-EXPLAINER = _words(*_KINDS["explainer"])
+RELEASE = pattern(*_KINDS["release"])
+AMOUNT = pattern(*_KINDS["amount"])
+MONEY = pattern(*_KINDS["money"])
+DEAL = pattern(*_KINDS["deal"])
+POLICY = pattern(*_KINDS["policy"])
+INCIDENT = pattern(*_KINDS["incident"])
+PAPER = pattern(*_KINDS["paper"])
+RESULT = pattern(*_KINDS["result"])
+CHANGELOG = pattern(*_KINDS["changelog"])
+HOWTO = pattern(*_KINDS["howto"])
+MARKETING = pattern(*_KINDS["marketing"])
+RECAP = pattern(*_KINDS["recap"])
+OPINION = pattern(*_KINDS["opinion"])
+EXPLAINER = pattern(*_KINDS["explainer"])
 # A text about AI names one of these; an item whose headline names none, and whose material names
 # them only in passing (fewer than AI_MENTIONS times), is off-topic for this newsroom.
-AI_TERMS = _words(*_KINDS["ai_terms"])
+AI_TERMS = pattern(*_KINDS["ai_terms"])
 AI_MENTIONS = 3
 
 
@@ -178,37 +164,8 @@ def event_kinds(lead: tuple[str, str], others: list[tuple[str, str]]) -> Kinds:
     return Kinds(**found, routine=routine, on_topic=on_topic)
 
 
-# Who speaks in a report: the company itself, or someone else. rank/score.py weighs an event a first
+# Who speaks in a report: the company itself (text/companies.py: an outlet named as its channel, or a catalog
+# category), or someone else. rank/score.py weighs an event a first
 # party reported; write/extractive/english.py leads an English card with the event's own party or an
 # independent outlet before a partner's notice.
 FIRST_PARTY_CATEGORIES = ("company", "lab")  # catalog categories whose posts are the company speaking
-# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI").
-_CHANNEL = re.compile(
-    r"^(\s|[-·|:&]|blog|news|newsroom|developers?|research|engineering|ai|labs?|official|team|docs|changelog|"
-    r"code|platform|官方|博客|开发者|研究院?)*$",
-    re.IGNORECASE,
-)
-# Each major company's own spellings (companies.toml's `major`), to tell which one a text names.
-_MAJORS = {c["key"]: _words(*c["major"]) for c in lexicon.table("companies")["company"] if c.get("major")}
-
-
-def first_party_name(name: str) -> bool:
-    """An outlet named as a major company's own channel (OpenAI Blog, Claude), not a media outlet
-    named after its owner (腾讯科技 is Tencent's news site, not Tencent speaking)."""
-    return bool(MAJOR.search(name)) and bool(_CHANNEL.match(MAJOR.sub(" ", name)))
-
-
-def companies_named(text: str) -> set[str]:
-    """The major companies a text names, by companies.toml's key: "GPT-5.4" and "OpenAI News" both openai."""
-    return {key for key, pattern in _MAJORS.items() if pattern.search(text)}
-
-
-def names_outlet(text: str, outlet: str) -> bool:
-    """The text names the company whose channel the outlet is: a major company either names
-    ("Introducing GPT-5.4" and "OpenAI Research News"), or a word of the outlet's name beyond its
-    channel words ("Windsurf 1.9 ships" and "Windsurf Blog")."""
-    if companies_named(text) & companies_named(outlet):
-        return True
-    said = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", text)}
-    own = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", outlet) if not _CHANNEL.match(w)]
-    return any(len(w) >= 3 and w in said for w in own)

@@ -36,14 +36,13 @@ from newsdesk.rank.happenings import (
     MONEY,
     NEWS_KINDS,
     Kinds,
-    companies_named,
     event_kinds,
-    first_party_name,
     material_of,
 )
 from newsdesk.rank.learned import Ranker, learned_parts, shipped, shipped_lead
 from newsdesk.store.days import UPDATES, back_catalogue, growth_days
 from newsdesk.store.schema import event_members, events, feedback, items, sources
+from newsdesk.text.companies import companies_named, first_party_name
 
 HALF_LIFE_HOURS = 36.0
 P1 = 2.5

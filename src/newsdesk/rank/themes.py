@@ -39,8 +39,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from newsdesk.cluster.anchors import model_anchors, number_anchors
-from newsdesk.rank.happenings import AMOUNT, DEAL, INCIDENT, MAJOR, MONEY, NEWS_KINDS, POLICY, RELEASE, read_kinds
+from newsdesk.rank.happenings import AMOUNT, DEAL, INCIDENT, MONEY, NEWS_KINDS, POLICY, RELEASE, read_kinds
 from newsdesk.text import lexicon
+from newsdesk.text.companies import MAJOR
 
 # Chosen on the editorial dev weeks W05-W10 (eval/editorial/README.md says how, and gives each
 # week's score under the setting chosen on the other five).

@@ -36,10 +36,9 @@ from newsdesk.rank.happenings import (
     POLICY,
     RELEASE,
     RESULT,
-    first_party_name,
-    names_outlet,
     read_kinds,
 )
+from newsdesk.text.companies import first_party_name, names_outlet
 from newsdesk.text.headlines import shown_headline
 from newsdesk.text.language import detect_language
 from newsdesk.text.sentences import (
