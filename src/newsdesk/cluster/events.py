@@ -460,7 +460,8 @@ class Clusterer:
                     continue
                 scored = self._candidate(doc, key, margin, s, lang, weights)
                 if scored is not None and self._foretold(doc, self.events[key]):
-                    foretold = max(foretold or scored[:1] + (key,), scored[:1] + (key,), key=lambda f: f[0])
+                    if foretold is None or scored[0] > foretold[0]:
+                        foretold = (scored[0], key)
                     continue
                 if scored is not None and (best is None or scored[0] > best[0]):
                     best = (scored[0], key, s, scored[1])

@@ -581,8 +581,7 @@ def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
 
 
 def _owned(conn, new: list[Source]) -> list[Source]:
-    """An imported outlet named as a major company's own channel ("OpenAI Blog", "OpenAI YouTube")
-    speaks for the owner the store's sources give that company ("OpenAI"): one voice with its
+    """An imported outlet named as a major company's own channel ("OpenAI Blog") speaks for the owner the store's sources give that company ("OpenAI"): one voice with its
     other channels, not an independent outlet confirming them (cluster/independence.py)."""
     from dataclasses import replace
 
