@@ -314,7 +314,7 @@ def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_ch
             ],
         )
     harvest = tmp_path / "h.jsonl"
-    outlets = ["OpenAI Blog", "腾讯科技", "Meta Engineering Blog"]
+    outlets = ["OpenAI Blog", "OpenAI YouTube", "腾讯科技", "Meta Engineering Blog"]
     harvest.write_text(
         "".join(
             json.dumps(
@@ -330,12 +330,13 @@ def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_ch
         ),
         encoding="utf-8",
     )
-    assert ingest.ingest(engine, Settings(data_dir=str(tmp_path / "data")), source=harvest, catalog=[]).new == 3
+    assert ingest.ingest(engine, Settings(data_dir=str(tmp_path / "data")), source=harvest, catalog=[]).new == 4
     with engine.connect() as conn:
         owners = dict(conn.execute(select(sources.c.name, sources.c.owner)).all())
     assert owners == {
         "OpenAI Research News": "OpenAI",
         "OpenAI Blog": "OpenAI",
+        "OpenAI YouTube": "OpenAI",
         "腾讯科技": None,
         "Meta Engineering Blog": None,
     }

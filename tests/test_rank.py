@@ -245,6 +245,9 @@ def test_a_media_outlet_named_after_its_owner_is_not_the_company_speaking():
     assert first_party_name("Google DeepMind Blog") and first_party_name("Claude")
     assert not first_party_name("腾讯科技") and not first_party_name("阿里研究院观察")
     assert not first_party_name("The Verge")
+    # A company's video channel and its cookbook speak for it too; the platform alone is no one's.
+    assert first_party_name("OpenAI YouTube") and first_party_name("Anthropic Cookbook")
+    assert not first_party_name("YouTube")
 
 
 def test_a_title_only_event_is_not_featured_on_its_own():

@@ -25,10 +25,10 @@ def pattern(*alternatives: str) -> re.Pattern:
 # Companies whose releases and statements are news by themselves (the guide's "major lab or
 # big-tech company"), as headlines name them: companies.toml's `major`.
 MAJOR = pattern(*(p for c in lexicon.table("companies")["company"] for p in c.get("major", ())))
-# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI").
+# What a company's own channel adds to its name ("OpenAI Developer Blog", "Anthropic News", "Meta AI", "OpenAI YouTube").
 _CHANNEL = re.compile(
     r"^(\s|[-·|:&]|blog|news|newsroom|developers?|research|engineering|ai|labs?|official|team|docs|changelog|"
-    r"code|platform|官方|博客|开发者|研究院?)*$",
+    r"code|platform|youtube|cookbook|官方|博客|开发者|研究院?)*$",
     re.IGNORECASE,
 )
 # Each major company's own spellings (companies.toml's `major`), to tell which one a text names.
