@@ -522,6 +522,19 @@ def test_one_voices_claims_and_a_roundup_word_in_a_sentence_are_no_roundup():
     )
 
 
+def test_a_week_in_the_headlines_sentence_is_no_roundup():
+    """一周 and 本周 name a roundup as its label ("一周AI要闻｜…"); in the sentence they are a time: a
+    launch with a week's free trial (Juya AI Daily's lead of 2026-05-08, shown as a roundup line and
+    ranked 20th) and a report of an IPO filing "this week" are one happening each."""
+    from newsdesk.cluster.terms import is_roundup
+
+    assert not is_roundup("蚂蚁百灵发布 Ring-2.6-1T，OpenRouter 免费试用一周")
+    assert not is_roundup("报道称 OpenAI 计划最快本周提交 IPO 申请")
+    assert not is_roundup("Hermes Agent 升级 Hermes Kanban，Trinity 模型一周免费")
+    assert is_roundup("一周AI要闻｜OpenAI 发布新模型；谷歌更新 Gemini")
+    assert is_roundup("大模型本周动态：Qwen、DeepSeek 与 Kimi")
+
+
 CROSS_NAMED = [
     (
         "c1",
