@@ -299,7 +299,8 @@ def test_an_imported_outlets_language_is_its_items_majority_not_its_first(tmp_pa
 def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_channels(tmp_path):
     """GPT-5.4's card counted "OpenAI Blog" (an outlet a harvest import made) and OpenAI Research News
     as two independent outlets: one company's channels are one voice (cluster/independence.py), and
-    the store's sources say that company's owner is "OpenAI". A media outlet named after its owner
+    the store's sources say that company's owner is "OpenAI"; the new channels are filed where its
+    others are (AI labs: the replayed 03-05 labelled OpenAI's own posts media). A media outlet named after its owner
     (腾讯科技) and a company the store has no owner for stay outlets of their own."""
     from newsdesk.store.items import sync_sources
 
@@ -309,7 +310,11 @@ def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_ch
             conn,
             [
                 Source(
-                    id="openai-research", name="OpenAI Research News", url="https://example.com/r.xml", owner="OpenAI"
+                    id="openai-research",
+                    name="OpenAI Research News",
+                    url="https://example.com/r.xml",
+                    owner="OpenAI",
+                    category="lab",
                 )
             ],
         )
@@ -339,5 +344,14 @@ def test_an_imported_outlet_named_as_a_companys_channel_speaks_with_its_other_ch
         "OpenAI YouTube": "OpenAI",
         "腾讯科技": None,
         "Meta Engineering Blog": None,
+    }
+    with engine.connect() as conn:  # filed with the company's other channels, not as the import's media
+        filed = dict(conn.execute(select(sources.c.name, sources.c.category)).all())
+    assert filed == {
+        "OpenAI Research News": "lab",
+        "OpenAI Blog": "lab",
+        "OpenAI YouTube": "lab",
+        "腾讯科技": "media",  # its items here are English
+        "Meta Engineering Blog": "media",
     }
     engine.dispose()

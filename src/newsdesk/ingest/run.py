@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, case, select, update
 from sqlalchemy.engine import Engine
 
 from newsdesk.core.config import ScheduleSettings, Settings
@@ -566,7 +566,7 @@ def replay_sources(path: Path, known: dict[str, Source]) -> tuple[list[Source], 
 def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
     """An imported outlet's language is the one most of its stored items are in, not its first
     item's: "X @sama", first seen through a Chinese post, became a Chinese source. A catalog source
-    keeps the catalog's language."""
+    keeps the catalog's language, and a company's channel its filing with the company (`_owned`)."""
     from newsdesk.ingest.jsonl import outlet_category
 
     language = items_language(conn, source_id)
@@ -576,13 +576,21 @@ def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
     conn.execute(
         update(sources)
         .where(sources.c.id == source_id, sources.c.origin == "import", sources.c.kind == IMPORTED_KIND)
-        .values(language=language, category=outlet_category(language, channel))
+        .values(
+            language=language,
+            category=case(
+                (sources.c.owner.is_(None), outlet_category(language, channel)), else_=sources.c.category
+            ),
+        )
     )
 
 
 def _owned(conn, new: list[Source]) -> list[Source]:
-    """An imported outlet named as a major company's own channel ("OpenAI Blog") speaks for the owner the store's sources give that company ("OpenAI"): one voice with its
-    other channels, not an independent outlet confirming them (cluster/independence.py)."""
+    """An imported outlet named as a major company's own channel ("OpenAI Blog") speaks for the owner
+    the store's sources give that company ("OpenAI"): one voice with its other channels, not an
+    independent outlet confirming them (cluster/independence.py). It is filed where those channels
+    are (AI labs, not the import's media): a reader saw OpenAI's own posts labelled as media."""
+    from collections import Counter
     from dataclasses import replace
 
     from newsdesk.text.companies import companies_named, first_party_name
@@ -591,10 +599,17 @@ def _owned(conn, new: list[Source]) -> list[Source]:
     if not channels:
         return new
     owners: dict[frozenset[str], str] = {}
-    for owner in sorted({s.owner for s in stored_sources(conn) if s.owner}):
+    filed: dict[str, Counter] = {}
+    for s in stored_sources(conn):
+        if s.owner:
+            filed.setdefault(s.owner, Counter())[s.category] += 1
+    for owner in sorted(filed):
         owners.setdefault(frozenset(companies_named(owner)), owner)
     found = {s.id: owners.get(frozenset(companies_named(s.name))) for s in channels}
-    return [replace(s, owner=found[s.id]) if found.get(s.id) else s for s in new]
+    return [
+        replace(s, owner=owner, category=filed[owner].most_common(1)[0][0]) if (owner := found.get(s.id)) else s
+        for s in new
+    ]
 
 
 def import_jsonl(engine: Engine, path: Path) -> list[SourceOutcome]:
