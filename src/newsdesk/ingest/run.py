@@ -578,9 +578,7 @@ def _settle_outlet_language(conn, source_id: str, rows: list[Item]) -> None:
         .where(sources.c.id == source_id, sources.c.origin == "import", sources.c.kind == IMPORTED_KIND)
         .values(
             language=language,
-            category=case(
-                (sources.c.owner.is_(None), outlet_category(language, channel)), else_=sources.c.category
-            ),
+            category=case((sources.c.owner.is_(None), outlet_category(language, channel)), else_=sources.c.category),
         )
     )
 
@@ -603,8 +601,8 @@ def _owned(conn, new: list[Source]) -> list[Source]:
     for s in stored_sources(conn):
         if s.owner:
             filed.setdefault(s.owner, Counter())[s.category] += 1
-    for owner in sorted(filed):
-        owners.setdefault(frozenset(companies_named(owner)), owner)
+    for name in sorted(filed):
+        owners.setdefault(frozenset(companies_named(name)), name)
     found = {s.id: owners.get(frozenset(companies_named(s.name))) for s in channels}
     return [
         replace(s, owner=owner, category=filed[owner].most_common(1)[0][0]) if (owner := found.get(s.id)) else s
