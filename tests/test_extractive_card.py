@@ -266,3 +266,70 @@ def test_a_card_whose_summary_only_describes_the_article_does_not_say_it_states_
     byline = {**post, "summary": "By Nicholas Carlini"}
     assert "stated no fact beyond it" in only_line([byline], "en")
     assert "gave no summary" in only_line([{**post, "material_level": "title", "summary": ""}], "en")
+
+
+def _one(title: str, summary: str, language: str, source: str = "Juya AI Daily") -> dict:
+    member = {
+        "item_id": 1,
+        "role": "lead",
+        "source_name": source,
+        "title": title,
+        "language": language,
+        "material_level": "summary",
+        "summary": summary,
+        "body": None,
+        "url": "",
+        "published_at": None,
+    }
+    return {"event_id": 1, "title": title, "outlets": 1, "independent_outlets": 1, "anchors": [], "members": [member]}
+
+
+def test_a_chinese_card_whose_summary_restates_its_headline_still_reads_in_chinese():
+    """On the outside editors' 2026-05 days a Chinese card whose summary opened on its headline again
+    ("Anthropic 宣布完成 650 亿美元H 轮融资…") and went on "这笔资金…" had no sentence left to lead (the
+    restatement dropped, the next pointing back to it): the Chinese edition read another member's
+    English. Under the headline, the sentence points to the headline shown above it. An offer the
+    headline itself announces ("限时免费") is the news, not a sales line."""
+    brief = _one(
+        "Anthropic 完成 650 亿美元 H 轮融资，投后估值达 9650 亿美元",
+        "Anthropic 宣布完成 650 亿美元H 轮融资，投后估值达 9650 亿美元。"
+        "这笔资金预计将用于推进安全与可解释性研究，并扩展算力满足对 Claude 的需求。",
+        "zh",
+    )
+    card = extractive_card(brief, "zh")
+    assert [s.text for s in card.lead] == ["这笔资金预计将用于推进安全与可解释性研究，并扩展算力满足对 Claude 的需求。"]
+    assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="zh").passed
+    # A connective is no pointer: "此外，…" after the headline stays out.
+    brief = _one(
+        "Liquid AI 发布 LFM2.5 模型", "Liquid AI 发布 LFM2.5 模型。此外，它还支持多语言和长上下文推理任务。", "zh"
+    )
+    assert extractive_card(brief, "zh").headline_only
+    offer = _one(
+        "Nous Portal 宣布限时免费提供 Qwen 3.6 Plus 模型",
+        "Nous Research 宣布，由阿里推出的 Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放。",
+        "zh",
+    )
+    assert [s.text for s in extractive_card(offer, "zh").lead] == [
+        "Nous Research 宣布，由阿里推出的 Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放。"
+    ]
+    # Under a headline that sells nothing, a sales line still never leads.
+    sale = _one(
+        "Nous Portal 上线 Qwen 3.6 Plus 模型", "Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放，欢迎体验。", "zh"
+    )
+    assert extractive_card(sale, "zh").headline_only
+
+
+def test_an_english_post_titled_by_its_first_words_is_not_said_twice():
+    """An X post or a newsletter line whose feed title is its text's first 100 characters led its
+    English card with the same words under the headline; the checker held 103 of 1,067 English cards
+    of the outside editors' 2026-05 days back as a repeated paragraph."""
+    from newsdesk.write.extractive.english import english_card
+
+    text = (
+        "Google says 3.5 Flash runs 4x faster than comparable frontier models, and up to 12x faster in "
+        "Antigravity (Google, JeffDean)."
+    )
+    brief = _one(text[:100], text, "en", source="Google")
+    card = english_card(brief)
+    assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="en").passed
+    assert not card.body().startswith("Google says 3.5 Flash"), card.body()

@@ -238,7 +238,7 @@ def lead_sentences(
     about what the headline names (where one is), each stating its facts once, none repeating what
     was `said` before (an update's earlier days), none opening on a word that points back to what the
     cut left out, and a list's marker ("③ ", "1. ") taken off."""
-    candidates = _candidates(members, language, key_terms, names)
+    candidates = _candidates(members, language, key_terms, names, headline)
     if headline:  # the headline again, word for word or nearly, says nothing new (the checker holds it as a repeat)
         candidates = [c for c in candidates if not _restates(shingles(c[1].text), shingles(headline))]
     if candidates:  # the opening: the best sentence (in the best language) that tells the headline's event
@@ -361,12 +361,20 @@ def _restates(a: set[str], b: set[str]) -> bool:
 
 
 def _candidates(
-    members: list[dict], language: str, key_terms: set[str], names: set[str]
+    members: list[dict], language: str, key_terms: set[str], names: set[str], headline: str = ""
 ) -> list[tuple[tuple, LeadSentence]]:
-    """Every sentence that may lead, with its rank (lower first)."""
+    """Every sentence that may lead, with its rank (lower first).
+
+    Under the card's `headline`, two sentences cut elsewhere may stand: one that points back ("该模型…",
+    "这笔资金…") when all its text said before it was the headline again (the headline, shown above it,
+    is what it points to), and one that states an offer the headline states too ("限时免费": the
+    offer is the news, not a sales line). Without them a Chinese card whose summary restated its
+    headline read in English (2026-05 outside editors' days: Anthropic's round, Liquid AI's model)."""
     candidates: list[tuple[tuple, LeadSentence]] = []
     seen: set[str] = set()
     titles = [shingles(m.get("title") or "") for m in members if (m.get("title") or "").strip()]
+    head = shingles(headline) if headline else set()
+    offer = bool(headline) and is_promotion(headline)
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
         for kind, text in member_materials(m):
@@ -380,6 +388,13 @@ def _candidates(
                     s = resolved
                 before.append(told)
                 flat = re.sub(r"\W+", "", s.lower())
+                # before[:-1]: what this text said before this sentence (before ends with it)
+                points_to_headline = bool(
+                    head
+                    and before[:-1]
+                    and _POINTER.match(s)
+                    and all(_restates(shingles(b), head) for b in before[:-1])
+                )
                 if (
                     flat in seen
                     or not is_complete(s)
@@ -387,7 +402,9 @@ def _candidates(
                     or describes_article(s)
                     or is_implication(s)
                     or is_promotion(s)
+                    and not offer
                     or dangling_opening(s)
+                    and not points_to_headline
                     or unstopped
                     and any(near_duplicate(shingles(s), t) for t in titles)  # the headline again
                 ):
@@ -403,6 +420,11 @@ def _candidates(
                 rank = (_lang(s) != language, unstopped, MATERIAL_RANK[kind], -min(facts, 6), order)
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     return sorted(candidates, key=lambda c: c[0])
+
+
+# A sentence opening on what it points back to ("该模型", "这笔资金", "It", "This model"), not on a
+# connective ("此外", "However"): the headline can be what it points to.
+_POINTER = re.compile(r"^(?:这|该|它|其|此(?!外))|^(?:this|these|it|its|they)\b", re.I)
 
 
 def _antecedent(before: list[str]) -> str:

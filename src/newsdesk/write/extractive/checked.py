@@ -60,7 +60,7 @@ from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
 log = logging.getLogger("newsdesk.weekly")
-EXTRACTIVE_FORMAT = 28  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 29  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:

@@ -106,8 +106,11 @@ def _in_english(text: str) -> bool:
 
 
 def _english_lead(member: dict, names: set[str]) -> list[LeadSentence]:
-    """Up to card.MAX_LEAD English sentences from one member's own text, its headline's facts first."""
-    chosen = lead_sentences([member], LANGUAGE, set(terms(member["title"])), names)
+    """Up to card.MAX_LEAD English sentences from one member's own text, its headline's facts first,
+    none its headline again: a post whose feed title is its text's first 100 characters (an X post, a
+    newsletter's line) led its card with the same words twice, and the checker held the card back."""
+    headline = shown_headline(member["title"])
+    chosen = lead_sentences([member], LANGUAGE, set(terms(member["title"])), names, headline=headline)
     return [s for s in chosen if detect_language(s.text) == LANGUAGE and s.text.strip() != member["title"].strip()]
 
 
