@@ -147,6 +147,11 @@ def test_hygiene_catches_the_defects_reference_outputs_had():
     assert "truncated" in kinds(para, finish_reason="length")
     assert "quotes" in kinds("他说“这不对。")
     assert kinds(para) == set()
+    # German quotes open low and close high: balanced (the AI FIRST Podcast's headlines on the
+    # replayed harvest were held back as unbalanced); one left open is not.
+    assert kinds("CEO von EGYM: „Wer glaubt, KI verändert seinen Job nicht, ist bei uns falsch.”") == set()
+    assert kinds("„KI ist kein Werkzeug, sondern ein Kollege“ – Wie Covestro das Zusammenspiel neu definiert.") == set()
+    assert "quotes" in kinds("Er sagte „KI ist kein Werkzeug. Und dann ging er.")
 
 
 def test_summac_checker_beats_naive_baseline(eval_sets):

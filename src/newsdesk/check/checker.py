@@ -196,6 +196,9 @@ def _near_same(a: set[str], b: set[str], *, cut: bool = False) -> bool:
     return shared >= 0.5 * max(len(a), len(b)) or (cut and len(a) <= len(b))
 
 
+_LOW_QUOTED = re.compile(r"„[^„“”\n]*[“”]")
+
+
 def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     stripped = text.rstrip()
@@ -223,15 +226,20 @@ def hygiene(text: str, *, finish_reason: str | None = None) -> list[Finding]:
                 out.append(Finding("repeat", f"paragraph repeats an earlier one: {p[:40]!r}…", p[:80]))
                 break
         seen.append((p, sh))
+    # German quotes open low and close high („KI ist kein Werkzeug“, „…”): a pair of them is balanced,
+    # whatever its closing mark counts as in English.
+    paired = _LOW_QUOTED.sub("", text)
     for left, right in (("“", "”"), ("「", "」"), ("『", "』"), ("（", "）"), ("(", ")")):
-        if text.count(left) != text.count(right):
+        if paired.count(left) != paired.count(right):
             out.append(
                 Finding(
                     "quotes",
-                    f"unbalanced {left}{right}: {text.count(left)} opening, {text.count(right)} closing",
+                    f"unbalanced {left}{right}: {paired.count(left)} opening, {paired.count(right)} closing",
                     left + right,
                 )
             )
+    if "„" in paired:
+        out.append(Finding("quotes", f"unbalanced „“: {paired.count('„')} opening, 0 closing", "„“"))
     if text.count('"') % 2:
         out.append(Finding("quotes", 'odd number of straight double quotes (")', '"'))
     return out
