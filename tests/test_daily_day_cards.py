@@ -456,3 +456,27 @@ def test_a_misdated_events_card_says_its_date_is_doubtful(sqlite_engine):
         badges = {b["kind"]: b for b in _card(built[("2026-02-03", language)], early)["badges"]}
         assert badges["misdated"]["text"] == text and badges["misdated"]["title"]
     assert "date doubtful" in built[("2026-02-03", "en")].body
+
+
+def test_the_writer_stage_counts_the_cards_held_back(sqlite_engine):
+    """The replayed harvest's run summary said analyses_flagged=0 while ten cards had failed their
+    checks (unbalanced quotes in a headline) and were not published: the operator reads the count."""
+    from newsdesk.write.writers import ExtractiveWriters
+
+    with sqlite_engine.begin() as conn:
+        for sid, (name, language, category) in OUTLETS.items():
+            conn.execute(
+                insert(sources).values(
+                    id=sid,
+                    name=name,
+                    url=f"https://{sid}.example/feed",
+                    kind="rss",
+                    language=language,
+                    category=category,
+                )
+            )
+        summary = "Anthropic 发布 Claude Opus 4.6，编程与长上下文能力全面提升，价格不变。"
+        _event(conn, 3.0, [("xzy", "Claude Opus 4.6 发布，跑分霸榜", summary, "summary", day(6), "lead")])
+        _event(conn, 2.0, [("cyber", "他说“这不对，模型还得再练", summary, "summary", day(6), "lead")])
+    stats = ExtractiveWriters().cards(sqlite_engine, SETTINGS)
+    assert (stats.written, stats.flagged, stats.clean) == (4, 2, 2)

@@ -52,7 +52,9 @@ class WriteStats:
     events: int = 0  # events looked at
     written: int = 0  # analyses stored this run (clean + flagged)
     clean: int = 0
-    flagged: int = 0  # drafts that failed after the rewrite: kept for the operator, the extractive card published
+    # drafts that failed after the rewrite: kept for the operator, the extractive card published; from the
+    # extractive writer, cards that failed their checks: never published, the headline stands alone
+    flagged: int = 0
     unchanged: int = 0  # analysis not due (see due()): skipped without a model call
     translated: int = 0  # extractive cards with no material in their language, translated (write/translate.py)
     failed: int = 0  # the model gave no answer; retried next run

@@ -81,9 +81,11 @@ class ModelWriters:
             self.unavailable = stats.stopped
             # Events the model did not reach and that have no card yet get their extractive card now;
             # a card the model wrote before stays until the model can write again.
-            stats.fallback = store_cards(engine, settings, limit=limit, missing_only=True)
-            stats.written += stats.fallback
-            stats.clean += stats.fallback
+            stored = store_cards(engine, settings, limit=limit, missing_only=True)
+            stats.fallback = stored.written
+            stats.written += stored.written
+            stats.clean += stored.written - stored.flagged
+            stats.flagged += stored.flagged
             self.stood_in += [f"{stats.fallback} event cards"] if stats.fallback else []
         elif not stats.stopped:  # an extractive card with no material in its edition's language, translated
             stats.translated = translate_cards(engine, settings, self.llm)
@@ -144,7 +146,7 @@ class ExtractiveWriters:
         from newsdesk.write.extractive.checked import store_cards
 
         stored = store_cards(engine, settings, limit=limit)
-        return WriteStats(written=stored, clean=stored)
+        return WriteStats(written=stored.written, clean=stored.written - stored.flagged, flagged=stored.flagged)
 
     def card(self, engine, settings, brief, language) -> bool:
         from newsdesk.write.analysis import stored_analysis

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from sqlalchemy import desc, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -63,11 +64,16 @@ log = logging.getLogger("newsdesk.weekly")
 EXTRACTIVE_FORMAT = 29  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
-def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> int:
+class Stored(NamedTuple):
+    written: int  # cards stored this run
+    flagged: int  # of them, those that failed their checks: never published (editions/cards.py reads clean ones)
+
+
+def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_only: bool = False) -> Stored:
     """Each event's extractive card, in every configured language, stored as its analysis
     (the N most important events with `limit`; with `missing_only`, only where the event has no
     analysis in that language: the model's stand-in when its endpoint cannot answer). Returns how
-    many were stored."""
+    many were stored, and how many of them failed their checks (the run's summary says so)."""
     from newsdesk.cluster import event_brief
 
     languages = ["zh"] + (["en"] if "en" in settings.languages else [])
@@ -84,18 +90,28 @@ def store_cards(engine: Engine, settings, *, limit: int | None = None, missing_o
                 )
             )
         }
-    stored = 0
+    written: list[tuple[int, str]] = []
     for event_id in ids:
         with engine.connect() as conn:
             brief = event_brief(conn, event_id)
             days = card_days(conn, brief, settings.timezone) if brief.get("members") else {}
         if brief.get("members"):
-            stored += sum(
-                store_card(engine, brief, language, stored_key=current.get((event_id, language)), days=days)
+            written += [
+                (event_id, language)
                 for language in languages
                 if not (missing_only and (event_id, language) in current)
+                and store_card(engine, brief, language, stored_key=current.get((event_id, language)), days=days)
+            ]
+    flagged = 0
+    with engine.connect() as conn:
+        for chunk in (written[i : i + 500] for i in range(0, len(written), 500)):
+            rows = conn.execute(
+                select(analyses.c.event_id, analyses.c.language).where(
+                    analyses.c.event_id.in_({e for e, _ in chunk}), analyses.c.status == "flagged"
+                )
             )
-    return stored
+            flagged += len({(r.event_id, r.language) for r in rows} & set(chunk))
+    return Stored(len(written), flagged)
 
 
 def card_days(conn, brief: dict, tz: str) -> dict:
