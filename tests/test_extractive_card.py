@@ -333,3 +333,39 @@ def test_an_english_post_titled_by_its_first_words_is_not_said_twice():
     card = english_card(brief)
     assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="en").passed
     assert not card.body().startswith("Google says 3.5 Flash"), card.body()
+
+
+def test_an_english_card_is_headed_by_a_headline_not_a_posts_first_characters():
+    """Claude Opus 4.8's English card (the outside editors' 2026-05-28) was headed by a newsletter
+    line's feed title, its text's first 100 characters cut inside a quotation ("…an Opus 4.7 update
+    with “s"): the checker held the card as unbalanced quotes, and the English edition showed the
+    Chinese card. A report's own headline heads it where one exists."""
+    from newsdesk.write.extractive.english import cut_title, english_card
+
+    text = (
+        "On the product side, Anthropic launched Claude Opus 4.8, describing it as an Opus 4.7 update with "
+        "“sharper judgment,” and the ability to work independently for longer, at the same price."
+    )
+    line = {**_one(text[:100], text, "en", source="smol.ai AINews")["members"][0], "role": "member"}
+    post = {
+        **_one("Claude Opus 4.8 launch", "Anthropic released Claude Opus 4.8 with stronger coding and agents.", "en")[
+            "members"
+        ][0],
+        "item_id": 2,
+        "role": "member",
+        "source_name": "Claude",
+    }
+    lead = {
+        **_one("Anthropic 发布 Claude Opus 4.8 模型", "Anthropic 发布 Claude Opus 4.8 模型，强化了编码能力。", "zh")[
+            "members"
+        ][0],
+        "item_id": 3,
+    }
+    assert cut_title(line) and not cut_title(post) and not cut_title(lead)
+    assert not cut_title(
+        {"title": "Introducing Claude Opus 4.8", "summary": "Introducing Claude Opus 4.8: our best model."}
+    )
+    brief = {**_one("x", "", "en"), "title": lead["title"], "members": [lead, line, post], "outlets": 3}
+    card = english_card(brief)
+    assert card.headline == "Claude Opus 4.8 launch"
+    assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="en").passed

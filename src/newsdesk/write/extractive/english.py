@@ -133,6 +133,7 @@ def english_card(
         own,
         key=lambda m: (
             m.get("role") != "lead",
+            cut_title(m),
             not leads[m["item_id"]],
             LEVEL_RANK.get(m.get("material_level") or "", 9),
         ),
@@ -172,6 +173,18 @@ def english_card(
         # No English sentence and no other language's text to point at: card.py's one line says so.
         only_line="" if lead or note else only_line([best], LANGUAGE),
     )
+
+
+def cut_title(member: dict) -> bool:
+    """The report's title is its own text's first characters cut off, not a headline written for it:
+    an X post's or a newsletter line's feed title ("Anthropic launched Claude Opus 4.8, describing it as
+    an Opus 4.7 update with “s"), cut inside a word or past 80 characters. Such a title heads the card
+    only where no report has a headline (a cut quote is an unbalanced one, and the checker holds it)."""
+    title = " ".join((member.get("title") or "").split()).removesuffix("…").removesuffix("...").rstrip()
+    text = " ".join((member.get("summary") or member.get("body") or "").split())
+    if not title or len(text) <= len(title) or not text.startswith(title):
+        return False
+    return len(title) >= 80 or (title[-1].isalnum() and text[len(title)].isalnum())
 
 
 def _statements(
