@@ -284,39 +284,33 @@ def _one(title: str, summary: str, language: str, source: str = "Juya AI Daily")
     return {"event_id": 1, "title": title, "outlets": 1, "independent_outlets": 1, "anchors": [], "members": [member]}
 
 
-def test_a_chinese_card_whose_summary_restates_its_headline_still_reads_in_chinese():
-    """On the outside editors' 2026-05 days a Chinese card whose summary opened on its headline again
-    ("Anthropic 宣布完成 650 亿美元H 轮融资…") and went on "这笔资金…" had no sentence left to lead (the
-    restatement dropped, the next pointing back to it): the Chinese edition read another member's
-    English. Under the headline, the sentence points to the headline shown above it. An offer the
-    headline itself announces ("限时免费") is the news, not a sales line."""
-    brief = _one(
-        "Anthropic 完成 650 亿美元 H 轮融资，投后估值达 9650 亿美元",
-        "Anthropic 宣布完成 650 亿美元H 轮融资，投后估值达 9650 亿美元。"
-        "这笔资金预计将用于推进安全与可解释性研究，并扩展算力满足对 Claude 的需求。",
-        "zh",
-    )
-    card = extractive_card(brief, "zh")
-    assert [s.text for s in card.lead] == ["这笔资金预计将用于推进安全与可解释性研究，并扩展算力满足对 Claude 的需求。"]
-    assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="zh").passed
-    # A connective is no pointer: "此外，…" after the headline stays out.
-    brief = _one(
-        "Liquid AI 发布 LFM2.5 模型", "Liquid AI 发布 LFM2.5 模型。此外，它还支持多语言和长上下文推理任务。", "zh"
-    )
-    assert extractive_card(brief, "zh").headline_only
+def test_an_offer_the_headline_announces_is_the_news_not_a_sales_line():
+    """On the outside editors' 2026-05-11 the Chinese card "Nous Portal 宣布限时免费提供 Qwen 3.6 Plus 模型"
+    read in English: its one Chinese sentence ("…现已在 Nous Portal 平台限时免费开放。") was dropped as
+    a sales line. An offer the headline itself announces is the news; under a headline that sells
+    nothing a sales line still never leads, and a sentence pointing back never does (`eval cards`
+    counts it as dangling: between the headline and the lead a card lists its reports)."""
     offer = _one(
         "Nous Portal 宣布限时免费提供 Qwen 3.6 Plus 模型",
         "Nous Research 宣布，由阿里推出的 Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放。",
         "zh",
     )
-    assert [s.text for s in extractive_card(offer, "zh").lead] == [
+    card = extractive_card(offer, "zh")
+    assert [s.text for s in card.lead] == [
         "Nous Research 宣布，由阿里推出的 Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放。"
     ]
-    # Under a headline that sells nothing, a sales line still never leads.
+    assert check_output(card.headline + "\n\n" + card.body(), card.material(offer["members"]), language="zh").passed
     sale = _one(
         "Nous Portal 上线 Qwen 3.6 Plus 模型", "Qwen 3.6 Plus 现已在 Nous Portal 平台限时免费开放，欢迎体验。", "zh"
     )
     assert extractive_card(sale, "zh").headline_only
+    pointer = _one(
+        "Anthropic 完成 650 亿美元 H 轮融资，投后估值达 9650 亿美元",
+        "Anthropic 宣布完成 650 亿美元H 轮融资，投后估值达 9650 亿美元。"
+        "这笔资金预计将用于推进安全与可解释性研究，并扩展算力满足对 Claude 的需求。",
+        "zh",
+    )
+    assert extractive_card(pointer, "zh").headline_only
 
 
 def test_an_english_post_titled_by_its_first_words_is_not_said_twice():

@@ -365,15 +365,15 @@ def _candidates(
 ) -> list[tuple[tuple, LeadSentence]]:
     """Every sentence that may lead, with its rank (lower first).
 
-    Under the card's `headline`, two sentences cut elsewhere may stand: one that points back ("该模型…",
-    "这笔资金…") when all its text said before it was the headline again (the headline, shown above it,
-    is what it points to), and one that states an offer the headline states too ("限时免费": the
-    offer is the news, not a sales line). Without them a Chinese card whose summary restated its
-    headline read in English (2026-05 outside editors' days: Anthropic's round, Liquid AI's model)."""
+    Under the card's `headline`, a sentence that states an offer the headline states too ("限时免费")
+    stands: the offer is the news, not a sales line (without it, "Nous Portal 宣布限时免费提供 Qwen 3.6
+    Plus 模型" read in English on the outside editors' 2026-05-11). A sentence pointing back ("该模型…")
+    never leads, even where all its text said before it was the headline again: between the headline
+    and the lead a card lists its reports' headlines, and `eval cards` counts such an opening as
+    dangling (10 Chinese cards of 2026-05 did when it was let through)."""
     candidates: list[tuple[tuple, LeadSentence]] = []
     seen: set[str] = set()
     titles = [shingles(m.get("title") or "") for m in members if (m.get("title") or "").strip()]
-    head = shingles(headline) if headline else set()
     offer = bool(headline) and is_promotion(headline)
     for m in members:
         source = m.get("source_name") or m.get("source_id") or ""
@@ -388,13 +388,6 @@ def _candidates(
                     s = resolved
                 before.append(told)
                 flat = re.sub(r"\W+", "", s.lower())
-                # before[:-1]: what this text said before this sentence (before ends with it)
-                points_to_headline = bool(
-                    head
-                    and before[:-1]
-                    and _POINTER.match(s)
-                    and all(_restates(shingles(b), head) for b in before[:-1])
-                )
                 if (
                     flat in seen
                     or not is_complete(s)
@@ -404,7 +397,6 @@ def _candidates(
                     or is_promotion(s)
                     and not offer
                     or dangling_opening(s)
-                    and not points_to_headline
                     or unstopped
                     and any(near_duplicate(shingles(s), t) for t in titles)  # the headline again
                 ):
@@ -420,11 +412,6 @@ def _candidates(
                 rank = (_lang(s) != language, unstopped, MATERIAL_RANK[kind], -min(facts, 6), order)
                 candidates.append((rank, LeadSentence(s, m["item_id"], source)))
     return sorted(candidates, key=lambda c: c[0])
-
-
-# A sentence opening on what it points back to ("该模型", "这笔资金", "It", "This model"), not on a
-# connective ("此外", "However"): the headline can be what it points to.
-_POINTER = re.compile(r"^(?:这|该|它|其|此(?!外))|^(?:this|these|it|its|they)\b", re.I)
 
 
 def _antecedent(before: list[str]) -> str:
