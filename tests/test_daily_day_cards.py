@@ -76,22 +76,26 @@ def _event(conn, importance: float, reports: list[tuple], **values) -> int:
     return event_id
 
 
+def _outlets(conn) -> None:
+    for sid, (name, language, category) in OUTLETS.items():
+        conn.execute(
+            insert(sources).values(
+                id=sid,
+                name=name,
+                url=f"https://{sid}.example/feed",
+                kind="rss",
+                language=language,
+                tier=1,
+                weight=1.0,
+                category=category,
+                owner=OWNERS.get(sid),
+            )
+        )
+
+
 def _store(engine, build: list[str], *events_: tuple) -> tuple[list[int], dict]:
     with engine.begin() as conn:
-        for sid, (name, language, category) in OUTLETS.items():
-            conn.execute(
-                insert(sources).values(
-                    id=sid,
-                    name=name,
-                    url=f"https://{sid}.example/feed",
-                    kind="rss",
-                    language=language,
-                    tier=1,
-                    weight=1.0,
-                    category=category,
-                    owner=OWNERS.get(sid),
-                )
-            )
+        _outlets(conn)
         ids = [_event(conn, importance, reports, **values) for importance, reports, values in events_]
     store_cards(engine, SETTINGS)  # the writer stage: each event's extractive card in both languages
     for key in build:
@@ -464,17 +468,7 @@ def test_the_writer_stage_counts_the_cards_held_back(sqlite_engine):
     from newsdesk.write.writers import ExtractiveWriters
 
     with sqlite_engine.begin() as conn:
-        for sid, (name, language, category) in OUTLETS.items():
-            conn.execute(
-                insert(sources).values(
-                    id=sid,
-                    name=name,
-                    url=f"https://{sid}.example/feed",
-                    kind="rss",
-                    language=language,
-                    category=category,
-                )
-            )
+        _outlets(conn)
         summary = "Anthropic 发布 Claude Opus 4.6，编程与长上下文能力全面提升，价格不变。"
         _event(conn, 3.0, [("xzy", "Claude Opus 4.6 发布，跑分霸榜", summary, "summary", day(6), "lead")])
         _event(conn, 2.0, [("cyber", "他说“这不对，模型还得再练", summary, "summary", day(6), "lead")])
