@@ -119,7 +119,14 @@ def test_the_english_main_list_is_english_and_the_rest_folds_as_reported_in_chin
     for card in main:
         assert f'id="event-{card["event_id"]}"' in head
     headlines = head.split('class="headlines"', 1)[1].split("</section>", 1)[0] if 'class="headlines"' in head else ""
-    assert "In Chinese" not in headlines  # the headline list is the main list's
+    # The headline list is the main list's, and the day's featured news where only Chinese reports
+    # told it (marked, linking to its line in the fold); no other folded event.
+    for card in folded:
+        listed_here = f'href="#event-{card["event_id"]}"' in headlines
+        assert listed_here == (card["tab"] == "featured"), (card["headline"], card["tab"])
+        assert f'id="event-{card["event_id"]}"' in fold  # where that link lands
+    assert headlines.count("In Chinese") == len([c for c in folded if c["tab"] == "featured"])
+    assert any(c["tab"] == "featured" for c in folded)  # not vacuous: this day's featured news is Chinese
     # The day's feed entry too: the main list's headlines, then the same list.
     feed = json.loads((Path(s.site_dir) / "en" / "daily.json").read_text(encoding="utf-8"))
     entry = next(e["content_html"] for e in feed["items"] if DAY in e["title"])

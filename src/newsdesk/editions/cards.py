@@ -434,10 +434,13 @@ def event_path(language: str, event_id: int) -> str:
 def day_headlines(cards: list[dict]) -> list[dict]:
     """The day's headline list: its featured events, then its p1 events, in the cards' order.
     Each is {event_id, headline, outlets, tab, mark}: one line with its outlet count, linking to the
-    card; `mark` is the headline's language mark when it is in another language ("" else). A folded
-    card (the English edition's "Reported in Chinese") is no headline of that edition, nor a roundup."""
+    card; `mark` is the headline's language mark when it is in another language ("" else). A roundup
+    is no headline. A folded card (the English edition's "Reported in Chinese") is one only when it is
+    the day's featured news: its line, marked "In Chinese", links to its place in that list (the
+    replayed 2026-03-04's English page led with an OpenAI physics post while the departure of Qwen's
+    lead, the day's featured news, reported only in Chinese, was a line at its foot)."""
     # Cards stored before the fold or roundups have no such key; a roundup is a line, no headline.
-    shown = [c for c in cards if not c.get("folded") and not c.get("roundup")]
+    shown = [c for c in cards if not c.get("roundup") and (not c.get("folded") or c["tab"] == "featured")]
     chosen = [c for c in shown if c["tab"] == "featured"] + [c for c in shown if c["tab"] == "p1"]
     return [
         {

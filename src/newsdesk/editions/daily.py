@@ -35,8 +35,9 @@ from newsdesk.store.schema import editions
 # Bump when the card layout changes so every stored day is rebuilt once (6: language marks, compact cards;
 # 7: the headline list is 今日要闻 / Headlines; 8: the English edition folds events reported only in Chinese;
 # 9: a card reads its day's reports only, a roundup is one line; 10: one owner's channels are one origin of a card;
-# 11: a misdated event's card says its date is doubtful).
-DAILY_FORMAT = 11
+# 11: a misdated event's card says its date is doubtful; 12: the day's featured news folded as reported only in
+# Chinese is in the English headline list).
+DAILY_FORMAT = 12
 
 
 @dataclass
@@ -117,7 +118,9 @@ def render_top(cards: list[dict], language: str, base_url: str = "") -> str:
         headline = f"[{s['headline']}]({_page(s, language, base_url)})" if base_url else s["headline"]
         outlets = t.top_one_outlet if s["outlets"] <= 1 else t.top_outlets.format(n=s["outlets"])
         mark = f" · {s['mark']}" if s.get("mark") else ""
-        lines.append(f"- {number[s['event_id']]}. {headline}{mark} · {outlets}")
+        # a card folded under "Reported in Chinese" has no number: it is listed there, not numbered
+        place = f"{number[s['event_id']]}. " if s["event_id"] in number else ""
+        lines.append(f"- {place}{headline}{mark} · {outlets}")
     return "\n".join(lines)
 
 
