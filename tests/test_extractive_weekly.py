@@ -448,6 +448,16 @@ def test_an_overview_line_does_not_say_its_heading_again():
     assert line.startswith("英伟达财报：")
 
 
+def _closing(text: str, opener: str, closer: str) -> int:
+    """Where the bracket that opens `text` closes."""
+    depth = 0
+    for n, ch in enumerate(text):
+        depth += (ch == opener) - (ch == closer)
+        if depth == 0:
+            return n
+    raise AssertionError(f"unclosed {opener}: {text}")
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_a_theme_line_credits_the_outlet_whose_headline_it_shows_and_those_of_its_sentences(demo, language):
     """A headline is its outlet's words: "一文读懂GPT-5.4…（OpenAI Research News、OpenAI YouTube）" put a
@@ -463,9 +473,10 @@ def test_a_theme_line_credits_the_outlet_whose_headline_it_shows_and_those_of_it
             credit = paragraph[len(card.headline) :].lstrip()
             opener, closer = ("（", "）") if language == "zh" else ("(", ")")
             assert credit.startswith(opener), paragraph
-            named = credit[1 : credit.index(closer)].replace("、", ", ").split(", ")
+            end = _closing(credit, opener, closer)  # an outlet's name may hold brackets of its own
+            named = credit[1:end].replace("、", ", ").split(", ")  # "arXiv cs.AI (Artificial Intelligence)"
             assert named[0] == own, (named, own, paragraph)
-            told = credit[credit.index(closer) + 1 :]
+            told = credit[end + 1 :]
             for s in card.lead:
                 if s.text != card.headline and s.text in told:
                     assert s.source in named, (s.source, named)
