@@ -472,3 +472,50 @@ def test_the_output_columns_are_renamed_with_every_row_kept(store_url):
         assert rows == [("analysis", "12:zh", "draft, again")]
     finally:
         eng.dispose()
+
+
+def test_a_lock_sqlite_will_not_wait_for_is_tried_again(tmp_path, monkeypatch):
+    """SQLite answers "database is locked" at once, busy_timeout or not, where waiting could deadlock:
+    a CI run saw one of four processes opening a new store together fail so. open_store tries again
+    while such a lock lasts (LOCKED_WAIT_SECONDS), then gives the one line it gives for a store it
+    cannot use; any other error is not retried."""
+    import sqlite3
+
+    import pytest
+    from sqlalchemy.exc import OperationalError
+
+    import newsdesk.store as store
+    from newsdesk.core.errors import NewsdeskError
+
+    real = store.migrate
+    calls = []
+
+    def busy_once(engine):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked"))
+        return real(engine)
+
+    monkeypatch.setattr(store, "migrate", busy_once)
+    url = f"sqlite:///{tmp_path / 'a' / 'newsdesk.db'}"
+    eng = open_store(url)
+    with eng.connect() as conn:
+        assert current(conn) == head() and len(calls) == 2
+    eng.dispose()
+
+    def always_locked(engine):
+        raise OperationalError("BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked"))
+
+    monkeypatch.setattr(store, "migrate", always_locked)
+    monkeypatch.setattr(store, "LOCKED_WAIT_SECONDS", 0.5)
+    with pytest.raises(NewsdeskError, match="database is locked; check database_url"):
+        open_store(f"sqlite:///{tmp_path / 'b' / 'newsdesk.db'}")
+
+    def full(engine):
+        raise OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(store, "migrate", full)
+    started = time.monotonic()
+    with pytest.raises(NewsdeskError, match="disk is full"):
+        open_store(f"sqlite:///{tmp_path / 'c' / 'newsdesk.db'}")
+    assert time.monotonic() - started < 0.5  # not retried

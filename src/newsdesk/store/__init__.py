@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DatabaseError
+from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 
 from newsdesk.core.errors import NewsdeskError
 from newsdesk.store.migrate import migrate
@@ -65,6 +66,8 @@ def check_store(engine: Engine) -> None:
         with engine.connect() as conn:
             found = [r[0] for r in conn.exec_driver_sql(f"PRAGMA quick_check({QUICK_CHECK_ERRORS})")]
     except DatabaseError as exc:  # too damaged to check: not a database, or a page it cannot read
+        if locked(exc):
+            raise  # another process's lock: open_store tries again
         if not damaged(exc):
             raise unusable_store(exc, str(engine.url)) from None
         said = " ".join(str(exc.orig or exc).split())
@@ -74,6 +77,15 @@ def check_store(engine: Engine) -> None:
 
 
 MMAP_BYTES = 1 << 30
+# How long open_store keeps trying while SQLite answers "database is locked" at once: it does so,
+# busy_timeout or not, where waiting could deadlock (a CI run saw one of four processes opening a
+# new store at once fail so).
+LOCKED_WAIT_SECONDS = 30.0
+
+
+def locked(exc: BaseException) -> bool:
+    """SQLite's "database is locked": another process's lock, not a fault of the store."""
+    return isinstance(exc, OperationalError) and "database is locked" in str(getattr(exc, "orig", None) or exc)
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
@@ -116,20 +128,34 @@ def open_store(url: str, *, migrate_schema: bool = True) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     if migrate_schema:
-        check_store(engine)  # before the migration's first write
-        try:
-            migrate(engine)
-        except DatabaseError as exc:  # the file is damaged or not SQLite, the server refuses or is gone
-            raise unusable_store(exc, str(engine.url)) from None
-        except Exception as exc:
-            # Alembic is imported here, not at the top: a store at the head never needs it (0.35 s).
-            from alembic.util import CommandError
-
-            if not isinstance(exc, CommandError):
-                raise
-            # a revision this version does not know: the store is newer
-            raise StoreError(
-                f"database {engine.url!r} cannot be migrated ({exc}); "
-                "was it upgraded by a newer newsdesk? Install that version"
-            ) from None
+        deadline = time.monotonic() + LOCKED_WAIT_SECONDS
+        while True:
+            try:
+                _check_and_migrate(engine)
+                break
+            except OperationalError as exc:
+                if not locked(exc) or time.monotonic() >= deadline:
+                    raise unusable_store(exc, str(engine.url)) from None
+                time.sleep(0.2)
     return engine
+
+
+def _check_and_migrate(engine: Engine) -> None:
+    check_store(engine)  # before the migration's first write
+    try:
+        migrate(engine)
+    except DatabaseError as exc:  # the file is damaged or not SQLite, the server refuses or is gone
+        if locked(exc):
+            raise
+        raise unusable_store(exc, str(engine.url)) from None
+    except Exception as exc:
+        # Alembic is imported here, not at the top: a store at the head never needs it (0.35 s).
+        from alembic.util import CommandError
+
+        if not isinstance(exc, CommandError):
+            raise
+        # a revision this version does not know: the store is newer
+        raise StoreError(
+            f"database {engine.url!r} cannot be migrated ({exc}); "
+            "was it upgraded by a newer newsdesk? Install that version"
+        ) from None
