@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+from rows import add_source
 from sqlalchemy import insert, select, update
 
 from newsdesk.core.config import Settings
 from newsdesk.editions.daily import build_dailies, build_daily
 from newsdesk.store.days import local_day_bounds
-from newsdesk.store.schema import analyses, editions, event_members, events, items, sources
+from newsdesk.store.schema import analyses, editions, event_members, events, items
 
 
 def add_event(conn, *, title, when, score, tab="all", category="research", members=(), now=None):
@@ -52,18 +53,7 @@ def add_event(conn, *, title, when, score, tab="all", category="research", membe
 
 def seed(conn):
     for sid, name in (("jqzx", "机器之心"), ("qbit", "量子位"), ("simonw", "Simon Willison")):
-        conn.execute(
-            insert(sources).values(
-                id=sid,
-                name=name,
-                url=f"https://{sid}.example/feed",
-                kind="rss",
-                language="zh",
-                tier=1,
-                weight=1.0,
-                category="media",
-            )
-        )
+        add_source(conn, sid, name)
     t = lambda d, h: datetime(2026, 3, d, h, 0, tzinfo=UTC)  # noqa: E731
     # 2026-03-11 20:00 UTC is 03-12 04:00 in Shanghai: belongs to the 12th.
     big = add_event(

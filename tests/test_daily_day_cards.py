@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from rows import add_source
 from sqlalchemy import insert, select
 
 from newsdesk.core.config import Settings
 from newsdesk.editions.daily import build_daily
-from newsdesk.store.schema import editions, event_members, events, items, sources
+from newsdesk.store.schema import editions, event_members, events, items
 from newsdesk.write.extractive.checked import store_cards
 
 SETTINGS = Settings(languages=["zh", "en"])
@@ -78,19 +79,7 @@ def _event(conn, importance: float, reports: list[tuple], **values) -> int:
 
 def _outlets(conn) -> None:
     for sid, (name, language, category) in OUTLETS.items():
-        conn.execute(
-            insert(sources).values(
-                id=sid,
-                name=name,
-                url=f"https://{sid}.example/feed",
-                kind="rss",
-                language=language,
-                tier=1,
-                weight=1.0,
-                category=category,
-                owner=OWNERS.get(sid),
-            )
-        )
+        add_source(conn, sid, name, language=language, category=category, owner=OWNERS.get(sid))
 
 
 def _store(engine, build: list[str], *events_: tuple) -> tuple[list[int], dict]:

@@ -10,6 +10,7 @@ from http.server import SimpleHTTPRequestHandler
 
 import pytest
 from loopback import serve_http
+from rows import add_source
 from sqlalchemy import insert
 from test_daily import add_event, seed
 
@@ -17,7 +18,7 @@ from newsdesk.cluster import event_brief
 from newsdesk.core.config import Settings
 from newsdesk.editions.daily import build_daily
 from newsdesk.publish.site import publish_site
-from newsdesk.store.schema import analyses, sources
+from newsdesk.store.schema import analyses
 from newsdesk.write.extractive.card import extractive_card
 
 pytestmark = pytest.mark.browser
@@ -35,18 +36,7 @@ def site(sqlite_engine, tmp_path):
     with sqlite_engine.begin() as conn:
         seed(conn)
         for sid, name in (("a36kr", "36氪"), ("huxiu", "虎嗅"), ("geek", "极客公园")):
-            conn.execute(
-                insert(sources).values(
-                    id=sid,
-                    name=name,
-                    url=f"https://{sid}.example/feed",
-                    kind="rss",
-                    language="zh",
-                    tier=1,
-                    weight=1.0,
-                    category="zh-media",
-                )
-            )
+            add_source(conn, sid, name, category="zh-media")
         wide = add_event(
             conn,
             title="英伟达第四财季营收681亿美元",
