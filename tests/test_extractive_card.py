@@ -363,3 +363,44 @@ def test_an_english_card_is_headed_by_a_headline_not_a_posts_first_characters():
     card = english_card(brief)
     assert card.headline == "Claude Opus 4.8 launch"
     assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="en").passed
+
+
+def test_a_summary_the_feed_cut_inside_a_sentence_is_never_quoted_as_a_whole_one():
+    """The Batch's feed cuts each letter's summary at a length and adds no "…" (the harvest's
+    2026-02 items): the sentence it stops inside was quoted with a full stop added."""
+    letter = (
+        "Last week, I wrote about key steps for building a career in AI: learning technical skills, doing "
+        "project work, and searching for a job, all of which is supported by being part of a community. "
+        "In this letter, I’d like to dive more deeply into the first"
+    )
+    changelog = "Admins can now set a default model for their team\nVarious bug fixes and performance improvements"
+    members = [
+        {
+            "item_id": n,
+            "role": "lead" if n == 1 else "member",
+            "source_name": source,
+            "title": title,
+            "language": "en",
+            "material_level": "summary",
+            "summary": summary,
+            "body": None,
+            "url": "",
+            "published_at": None,
+        }
+        for n, (source, title, summary) in enumerate(
+            [
+                ("The Batch (DeepLearning.AI)", "The Batch: Autonomous Atlantic Crossing, AI in the Courtroom", letter),
+                ("Windsurf Changelog", "Windsurf 1.9", changelog),
+            ],
+            1,
+        )
+    ]
+    brief = {"event_id": 1, "title": members[0]["title"], "outlets": 2, "independent_outlets": 2, "anchors": []}
+    lead = [s.text for s in extractive_card({**brief, "members": members}, "en").lead]
+    assert not any("dive more deeply" in s for s in lead), lead
+    assert lead[0].startswith("Last week, I wrote about key steps")
+    # Lines a changelog prints without their full stops are whole statements, closed as before.
+    assert (
+        "Various bug fixes and performance improvements." in lead
+        or "Admins can now set a default model for their team." in lead
+    )

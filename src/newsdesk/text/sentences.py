@@ -203,6 +203,19 @@ def is_implication(sentence: str) -> bool:
     return bool(_IMPLICATION.match(sentence.strip()))
 
 
+def cut_tail(text: str) -> str:
+    """The sentence a text stops inside, or "": its last paragraph runs on after a sentence it closed
+    and ends without closing the next one, as a feed cuts its summary at a length and adds no "…"
+    ("…In this letter, I'd like to dive more deeply into the first"). A last line standing alone
+    (a changelog's "Stability and performance improvements") or a text of one unclosed sentence is
+    a statement printed without its full stop, which closed() completes."""
+    paragraphs = [p for p in re.split(r"\s*\n\s*", text or "") if p.strip()]
+    last = sentences(paragraphs[-1]) if paragraphs else []
+    if len(last) < 2 or re.search(r"[。！？!?.…:：;；][”」』\"')）]*$", last[-1]):
+        return ""
+    return last[-1]
+
+
 def closed(line: str) -> str:
     """A whole statement a feed printed without its full stop ("Carlsen will bring his reputation to
     the company's brand", a changelog's line) with one added; any other text as it is. Only what is

@@ -41,6 +41,7 @@ from newsdesk.text import lexicon
 from newsdesk.text.headlines import shown_headline
 from newsdesk.text.sentences import (
     closed,
+    cut_tail,
     dangling_opening,
     describes_article,
     figures,
@@ -379,7 +380,11 @@ def _candidates(
         source = m.get("source_name") or m.get("source_id") or ""
         for kind, text in member_materials(m):
             before: list[str] = []  # this text's sentences so far: the pronoun's antecedent is among them
-            for order, raw in enumerate(sentences(text)):
+            said = sentences(text)
+            # Where the feed cut its text inside a sentence, that sentence is no statement: closed
+            # (a full stop added) it would quote "…the imaging setup that produced the picture makes."
+            whole = said[:-1] if cut_tail(text) else said
+            for order, raw in enumerate(whole):
                 s = closed(strip_list_marker(raw))
                 unstopped = s != strip_list_marker(raw)  # a line the feed printed without its full stop
                 # "文章指出，X" states X; "他提出了…" after "吴恩达在访谈中呼吁…" is 吴恩达's: each read alone.
