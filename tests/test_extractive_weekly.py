@@ -215,6 +215,35 @@ def test_an_english_weekly_lists_the_events_told_only_in_chinese_apart(demo):
     assert not extractive_weekly(demo, language="zh").folded
 
 
+def test_an_english_weekly_lists_a_day_leading_event_told_only_in_chinese_among_its_headlines(demo):
+    # The replayed 2026-W10: "通义开源Mobile-Agent-v3.5…", its day's lead and the Chinese report's third
+    # story, was in the English report's foot list only. A lead of the week that led its day and was told
+    # only in Chinese is a line of the English overview, in its place among the others, by its Chinese
+    # headline (the page marks it "In Chinese"); the other events told only in Chinese stay at the foot.
+    by_id = {b["event_id"]: b for b in demo}
+    chinese_only = {i for i, b in by_id.items() if not any(detect_language(m["title"]) == "en" for m in b["members"])}
+    cards = {i: edition_card(b, "en") for i, b in by_id.items()}
+    named, _ = compose(theme_events(demo, cards), "en")
+    voices = [n.voice for n in named]
+    lead = next(i for i in voices if i in chinese_only)
+    before = extractive_weekly(demo, language="en")
+    day_lead = [{**b, "tab": "featured"} if b["event_id"] == lead else b for b in demo]
+    report = extractive_weekly(day_lead, language="en")
+    line = f"{cards[lead].headline} ({by_id[lead]['members'][0]['source_name']}"
+    added = [x for x in report.overview if x not in before.overview]
+    assert len(added) == 1 and added[0].startswith(line), (added, line)
+    # After the lines of the leads before it, in the Chinese report's order; the rest as before.
+    ahead = sum(1 for i in voices[: voices.index(lead)] if i not in chinese_only)
+    assert report.overview.index(added[0]) == min(ahead, len(before.overview))
+    assert [x for x in report.overview if x != added[0]] == before.overview
+    assert lead in [f.event_id for f in report.folded]  # and still listed, with its link, at the foot
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    assert [x for x in report.overview if cjk.search(x)] == added
+    assert_passes_part_by_part(report, day_lead, "en")
+    html = _environment().get_template("_weekly_body.html").render(meta=report.meta(), t=Labels("en"))
+    assert f'<p lang="zh"><span class="language-mark">In Chinese</span> {added[0]}</p>' in html
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_a_week_with_no_dated_news_says_so_plainly(demo, language):
     # A replay's current week: every item stamped when it was first seen, so no event has a date.

@@ -55,7 +55,7 @@ from newsdesk.write.weekly_stories import (
 )
 
 LANGUAGE = "zh"  # the weekly report's first edition: the model writes it in Chinese; the en edition is extractive
-WEEKLY_FORMAT = 7  # bump when what a weekly is built from changes: stored weeklies are rebuilt
+WEEKLY_FORMAT = 8  # bump when what a weekly is built from changes: stored weeklies are rebuilt
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
 MAX_SECTIONS = MAX_LEADS
 MIN_SECTIONS = MIN_LEADS

@@ -322,9 +322,12 @@ def extractive_weekly(
     events = theme_events(briefs, cards)
     named, brief_ids = compose(events, language, most=max_sections, per_theme=per_section, max_briefs=max_briefs)
     folded: list[Folded] = []
+    aside: list[tuple[int, str]] = []
     if language == "en":
+        built = named
         named, brief_ids, folded_ids = english_parts(named, brief_ids, events, by_id, cards, max_briefs)
         folded = [folded_event(by_id[i], cards[i]) for i in folded_ids]
+        aside = folded_leads(built, folded_ids, {e.id for e in events if e.featured}, by_id, cards)
     themes = [
         extractive_theme(n.events, cards, by_id, language, heading=n.heading, stories=stories, week=week) for n in named
     ]
@@ -340,6 +343,7 @@ def extractive_weekly(
         themes, chosen = _passing(themes, chosen, facts, check, dropped)
     themes = gathered([t for t in themes if t.events], language)
     summary, overview, counted = extractive_summary(themes, by_id, cards, language, [n.voice for n in named])
+    overview = with_aside(overview, aside)
     if not themes and chosen:
         # A week with news but no theme (an English edition whose leads were all told only in Chinese,
         # a thin week) still has its headlines: the first briefs' headlines.
@@ -375,6 +379,42 @@ def english_parts(
     briefs = pick_briefs([e for e in events if e.id in shown], themed, max_briefs)
     told = [i for n in named for i in n.events] + brief_ids
     return english, briefs, list(dict.fromkeys(i for i in told if i not in shown))
+
+
+def folded_leads(
+    built: list[Named],
+    folded_ids: list[int],
+    featured: set[int],
+    by_id: dict[int, dict],
+    cards: dict[int, ExtractiveCard],
+) -> list[tuple[int, str]]:
+    """The week's leads told only in Chinese that led their day (`featured`), as the English overview
+    lists them: (how many of its lines come before it, "headline (outlet)"), the headline in Chinese,
+    which the page marks "In Chinese", as the English daily lists its day's such lead among its
+    headlines. The Chinese report leads them among the others (`built`: its themes, in lead order);
+    the English one listed them only at its foot, so its reader never learnt that the week's third
+    story (2026-W10's "通义开源Mobile-Agent-v3.5…", its day's lead) was one. Other events told only in
+    Chinese stay at the foot."""
+    folded = set(folded_ids)
+    out, shown = [], 0
+    for n in built:
+        lead = n.voice if n.voice is not None else n.events[0]
+        if lead not in folded:
+            shown += any(i not in folded for i in n.events)  # the English theme it keeps, one line
+            continue
+        if lead not in featured or (by_id[lead].get("score_parts") or {}).get("off_topic"):
+            continue
+        card = cards[lead]
+        out.append((shown, f"{card.headline} ({_outlets(by_id[lead], 'en', card).replace('、', ', ')})"))
+    return out
+
+
+def with_aside(overview: list[str], aside: list[tuple[int, str]]) -> list[str]:
+    """The overview with each `aside` line put after the first `n` of its own lines."""
+    out = list(overview)
+    for k, (n, line) in enumerate(aside):
+        out.insert(min(n, len(overview)) + k, line)
+    return out
 
 
 def _passing(themes: list[Theme], chosen: list[Brief], facts: list[str], check, dropped):
