@@ -404,3 +404,44 @@ def test_a_summary_the_feed_cut_inside_a_sentence_is_never_quoted_as_a_whole_one
         "Various bug fixes and performance improvements." in lead
         or "Admins can now set a default model for their team." in lead
     )
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "shown"),
+    [
+        (  # cut inside a word after a whole sentence: the sentence
+            "The result drew unusually strong validation from mathematicians and adjacent researchers. Timothy Go",
+            "The result drew unusually strong validation from mathematicians and adjacent researchers. Timothy "
+            "Gowers called it the first really clear example of AI solving a well-known open math problem.",
+            "The result drew unusually strong validation from mathematicians and adjacent researchers",
+        ),
+        (  # inside a quotation: at the clause before it
+            "On the product side, Anthropic launched Claude Opus 4.8, describing it as an Opus 4.7 update with “s",
+            "On the product side, Anthropic launched Claude Opus 4.8, describing it as an Opus 4.7 update with "
+            "“sharper judgment,” and the ability to work independently for longer.",
+            "On the product side, Anthropic launched Claude Opus 4.8…",
+        ),
+        (  # no break: at its last whole word
+            "OpenAI shipped a new model for agents and cod",
+            "OpenAI shipped a new model for agents and coding today.",
+            "OpenAI shipped a new model for agents and…",
+        ),
+        (  # ends on a whole word: whole (a podcast's long title its summary repeats)
+            "KI im Recruiting: Von 45 auf 3 Minuten für eine Stellenanzeige mit 30% mehr Conversion",
+            "KI im Recruiting: Von 45 auf 3 Minuten für eine Stellenanzeige mit 30% mehr Conversion – mit Shezan Kazi",
+            "KI im Recruiting: Von 45 auf 3 Minuten für eine Stellenanzeige mit 30% mehr Conversion",
+        ),
+        ("Introducing Claude Opus 4.8", "Introducing Claude Opus 4.8: our best model.", "Introducing Claude Opus 4.8"),
+    ],
+)
+def test_a_title_cut_inside_a_word_heads_its_card_where_its_words_end(title, text, shown):
+    """The outside editors' 2026-05-20: an English headline list read "The result drew unusually strong
+    validation from mathematicians and adjacent researchers. Timothy Go", a newsletter line's feed title
+    (its text's first 100 characters). Both editions' cards now end it where its words do."""
+    from newsdesk.write.extractive.english import english_card
+
+    brief = _one(title, text, "en", source="smol.ai AINews")
+    assert english_card(brief).headline == shown
+    assert extractive_card(brief, "zh").headline == shown
+    card = english_card(brief)
+    assert check_output(card.headline + "\n\n" + card.body(), card.material(brief["members"]), language="en").passed

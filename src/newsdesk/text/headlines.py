@@ -45,3 +45,31 @@ RUMOUR = re.compile("|".join(lexicon.table("happenings")["rumour"]), re.IGNORECA
 def is_rumour(headline: str) -> bool:
     """A rumour, leak or report of plans: its own happening, not the launch it foretells."""
     return bool(RUMOUR.search(headline))
+
+
+# Where a cut title may end instead: after a sentence it closed, else before a clause's comma, semicolon,
+# colon or dash (ASCII and full-width).
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)")
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:，；：]|\s[—–-])\s")
+_MIN_WORDS = 4  # what a mended title keeps at least: fewer words name nothing
+
+
+def mended(title: str, text: str) -> str:
+    """A title that is its own text's opening cut inside a word (an X post's feed title, a newsletter
+    line's: "The result drew unusually strong validation from mathematicians and adjacent researchers.
+    Timothy Go") ends where the text's words let it: after its last whole sentence, else at its last
+    clause break with "…", else at its last whole word with "…". Any other title as it is: one that
+    ends on a whole word is read as whole (a podcast's long title its summary repeats is one)."""
+    shown = " ".join((title or "").split())
+    flat = " ".join((text or "").split())
+    if not shown or len(flat) <= len(shown) or not flat.startswith(shown):
+        return title
+    if not (shown[-1].isalnum() and flat[len(shown)].isalnum()):
+        return title
+    for pattern, tail in ((_SENTENCE_END, ""), (_CLAUSE_BREAK, "…")):
+        ends = [m.start() + (1 if tail == "" else 0) for m in pattern.finditer(shown)]
+        end = ends[-1] if ends else 0
+        if end and len(shown[:end].split()) >= _MIN_WORDS:
+            return shown[:end].rstrip(" .。") + tail
+    words = shown.rsplit(" ", 1)[0] if " " in shown else ""
+    return words + "…" if len(words.split()) >= _MIN_WORDS else title

@@ -38,7 +38,7 @@ from datetime import datetime
 
 from newsdesk.rank.happenings import RELEASE, routine_words
 from newsdesk.text import lexicon
-from newsdesk.text.headlines import shown_headline
+from newsdesk.text.headlines import mended, shown_headline
 from newsdesk.text.sentences import (
     closed,
     cut_tail,
@@ -148,7 +148,7 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
     own = [m for m in members if m.get("language") == language and (m.get("title") or "").strip()]
     if not own:
         lead = next((m for m in members if m.get("role") == "lead"), members[0] if members else None)
-        return (shown_headline(lead["title"]), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
+        return (member_headline(lead), lead["item_id"]) if lead and lead.get("title") else (fallback, None)
     best = min(
         own,
         key=lambda m: (
@@ -157,7 +157,13 @@ def choose_headline(members: list[dict], language: str, fallback: str) -> tuple[
             LEVEL_RANK.get(m.get("material_level"), 9),
         ),
     )
-    return shown_headline(best["title"]), best["item_id"]
+    return member_headline(best), best["item_id"]
+
+
+def member_headline(member: dict) -> str:
+    """A report's headline as a card shows it: without its column's label, and a title cut inside a
+    word from its text's opening ended where the text's words let it (text/headlines.py `mended`)."""
+    return shown_headline(mended(member["title"], member.get("summary") or member.get("body") or ""))
 
 
 # The harvest's core_point: "① Claim 主张：… ② Evidence 论据：… ③ Implication 启示：…" (or 【主张】…).

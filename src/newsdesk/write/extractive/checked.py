@@ -61,7 +61,7 @@ from newsdesk.write.weekly import LANGUAGE, WeeklyParts
 from newsdesk.write.weekly_stories import stories_fingerprint, week_stories
 
 log = logging.getLogger("newsdesk.weekly")
-EXTRACTIVE_FORMAT = 30  # bump when what the extractive writers choose changes: stored editions are rebuilt
+EXTRACTIVE_FORMAT = 31  # bump when what the extractive writers choose changes: stored editions are rebuilt
 
 
 class Stored(NamedTuple):

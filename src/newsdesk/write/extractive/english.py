@@ -62,6 +62,7 @@ from newsdesk.write.extractive.card import (
     LeadSentence,
     extractive_card,
     lead_sentences,
+    member_headline,
     member_text,
     only_line,
     updates,
@@ -144,7 +145,7 @@ def english_card(
     # the statement chosen tells the same thing; else headline and lead come from one report.
     if best is not named and not _same_story(named["title"], lead, names):
         named = best
-    headline = shown_headline(named["title"])  # without its column's label ("[AINews] …")
+    headline = member_headline(named)  # without its column's label ("[AINews] …"), a cut title mended
     source = best.get("source_name") or best.get("source_id") or ""
     replaced = ("headline", "headline_item_id", "lead", "numbers", "headline_only", "only_line", "updates", "facts")
     fields = {k: v for k, v in vars(base).items() if k not in replaced}
