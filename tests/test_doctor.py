@@ -14,7 +14,7 @@ from importlib import resources
 
 import pytest
 from loopback import Replies, free_port, serve_http
-from sqlalchemy import insert, update
+from sqlalchemy import func, insert, select, update
 from typer.testing import CliRunner
 
 from newsdesk import cli
@@ -181,3 +181,57 @@ def test_the_model_endpoint_is_asked_when_a_run_would_call_it(store, answer):
     else:
         assert found["model"].startswith(f"model endpoint {settings.llm.base_url} did not answer (")
         assert "check llm.base_url and that the server is up" in found["model"]
+
+
+def test_old_fetch_rows_are_forgotten_and_what_the_doctor_reads_stays(engine):
+    """An always-on loop polling 300 sources hourly adds 2.6 million fetch rows a year. The loop forgets
+    rows older than 90 days, but each source's first fetch, its last with something new, its last good
+    one and the failures since: the doctor's answer is the same after (on SQLite and PostgreSQL)."""
+    from newsdesk.store.items import prune_fetches
+
+    now = datetime.now(UTC)
+    settings = Settings(data_dir="unused", site_dir="unused")
+    with engine.begin() as conn:
+        for sid in ("x-down", "x-stuck", "x-fine"):
+            conn.execute(
+                insert(sources).values(id=sid, name=sid, url=f"http://127.0.0.1:1/{sid}", kind="rss", language="en")
+            )
+        rows = {
+            # good for a year, then failing for 120 days
+            "x-down": [(days, None, 1) for days in range(400, 120, -10)] + [(days, "HTTP 503", 0) for days in range(120, -1, -5)],
+            # something new 200 days ago, fetched fine since with nothing new
+            "x-stuck": [(200, None, 3)] + [(days, None, 0) for days in range(190, -1, -10)],
+            # fetched weekly, something new every fortnight
+            "x-fine": [(days, None, 2 if days % 14 == 0 else 0) for days in range(294, -1, -7)],
+        }  # fmt: skip
+        for sid, fetched in rows.items():
+            for days, error, new in fetched:
+                conn.execute(
+                    insert(fetches).values(
+                        source_id=sid, started_at=now - timedelta(days=days), error=error, items_new=new
+                    )
+                )
+    before = sorted((c.name, c.line) for c in diagnose(settings, engine, now=now, min_free=0) if c.name == "sources")
+    with engine.connect() as conn:
+        total = conn.execute(select(func.count()).select_from(fetches)).scalar_one()
+    forgotten = prune_fetches(engine, now=now)
+    with engine.connect() as conn:
+        left = conn.execute(
+            select(fetches.c.source_id, fetches.c.started_at, fetches.c.error, fetches.c.items_new)
+        ).all()
+    assert forgotten == total - len(left) > 0
+    age = {r: now - r.started_at.replace(tzinfo=r.started_at.tzinfo or UTC) for r in left}
+    # Each source's landmarks, and nothing else older than 90 days.
+    assert sorted((r.source_id, age[r].days) for r in left if age[r] > timedelta(days=90)) == sorted([
+        *[("x-down", days) for days in range(120, 90, -5)],  # its failures since (the doctor counts them)
+        ("x-down", 130),  # its last good fetch, and its last with something new
+        ("x-down", 400),  # its first
+        ("x-fine", 294),  # its first (its last good and last new: today)
+        ("x-stuck", 200),  # its first, and its last with something new
+    ])  # fmt: skip
+    assert len([r for r in left if age[r] <= timedelta(days=90)]) == 19 + 10 + 13  # the window, whole (days 90…0)
+    assert before == sorted(
+        (c.name, c.line) for c in diagnose(settings, engine, now=now, min_free=0) if c.name == "sources"
+    )
+    assert "x-down" in before[0][1] and "x-stuck" in before[0][1]
+    assert prune_fetches(engine, now=now) == 0  # nothing more to forget
