@@ -294,6 +294,7 @@ def event_detail(
         [
             {
                 "subject_id": c.subject_id,
+                "language": c.subject_id.rpartition(":")[2],  # which analysis: an event has one a language
                 "attempt": c.attempt,
                 "passed": c.passed,
                 "findings": list(c.findings or []) if c.passed else [],
