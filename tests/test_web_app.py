@@ -514,6 +514,7 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     assert "未通过" in html and "数字 ARR 30% 不在材料里" not in html
     # Each check run names the analysis it checked: an event has one a language, each attempt 1 first.
     assert re.search(r"<tr><td>中文</td><td>1</td><td>未通过</td>", html), html
+    assert [(c["language"], c["passed"]) for c in client.get("/api/events/2").json()["checks"]] == [("zh", False)]
     html1 = client.get("/events/1").text
     parts = re.findall(r"<tr><td>(\w+)</td><td>([\d.]+)</td></tr>", html1)
     assert [p for p, _ in parts] == ["authority", "coverage", "recency", "feedback"]  # largest first

@@ -136,6 +136,7 @@ class Analysis(BaseModel):
 
 class Check(BaseModel):
     subject_id: str
+    language: str = Field(description="the language of the analysis checked (an event has one a language)")
     attempt: int
     passed: bool
     findings: list
