@@ -533,6 +533,40 @@ def test_event_page_explains_coverage_analysis_checks_and_rank(client):
     assert client.get("/events/999").status_code == 404
 
 
+def test_event_page_lists_the_check_runs_of_each_analysiss_last_writing(sqlite_engine):
+    """An analysis is written again as its event grows and when the writers change, each time from
+    attempt 1: its page listed every writing's runs (the replayed GPT-5.4 page, four rows for its two
+    analyses after one upgrade). It lists those of the text it shows: each analysis's last writing."""
+    seed_store(sqlite_engine)
+    earlier = DAY2 - timedelta(days=2)
+    with sqlite_engine.begin() as conn:
+        for attempt, passed, at in (
+            (1, True, earlier),
+            (1, False, earlier + timedelta(hours=1)),
+            (2, True, earlier + timedelta(hours=2)),
+        ):
+            conn.execute(
+                insert(checks).values(
+                    output="analysis", subject_id="2:zh", attempt=attempt, passed=passed, findings=[], at=at
+                )
+            )
+        conn.execute(
+            insert(checks).values(
+                output="analysis",
+                subject_id="2:zh",
+                attempt=2,
+                passed=True,
+                findings=[],
+                at=DAY2 + timedelta(minutes=1),
+            )
+        )
+    with TestClient(create_app(sqlite_engine, Settings(web_token=TOKEN))) as client:
+        runs = [(c["language"], c["attempt"], c["passed"]) for c in client.get("/api/events/2").json()["checks"]]
+        html = client.get("/events/2").text
+    assert runs == [("zh", 1, False), ("zh", 2, True)]  # DAY2's writing: its first attempt failed, its second passed
+    assert re.findall(r"<tr><td>中文</td><td>(\d)</td><td>(\w+)</td>", html) == [("1", "未通过"), ("2", "通过")]
+
+
 def test_event_page_reads_its_votes_and_notes_in_one_statement(client, sqlite_engine):
     """The votes on the event page's card are the counts of its notes, read with them in one statement
     (a cold event page is a first read of a random event: each statement costs it ~0.3 ms)."""

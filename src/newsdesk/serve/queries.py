@@ -159,6 +159,16 @@ _CHECKS = (
     .where((checks.c.output == "analysis") & checks.c.subject_id.in_(bindparam("subjects", expanding=True)))
     .order_by(checks.c.at, checks.c.id)
 )
+
+
+def latest_writes(rows: list) -> list:
+    """The check runs of each analysis's last writing (from its last attempt 1 on, rows in time order):
+    the ones of what the page shows. An analysis is written again as its event grows and when newsdesk's
+    writers change, each time from attempt 1; its older runs checked text no longer published."""
+    start = {r.subject_id: n for n, r in enumerate(rows) if r.attempt == 1}
+    return [r for n, r in enumerate(rows) if n >= start.get(r.subject_id, 0)]
+
+
 _FEEDBACK_LIST = (
     select(feedback)
     .where(feedback.c.event_id == bindparam("event_id"))
@@ -290,21 +300,17 @@ def event_detail(
     # The writer records each attempt's check as output 'analysis', subject_id '<event id>:<language>'.
     subjects = [f"{event_id}:{lang}" for lang in detail["analyses"]]
     # A failed attempt's findings quote its draft: they are the operator's (/drafts), never a reader's.
-    detail["checks"] = (
-        [
-            {
-                "subject_id": c.subject_id,
-                "language": c.subject_id.rpartition(":")[2],  # which analysis: an event has one a language
-                "attempt": c.attempt,
-                "passed": c.passed,
-                "findings": list(c.findings or []) if c.passed else [],
-                "at": c.at,
-            }
-            for c in conn.execute(_CHECKS, {"subjects": subjects})
-        ]
-        if subjects
-        else []
-    )
+    detail["checks"] = [
+        {
+            "subject_id": c.subject_id,
+            "language": c.subject_id.rpartition(":")[2],  # which analysis: an event has one a language
+            "attempt": c.attempt,
+            "passed": c.passed,
+            "findings": list(c.findings or []) if c.passed else [],
+            "at": c.at,
+        }
+        for c in latest_writes(conn.execute(_CHECKS, {"subjects": subjects}).all() if subjects else [])
+    ]
     detail["feedback_list"] = [{"kind": f.kind, "note": f.note, "user": f.user, "at": f.at} for f in notes]
     return detail
 
