@@ -161,7 +161,7 @@ _CHECKS = (
 )
 
 
-def latest_writes(rows: list) -> list:
+def latest_writes(rows: Sequence) -> list:
     """The check runs of each analysis's last writing (from its last attempt 1 on, rows in time order):
     the ones of what the page shows. An analysis is written again as its event grows and when newsdesk's
     writers change, each time from attempt 1; its older runs checked text no longer published."""
