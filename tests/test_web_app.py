@@ -539,27 +539,15 @@ def test_event_page_lists_the_check_runs_of_each_analysiss_last_writing(sqlite_e
     analyses after one upgrade). It lists those of the text it shows: each analysis's last writing."""
     seed_store(sqlite_engine)
     earlier = DAY2 - timedelta(days=2)
+    runs_before = [
+        (1, True, earlier),
+        (1, False, earlier + timedelta(hours=1)),
+        (2, True, earlier + timedelta(hours=2)),
+    ]
+    second = (2, True, DAY2 + timedelta(minutes=1))  # after seed_store's failed attempt 1 of DAY2
+    rows = [{"attempt": a, "passed": p, "at": at} for a, p, at in [*runs_before, second]]
     with sqlite_engine.begin() as conn:
-        for attempt, passed, at in (
-            (1, True, earlier),
-            (1, False, earlier + timedelta(hours=1)),
-            (2, True, earlier + timedelta(hours=2)),
-        ):
-            conn.execute(
-                insert(checks).values(
-                    output="analysis", subject_id="2:zh", attempt=attempt, passed=passed, findings=[], at=at
-                )
-            )
-        conn.execute(
-            insert(checks).values(
-                output="analysis",
-                subject_id="2:zh",
-                attempt=2,
-                passed=True,
-                findings=[],
-                at=DAY2 + timedelta(minutes=1),
-            )
-        )
+        conn.execute(insert(checks).values(output="analysis", subject_id="2:zh", findings=[]), rows)
     with TestClient(create_app(sqlite_engine, Settings(web_token=TOKEN))) as client:
         runs = [(c["language"], c["attempt"], c["passed"]) for c in client.get("/api/events/2").json()["checks"]]
         html = client.get("/events/2").text
